@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: MIT
+# lq_add_test(NAME SOURCES... LIBS ... [GUI])
+# One Qt Test executable per unit. GUI tests run on the offscreen platform.
+function(lq_add_test name)
+  cmake_parse_arguments(T "GUI" "TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} Qt6::Test)
+  target_compile_definitions(${name} PRIVATE
+    LQ_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data"
+    LQ_BIN_DIR="${PROJECT_BINARY_DIR}/app")
+  add_test(NAME ${name} COMMAND ${name})
+  set(env "QT_QPA_PLATFORM=offscreen")
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${env}" TIMEOUT ${T_TIMEOUT})
+endfunction()
+
+# Strict Qt string hygiene for Qt code (STYLE "Shape").
+function(lq_qt_defaults target)
+  target_compile_definitions(${target} PRIVATE
+    QT_NO_CAST_FROM_ASCII QT_NO_CAST_TO_ASCII QT_USE_QSTRINGBUILDER QT_NO_FOREACH)
+endfunction()

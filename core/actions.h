@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "message.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lq::core {
+
+/// Operator actions of SPEC §3.2–3.3. Each is a per-row compare-and-swap on
+/// (state, claim token).
+enum class Action {
+    Retry,      ///< LOCKED/FAILED -> READY (litequeue); done_time = NULL
+    MarkFailed, ///< LOCKED/READY -> FAILED; done_time = now
+    Release,    ///< jobs-lease: locked_until = NULL, run_at = now
+    Reschedule, ///< jobs-lease: run_at = now + delay
+    Delete,     ///< jobs-lease: the seed's finish()
+    Prune,      ///< DONE (+FAILED) -> deleted (litequeue)
+};
+
+const char* actionName(Action a) noexcept;
+
+/// One message an action should change, with the token the operator saw.
+struct Target {
+    std::string messageId;
+    std::int64_t token = 0;
+};
+
+/// A row the action changed, with its values before and after.
+struct AppliedRow {
+    Message before;
+    Message after; ///< for Prune/Delete: same as before (the row is gone)
+};
+
+struct SkippedRow {
+    std::string messageId;
+    std::string reason; ///< "changed since shown: claim 3 → 4", "not found", ...
+};
+
+struct ActionResult {
+    Action action = Action::Retry;
+    std::vector<AppliedRow> applied;
+    std::vector<SkippedRow> skipped;
+    bool cancelled = false;     ///< stopped between chunks; applied chunks stay
+    std::int64_t chunksDone = 0;
+};
+
+struct ActionOptions {
+    std::size_t chunkSize = 500;
+    double delaySeconds = 0; ///< Reschedule
+    /// Checked between chunks; never inside one.
+    const std::atomic_bool* cancel = nullptr;
+    /// Called after each chunk with (rows done, rows total).
+    std::function<void(std::size_t, std::size_t)> progress;
+};
+
+/// Why `m` cannot take `a` (empty when it can). Used for the skip reasons and
+/// to grey out actions in the GUI.
+std::string refusalReason(Action a, const Message& m);
+
+} // namespace lq::core

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "clock.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace lq::core {
+
+/// The state of a message as the tool shows it. Litequeue rows carry
+/// Ready..Failed in their `status` column (any other value is Unknown);
+/// jobs-lease rows have no status column and get Scheduled, Ready, Leased or
+/// Expired derived from their times at "now" (SPEC §3.3).
+enum class State : int {
+    Ready = 0,
+    Locked = 1,
+    Done = 2,
+    Failed = 3,
+    Unknown = 4,
+    Scheduled = 5,
+    Leased = 6,
+    Expired = 7,
+};
+
+/// "READY", "LOCKED", ... ; for Unknown, "UNKNOWN".
+const char* stateName(State s) noexcept;
+/// Parse "ready", "LOCKED", ... (case-insensitive). Empty optional if unknown.
+std::optional<State> parseState(std::string_view name);
+
+/// One row of a queue, with every time normalised to integer ns whatever the
+/// file stores (0.13 stores seconds).
+struct Message {
+    std::int64_t rowid = 0;
+    std::string messageId;
+    std::string data;           ///< raw bytes as stored (may be invalid UTF-8)
+    bool dataIsBlob = false;    ///< the column held a BLOB, not TEXT
+    std::int64_t rawStatus = 0; ///< the stored status value (litequeue)
+    State state = State::Ready;
+    std::optional<TimeNs> inTime; ///< NULL only in damaged files
+    std::optional<TimeNs> lockTime;
+    std::optional<TimeNs> doneTime;
+    std::optional<std::string> idempotencyKey;
+    std::int64_t claimId = 0; ///< 0.13/0.14 only
+    // jobs-lease only
+    std::optional<TimeNs> runAt;
+    std::optional<TimeNs> lockedUntil;
+    std::int64_t attempts = 0;
+
+    /// The claim token actions compare against (SPEC §3.3): claim_id for
+    /// 0.13/0.14, the raw lock_time for legacy files (0 when NULL), attempts
+    /// for jobs-lease.
+    std::int64_t token = 0;
+
+    std::optional<TimeNs> waitNs() const;       ///< lock - in
+    std::optional<TimeNs> processingNs() const; ///< done - lock, DONE rows
+    std::optional<TimeNs> totalNs() const;      ///< done - in, DONE rows
+    std::optional<TimeNs> ageNs(TimeNs now) const;
+    std::optional<TimeNs> lockAgeNs(TimeNs now) const; ///< LOCKED rows
+    bool isStuck(TimeNs now, TimeNs stuckAfterNs) const;
+};
+
+} // namespace lq::core

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "clock.h"
+#include "message.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lq::core {
+
+/// Exact counts per state. For jobs-lease files `ready/locked` hold
+/// READY/LEASED and the derived states are in scheduled/leased/expired.
+struct Counts {
+    std::int64_t ready = 0;
+    std::int64_t locked = 0;
+    std::int64_t done = 0;
+    std::int64_t failed = 0;
+    std::int64_t unknown = 0; ///< rows whose status is none of 0..3
+    std::int64_t stuck = 0;   ///< LOCKED with lock age over the stuck threshold
+    // jobs-lease
+    std::int64_t scheduled = 0;
+    std::int64_t leased = 0;
+    std::int64_t expired = 0;
+    std::int64_t stored = 0; ///< every row
+
+    std::int64_t active() const { return ready + locked; }
+};
+
+/// Which messages a listing, a count or a batch action covers. Every field
+/// narrows; a default Filter matches everything. Thresholds are evaluated at
+/// the Queue's clock "now" (or `now` if set), so a Filter is fixed once
+/// `now` is pinned (SPEC §3.2: "the filter is fixed at that moment").
+struct Filter {
+    std::vector<State> states; ///< empty: any state
+    bool stuckOnly = false;    ///< LOCKED with lock age > stuckAfterNs
+    TimeNs stuckAfterNs = 300 * kNsPerSecond;
+    std::string search; ///< substring of message id, idempotency key or payload
+    std::optional<double> olderThanSeconds; ///< age (now - in_time) above this
+    std::optional<TimeNs> inTimeFrom;       ///< in_time >= this
+    std::optional<TimeNs> inTimeTo;         ///< in_time < this
+    /// Finished (done_time) strictly before this: prune cutoffs.
+    std::optional<TimeNs> doneBefore;
+    /// A latency band, for "click a histogram bar": metric in [lo, hi).
+    enum class Metric { None, Wait, Processing, Total, TimeToFailure };
+    Metric metric = Metric::None;
+    TimeNs metricLo = 0;
+    TimeNs metricHi = 0;
+    std::optional<TimeNs> now; ///< pinned "now"; unset: the queue's clock
+};
+
+/// Sort keys of the message table. Ties break on rowid, so order is stable.
+enum class SortKey {
+    Arrival, ///< message_id (litequeue pop order) / run_at for jobs-lease
+    InTime,
+    LockTime,
+    DoneTime,
+    Wait,
+    Processing,
+    Age, ///< same rows as InTime, reversed meaning
+    Claim,
+    Status,
+};
+
+struct Sort {
+    SortKey key = SortKey::Arrival;
+    bool descending = false;
+};
+
+} // namespace lq::core

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// lq::core::Queue — a litequeue-compatible queue on one SQLite file, plus the
+// operator and query layers the GUI and lqctl share.
+//
+// Thread model
+// ------------
+// * One Queue may be used from several threads at once; every public member
+//   is thread-safe.
+// * Writes go through ONE write connection, opened lazily on the first
+//   write (a Queue that only reads never opens the file for writing), behind
+//   a recursive mutex. Each write is one transaction (BEGIN IMMEDIATE where
+//   it reads before it writes).
+// * Reads use a read-only connection owned by the calling thread (one per
+//   thread, created on first use). Reads never see another thread's
+//   uncommitted writes, except on the thread that owns an open
+//   transaction(), whose reads go through the write connection.
+// * No read transaction is held open between calls: every statement is
+//   reset before the call returns, so checkpoints proceed and the WAL does
+//   not grow because a viewer is watching.
+//
+// Opening never changes the file: no pragma writes, no journal-mode change,
+// no migration, no file created. (For a WAL-mode file SQLite, like any
+// reader, may create the -wal/-shm side files; the main file is untouched.)
+
+#include "actions.h"
+#include "clock.h"
+#include "error.h"
+#include "format.h"
+#include "message.h"
+#include "query.h"
+#include "stats.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace lq::core {
+
+class Connection;
+
+struct OpenOptions {
+    /// Never open a write connection; every write throws ReadOnly.
+    bool readOnly = false;
+    Clock clock;               ///< default: the system clock
+    int busyTimeoutMs = 5000;  ///< how long to wait for a locked file
+    std::string table;         ///< a multi file: which queue table
+};
+
+struct PutItem {
+    std::string data;
+    std::optional<std::string> idempotencyKey;
+};
+
+class Queue {
+public:
+    /// Opens an existing queue file. Never creates one. Throws the errors of
+    /// detectFormat() and Io for a missing path or a directory.
+    static std::unique_ptr<Queue> open(const std::string& path, OpenOptions opts = {});
+    /// Opens or creates a litequeue-0.14 queue. `maxsize` is immutable: on an
+    /// existing file, a value other than the stored one throws
+    /// InvalidArgument; nullopt means "use the stored limit" (unlimited for a
+    /// new file). 0 creates a queue that accepts nothing.
+    static std::unique_ptr<Queue> create(const std::string& path,
+                                         std::optional<std::int64_t> maxsize = {},
+                                         OpenOptions opts = {});
+
+    ~Queue();
+    Queue(const Queue&) = delete;
+    Queue& operator=(const Queue&) = delete;
+
+    const std::string& path() const noexcept { return m_path; }
+    const FormatInfo& info() const noexcept { return m_info; }
+    /// Writes refused (asked for, or forced by the format).
+    bool readOnly() const noexcept;
+    TimeNs now() const { return m_clock(); }
+    void setClock(Clock c);
+
+    // ---- litequeue 0.14 API (SPEC §3.1) --------------------------------
+    Message put(std::string_view data, std::optional<std::string> idempotencyKey = {});
+    /// All or nothing: one transaction.
+    std::vector<Message> putMany(const std::vector<PutItem>& items);
+    std::optional<Message> pop();
+    bool done(std::string_view messageId, std::int64_t claim);
+    bool markFailed(std::string_view messageId, std::int64_t claim);
+    bool retry(std::string_view messageId, std::int64_t claim);
+    std::int64_t retryExpired(double thresholdSeconds);
+    /// Deletes DONE (and FAILED when includeFailed) rows finished more than
+    /// `olderThanSeconds` ago (all of them when unset). Returns the count.
+    std::int64_t prune(bool includeFailed = true, std::optional<double> olderThanSeconds = {});
+    /// VACUUM; returns {bytes before, bytes after}.
+    std::pair<std::int64_t, std::int64_t> vacuum();
+    std::optional<Message> get(std::string_view messageId);
+    std::optional<Message> peek();
+    std::vector<Message> listLocked(double thresholdSeconds);
+    std::vector<Message> listFailed();
+    std::int64_t readyCount();
+    std::int64_t lockedCount();
+    std::int64_t doneCount();
+    std::int64_t failedCount();
+    std::int64_t activeCount();
+    std::int64_t storedCount();
+    std::int64_t qsize() { return readyCount(); }
+    bool empty() { return readyCount() == 0; }
+    bool full();
+    std::optional<std::int64_t> maxsize() const { return m_info.maxsize; }
+    /// Migrates a legacy or 0.13 file to 0.14 in one transaction (SPEC §3.1).
+    /// Old workers must be stopped first. No-op on 0.14.
+    void upgrade();
+
+    /// An explicit write transaction: while it lives, this thread's queue
+    /// calls run inside it and other writers wait. Commits on commit(), rolls
+    /// back otherwise.
+    class TransactionGuard {
+    public:
+        explicit TransactionGuard(Queue& q);
+        TransactionGuard(TransactionGuard&&) = delete;
+        ~TransactionGuard();
+        void commit();
+
+    private:
+        Queue& m_q;
+        bool m_done = false;
+    };
+    std::unique_ptr<TransactionGuard> transaction();
+
+    // ---- query layer ---------------------------------------------------
+    Counts counts(TimeNs stuckAfterNs = 300 * kNsPerSecond);
+    std::int64_t count(const Filter& f);
+    /// A page of messages in a stable order; O(offset) in SQLite, fine for
+    /// the CLI. The GUI uses orderedRowids() + fetchRowids() instead.
+    std::vector<Message> list(const Filter& f, const Sort& s, std::int64_t offset,
+                              std::int64_t limit);
+    /// Every matching rowid in sort order: the precomputed ordering that
+    /// gives O(page) access to any position.
+    std::vector<std::int64_t> orderedRowids(const Filter& f, const Sort& s);
+    /// The rows for these rowids, in the same order (missing rows skipped).
+    std::vector<Message> fetchRowids(const std::vector<std::int64_t>& rowids);
+    /// The timing columns of every matching row (statistics' input).
+    TimingColumns timing(const Filter& f);
+    QueueStats stats(const Filter& f = {});
+    /// PRAGMA data_version on this thread's read connection: moves when
+    /// another connection commits.
+    std::int64_t dataVersion();
+    /// Size of the main file and of its -wal file, in bytes (0 if missing).
+    std::int64_t fileSize() const;
+    std::int64_t walSize() const;
+
+    // ---- operator layer (SPEC §3.2–3.3) --------------------------------
+    /// Applies `a` to `targets`, one BEGIN IMMEDIATE transaction per chunk,
+    /// with a compare-and-swap on (state, token) per row.
+    ActionResult apply(Action a, const std::vector<Target>& targets, const ActionOptions& o = {});
+    /// The targets a filter matches right now, with their current tokens:
+    /// what the confirmation dialog counts and the action then uses.
+    std::vector<Target> targetsFor(const Filter& f);
+    /// Restores `applied` rows that still hold what the action wrote (same
+    /// guard); returns the restored rows and the ones that moved on.
+    ActionResult undo(Action original, const std::vector<AppliedRow>& applied);
+
+    /// litequeue-compatible UUIDv7 for a new message (monotonic per process).
+    static std::string newMessageId(TimeNs now);
+
+private:
+    Queue(std::string path, OpenOptions opts);
+    Connection& reader();
+    Connection& writer();
+    bool inOwnTransaction() const;
+    void requireWritable(const char* what) const;
+    template <class F> auto write(bool immediate, F&& f) -> decltype(f(std::declval<Connection&>()));
+    Message readRow(class Statement& st) const;
+    std::string selectColumns() const;
+    struct SqlWhere;
+    SqlWhere buildWhere(const Filter& f) const;
+    std::string orderBy(const Sort& s) const;
+    TimeNs toNs(class Statement& st, int col) const;
+    std::optional<TimeNs> toNsOpt(class Statement& st, int col) const;
+    void bindTime(class Statement& st, int i, TimeNs t) const;
+    void classify(Message& m, TimeNs now) const;
+    std::optional<Message> getBy(Connection& c, std::string_view messageId);
+    void applyChunk(Connection& c, Action a, const Target* begin, const Target* end,
+                    const ActionOptions& o, ActionResult& r);
+
+    std::string m_path;
+    OpenOptions m_opts;
+    Clock m_clock;
+    FormatInfo m_info;
+    std::string m_qt; ///< quoted table name
+
+    mutable std::recursive_mutex m_writeMutex;
+    std::unique_ptr<Connection> m_writer;
+    int m_txDepth = 0;
+    std::thread::id m_txOwner;
+
+    mutable std::mutex m_readersMutex;
+    std::unordered_map<std::thread::id, std::unique_ptr<Connection>> m_readers;
+};
+
+} // namespace lq::core

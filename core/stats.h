@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "clock.h"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace lq::core {
+
+/// Nearest-rank summary of one metric (SPEC §3.4): the p-th percentile of N
+/// sorted values is the value at rank ceil(p/100 * N).
+struct Summary {
+    std::int64_t count = 0;
+    std::optional<TimeNs> min, p50, p90, p95, p99, max;
+    double mean = 0;
+};
+
+/// Nearest-rank percentile of already sorted values; empty when none.
+std::optional<TimeNs> nearestRank(std::span<const TimeNs> sorted, double p);
+/// Sorts `values` in place and summarises them.
+Summary summarize(std::vector<TimeNs>& values);
+
+/// Log-scale histogram from 1 ms to about 10 days: bucket i covers
+/// [edge(i), edge(i+1)); bucket 0 also takes everything below 1 ms and the
+/// last bucket everything above.
+struct Histogram {
+    std::vector<TimeNs> edges;         ///< size = counts.size() + 1
+    std::vector<std::int64_t> counts;
+    std::int64_t total() const;
+};
+/// `perDecade` buckets per factor of ten (default 4: 1, 1.8, 3.2, 5.6 ms, ...).
+Histogram logHistogram(std::span<const TimeNs> values, int perDecade = 4);
+
+/// One time bucket of the throughput / latency-over-time series.
+struct TimeBucket {
+    TimeNs start = 0;
+    std::int64_t arrivals = 0;    ///< in_time in bucket
+    std::int64_t claims = 0;      ///< lock_time in bucket
+    std::int64_t completions = 0; ///< DONE with done_time in bucket
+    std::int64_t failures = 0;    ///< FAILED with done_time in bucket
+    std::optional<TimeNs> waitP50, waitP99;             ///< by lock_time
+    std::optional<TimeNs> processingP50, processingP99; ///< by done_time
+};
+
+/// Picks a bucket size (1 s, 5 s, 15 s, 1 min, 5 min, 15 min, 1 h, 6 h, 1 d)
+/// so that `span` gives at most about `maxBuckets` buckets.
+TimeNs chooseBucketSize(TimeNs span, int maxBuckets = 120);
+
+/// The timing columns of the rows a Filter matched, normalised to ns; the
+/// raw material of every statistic. Row i of each vector is one message.
+struct TimingColumns {
+    std::vector<std::int8_t> state; ///< static_cast<int8_t>(State)
+    std::vector<TimeNs> inTime;     ///< kNoTime where NULL
+    std::vector<TimeNs> lockTime;
+    std::vector<TimeNs> doneTime;
+    static constexpr TimeNs kNoTime = INT64_MIN;
+    std::size_t size() const { return inTime.size(); }
+};
+
+/// Everything the dashboard and `lqctl stats` show.
+struct QueueStats {
+    Summary wait;          ///< lock - in, every row with lock_time
+    Summary processing;    ///< done - lock, DONE rows with both
+    Summary total;         ///< done - in, DONE rows
+    Summary timeToFailure; ///< done - lock, FAILED rows with both
+    Histogram waitHist, processingHist, totalHist, failureHist;
+    std::optional<TimeNs> oldestReadyInTime;  ///< backlog age = now - this
+    std::optional<TimeNs> oldestLockedLockTime;
+    std::int64_t doneLastHour = 0;
+    std::int64_t failedLastHour = 0;
+    std::optional<TimeNs> firstTime, lastTime; ///< span of every timestamp
+};
+
+/// Computes QueueStats from the columns at `now`.
+QueueStats computeStats(const TimingColumns& cols, TimeNs now);
+/// Throughput and latency-over-time series over [from, to) in buckets of
+/// `bucket` ns.
+std::vector<TimeBucket> computeSeries(const TimingColumns& cols, TimeNs from, TimeNs to,
+                                      TimeNs bucket);
+
+} // namespace lq::core

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "clock.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace lq::core {
+
+/// "850 ms", "2.4 s", "3 h 12 m", "4 d 2 h" (SPEC §3.4).
+std::string humanDuration(TimeNs ns);
+/// ISO 8601 UTC with ns: "2025-03-14T08:00:00.137482911Z".
+std::string isoUtc(TimeNs t);
+/// Parses "--now" values: an integer (ns since epoch) or ISO 8601
+/// ("2025-03-14T10:05:00Z", fractional seconds and ±hh:mm offsets allowed).
+std::optional<TimeNs> parseTimeArg(std::string_view s);
+/// Size in bytes as "12.3 MiB".
+std::string humanBytes(std::int64_t bytes);
+
+} // namespace lq::core
