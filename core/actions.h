@@ -46,7 +46,7 @@ struct ActionResult {
     Action action = Action::Retry;
     std::vector<AppliedRow> applied;
     std::vector<SkippedRow> skipped;
-    bool cancelled = false;     ///< stopped between chunks; applied chunks stay
+    bool cancelled = false; ///< stopped between chunks; applied chunks stay
     std::int64_t chunksDone = 0;
 };
 

@@ -20,6 +20,8 @@ Clock systemClock();
 Clock fixedClock(TimeNs t);
 
 inline constexpr TimeNs kNsPerSecond = 1'000'000'000;
-inline TimeNs secondsToNs(double s) { return static_cast<TimeNs>(s * 1e9); }
+inline TimeNs secondsToNs(double s) {
+    return static_cast<TimeNs>(s * 1e9);
+}
 
 } // namespace lq::core

@@ -49,10 +49,8 @@ private:
 #define LQ_CORE_DECLARE_ERROR(Name)                                                                \
     class Name : public Error {                                                                    \
     public:                                                                                        \
-        Name(std::string path, const std::string& message, int code = 0, int ext = 0)             \
-            : Error(ErrorKind::Name, std::move(path), message, code, ext)                          \
-        {                                                                                          \
-        }                                                                                          \
+        Name(std::string path, const std::string& message, int code = 0, int ext = 0)              \
+            : Error(ErrorKind::Name, std::move(path), message, code, ext) {}                       \
     };
 LQ_CORE_DECLARE_ERROR(IdempotencyConflict)
 LQ_CORE_DECLARE_ERROR(QueueFull)

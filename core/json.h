@@ -25,17 +25,25 @@ public:
 
     Json() = default; ///< null
     Json(std::nullptr_t) {}
-    Json(bool b) : m_v(b) {}
-    Json(int i) : m_v(static_cast<std::int64_t>(i)) {}
-    Json(std::int64_t i) : m_v(i) {}
-    Json(double d) : m_v(d) {}
-    Json(const char* s) : m_v(std::string(s)) {}
-    Json(std::string s) : m_v(std::move(s)) {}
-    Json(std::string_view s) : m_v(std::string(s)) {}
-    Json(Array a) : m_v(std::move(a)) {}
-    Json(Object o) : m_v(std::move(o)) {}
-    template <class T> Json(const std::optional<T>& o)
-    {
+    Json(bool b)
+        : m_v(b) {}
+    Json(int i)
+        : m_v(static_cast<std::int64_t>(i)) {}
+    Json(std::int64_t i)
+        : m_v(i) {}
+    Json(double d)
+        : m_v(d) {}
+    Json(const char* s)
+        : m_v(std::string(s)) {}
+    Json(std::string s)
+        : m_v(std::move(s)) {}
+    Json(std::string_view s)
+        : m_v(std::string(s)) {}
+    Json(Array a)
+        : m_v(std::move(a)) {}
+    Json(Object o)
+        : m_v(std::move(o)) {}
+    template <class T> Json(const std::optional<T>& o) {
         if (o)
             *this = Json(*o);
     }

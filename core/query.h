@@ -37,7 +37,7 @@ struct Filter {
     std::vector<State> states; ///< empty: any state
     bool stuckOnly = false;    ///< LOCKED with lock age > stuckAfterNs
     TimeNs stuckAfterNs = 300 * kNsPerSecond;
-    std::string search; ///< substring of message id, idempotency key or payload
+    std::string search;                     ///< substring of message id, idempotency key or payload
     std::optional<double> olderThanSeconds; ///< age (now - in_time) above this
     std::optional<TimeNs> inTimeFrom;       ///< in_time >= this
     std::optional<TimeNs> inTimeTo;         ///< in_time < this

@@ -41,18 +41,20 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 namespace lq::core {
 
 class Connection;
+class Statement;
 
 struct OpenOptions {
     /// Never open a write connection; every write throws ReadOnly.
     bool readOnly = false;
-    Clock clock;               ///< default: the system clock
-    int busyTimeoutMs = 5000;  ///< how long to wait for a locked file
-    std::string table;         ///< a multi file: which queue table
+    Clock clock;              ///< default: the system clock
+    int busyTimeoutMs = 5000; ///< how long to wait for a locked file
+    std::string table;        ///< a multi file: which queue table
 };
 
 struct PutItem {
@@ -81,7 +83,7 @@ public:
     const FormatInfo& info() const noexcept { return m_info; }
     /// Writes refused (asked for, or forced by the format).
     bool readOnly() const noexcept;
-    TimeNs now() const { return m_clock(); }
+    TimeNs now() const;
     void setClock(Clock c);
 
     // ---- litequeue 0.14 API (SPEC §3.1) --------------------------------
@@ -169,30 +171,48 @@ public:
     static std::string newMessageId(TimeNs now);
 
 private:
+    friend class TransactionGuard;
+    struct Sql; ///< the format's SQL, built once
+    struct Where {
+        std::string sql; ///< " WHERE ..." or ""
+        std::vector<std::variant<std::int64_t, double, std::string>> binds;
+    };
+
     Queue(std::string path, OpenOptions opts);
+    void init();
     Connection& reader();
     Connection& writer();
     bool inOwnTransaction() const;
     void requireWritable(const char* what) const;
-    template <class F> auto write(bool immediate, F&& f) -> decltype(f(std::declval<Connection&>()));
-    Message readRow(class Statement& st) const;
-    std::string selectColumns() const;
-    struct SqlWhere;
-    SqlWhere buildWhere(const Filter& f) const;
-    std::string orderBy(const Sort& s) const;
-    TimeNs toNs(class Statement& st, int col) const;
-    std::optional<TimeNs> toNsOpt(class Statement& st, int col) const;
-    void bindTime(class Statement& st, int i, TimeNs t) const;
+    template <class F> auto write(bool immediate, F&& f);
+    Message readRow(Statement& st, TimeNs now) const;
+    std::optional<TimeNs> timeAt(Statement& st, int col) const;
+    void bindTime(Statement& st, int i, TimeNs t) const;
+    std::variant<std::int64_t, double, std::string> timeValue(TimeNs t) const;
+    std::variant<std::int64_t, double, std::string> durationValue(TimeNs d) const;
     void classify(Message& m, TimeNs now) const;
-    std::optional<Message> getBy(Connection& c, std::string_view messageId);
+    std::optional<Message> getOn(Connection& c, std::string_view messageId);
+    Where buildWhere(const Filter& f) const;
+    std::string orderBy(const Sort& s) const;
+    std::string stateCondition(State s,
+                               std::vector<std::variant<std::int64_t, double, std::string>>& binds,
+                               TimeNs now) const;
+    static void bindAll(Statement& st, const Where& w, int first = 1);
+    std::int64_t countWhere(const std::string& where, TimeNs now, bool bindNow);
+    bool transition(std::string_view id, std::int64_t claim, int toStatus, bool setDone);
+    Message insertOne(Connection& c, const PutItem& item, TimeNs now);
     void applyChunk(Connection& c, Action a, const Target* begin, const Target* end,
-                    const ActionOptions& o, ActionResult& r);
+                    const ActionOptions& o, TimeNs now, ActionResult& r);
+    void undoChunk(Connection& c, Action a, const AppliedRow* begin, const AppliedRow* end,
+                   ActionResult& r);
+    bool isJobs() const { return m_info.format == Format::JobsLease; }
 
     std::string m_path;
     OpenOptions m_opts;
     Clock m_clock;
+    mutable std::mutex m_clockMutex;
     FormatInfo m_info;
-    std::string m_qt; ///< quoted table name
+    std::unique_ptr<Sql> m_sql;
 
     mutable std::recursive_mutex m_writeMutex;
     std::unique_ptr<Connection> m_writer;

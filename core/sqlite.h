@@ -68,7 +68,8 @@ private:
 /// stays pinned) past its use.
 class CachedStatement {
 public:
-    explicit CachedStatement(Statement& s) : m_s(&s) {}
+    explicit CachedStatement(Statement& s)
+        : m_s(&s) {}
     CachedStatement(const CachedStatement&) = delete;
     CachedStatement& operator=(const CachedStatement&) = delete;
     ~CachedStatement();

@@ -28,7 +28,7 @@ Summary summarize(std::vector<TimeNs>& values);
 /// [edge(i), edge(i+1)); bucket 0 also takes everything below 1 ms and the
 /// last bucket everything above.
 struct Histogram {
-    std::vector<TimeNs> edges;         ///< size = counts.size() + 1
+    std::vector<TimeNs> edges; ///< size = counts.size() + 1
     std::vector<std::int64_t> counts;
     std::int64_t total() const;
 };
@@ -38,10 +38,10 @@ Histogram logHistogram(std::span<const TimeNs> values, int perDecade = 4);
 /// One time bucket of the throughput / latency-over-time series.
 struct TimeBucket {
     TimeNs start = 0;
-    std::int64_t arrivals = 0;    ///< in_time in bucket
-    std::int64_t claims = 0;      ///< lock_time in bucket
-    std::int64_t completions = 0; ///< DONE with done_time in bucket
-    std::int64_t failures = 0;    ///< FAILED with done_time in bucket
+    std::int64_t arrivals = 0;                          ///< in_time in bucket
+    std::int64_t claims = 0;                            ///< lock_time in bucket
+    std::int64_t completions = 0;                       ///< DONE with done_time in bucket
+    std::int64_t failures = 0;                          ///< FAILED with done_time in bucket
     std::optional<TimeNs> waitP50, waitP99;             ///< by lock_time
     std::optional<TimeNs> processingP50, processingP99; ///< by done_time
 };
@@ -68,7 +68,7 @@ struct QueueStats {
     Summary total;         ///< done - in, DONE rows
     Summary timeToFailure; ///< done - lock, FAILED rows with both
     Histogram waitHist, processingHist, totalHist, failureHist;
-    std::optional<TimeNs> oldestReadyInTime;  ///< backlog age = now - this
+    std::optional<TimeNs> oldestReadyInTime; ///< backlog age = now - this
     std::optional<TimeNs> oldestLockedLockTime;
     std::int64_t doneLastHour = 0;
     std::int64_t failedLastHour = 0;

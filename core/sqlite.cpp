@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+#include "sqlite.h"
+
+#include "error.h"
+
+#include <sqlite3.h>
+
+namespace lq::core {
+
+void throwSqlite(sqlite3* db, int rc, const std::string& path, const std::string& what) {
+    const int ext = db ? sqlite3_extended_errcode(db) : rc;
+    const int primary = rc & 0xff;
+    std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    if (!what.empty())
+        msg = what + ": " + msg;
+    switch (primary) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        throw Busy(path,
+                   "the queue is locked by another process (" + msg +
+                       "); try again, or raise the busy timeout",
+                   rc, ext);
+    case SQLITE_NOTADB:
+        throw Corrupt(path, "file is not a SQLite database", rc, ext);
+    case SQLITE_CORRUPT:
+        throw Corrupt(path, "database disk image is malformed; restore it from a backup", rc, ext);
+    case SQLITE_READONLY:
+        throw ReadOnly(path, "the file cannot be written (" + msg + ")", rc, ext);
+    case SQLITE_CANTOPEN:
+        throw Error(ErrorKind::Io, path, "cannot open the file (" + msg + ")", rc, ext);
+    case SQLITE_IOERR:
+    case SQLITE_FULL:
+    case SQLITE_PERM:
+        throw Error(ErrorKind::Io, path, "I/O error (" + msg + ")", rc, ext);
+    case SQLITE_CONSTRAINT:
+        if (msg.find("Max queue length reached") != std::string::npos)
+            throw QueueFull(path, msg + "; wait for workers to drain the queue", rc, ext);
+        break;
+    default:
+        break;
+    }
+    throw Error(ErrorKind::Sqlite, path, msg, rc, ext);
+}
+
+// ---- Statement -------------------------------------------------------------
+
+Statement::Statement(sqlite3* db, std::string_view sql, const std::string& path)
+    : m_db(db)
+    , m_path(path) {
+    const char* tail = nullptr;
+    const int rc = sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()),
+                                      SQLITE_PREPARE_PERSISTENT, &m_stmt, &tail);
+    if (rc != SQLITE_OK)
+        throwSqlite(db, rc, path);
+    if (tail) {
+        // Reject trailing SQL: one statement per Statement.
+        std::string_view rest(tail, sql.data() + sql.size() - tail);
+        for (char ch : rest) {
+            if (ch != ' ' && ch != '\n' && ch != '\t' && ch != '\r' && ch != ';') {
+                sqlite3_finalize(m_stmt);
+                m_stmt = nullptr;
+                throw Error(ErrorKind::InvalidArgument, path, "trailing SQL after statement");
+            }
+        }
+    }
+}
+
+Statement::Statement(Statement&& o) noexcept
+    : m_stmt(o.m_stmt)
+    , m_db(o.m_db)
+    , m_path(std::move(o.m_path)) {
+    o.m_stmt = nullptr;
+}
+
+Statement& Statement::operator=(Statement&& o) noexcept {
+    if (this != &o) {
+        sqlite3_finalize(m_stmt);
+        m_stmt = o.m_stmt;
+        m_db = o.m_db;
+        m_path = std::move(o.m_path);
+        o.m_stmt = nullptr;
+    }
+    return *this;
+}
+
+Statement::~Statement() {
+    sqlite3_finalize(m_stmt);
+}
+
+namespace {
+void checkBind(sqlite3* db, int rc, const std::string& path) {
+    if (rc != SQLITE_OK)
+        throwSqlite(db, rc, path, "bind");
+}
+} // namespace
+
+Statement& Statement::bind(int i, std::int64_t v) {
+    checkBind(m_db, sqlite3_bind_int64(m_stmt, i, v), m_path);
+    return *this;
+}
+
+Statement& Statement::bind(int i, double v) {
+    checkBind(m_db, sqlite3_bind_double(m_stmt, i, v), m_path);
+    return *this;
+}
+
+Statement& Statement::bind(int i, std::string_view text) {
+    checkBind(
+        m_db,
+        sqlite3_bind_text64(m_stmt, i, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8),
+        m_path);
+    return *this;
+}
+
+Statement& Statement::bind(int i, const std::optional<std::int64_t>& v) {
+    return v ? bind(i, *v) : bindNull(i);
+}
+
+Statement& Statement::bind(int i, const std::optional<std::string>& v) {
+    return v ? bind(i, std::string_view(*v)) : bindNull(i);
+}
+
+Statement& Statement::bindBlob(int i, std::string_view bytes) {
+    checkBind(m_db, sqlite3_bind_blob64(m_stmt, i, bytes.data(), bytes.size(), SQLITE_TRANSIENT),
+              m_path);
+    return *this;
+}
+
+Statement& Statement::bindNull(int i) {
+    checkBind(m_db, sqlite3_bind_null(m_stmt, i), m_path);
+    return *this;
+}
+
+bool Statement::step() {
+    const int rc = sqlite3_step(m_stmt);
+    if (rc == SQLITE_ROW)
+        return true;
+    if (rc == SQLITE_DONE)
+        return false;
+    sqlite3_reset(m_stmt);
+    throwSqlite(m_db, rc, m_path);
+}
+
+void Statement::exec() {
+    while (step()) {
+    }
+}
+
+void Statement::reset() noexcept {
+    sqlite3_reset(m_stmt);
+    sqlite3_clear_bindings(m_stmt);
+}
+
+int Statement::columnCount() const {
+    return sqlite3_column_count(m_stmt);
+}
+int Statement::columnType(int i) const {
+    return sqlite3_column_type(m_stmt, i);
+}
+bool Statement::isNull(int i) const {
+    return columnType(i) == SQLITE_NULL;
+}
+std::int64_t Statement::int64(int i) const {
+    return sqlite3_column_int64(m_stmt, i);
+}
+double Statement::real(int i) const {
+    return sqlite3_column_double(m_stmt, i);
+}
+
+std::string Statement::text(int i) const {
+    const int type = columnType(i);
+    if (type == SQLITE_NULL)
+        return {};
+    const void* p = type == SQLITE_BLOB ? sqlite3_column_blob(m_stmt, i)
+                                        : static_cast<const void*>(sqlite3_column_text(m_stmt, i));
+    const int n = sqlite3_column_bytes(m_stmt, i);
+    if (!p || n <= 0)
+        return {};
+    return std::string(static_cast<const char*>(p), static_cast<std::size_t>(n));
+}
+
+std::optional<std::int64_t> Statement::optInt64(int i) const {
+    if (isNull(i))
+        return std::nullopt;
+    return int64(i);
+}
+
+std::optional<std::string> Statement::optText(int i) const {
+    if (isNull(i))
+        return std::nullopt;
+    return text(i);
+}
+
+CachedStatement::~CachedStatement() {
+    m_s->reset();
+}
+
+// ---- Connection ------------------------------------------------------------
+
+Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
+    : m_path(path)
+    , m_mode(mode) {
+    int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
+    switch (mode) {
+    case Mode::ReadOnly:
+        flags |= SQLITE_OPEN_READONLY;
+        break;
+    case Mode::ReadWrite:
+        flags |= SQLITE_OPEN_READWRITE;
+        break;
+    case Mode::ReadWriteCreate:
+        flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+        break;
+    }
+    const int rc = sqlite3_open_v2(path.c_str(), &m_db, flags, nullptr);
+    if (rc != SQLITE_OK) {
+        sqlite3* db = m_db;
+        m_db = nullptr;
+        try {
+            throwSqlite(db, rc, path);
+        } catch (...) {
+            sqlite3_close_v2(db);
+            throw;
+        }
+    }
+    // Hardening for untrusted files (SPEC §3.6).
+    sqlite3_db_config(m_db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+    sqlite3_db_config(m_db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+    sqlite3_db_config(m_db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
+    sqlite3_db_config(m_db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, nullptr);
+    // A viewer must never checkpoint the WAL into the main file on close.
+    if (mode == Mode::ReadOnly)
+        sqlite3_db_config(m_db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    sqlite3_busy_timeout(m_db, busyTimeoutMs);
+    sqlite3_exec(m_db, "PRAGMA cell_size_check = ON", nullptr, nullptr, nullptr);
+}
+
+Connection::~Connection() {
+    m_cache.clear();
+    sqlite3_close_v2(m_db);
+}
+
+void Connection::exec(std::string_view sql) {
+    char* err = nullptr;
+    const std::string s(sql);
+    const int rc = sqlite3_exec(m_db, s.c_str(), nullptr, nullptr, &err);
+    sqlite3_free(err);
+    if (rc != SQLITE_OK)
+        throwSqlite(m_db, rc, m_path);
+}
+
+Statement Connection::prepare(std::string_view sql) {
+    return Statement(m_db, sql, m_path);
+}
+
+CachedStatement Connection::cached(const std::string& sql) {
+    auto it = m_cache.find(sql);
+    if (it == m_cache.end())
+        it = m_cache.emplace(sql, std::make_unique<Statement>(m_db, sql, m_path)).first;
+    return CachedStatement(*it->second);
+}
+
+std::int64_t Connection::changes() const {
+    return sqlite3_changes64(m_db);
+}
+std::int64_t Connection::lastInsertRowid() const {
+    return sqlite3_last_insert_rowid(m_db);
+}
+
+std::int64_t Connection::pragmaInt(std::string_view pragma) {
+    auto st = prepare(std::string("PRAGMA ") + std::string(pragma));
+    return st.step() ? st.int64(0) : 0;
+}
+
+std::string Connection::pragmaText(std::string_view pragma) {
+    auto st = prepare(std::string("PRAGMA ") + std::string(pragma));
+    return st.step() ? st.text(0) : std::string();
+}
+
+bool Connection::inTransaction() const {
+    return sqlite3_get_autocommit(m_db) == 0;
+}
+
+// ---- Transaction -------------------------------------------------------------
+
+Transaction::Transaction(Connection& c, Kind kind)
+    : m_c(c) {
+    c.cached(kind == Kind::Immediate ? "BEGIN IMMEDIATE" : "BEGIN")->exec();
+}
+
+Transaction::~Transaction() {
+    if (!m_done && m_c.inTransaction())
+        sqlite3_exec(m_c.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Transaction::commit() {
+    m_c.cached("COMMIT")->exec();
+    m_done = true;
+}
+
+std::string quoteIdent(std::string_view name) {
+    std::string out = "\"";
+    for (char ch : name) {
+        if (ch == '"')
+            out += '"';
+        out += ch;
+    }
+    out += '"';
+    return out;
+}
+
+} // namespace lq::core

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+#include "stats.h"
+
+#include "message.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace lq::core {
+
+std::optional<TimeNs> nearestRank(std::span<const TimeNs> sorted, double p) {
+    if (sorted.empty())
+        return std::nullopt;
+    // rank = ceil(p/100 * N), 1-based; computed in integers where possible so
+    // p = 90, N = 10 gives exactly rank 9.
+    const auto n = static_cast<long double>(sorted.size());
+    auto rank =
+        static_cast<std::size_t>(std::ceil(static_cast<long double>(p) / 100.0L * n - 1e-12L));
+    rank = std::clamp<std::size_t>(rank, 1, sorted.size());
+    return sorted[rank - 1];
+}
+
+Summary summarize(std::vector<TimeNs>& values) {
+    Summary s;
+    s.count = static_cast<std::int64_t>(values.size());
+    if (values.empty())
+        return s;
+    std::sort(values.begin(), values.end());
+    const std::span<const TimeNs> v(values);
+    s.min = v.front();
+    s.max = v.back();
+    s.p50 = nearestRank(v, 50);
+    s.p90 = nearestRank(v, 90);
+    s.p95 = nearestRank(v, 95);
+    s.p99 = nearestRank(v, 99);
+    long double sum = 0;
+    for (TimeNs x : v)
+        sum += static_cast<long double>(x);
+    s.mean = static_cast<double>(sum / static_cast<long double>(v.size()));
+    return s;
+}
+
+std::int64_t Histogram::total() const {
+    return std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
+}
+
+Histogram logHistogram(std::span<const TimeNs> values, int perDecade) {
+    Histogram h;
+    perDecade = std::max(1, perDecade);
+    // 1 ms .. 10^6 s (~11.6 days): 9 decades.
+    const int decades = 9;
+    const int n = decades * perDecade;
+    h.edges.reserve(static_cast<std::size_t>(n) + 1);
+    for (int i = 0; i <= n; ++i)
+        h.edges.push_back(static_cast<TimeNs>(
+            std::llround(1e6 * std::pow(10.0, static_cast<double>(i) / perDecade))));
+    h.counts.assign(static_cast<std::size_t>(n), 0);
+    for (TimeNs v : values) {
+        // First edge strictly above v, minus one, clamped to the buckets.
+        auto it = std::upper_bound(h.edges.begin(), h.edges.end(), v);
+        long idx = static_cast<long>(it - h.edges.begin()) - 1;
+        idx = std::clamp<long>(idx, 0, n - 1);
+        ++h.counts[static_cast<std::size_t>(idx)];
+    }
+    return h;
+}
+
+TimeNs chooseBucketSize(TimeNs span, int maxBuckets) {
+    static const TimeNs sizes[] = {
+        kNsPerSecond,        5 * kNsPerSecond,        15 * kNsPerSecond,
+        60 * kNsPerSecond,   300 * kNsPerSecond,      900 * kNsPerSecond,
+        3600 * kNsPerSecond, 6 * 3600 * kNsPerSecond, 86400 * kNsPerSecond};
+    for (TimeNs s : sizes) {
+        if (span / s < maxBuckets)
+            return s;
+    }
+    return sizes[std::size(sizes) - 1];
+}
+
+namespace {
+bool has(TimeNs t) {
+    return t != TimingColumns::kNoTime;
+}
+} // namespace
+
+QueueStats computeStats(const TimingColumns& c, TimeNs now) {
+    QueueStats s;
+    std::vector<TimeNs> wait, processing, total, failure;
+    const std::size_t n = c.size();
+    wait.reserve(n);
+    processing.reserve(n);
+    total.reserve(n);
+    const TimeNs hourAgo = now - 3600 * kNsPerSecond;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto st = static_cast<State>(c.state[i]);
+        const TimeNs in = c.inTime[i], lock = c.lockTime[i], done = c.doneTime[i];
+        if (has(lock) && has(in))
+            wait.push_back(lock - in);
+        if (st == State::Done) {
+            if (has(lock) && has(done))
+                processing.push_back(done - lock);
+            if (has(in) && has(done))
+                total.push_back(done - in);
+            if (has(done) && done >= hourAgo && done <= now)
+                ++s.doneLastHour;
+        } else if (st == State::Failed) {
+            if (has(lock) && has(done))
+                failure.push_back(done - lock);
+            if (has(done) && done >= hourAgo && done <= now)
+                ++s.failedLastHour;
+        } else if (st == State::Ready && has(in)) {
+            if (!s.oldestReadyInTime || in < *s.oldestReadyInTime)
+                s.oldestReadyInTime = in;
+        } else if (st == State::Locked && has(lock)) {
+            if (!s.oldestLockedLockTime || lock < *s.oldestLockedLockTime)
+                s.oldestLockedLockTime = lock;
+        }
+        for (TimeNs t : {in, lock, done}) {
+            if (!has(t))
+                continue;
+            if (!s.firstTime || t < *s.firstTime)
+                s.firstTime = t;
+            if (!s.lastTime || t > *s.lastTime)
+                s.lastTime = t;
+        }
+    }
+    s.waitHist = logHistogram(wait);
+    s.processingHist = logHistogram(processing);
+    s.totalHist = logHistogram(total);
+    s.failureHist = logHistogram(failure);
+    s.wait = summarize(wait);
+    s.processing = summarize(processing);
+    s.total = summarize(total);
+    s.timeToFailure = summarize(failure);
+    return s;
+}
+
+std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeNs to,
+                                      TimeNs bucket) {
+    std::vector<TimeBucket> out;
+    if (bucket <= 0 || to <= from)
+        return out;
+    const auto nb = static_cast<std::size_t>((to - from + bucket - 1) / bucket);
+    out.resize(nb);
+    for (std::size_t i = 0; i < nb; ++i)
+        out[i].start = from + static_cast<TimeNs>(i) * bucket;
+    std::vector<std::vector<TimeNs>> waits(nb), procs(nb);
+    const auto index = [&](TimeNs t) -> long {
+        if (!has(t) || t < from || t >= to)
+            return -1;
+        return static_cast<long>((t - from) / bucket);
+    };
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        const auto st = static_cast<State>(c.state[i]);
+        const TimeNs in = c.inTime[i], lock = c.lockTime[i], done = c.doneTime[i];
+        if (long b = index(in); b >= 0)
+            ++out[static_cast<std::size_t>(b)].arrivals;
+        if (long b = index(lock); b >= 0) {
+            ++out[static_cast<std::size_t>(b)].claims;
+            if (has(in))
+                waits[static_cast<std::size_t>(b)].push_back(lock - in);
+        }
+        if (long b = index(done); b >= 0) {
+            if (st == State::Done) {
+                ++out[static_cast<std::size_t>(b)].completions;
+                if (has(lock))
+                    procs[static_cast<std::size_t>(b)].push_back(done - lock);
+            } else if (st == State::Failed) {
+                ++out[static_cast<std::size_t>(b)].failures;
+            }
+        }
+    }
+    for (std::size_t b = 0; b < nb; ++b) {
+        if (!waits[b].empty()) {
+            std::sort(waits[b].begin(), waits[b].end());
+            out[b].waitP50 = nearestRank(waits[b], 50);
+            out[b].waitP99 = nearestRank(waits[b], 99);
+        }
+        if (!procs[b].empty()) {
+            std::sort(procs[b].begin(), procs[b].end());
+            out[b].processingP50 = nearestRank(procs[b], 50);
+            out[b].processingP99 = nearestRank(procs[b], 99);
+        }
+    }
+    return out;
+}
+
+} // namespace lq::core
