@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// lqbench: the project's benchmarks. `lqbench core [--ops N] [--rounds R]
+// [--batch B] [--json]`.
+#include "corebench.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+int usage() {
+    std::fprintf(stderr, "usage: lqbench core [--ops N] [--rounds R] [--batch B] [--dir D] "
+                         "[--json]\n");
+    return 2;
+}
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2)
+        return usage();
+    const std::string cmd = argv[1];
+    if (cmd == "core") {
+        lq::bench::CoreOptions o;
+        for (int i = 2; i < argc; ++i) {
+            const std::string a = argv[i];
+            const auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+            if (a == "--json") {
+                o.json = true;
+            } else if (a == "--ops" || a == "--rounds" || a == "--batch" || a == "--dir") {
+                const char* v = next();
+                if (!v)
+                    return usage();
+                if (a == "--dir")
+                    o.dir = v;
+                else
+                    (a == "--ops" ? o.ops : a == "--rounds" ? o.rounds : o.batch) = std::atoi(v);
+            } else {
+                return usage();
+            }
+        }
+        if (o.ops <= 0 || o.rounds <= 0)
+            return usage();
+        try {
+            return lq::bench::runCore(o);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "lqbench: %s\n", e.what());
+            return 1;
+        }
+    }
+    return usage();
+}
