@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: MIT
+// lqctl's command line: `lqctl COMMAND FILE [options]` (SPEC §4). The command
+// picks which options exist; QCommandLineParser does the splitting.
+#include "cli.h"
+#include "commands.h"
+#include "output.h"
+
+#include <core/error.h>
+#include <core/timefmt.h>
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QStringList>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <limits>
+
+namespace lq::ctl {
+
+namespace {
+
+volatile std::sig_atomic_t g_stop = 0;
+
+void onStopSignal(int) {
+    g_stop = 1;
+}
+
+struct OptionDef {
+    const char* name;
+    const char* valueName; ///< nullptr: a flag
+    const char* help;
+};
+
+// clang-format off
+const OptionDef kOptions[] = {
+    {"json", nullptr, "Print JSON instead of text."},
+    {"now", "T", "Evaluate time thresholds at T: ns since the epoch or ISO 8601 (default: now)."},
+    {"stuck-after", "SECONDS", "Lock age after which a LOCKED message counts as stuck (default 300)."},
+    {"busy-timeout", "SECONDS", "How long to wait for a file another process has locked (default 5)."},
+    {"table", "NAME", "The queue table to use in a multi-queue file."},
+    {"status", "S", "ready|locked|done|failed|stuck|scheduled|leased|expired; several: ready,locked."},
+    {"older-than", "SECONDS", "list: age over SECONDS; prune: finished more than SECONDS ago; retry-expired: locked more than SECONDS ago."},
+    {"search", "TEXT", "Only messages whose id, idempotency key or payload contains TEXT."},
+    {"limit", "N", "At most N messages (default 100 for the table, no limit for --json/--csv; 0 = no limit)."},
+    {"csv", nullptr, "Print RFC 4180 CSV with a header row."},
+    {"prometheus", nullptr, "Print the Prometheus text format (for node_exporter's textfile collector)."},
+    {"key", "K", "Idempotency key: a put with a stored key and the same data returns the stored message."},
+    {"claim", "N", "Act only if the message still holds claim token N (what you saw)."},
+    {"create", nullptr, "Create a litequeue-0.14 queue if FILE does not exist."},
+    {"maxsize", "N", "With --create (or demo): the new queue's limit on READY messages."},
+    {"keep-failed", nullptr, "Keep FAILED messages; prune only DONE ones."},
+    {"yes", nullptr, "Do not ask for confirmation (needed when stdin is not a terminal)."},
+    {"interval", "SECONDS", "How often to poll for changes (default 0.2)."},
+    {"rate", "N", "Puts per second (default 20)."},
+    {"workers", "N", "Worker threads (default 4)."},
+    {"fail-ratio", "R", "Share of messages a worker marks failed (default 0.05)."},
+    {"duration", "SECONDS", "Stop after SECONDS (default 0: until Ctrl-C)."},
+    {"quiet", nullptr, "Do not print a line of counts per second."},
+};
+// clang-format on
+
+const char* const kGlobalOptions[] = {"json", "now", "stuck-after", "busy-timeout", "table"};
+
+struct CommandDef {
+    const char* name;
+    const char* args; ///< after FILE, for the usage line
+    std::size_t minArgs;
+    std::size_t maxArgs;
+    const char* summary;
+    std::vector<const char*> options;
+    int (*run)(const Options&);
+};
+
+const std::vector<CommandDef>& commands() {
+    // clang-format off
+    static const std::vector<CommandDef> defs = {
+        {"info", "", 0, 0, "Format, schema facts, sizes and counts of a queue file.", {}, cmdInfo},
+        {"stats", "", 0, 0, "Counts and latency percentiles (wait, processing, total).", {"prometheus"}, cmdStats},
+        {"list", "", 0, 0, "List messages in arrival order.", {"status", "older-than", "search", "limit", "csv"}, cmdList},
+        {"get", "ID", 1, 1, "Show one message with every column.", {}, cmdGet},
+        {"put", "DATA|-", 1, 1, "Enqueue DATA (or stdin with -); prints the message id.", {"key", "create", "maxsize"}, cmdPut},
+        {"retry", "ID", 1, 1, "LOCKED/FAILED -> READY, if the message still holds the claim.", {"claim"}, cmdRetry},
+        {"fail", "ID", 1, 1, "LOCKED/READY -> FAILED, if the message still holds the claim.", {"claim"}, cmdFail},
+        {"retry-expired", "", 0, 0, "Every LOCKED message locked longer than --older-than -> READY.", {"older-than"}, cmdRetryExpired},
+        {"prune", "", 0, 0, "Delete DONE (and FAILED) messages; asks first.", {"keep-failed", "older-than", "yes"}, cmdPrune},
+        {"vacuum", "", 0, 0, "Rebuild the file to reclaim free pages; prints the sizes.", {}, cmdVacuum},
+        {"upgrade", "", 0, 0, "Migrate a legacy or 0.13 file to litequeue-0.14; asks first.", {"yes"}, cmdUpgrade},
+        {"watch", "", 0, 0, "Print a line of counts whenever the queue changes, until Ctrl-C.", {"interval"}, cmdWatch},
+        {"demo", "", 0, 0, "Run a live synthetic workload on FILE (created if missing).", {"rate", "workers", "fail-ratio", "duration", "quiet", "maxsize"}, cmdDemo},
+    };
+    // clang-format on
+    return defs;
+}
+
+const OptionDef& optionDef(std::string_view name) {
+    for (const auto& d : kOptions) {
+        if (name == d.name)
+            return d;
+    }
+    std::abort(); // a typo in the tables above
+}
+
+QString qs(const char* s) {
+    return QString::fromUtf8(s);
+}
+
+std::string optionLine(const OptionDef& d) {
+    std::string left = std::string("  --") + d.name;
+    if (d.valueName)
+        left += std::string(" ") + d.valueName;
+    if (left.size() < 26)
+        left.append(26 - left.size(), ' ');
+    else
+        left += "  ";
+    return left + d.help + "\n";
+}
+
+std::string generalHelp() {
+    std::string s = "Usage: lqctl COMMAND FILE [options]\n\n"
+                    "Inspect and operate SQLite job queues (litequeue, jobs-lease).\n\n"
+                    "Commands:\n";
+    for (const auto& c : commands()) {
+        std::string left = std::string("  ") + c.name;
+        left.append(left.size() < 18 ? 18 - left.size() : 1, ' ');
+        s += left + c.summary + "\n";
+    }
+    s += "\nGlobal options:\n";
+    for (const char* g : kGlobalOptions)
+        s += optionLine(optionDef(g));
+    s += "  -h, --help                Show help (lqctl COMMAND --help for a command).\n"
+         "  --version                 Show the version.\n"
+         "\nExit codes: 0 done, 1 refused (stale claim, nothing matched, queue full, read-only),\n"
+         "2 usage, 3 not a queue / unsupported format, 4 busy, 5 I/O error or damaged file.\n";
+    return s;
+}
+
+std::string commandHelp(const CommandDef& c) {
+    std::string s = std::string("Usage: lqctl ") + c.name + " FILE" +
+                    (*c.args ? std::string(" ") + c.args : std::string()) + " [options]\n\n" +
+                    c.summary + "\n";
+    if (!c.options.empty()) {
+        s += "\nOptions:\n";
+        for (const char* o : c.options)
+            s += optionLine(optionDef(o));
+    }
+    s += "\nGlobal options:\n";
+    for (const char* g : kGlobalOptions)
+        s += optionLine(optionDef(g));
+    return s;
+}
+
+double parseSeconds(const QCommandLineParser& p, const char* name) {
+    bool ok = false;
+    const QString v = p.value(qs(name));
+    const double d = v.toDouble(&ok);
+    if (!ok || !(d >= 0) || d > 1e12)
+        throw UsageError(std::string("--") + name + ": expected seconds >= 0, got \"" +
+                         v.toStdString() + "\"");
+    return d;
+}
+
+std::int64_t parseInt(const QCommandLineParser& p, const char* name, std::int64_t min) {
+    bool ok = false;
+    const QString v = p.value(qs(name));
+    const qlonglong n = v.toLongLong(&ok);
+    if (!ok || n < min)
+        throw UsageError(std::string("--") + name + ": expected an integer >= " +
+                         std::to_string(min) + ", got \"" + v.toStdString() + "\"");
+    return n;
+}
+
+void parseStatus(const std::string& text, Options& o) {
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        std::string name = text.substr(start, comma - start);
+        start = comma + 1;
+        std::transform(name.begin(), name.end(), name.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        if (name == "stuck") {
+            o.stuckOnly = true;
+            continue;
+        }
+        const auto s = name == "unknown" ? std::nullopt : core::parseState(name);
+        if (!s)
+            throw UsageError("--status: unknown status \"" + name +
+                             "\" (ready, locked, done, failed, stuck, scheduled, leased, "
+                             "expired)");
+        o.states.push_back(*s);
+    }
+    if (o.stuckOnly && std::any_of(o.states.begin(), o.states.end(),
+                                   [](core::State s) { return s != core::State::Locked; }))
+        throw UsageError("--status: stuck means LOCKED for too long; it combines with no other "
+                         "status");
+}
+
+Options parse(const CommandDef& cmd, const QStringList& args) {
+    Options o;
+    o.command = cmd.name;
+
+    QCommandLineParser p;
+    p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    std::vector<const char*> names(std::begin(kGlobalOptions), std::end(kGlobalOptions));
+    names.insert(names.end(), cmd.options.begin(), cmd.options.end());
+    for (const char* n : names) {
+        const OptionDef& d = optionDef(n);
+        if (d.valueName)
+            p.addOption(QCommandLineOption(qs(d.name), qs(d.help), qs(d.valueName)));
+        else
+            p.addOption(QCommandLineOption(qs(d.name), qs(d.help)));
+    }
+    // args: program, command, rest...
+    QStringList forParser = args;
+    forParser.removeAt(1);
+    if (!p.parse(forParser))
+        throw UsageError(p.errorText().toStdString());
+
+    const QStringList pos = p.positionalArguments();
+    if (pos.isEmpty())
+        throw UsageError(std::string(cmd.name) + ": missing FILE");
+    o.file = pos.front().toStdString();
+    if (o.file.empty())
+        throw UsageError(std::string(cmd.name) + ": FILE is empty");
+    for (qsizetype i = 1; i < pos.size(); ++i)
+        o.args.push_back(pos[i].toStdString());
+    if (o.args.size() < cmd.minArgs)
+        throw UsageError(std::string(cmd.name) + ": missing " + cmd.args);
+    if (o.args.size() > cmd.maxArgs)
+        throw UsageError(std::string(cmd.name) + ": unexpected argument \"" + o.args.back() + "\"");
+
+    const auto has = [&](const char* n) { return p.isSet(qs(n)); };
+    o.json = has("json");
+    if (has("now")) {
+        const auto t = core::parseTimeArg(p.value(QStringLiteral("now")).toStdString());
+        if (!t)
+            throw UsageError("--now: expected ns since the epoch or ISO 8601, got \"" +
+                             p.value(QStringLiteral("now")).toStdString() + "\"");
+        o.now = *t;
+    }
+    if (has("stuck-after"))
+        o.stuckAfterSeconds = parseSeconds(p, "stuck-after");
+    if (has("busy-timeout")) {
+        const double s = parseSeconds(p, "busy-timeout");
+        o.busyTimeoutMs = static_cast<int>(std::min(s * 1000.0, 2.0e9));
+    }
+    if (has("table"))
+        o.table = p.value(QStringLiteral("table")).toStdString();
+
+    const auto allowed = [&](const char* n) {
+        return std::any_of(cmd.options.begin(), cmd.options.end(),
+                           [&](const char* c) { return std::strcmp(c, n) == 0; });
+    };
+    const auto set = [&](const char* n) { return allowed(n) && has(n); };
+    if (set("status"))
+        parseStatus(p.value(QStringLiteral("status")).toStdString(), o);
+    if (set("older-than"))
+        o.olderThan = parseSeconds(p, "older-than");
+    if (set("search"))
+        o.search = p.value(QStringLiteral("search")).toStdString();
+    if (set("limit"))
+        o.limit = parseInt(p, "limit", 0);
+    o.csv = set("csv");
+    o.prometheus = set("prometheus");
+    if (o.csv && o.json)
+        throw UsageError("--csv and --json exclude each other");
+    if (o.prometheus && o.json)
+        throw UsageError("--prometheus and --json exclude each other");
+    if (set("key"))
+        o.key = p.value(QStringLiteral("key")).toStdString();
+    if (set("claim"))
+        o.claim = parseInt(p, "claim", std::numeric_limits<std::int64_t>::min());
+    o.create = set("create");
+    if (set("maxsize"))
+        o.maxsize = parseInt(p, "maxsize", 0);
+    o.keepFailed = set("keep-failed");
+    o.yes = set("yes");
+    if (set("interval")) {
+        o.interval = parseSeconds(p, "interval");
+        if (o.interval < 0.01)
+            throw UsageError("--interval: at least 0.01 seconds");
+    }
+    if (set("rate"))
+        o.rate = parseSeconds(p, "rate");
+    if (set("workers"))
+        o.workers = static_cast<int>(std::min<std::int64_t>(parseInt(p, "workers", 0), 256));
+    if (set("fail-ratio")) {
+        o.failRatio = parseSeconds(p, "fail-ratio");
+        if (o.failRatio > 1)
+            throw UsageError("--fail-ratio: expected a ratio between 0 and 1");
+    }
+    if (set("duration"))
+        o.duration = parseSeconds(p, "duration");
+    o.quiet = set("quiet");
+    return o;
+}
+
+int exitCodeFor(const core::Error& e) {
+    switch (e.kind()) {
+    case core::ErrorKind::Io:
+    case core::ErrorKind::Corrupt:
+        return ExitIo;
+    case core::ErrorKind::NotAQueue:
+    case core::ErrorKind::Unsupported:
+        return ExitNotAQueue;
+    case core::ErrorKind::Busy:
+        return ExitBusy;
+    case core::ErrorKind::ReadOnly:
+    case core::ErrorKind::QueueFull:
+    case core::ErrorKind::IdempotencyConflict:
+    case core::ErrorKind::NotFound:
+        return ExitRefused;
+    case core::ErrorKind::InvalidArgument:
+        return ExitUsage;
+    case core::ErrorKind::Sqlite:
+        switch (e.sqliteCode()) {
+        case 5: // SQLITE_BUSY
+        case 6: // SQLITE_LOCKED
+            return ExitBusy;
+        case 8: // SQLITE_READONLY: the file or its folder is not writable
+            return ExitRefused;
+        default:
+            return ExitIo;
+        }
+    }
+    return ExitIo;
+}
+
+} // namespace
+
+void installStopHandlers() {
+    struct sigaction sa {};
+    sa.sa_handler = onStopSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool stopRequested() {
+    return g_stop != 0;
+}
+
+int run(const QStringList& args) {
+    if (args.size() < 2) {
+        err(generalHelp());
+        return ExitUsage;
+    }
+    const std::string first = args.at(1).toStdString();
+    if (first == "-h" || first == "--help" || first == "help") {
+        if (first == "help" && args.size() > 2) {
+            const std::string name = args.at(2).toStdString();
+            for (const auto& c : commands()) {
+                if (name == c.name) {
+                    out(commandHelp(c));
+                    return ExitOk;
+                }
+            }
+        }
+        out(generalHelp());
+        return ExitOk;
+    }
+    if (first == "--version" || first == "-v") {
+        out("lqctl " + QCoreApplication::applicationVersion().toStdString() + "\n");
+        return ExitOk;
+    }
+    const auto& defs = commands();
+    const auto it = std::find_if(defs.begin(), defs.end(),
+                                 [&](const CommandDef& c) { return first == c.name; });
+    if (it == defs.end()) {
+        err("lqctl: unknown command \"" + terminalSafe(first) + "\"\n\n" + generalHelp());
+        return ExitUsage;
+    }
+    for (const QString& a : args) {
+        if (a == QLatin1String("--"))
+            break;
+        if (a == QLatin1String("--help") || a == QLatin1String("-h")) {
+            out(commandHelp(*it));
+            return ExitOk;
+        }
+    }
+
+    Options o;
+    try {
+        o = parse(*it, args);
+        const int rc = it->run(o);
+        std::fflush(stdout);
+        return rc;
+    } catch (const UsageError& e) {
+        err("lqctl: " + std::string(e.what()) + "\nTry `lqctl " + it->name + " --help`.\n");
+        return ExitUsage;
+    } catch (const Refused& e) {
+        std::fflush(stdout);
+        err("lqctl: " + terminalSafe(o.file) + ": " + e.what() + "\n");
+        return ExitRefused;
+    } catch (const core::Error& e) {
+        std::fflush(stdout);
+        err("lqctl: " + terminalSafe(o.file) + ": " + terminalSafe(e.detail()) + "\n");
+        return exitCodeFor(e);
+    } catch (const std::exception& e) {
+        std::fflush(stdout);
+        err("lqctl: " + terminalSafe(o.file) + ": " + terminalSafe(e.what()) + "\n");
+        return ExitIo;
+    }
+}
+
+} // namespace lq::ctl

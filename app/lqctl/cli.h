@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// lqctl's command line: the parsed options every command receives, the exit
+// codes of SPEC §4 and the two exceptions a command throws besides
+// lq::core::Error.
+
+#include <core/clock.h>
+#include <core/message.h>
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <QStringList>
+
+namespace lq::ctl {
+
+/// Exit codes (SPEC §4).
+enum Exit : int {
+    ExitOk = 0,
+    ExitRefused = 1,   ///< stale claim, nothing matched, queue full, read-only, ...
+    ExitUsage = 2,     ///< bad command line
+    ExitNotAQueue = 3, ///< not a queue / unsupported format
+    ExitBusy = 4,      ///< timed out waiting for a lock
+    ExitIo = 5,        ///< I/O error or damaged file
+};
+
+/// A bad command line: printed with a hint to `--help`, exit 2.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// The command ran but refused to do what was asked (exit 1). The message is
+/// printed as "lqctl: FILE: message".
+class Refused : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Everything a command may need, parsed and validated.
+struct Options {
+    std::string command;
+    std::string file;
+    std::vector<std::string> args; ///< positional arguments after FILE
+
+    // global
+    bool json = false;
+    std::optional<core::TimeNs> now;
+    double stuckAfterSeconds = 300;
+    int busyTimeoutMs = 5000;
+    std::string table;
+
+    // list / prune / retry-expired
+    std::vector<core::State> states;
+    bool stuckOnly = false;
+    std::optional<double> olderThan;
+    std::string search;
+    std::optional<std::int64_t> limit;
+    bool csv = false;
+    bool keepFailed = false;
+    bool yes = false;
+
+    // stats
+    bool prometheus = false;
+
+    // put / retry / fail
+    std::optional<std::string> key;
+    std::optional<std::int64_t> claim;
+    bool create = false;
+    std::optional<std::int64_t> maxsize;
+
+    // watch / demo
+    double interval = 0.2;
+    double rate = 20;
+    int workers = 4;
+    double failRatio = 0.05;
+    double duration = 0;
+    bool quiet = false;
+
+    core::TimeNs stuckAfterNs() const { return core::secondsToNs(stuckAfterSeconds); }
+};
+
+/// Parses `args` (QCoreApplication::arguments()), runs the command and
+/// returns the process exit code. Never throws.
+int run(const QStringList& args);
+
+/// SIGINT/SIGTERM set a flag that watch and demo poll.
+void installStopHandlers();
+bool stopRequested();
+
+} // namespace lq::ctl

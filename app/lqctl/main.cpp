@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: MIT
+// lqctl: the command-line twin of lqadmin (SPEC §4). See cli.cpp.
+#include "cli.h"
+
+#include <QCoreApplication>
+#include <QStringList>
+
+int main(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("lqctl"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(LQ_VERSION));
+    return lq::ctl::run(QCoreApplication::arguments());
+}

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: MIT
+#include "output.h"
+
+#include <core/timefmt.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+namespace lq::ctl {
+
+using core::Json;
+using core::TimeNs;
+
+void out(std::string_view s) {
+    std::fwrite(s.data(), 1, s.size(), stdout);
+}
+
+void err(std::string_view s) {
+    std::fwrite(s.data(), 1, s.size(), stderr);
+}
+
+std::string statusText(const core::Message& m) {
+    if (m.state == core::State::Unknown)
+        return "UNKNOWN(" + std::to_string(m.rawStatus) + ")";
+    return core::stateName(m.state);
+}
+
+namespace {
+
+Json optTime(const std::optional<TimeNs>& t) {
+    return t ? Json(*t) : Json();
+}
+
+// Length of the valid UTF-8 sequence starting at s[i], 0 when invalid.
+std::size_t utf8SequenceLength(std::string_view s, std::size_t i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80)
+        return 1;
+    if ((c & 0xE0) == 0xC0) {
+        n = 2;
+        cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+        n = 3;
+        cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+        n = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (i + n > s.size())
+        return 0;
+    for (std::size_t k = 1; k < n; ++k) {
+        const auto cc = static_cast<unsigned char>(s[i + k]);
+        if ((cc & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (cc & 0x3F);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are invalid.
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+        return 0;
+    return n;
+}
+
+} // namespace
+
+Json messageJson(const core::Message& m, TimeNs now, core::Format format) {
+    Json o = Json::object();
+    o.set("message_id", m.messageId);
+    o.set("status", statusText(m));
+    o.set("claim_id", m.claimId);
+    o.set("token", m.token);
+    o.set("idempotency_key", m.idempotencyKey ? Json(*m.idempotencyKey) : Json());
+    o.set("data", m.data);
+    if (m.dataIsBlob || !core::isValidUtf8(m.data))
+        o.set("data_base64", base64(m.data));
+    o.set("in_time", optTime(m.inTime));
+    o.set("lock_time", optTime(m.lockTime));
+    o.set("done_time", optTime(m.doneTime));
+    o.set("wait_ns", optTime(m.waitNs()));
+    o.set("processing_ns", optTime(m.processingNs()));
+    o.set("age_ns", optTime(m.ageNs(now)));
+    if (format == core::Format::JobsLease) {
+        o.set("run_at", optTime(m.runAt));
+        o.set("locked_until", optTime(m.lockedUntil));
+        o.set("attempts", m.attempts);
+    }
+    return o;
+}
+
+std::string base64(std::string_view bytes) {
+    static constexpr char kAlphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string r;
+    r.reserve((bytes.size() + 2) / 3 * 4);
+    std::size_t i = 0;
+    for (; i + 2 < bytes.size(); i += 3) {
+        const std::uint32_t v = (static_cast<unsigned char>(bytes[i]) << 16) |
+                                (static_cast<unsigned char>(bytes[i + 1]) << 8) |
+                                static_cast<unsigned char>(bytes[i + 2]);
+        r += kAlphabet[(v >> 18) & 63];
+        r += kAlphabet[(v >> 12) & 63];
+        r += kAlphabet[(v >> 6) & 63];
+        r += kAlphabet[v & 63];
+    }
+    const std::size_t rest = bytes.size() - i;
+    if (rest > 0) {
+        std::uint32_t v = static_cast<unsigned char>(bytes[i]) << 16;
+        if (rest == 2)
+            v |= static_cast<unsigned char>(bytes[i + 1]) << 8;
+        r += kAlphabet[(v >> 18) & 63];
+        r += kAlphabet[(v >> 12) & 63];
+        r += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
+        r += '=';
+    }
+    return r;
+}
+
+std::string terminalSafe(std::string_view s, std::size_t maxChars, bool keepLayout) {
+    std::string r;
+    std::size_t chars = 0;
+    for (std::size_t i = 0; i < s.size();) {
+        if (chars >= maxChars) {
+            r += "…";
+            break;
+        }
+        const auto c = static_cast<unsigned char>(s[i]);
+        const std::size_t n = utf8SequenceLength(s, i);
+        std::string piece;
+        if (n == 0) {
+            piece = "\xEF\xBF\xBD"; // U+FFFD
+            i += 1;
+        } else if (n == 1) {
+            if (keepLayout && (c == '\n' || c == '\t'))
+                piece.assign(1, static_cast<char>(c));
+            else if (c == '\n')
+                piece = "\\n";
+            else if (c == '\t')
+                piece = "\\t";
+            else if (c == '\r')
+                piece = "\\r";
+            else if (c < 0x20 || c == 0x7F) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\x%02x", c);
+                piece = buf;
+            } else {
+                piece.assign(1, static_cast<char>(c));
+            }
+            i += 1;
+        } else {
+            // C1 controls (U+0080..U+009F) are terminal escapes too.
+            const bool c1 = n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0;
+            piece = c1 ? std::string("\xEF\xBF\xBD") : std::string(s.substr(i, n));
+            i += n;
+        }
+        r += piece;
+        chars += displayWidth(piece);
+    }
+    return r;
+}
+
+std::size_t displayWidth(std::string_view s) {
+    std::size_t n = 0;
+    for (const char ch : s) {
+        if ((static_cast<unsigned char>(ch) & 0xC0) != 0x80)
+            ++n;
+    }
+    return n;
+}
+
+Table::Table(std::vector<std::string> headers, std::vector<bool> rightAligned)
+    : m_headers(std::move(headers))
+    , m_right(std::move(rightAligned)) {
+    m_right.resize(m_headers.size(), false);
+}
+
+void Table::addRow(std::vector<std::string> cells) {
+    cells.resize(m_headers.size());
+    m_rows.push_back(std::move(cells));
+}
+
+std::string Table::render() const {
+    std::vector<std::size_t> width(m_headers.size(), 0);
+    auto measure = [&](const std::vector<std::string>& row) {
+        for (std::size_t i = 0; i < row.size(); ++i)
+            width[i] = std::max(width[i], displayWidth(row[i]));
+    };
+    measure(m_headers);
+    for (const auto& row : m_rows)
+        measure(row);
+
+    std::string r;
+    auto emit = [&](const std::vector<std::string>& row) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            const std::size_t pad = width[i] - displayWidth(row[i]);
+            const bool last = i + 1 == row.size();
+            if (m_right[i])
+                line.append(pad, ' ');
+            line += row[i];
+            if (!m_right[i] && !last)
+                line.append(pad, ' ');
+            if (!last)
+                line += "  ";
+        }
+        while (!line.empty() && line.back() == ' ')
+            line.pop_back();
+        r += line;
+        r += '\n';
+    };
+    emit(m_headers);
+    for (const auto& row : m_rows)
+        emit(row);
+    return r;
+}
+
+std::string csvRecord(const std::vector<std::string>& fields) {
+    std::string r;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        if (i > 0)
+            r += ',';
+        const std::string& f = fields[i];
+        if (f.find_first_of(",\"\r\n") == std::string::npos) {
+            r += f;
+            continue;
+        }
+        r += '"';
+        for (const char c : f) {
+            if (c == '"')
+                r += '"';
+            r += c;
+        }
+        r += '"';
+    }
+    r += "\r\n";
+    return r;
+}
+
+std::string optionalInt(const std::optional<std::int64_t>& v) {
+    return v ? std::to_string(*v) : std::string();
+}
+
+std::string durationOrDash(const std::optional<TimeNs>& ns) {
+    return ns ? core::humanDuration(*ns) : std::string("-");
+}
+
+Json summaryJson(const core::Summary& s) {
+    Json o = Json::object();
+    o.set("count", s.count);
+    const bool any = s.count > 0;
+    o.set("p50", any ? optTime(s.p50) : Json());
+    o.set("p90", any ? optTime(s.p90) : Json());
+    o.set("p99", any ? optTime(s.p99) : Json());
+    o.set("max", any ? optTime(s.max) : Json());
+    return o;
+}
+
+Json countsJson(const core::Counts& c, const core::FormatInfo& info) {
+    Json o = Json::object();
+    o.set("ready", c.ready);
+    o.set("locked", c.locked);
+    o.set("done", c.done);
+    o.set("failed", c.failed);
+    o.set("active", c.active());
+    o.set("stored", c.stored);
+    if (c.unknown > 0)
+        o.set("unknown", c.unknown);
+    if (info.format == core::Format::JobsLease) {
+        o.set("scheduled", c.scheduled);
+        o.set("leased", c.leased);
+        o.set("expired", c.expired);
+    }
+    return o;
+}
+
+Json statsJson(const core::FormatInfo& info, const core::Counts& c, const core::QueueStats& st) {
+    Json o = Json::object();
+    o.set("format", core::formatId(info.format));
+    Json counts = Json::object();
+    counts.set("ready", c.ready);
+    counts.set("locked", c.locked);
+    counts.set("done", c.done);
+    counts.set("failed", c.failed);
+    counts.set("active", c.active());
+    counts.set("stored", c.stored);
+    o.set("counts", std::move(counts));
+    o.set("maxsize", info.maxsize ? Json(*info.maxsize) : Json());
+    Json lat = Json::object();
+    lat.set("wait", summaryJson(st.wait));
+    lat.set("processing", summaryJson(st.processing));
+    lat.set("total", summaryJson(st.total));
+    o.set("latency_ns", std::move(lat));
+    o.set("stuck", c.stuck);
+    return o;
+}
+
+std::string promLabelValue(std::string_view v) {
+    std::string r;
+    r.reserve(v.size());
+    for (const char c : v) {
+        if (c == '\\')
+            r += "\\\\";
+        else if (c == '"')
+            r += "\\\"";
+        else if (c == '\n')
+            r += "\\n";
+        else
+            r += c;
+    }
+    return r;
+}
+
+std::string nsToSecondsText(TimeNs ns) {
+    const bool neg = ns < 0;
+    // Work in unsigned to survive INT64_MIN.
+    const std::uint64_t a =
+        neg ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
+    std::string r = neg ? "-" : "";
+    r += std::to_string(a / 1'000'000'000ULL);
+    std::uint64_t frac = a % 1'000'000'000ULL;
+    if (frac != 0) {
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "%09" PRIu64, frac);
+        std::string f(buf);
+        while (!f.empty() && f.back() == '0')
+            f.pop_back();
+        r += '.';
+        r += f;
+    }
+    return r;
+}
+
+namespace {
+
+class PromWriter {
+public:
+    explicit PromWriter(std::string queueLabel)
+        : m_queue(std::move(queueLabel)) {}
+
+    void family(const char* name, const char* type, const char* help) {
+        m_text += "# HELP ";
+        m_text += name;
+        m_text += ' ';
+        m_text += help;
+        m_text += "\n# TYPE ";
+        m_text += name;
+        m_text += ' ';
+        m_text += type;
+        m_text += '\n';
+    }
+
+    // `labels` are extra label pairs after queue="...".
+    void sample(const std::string& name,
+                const std::vector<std::pair<std::string, std::string>>& labels,
+                const std::string& value) {
+        m_text += name;
+        m_text += "{queue=\"";
+        m_text += m_queue;
+        m_text += '"';
+        for (const auto& [k, v] : labels) {
+            m_text += ',';
+            m_text += k;
+            m_text += "=\"";
+            m_text += promLabelValue(v);
+            m_text += '"';
+        }
+        m_text += "} ";
+        m_text += value;
+        m_text += '\n';
+    }
+
+    std::string take() { return std::move(m_text); }
+
+private:
+    std::string m_queue;
+    std::string m_text;
+};
+
+} // namespace
+
+std::string prometheusText(const std::string& queuePath, const core::FormatInfo& info,
+                           const core::Counts& c, const core::QueueStats& st,
+                           double stuckAfterSeconds, std::int64_t fileSize, std::int64_t walSize,
+                           TimeNs now) {
+    PromWriter w(promLabelValue(queuePath));
+    const auto n = [](std::int64_t v) { return std::to_string(v); };
+
+    w.family("lq_messages", "gauge", "Messages in the queue by status.");
+    if (info.format == core::Format::JobsLease) {
+        // Derived states only: Counts::locked repeats leased for these files.
+        w.sample("lq_messages", {{"status", "ready"}}, n(c.ready));
+        w.sample("lq_messages", {{"status", "scheduled"}}, n(c.scheduled));
+        w.sample("lq_messages", {{"status", "leased"}}, n(c.leased));
+        w.sample("lq_messages", {{"status", "expired"}}, n(c.expired));
+    } else {
+        w.sample("lq_messages", {{"status", "ready"}}, n(c.ready));
+        w.sample("lq_messages", {{"status", "locked"}}, n(c.locked));
+        w.sample("lq_messages", {{"status", "done"}}, n(c.done));
+        w.sample("lq_messages", {{"status", "failed"}}, n(c.failed));
+        if (c.unknown > 0)
+            w.sample("lq_messages", {{"status", "unknown"}}, n(c.unknown));
+    }
+
+    w.family("lq_stored_messages", "gauge", "Rows stored in the queue file, in any status.");
+    w.sample("lq_stored_messages", {}, n(c.stored));
+
+    w.family("lq_stuck_messages", "gauge",
+             "LOCKED messages whose lock is older than the stuck threshold.");
+    w.sample("lq_stuck_messages", {}, n(c.stuck));
+
+    w.family("lq_stuck_threshold_seconds", "gauge",
+             "Lock age after which a LOCKED message counts as stuck.");
+    w.sample("lq_stuck_threshold_seconds", {},
+             nsToSecondsText(core::secondsToNs(stuckAfterSeconds)));
+
+    w.family("lq_latency_seconds", "summary",
+             "Message latency: wait = lock - in, processing = done - lock (DONE), "
+             "total = done - in (DONE); nearest-rank quantiles.");
+    const std::pair<const char*, const core::Summary*> metrics[] = {
+        {"wait", &st.wait}, {"processing", &st.processing}, {"total", &st.total}};
+    for (const auto& [metric, s] : metrics) {
+        const std::pair<const char*, const std::optional<TimeNs>*> qs[] = {
+            {"0.5", &s->p50}, {"0.9", &s->p90}, {"0.99", &s->p99}};
+        for (const auto& [q, v] : qs) {
+            w.sample("lq_latency_seconds", {{"metric", metric}, {"quantile", q}},
+                     s->count > 0 && v->has_value() ? nsToSecondsText(**v) : std::string("NaN"));
+        }
+        char sum[64];
+        std::snprintf(sum, sizeof sum, "%.9f", s->mean * static_cast<double>(s->count) / 1e9);
+        w.sample("lq_latency_seconds_sum", {{"metric", metric}}, sum);
+        w.sample("lq_latency_seconds_count", {{"metric", metric}}, n(s->count));
+    }
+
+    w.family("lq_oldest_ready_age_seconds", "gauge",
+             "Age of the oldest READY message (backlog age); 0 when none is waiting.");
+    w.sample("lq_oldest_ready_age_seconds", {},
+             st.oldestReadyInTime ? nsToSecondsText(now - *st.oldestReadyInTime)
+                                  : std::string("0"));
+
+    if (info.maxsize) {
+        w.family("lq_maxsize", "gauge", "The queue's maxsize limit on READY messages.");
+        w.sample("lq_maxsize", {}, n(*info.maxsize));
+    }
+
+    w.family("lq_file_bytes", "gauge", "Size of the queue file and of its -wal file.");
+    w.sample("lq_file_bytes", {{"file", "db"}}, n(fileSize));
+    w.sample("lq_file_bytes", {{"file", "wal"}}, n(walSize));
+
+    w.family("lq_read_only", "gauge",
+             "1 when the file's format makes the queue read-only for this tool.");
+    w.sample("lq_read_only", {{"format", core::formatId(info.format)}},
+             info.formatReadOnly() ? "1" : "0");
+    return w.take();
+}
+
+} // namespace lq::ctl

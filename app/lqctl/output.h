@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Formatting for lqctl: message objects, aligned tables, RFC 4180 CSV, the
+// stats object of SPEC §4 and the Prometheus text exposition format.
+
+#include <core/format.h>
+#include <core/json.h>
+#include <core/message.h>
+#include <core/query.h>
+#include <core/stats.h>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lq::ctl {
+
+/// Writes to stdout (binary-safe).
+void out(std::string_view s);
+/// Writes to stderr.
+void err(std::string_view s);
+
+/// One message with every column (SPEC §4 `list --json`): message_id,
+/// status, claim_id, token, idempotency_key, data, in_time, lock_time,
+/// done_time, wait_ns, processing_ns, age_ns. `data` is text (invalid UTF-8
+/// replaced by U+FFFD); when it is not exact text, `data_base64` holds the
+/// stored bytes. jobs-lease rows add run_at, locked_until and attempts.
+core::Json messageJson(const core::Message& m, core::TimeNs now, core::Format format);
+/// "READY", ..., "UNKNOWN(7)".
+std::string statusText(const core::Message& m);
+
+std::string base64(std::string_view bytes);
+/// Text that is safe on a terminal: valid UTF-8, control characters escaped
+/// (\n, \t, \x1b), cut to `maxChars` code points with "…". `keepLayout`
+/// passes newlines and tabs through (for a payload shown on its own).
+std::string terminalSafe(std::string_view s, std::size_t maxChars = std::string_view::npos,
+                         bool keepLayout = false);
+/// Code points in valid UTF-8 (an approximation of the display width).
+std::size_t displayWidth(std::string_view s);
+
+/// An aligned plain-text table.
+class Table {
+public:
+    explicit Table(std::vector<std::string> headers, std::vector<bool> rightAligned = {});
+    void addRow(std::vector<std::string> cells);
+    std::string render() const;
+    std::size_t rowCount() const { return m_rows.size(); }
+
+private:
+    std::vector<std::string> m_headers;
+    std::vector<bool> m_right;
+    std::vector<std::vector<std::string>> m_rows;
+};
+
+/// One RFC 4180 record, CRLF-terminated.
+std::string csvRecord(const std::vector<std::string>& fields);
+std::string optionalInt(const std::optional<std::int64_t>& v);
+
+/// Humane duration or "-" when unset.
+std::string durationOrDash(const std::optional<core::TimeNs>& ns);
+
+/// {"count","p50","p90","p99","max"}; p-values null when count is 0.
+core::Json summaryJson(const core::Summary& s);
+/// The object of SPEC §4 `stats --json`.
+core::Json statsJson(const core::FormatInfo& info, const core::Counts& c,
+                     const core::QueueStats& st);
+/// Counts as a JSON object (ready, locked, done, failed, active, stored,
+/// plus stuck/unknown and the jobs-lease states when present).
+core::Json countsJson(const core::Counts& c, const core::FormatInfo& info);
+
+/// Prometheus text exposition (version 0.0.4) for the textfile collector.
+std::string prometheusText(const std::string& queuePath, const core::FormatInfo& info,
+                           const core::Counts& c, const core::QueueStats& st,
+                           double stuckAfterSeconds, std::int64_t fileSize, std::int64_t walSize,
+                           core::TimeNs now);
+/// Label value escaping of the exposition format: \\, \" and \n.
+std::string promLabelValue(std::string_view v);
+/// Exact decimal seconds from ns ("1.5", "0.000000001").
+std::string nsToSecondsText(core::TimeNs ns);
+
+} // namespace lq::ctl

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+// `lqctl watch FILE`: one line of counts at start and whenever the queue
+// changes, until SIGINT/SIGTERM.
+//
+// A change is noticed from PRAGMA data_version (another connection
+// committed) or from the size/mtime/inode of the file and its -wal; every 2 s
+// the counts are also re-read, because "stuck" moves with the clock alone.
+// If the file disappears, watch prints one line saying so and keeps waiting;
+// when a file appears again at the path it is reopened and watching resumes.
+#include "commands.h"
+#include "output.h"
+
+#include <core/timefmt.h>
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <ctime>
+#include <thread>
+
+namespace lq::ctl {
+
+namespace {
+
+struct FileStamp {
+    bool exists = false;
+    ino_t inode = 0;
+    off_t size = 0;
+    std::int64_t mtimeNs = 0;
+
+    bool operator==(const FileStamp&) const = default;
+};
+
+FileStamp stampOf(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        return {};
+    return {true, st.st_ino, st.st_size,
+            static_cast<std::int64_t>(st.st_mtim.tv_sec) * core::kNsPerSecond + st.st_mtim.tv_nsec};
+}
+
+std::string localTimestamp() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+    return buf;
+}
+
+void printLine(const std::string& line) {
+    out(line);
+    out("\n");
+    std::fflush(stdout);
+}
+
+/// Sleeps up to `seconds`, waking early on SIGINT/SIGTERM.
+void sleepInterruptible(double seconds) {
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::nanoseconds(core::secondsToNs(seconds));
+    while (!stopRequested()) {
+        const auto left = until - std::chrono::steady_clock::now();
+        if (left <= std::chrono::nanoseconds::zero())
+            return;
+        std::this_thread::sleep_for(
+            std::min<std::chrono::nanoseconds>(left, std::chrono::milliseconds(20)));
+    }
+}
+
+} // namespace
+
+int cmdWatch(const Options& o) {
+    installStopHandlers();
+    auto q = openQueue(o, false);
+    const std::string walPath = o.file + "-wal";
+
+    auto countsLine = [&]() {
+        const auto c = q->counts(o.stuckAfterNs());
+        const auto wal = q->walSize();
+        if (o.json) {
+            core::Json j = core::Json::object();
+            j.set("time", core::isoUtc(core::systemNowNs()));
+            j.set("ready", c.ready);
+            j.set("locked", c.locked);
+            j.set("stuck", c.stuck);
+            j.set("done", c.done);
+            j.set("failed", c.failed);
+            j.set("stored", c.stored);
+            j.set("wal_size", wal);
+            return j.dump();
+        }
+        return "ready=" + std::to_string(c.ready) + " locked=" + std::to_string(c.locked) +
+               " stuck=" + std::to_string(c.stuck) + " done=" + std::to_string(c.done) +
+               " failed=" + std::to_string(c.failed) + " wal=" + core::humanBytes(wal);
+    };
+    // The JSON line carries its own time; the text line gets a prefix.
+    auto stamped = [&](const std::string& body) {
+        return o.json ? body : localTimestamp() + "  " + body;
+    };
+    auto event = [&](const std::string& what) {
+        if (o.json) {
+            core::Json j = core::Json::object();
+            j.set("time", core::isoUtc(core::systemNowNs()));
+            j.set("event", what);
+            printLine(j.dump());
+        } else {
+            printLine(localTimestamp() + "  " + o.file + ": " + what);
+        }
+    };
+
+    FileStamp db = stampOf(o.file);
+    FileStamp wal = stampOf(walPath);
+    std::int64_t version = q->dataVersion();
+    std::string last = countsLine();
+    printLine(stamped(last));
+
+    auto lastRead = std::chrono::steady_clock::now();
+    bool missing = false;
+    std::string lastError;
+    while (!stopRequested()) {
+        sleepInterruptible(o.interval);
+        if (stopRequested())
+            break;
+        try {
+            const FileStamp db2 = stampOf(o.file);
+            if (!db2.exists) {
+                if (!missing)
+                    event("file deleted or moved away; waiting for it to come back");
+                missing = true;
+                q.reset();
+                continue;
+            }
+            bool force = false;
+            if (!q || db2.inode != db.inode) {
+                if (missing)
+                    event("file is back; watching again");
+                else if (q)
+                    event("file replaced; reopening");
+                q.reset();
+                db = db2;
+                q = openQueue(o, false);
+                version = q->dataVersion();
+                missing = false;
+                force = true;
+            }
+            const FileStamp wal2 = stampOf(walPath);
+            const std::int64_t v = q->dataVersion();
+            const bool moved = v != version || !(db2 == db) || !(wal2 == wal);
+            const auto nowSteady = std::chrono::steady_clock::now();
+            const bool tick = nowSteady - lastRead >= std::chrono::seconds(2);
+            db = db2;
+            wal = wal2;
+            if (!moved && !tick && !force)
+                continue;
+            lastRead = nowSteady;
+            const bool committed = v != version;
+            version = v;
+            std::string line = countsLine();
+            lastError.clear();
+            // A commit always gets a line (even one that left the counts as
+            // they were); a mere stat or clock change only when the line moved.
+            if (committed || force || line != last)
+                printLine(stamped(line));
+            last = std::move(line);
+        } catch (const core::Error& e) {
+            if (e.detail() != lastError)
+                event("error: " + terminalSafe(e.detail()));
+            lastError = e.detail();
+            q.reset();
+        }
+    }
+    return ExitOk;
+}
+
+} // namespace lq::ctl
