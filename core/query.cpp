@@ -7,6 +7,9 @@
 
 #include <sqlite3.h>
 
+#include <exception>
+#include <thread>
+
 namespace lq::core {
 
 using BindValue = std::variant<std::int64_t, double, std::string>;
@@ -309,9 +312,15 @@ std::vector<Message> Queue::fetchRowids(const std::vector<std::int64_t>& rowids)
     return out;
 }
 
-TimingColumns Queue::timing(const Filter& f) {
+TimingColumns Queue::timingRange(const Filter& f,
+                                 std::optional<std::pair<std::int64_t, std::int64_t>> rows) {
     TimingColumns cols;
-    const Where w = buildWhere(f);
+    Where w = buildWhere(f);
+    if (rows) {
+        w.sql += (w.sql.empty() ? " WHERE " : " AND ") + std::string("rowid BETWEEN ? AND ?");
+        w.binds.emplace_back(rows->first);
+        w.binds.emplace_back(rows->second);
+    }
     const TimeNs t = f.now ? *f.now : now();
     const std::string sel = isJobs() ? "SELECT locked_until, run_at, NULL, NULL, locked_until FROM "
                                      : "SELECT status, in_time, lock_time, done_time FROM ";
@@ -339,6 +348,60 @@ TimingColumns Queue::timing(const Filter& f) {
         cols.state.push_back(static_cast<std::int8_t>(s));
     }
     return cols;
+}
+
+TimingColumns Queue::timing(const Filter& f) {
+    // A large table is scanned as two rowid halves on two threads, each on its
+    // own read connection (the scan, not the statistics, is the cost).
+    constexpr std::int64_t kSplitAbove = 200'000;
+    std::int64_t lo = 0, hi = -1;
+    if (!inOwnTransaction()) {
+        auto st = reader().cached("SELECT min(rowid), max(rowid) FROM " + quoteIdent(m_info.table));
+        if (st->step() && !st->isNull(0)) {
+            lo = st->int64(0);
+            hi = st->int64(1);
+        }
+    }
+    if (hi - lo < kSplitAbove)
+        return timingRange(f, std::nullopt);
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    TimingColumns upper;
+    std::exception_ptr error;
+    std::thread helper([&] {
+        try {
+            upper = timingRange(f, std::make_pair(mid + 1, hi));
+        } catch (...) {
+            error = std::current_exception();
+        }
+        dropThreadReader();
+    });
+    TimingColumns cols;
+    try {
+        cols = timingRange(f, std::make_pair(lo, mid));
+    } catch (...) {
+        helper.join();
+        throw;
+    }
+    helper.join();
+    if (error)
+        std::rethrow_exception(error);
+    cols.state.insert(cols.state.end(), upper.state.begin(), upper.state.end());
+    cols.inTime.insert(cols.inTime.end(), upper.inTime.begin(), upper.inTime.end());
+    cols.lockTime.insert(cols.lockTime.end(), upper.lockTime.begin(), upper.lockTime.end());
+    cols.doneTime.insert(cols.doneTime.end(), upper.doneTime.begin(), upper.doneTime.end());
+    return cols;
+}
+
+void Queue::dropThreadReader() {
+    std::unique_ptr<Connection> gone;
+    {
+        std::lock_guard lock(m_readersMutex);
+        auto it = m_readers.find(std::this_thread::get_id());
+        if (it == m_readers.end())
+            return;
+        gone = std::move(it->second);
+        m_readers.erase(it);
+    }
 }
 
 QueueStats Queue::stats(const Filter& f) {

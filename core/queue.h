@@ -197,6 +197,10 @@ private:
     std::string stateCondition(State s,
                                std::vector<std::variant<std::int64_t, double, std::string>>& binds,
                                TimeNs now) const;
+    TimingColumns timingRange(const Filter& f,
+                              std::optional<std::pair<std::int64_t, std::int64_t>> rows);
+    /// Closes the calling thread's read connection (threads that end).
+    void dropThreadReader();
     static void bindAll(Statement& st, const Where& w, int first = 1);
     std::int64_t countWhere(const std::string& where, TimeNs now, bool bindNow);
     bool transition(std::string_view id, std::int64_t claim, int toStatus, bool setDone);

@@ -21,7 +21,7 @@ struct Summary {
 
 /// Nearest-rank percentile of already sorted values; empty when none.
 std::optional<TimeNs> nearestRank(std::span<const TimeNs> sorted, double p);
-/// Sorts `values` in place and summarises them.
+/// Summarises `values` (reorders them in place).
 Summary summarize(std::vector<TimeNs>& values);
 
 /// Log-scale histogram from 1 ms to about 10 days: bucket i covers

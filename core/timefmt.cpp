@@ -80,10 +80,17 @@ std::optional<TimeNs> parseTimeArg(std::string_view s) {
     if (s.empty())
         return std::nullopt;
     {
+        // A bare number: ns since the epoch, or seconds when it is below 10^12
+        // (the same magnitude rule as SPEC §2 uses for 0.13 files).
         std::int64_t v = 0;
         auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
         if (ec == std::errc() && p == s.data() + s.size())
-            return v;
+            return (v < 1'000'000'000'000 && v > -1'000'000'000'000) ? v * kNsPerSecond : v;
+        double d = 0;
+        auto [pd, ecd] = std::from_chars(s.data(), s.data() + s.size(), d);
+        if (ecd == std::errc() && pd == s.data() + s.size() && std::isfinite(d) && d < 1e12 &&
+            d > -1e12)
+            return static_cast<TimeNs>(std::llround(d * 1e9));
     }
     int y, mo, d, h = 0, mi = 0, sec = 0;
     if (!digits(s, 0, 4, y) || s.size() < 10 || s[4] != '-' || !digits(s, 5, 2, mo) ||

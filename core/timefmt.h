@@ -13,7 +13,8 @@ namespace lq::core {
 std::string humanDuration(TimeNs ns);
 /// ISO 8601 UTC with ns: "2025-03-14T08:00:00.137482911Z".
 std::string isoUtc(TimeNs t);
-/// Parses "--now" values: an integer (ns since epoch) or ISO 8601
+/// Parses "--now" values: a number (ns since the epoch; below 10^12 it is
+/// taken as seconds, fractions allowed) or ISO 8601
 /// ("2025-03-14T10:05:00Z", fractional seconds and ±hh:mm offsets allowed).
 std::optional<TimeNs> parseTimeArg(std::string_view s);
 /// Size in bytes as "12.3 MiB".
