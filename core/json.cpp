@@ -254,24 +254,40 @@ private:
         }
     }
     Json number() {
+        // RFC 8259: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
         const std::size_t start = m_i;
+        const auto digit = [&] { return m_i < m_t.size() && m_t[m_i] >= '0' && m_t[m_i] <= '9'; };
+        const auto digits = [&] {
+            if (!digit())
+                fail("expected a digit");
+            while (digit())
+                ++m_i;
+        };
         if (m_i < m_t.size() && m_t[m_i] == '-')
             ++m_i;
+        if (!digit())
+            fail("unexpected character");
+        if (m_t[m_i] == '0') {
+            ++m_i;
+            if (digit())
+                fail("leading zero in number");
+        } else {
+            digits();
+        }
         bool isFloat = false;
-        while (m_i < m_t.size()) {
-            const char c = m_t[m_i];
-            if (c >= '0' && c <= '9') {
+        if (m_i < m_t.size() && m_t[m_i] == '.') {
+            ++m_i;
+            isFloat = true;
+            digits();
+        }
+        if (m_i < m_t.size() && (m_t[m_i] == 'e' || m_t[m_i] == 'E')) {
+            ++m_i;
+            isFloat = true;
+            if (m_i < m_t.size() && (m_t[m_i] == '+' || m_t[m_i] == '-'))
                 ++m_i;
-            } else if (c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
-                isFloat = true;
-                ++m_i;
-            } else {
-                break;
-            }
+            digits();
         }
         const std::string_view num = m_t.substr(start, m_i - start);
-        if (num.empty() || num == "-")
-            fail("unexpected character");
         if (!isFloat) {
             std::int64_t v = 0;
             auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);

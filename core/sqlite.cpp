@@ -5,6 +5,10 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 namespace lq::core {
 
 void throwSqlite(sqlite3* db, int rc, const std::string& path, const std::string& what) {
@@ -231,8 +235,35 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
     // A viewer must never checkpoint the WAL into the main file on close.
     if (mode == Mode::ReadOnly)
         sqlite3_db_config(m_db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
-    sqlite3_busy_timeout(m_db, busyTimeoutMs);
+    m_busyTimeoutMs = busyTimeoutMs;
+    sqlite3_busy_handler(m_db, &Connection::onBusy, this);
+    if (mode != Mode::ReadOnly) {
+        // The settings litequeue itself uses on its write connection: WAL with
+        // synchronous=NORMAL commits without an fsync, so a busy consumer
+        // holds the write lock for microseconds, not for a disk flush.
+        sqlite3_exec(m_db, "PRAGMA synchronous = NORMAL", nullptr, nullptr, nullptr);
+        sqlite3_exec(m_db, "PRAGMA temp_store = MEMORY", nullptr, nullptr, nullptr);
+    }
     sqlite3_exec(m_db, "PRAGMA cell_size_check = ON", nullptr, nullptr, nullptr);
+}
+
+int Connection::onBusy(void* self, int count) {
+    // SQLite's own busy timeout sleeps up to 100 ms between tries, which lets
+    // a tight loop in another process win the lock again and again. Short,
+    // jittered sleeps that grow to 2 ms keep waiting writers in the race.
+    auto* c = static_cast<Connection*>(self);
+    const auto now = std::chrono::steady_clock::now();
+    if (count == 0)
+        c->m_busySince = now;
+    const auto waited =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - c->m_busySince).count();
+    if (waited >= c->m_busyTimeoutMs)
+        return 0;
+    const int base = 50 << std::min(count, 5); // 50 µs .. 1.6 ms
+    c->m_rng = c->m_rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    const auto jitter = static_cast<int>((c->m_rng >> 33) % static_cast<unsigned>(base));
+    std::this_thread::sleep_for(std::chrono::microseconds(base / 2 + jitter));
+    return 1;
 }
 
 Connection::~Connection() {

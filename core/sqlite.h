@@ -4,6 +4,7 @@
 // RAII ownership of SQLite handles. Nothing here is thread-safe: a Connection
 // and its statements belong to one thread at a time (see queue.h).
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -112,6 +113,10 @@ private:
     std::string m_path;
     Mode m_mode;
     std::unordered_map<std::string, std::unique_ptr<Statement>> m_cache;
+    static int onBusy(void* self, int count);
+    int m_busyTimeoutMs = 5000;
+    std::chrono::steady_clock::time_point m_busySince;
+    std::uint64_t m_rng = reinterpret_cast<std::uintptr_t>(this);
 };
 
 /// BEGIN (deferred or immediate) ... COMMIT; rolls back in the destructor

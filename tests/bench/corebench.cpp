@@ -51,6 +51,8 @@ public:
         sqlite3_db_config(m_db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
         sqlite3_busy_timeout(m_db, 5000);
         sqlite3_exec(m_db, "PRAGMA cell_size_check = ON", nullptr, nullptr, nullptr);
+        sqlite3_exec(m_db, "PRAGMA synchronous = NORMAL", nullptr, nullptr, nullptr);
+        sqlite3_exec(m_db, "PRAGMA temp_store = MEMORY", nullptr, nullptr, nullptr);
         m_insert = prep("INSERT INTO \"Queue\" (data, message_id, status, in_time, lock_time, "
                         "done_time, idempotency_key, claim_id) VALUES (?1, ?2, 0, ?3, NULL, "
                         "NULL, ?4, 0)");

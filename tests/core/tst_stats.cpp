@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: MIT
+// Statistics (SPEC §3.4), time formatting and the JSON value: pure functions
+// on known inputs.
+
+#include "testutil.h"
+
+#include "core/json.h"
+#include "core/stats.h"
+#include "core/timefmt.h"
+
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+using namespace lq::core;
+using namespace lqtest;
+
+namespace {
+constexpr TimeNs kMs = 1'000'000;
+constexpr TimeNs kSec = kNsPerSecond;
+constexpr TimeNs kNo = TimingColumns::kNoTime;
+
+struct Row {
+    State s;
+    TimeNs in, lock, done;
+};
+
+TimingColumns columns(const std::vector<Row>& rows, TimeNs base) {
+    TimingColumns c;
+    for (const Row& r : rows) {
+        c.state.push_back(static_cast<std::int8_t>(r.s));
+        c.inTime.push_back(r.in == kNo ? kNo : base + r.in);
+        c.lockTime.push_back(r.lock == kNo ? kNo : base + r.lock);
+        c.doneTime.push_back(r.done == kNo ? kNo : base + r.done);
+    }
+    return c;
+}
+
+// A small queue by hand (times in ms after kT0).
+const std::vector<Row> kRows = {
+    {State::Done, 0, 1000, 3000},       // wait 1 s, processing 2 s, total 3 s
+    {State::Done, 0, 2000, 6000},       // wait 2 s, processing 4 s, total 6 s
+    {State::Failed, 1000, 2000, 10000}, // wait 1 s, time to failure 8 s
+    {State::Locked, 5000, 7000, kNo},   // wait 2 s
+    {State::Ready, 3000, kNo, kNo},     //
+    {State::Ready, 4000, 4500, kNo},    // requeued: wait 0.5 s
+    {State::Done, 2000, kNo, 2500},     // cancelled before a pop: total 0.5 s
+};
+
+TimingColumns handColumns() {
+    std::vector<Row> rows = kRows;
+    for (Row& r : rows) {
+        r.in = r.in == kNo ? kNo : r.in * kMs;
+        r.lock = r.lock == kNo ? kNo : r.lock * kMs;
+        r.done = r.done == kNo ? kNo : r.done * kMs;
+    }
+    return columns(rows, kT0);
+}
+
+} // namespace
+
+class TstStats : public QObject {
+    Q_OBJECT
+
+private slots:
+    void nearestRank_data();
+    void nearestRank();
+    void summarize();
+    void logHistogram_data();
+    void logHistogram();
+    void computeStats();
+    void computeSeriesByHand();
+    void computeSeriesSums();
+    void chooseBucketSize_data();
+    void chooseBucketSize();
+    void humanDuration_data();
+    void humanDuration();
+    void parseTimeArg_data();
+    void parseTimeArg();
+    void isoUtc();
+    void jsonRoundTrip_data();
+    void jsonRoundTrip();
+    void jsonValues();
+    void jsonInvalid_data();
+    void jsonInvalid();
+    void utf8_data();
+    void utf8();
+};
+
+void TstStats::nearestRank_data() {
+    QTest::addColumn<QList<qint64>>("sorted");
+    QTest::addColumn<double>("p");
+    QTest::addColumn<qint64>("expected"); // -1: none
+    const QList<qint64> one{42};
+    const QList<qint64> ten{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    const QList<qint64> four{10, 20, 30, 40};
+    QTest::newRow("empty") << QList<qint64>{} << 50.0 << qint64(-1);
+    for (double p : {1.0, 50.0, 90.0, 99.0, 100.0})
+        QTest::addRow("N=1 p%g", p) << one << p << qint64(42);
+    QTest::newRow("N=10 p10") << ten << 10.0 << qint64(1);
+    QTest::newRow("N=10 p11") << ten << 11.0 << qint64(2);
+    QTest::newRow("N=10 p50") << ten << 50.0 << qint64(5);
+    QTest::newRow("N=10 p51") << ten << 51.0 << qint64(6);
+    QTest::newRow("N=10 p90") << ten << 90.0 << qint64(9);
+    QTest::newRow("N=10 p95") << ten << 95.0 << qint64(10);
+    QTest::newRow("N=10 p99") << ten << 99.0 << qint64(10);
+    QTest::newRow("N=10 p100") << ten << 100.0 << qint64(10);
+    QTest::newRow("N=4 p25") << four << 25.0 << qint64(10);
+    QTest::newRow("N=4 p50") << four << 50.0 << qint64(20);
+    QTest::newRow("N=4 p75") << four << 75.0 << qint64(30);
+    QTest::newRow("N=4 p76") << four << 76.0 << qint64(40);
+    QList<qint64> hundred;
+    for (qint64 i = 1; i <= 100; ++i)
+        hundred << i * 1000;
+    QTest::newRow("N=100 p99") << hundred << 99.0 << qint64(99000);
+    QTest::newRow("N=100 p90") << hundred << 90.0 << qint64(90000);
+    QTest::newRow("N=100 p50") << hundred << 50.0 << qint64(50000);
+}
+
+void TstStats::nearestRank() {
+    QFETCH(QList<qint64>, sorted);
+    QFETCH(double, p);
+    QFETCH(qint64, expected);
+    const std::vector<TimeNs> v(sorted.begin(), sorted.end());
+    const auto r = lq::core::nearestRank(v, p);
+    QCOMPARE(r, expected < 0 ? std::nullopt : std::optional<TimeNs>(expected));
+}
+
+void TstStats::summarize() {
+    std::vector<TimeNs> v{5, 1, 3};
+    const Summary s = lq::core::summarize(v);
+    QCOMPARE(s.count, 3);
+    QCOMPARE(s.min, std::optional<TimeNs>(1));
+    QCOMPARE(s.p50, std::optional<TimeNs>(3));
+    QCOMPARE(s.p90, std::optional<TimeNs>(5));
+    QCOMPARE(s.max, std::optional<TimeNs>(5));
+    QCOMPARE(s.mean, 3.0);
+    QCOMPARE(v, (std::vector<TimeNs>{1, 3, 5})); // sorted in place
+
+    std::vector<TimeNs> none;
+    const Summary e = lq::core::summarize(none);
+    QCOMPARE(e.count, 0);
+    QVERIFY(!e.p50);
+    QVERIFY(!e.max);
+}
+
+void TstStats::logHistogram_data() {
+    QTest::addColumn<int>("perDecade");
+    QTest::addColumn<int>("n");
+    QTest::newRow("default, 1000 values") << 4 << 1000;
+    QTest::newRow("10 per decade") << 10 << 5000;
+    QTest::newRow("1 per decade") << 1 << 300;
+    QTest::newRow("empty") << 4 << 0;
+}
+
+void TstStats::logHistogram() {
+    QFETCH(int, perDecade);
+    QFETCH(int, n);
+    std::mt19937_64 rng(20250314);
+    std::lognormal_distribution<double> dist(20.0, 3.0); // ~0.5 s, spread over all decades
+    std::vector<TimeNs> values;
+    for (int i = 0; i < n; ++i)
+        values.push_back(static_cast<TimeNs>(dist(rng)));
+    if (n > 0) { // the edges and beyond
+        values.insert(values.end(), {0, 1, kMs - 1, kMs, 20LL * 86400 * kSec});
+    }
+    const Histogram h = lq::core::logHistogram(values, perDecade);
+    QCOMPARE(h.edges.size(), h.counts.size() + 1);
+    QVERIFY(!h.counts.empty());
+    QCOMPARE(h.edges.front(), kMs);
+    for (std::size_t i = 1; i < h.edges.size(); ++i)
+        QVERIFY(h.edges[i] > h.edges[i - 1]);
+    QVERIFY(h.edges.back() >= 8LL * 86400 * kSec); // about 10 days
+    // perDecade buckets per factor of ten.
+    const TimeNs tenMs = h.edges[static_cast<std::size_t>(perDecade)];
+    QVERIFY2(std::abs(static_cast<double>(tenMs) / (10.0 * kMs) - 1.0) < 0.01,
+             std::to_string(tenMs).c_str());
+
+    std::int64_t sum = 0;
+    for (auto c : h.counts)
+        sum += c;
+    QCOMPARE(sum, static_cast<std::int64_t>(values.size()));
+    QCOMPARE(h.total(), static_cast<std::int64_t>(values.size()));
+    // Every value in the bucket [edge(i), edge(i+1)), the ends clamped.
+    std::vector<std::int64_t> expect(h.counts.size(), 0);
+    for (TimeNs v : values) {
+        std::size_t i = 0;
+        while (i + 1 < h.counts.size() && v >= h.edges[i + 1])
+            ++i;
+        ++expect[i];
+    }
+    QCOMPARE(h.counts, expect);
+}
+
+void TstStats::computeStats() {
+    const TimingColumns c = handColumns();
+    const TimeNs now = kT0 + 100 * kSec;
+    const QueueStats s = lq::core::computeStats(c, now);
+    QCOMPARE(s.wait.count, 5);
+    QCOMPARE(s.wait.min, std::optional<TimeNs>(500 * kMs));
+    QCOMPARE(s.wait.p50, std::optional<TimeNs>(1 * kSec)); // {0.5, 1, 1, 2, 2}: rank 3
+    QCOMPARE(s.wait.max, std::optional<TimeNs>(2 * kSec));
+    QCOMPARE(s.processing.count, 2);
+    QCOMPARE(s.processing.p50, std::optional<TimeNs>(2 * kSec));
+    QCOMPARE(s.processing.max, std::optional<TimeNs>(4 * kSec));
+    QCOMPARE(s.total.count, 3); // {0.5, 3, 6}
+    QCOMPARE(s.total.p50, std::optional<TimeNs>(3 * kSec));
+    QCOMPARE(s.total.max, std::optional<TimeNs>(6 * kSec));
+    QCOMPARE(s.timeToFailure.count, 1);
+    QCOMPARE(s.timeToFailure.max, std::optional<TimeNs>(8 * kSec));
+    QCOMPARE(s.waitHist.total(), 5);
+    QCOMPARE(s.processingHist.total(), 2);
+    QCOMPARE(s.totalHist.total(), 3);
+    QCOMPARE(s.failureHist.total(), 1);
+    QCOMPARE(s.oldestReadyInTime, std::optional<TimeNs>(kT0 + 3 * kSec));
+    QCOMPARE(s.oldestLockedLockTime, std::optional<TimeNs>(kT0 + 7 * kSec));
+    QCOMPARE(s.doneLastHour, 3);
+    QCOMPARE(s.failedLastHour, 1);
+    QCOMPARE(s.firstTime, std::optional<TimeNs>(kT0));
+    QCOMPARE(s.lastTime, std::optional<TimeNs>(kT0 + 10 * kSec));
+
+    // An hour later nothing finished "in the last hour".
+    const QueueStats later = lq::core::computeStats(c, kT0 + 2 * 3600 * kSec);
+    QCOMPARE(later.doneLastHour, 0);
+    QCOMPARE(later.failedLastHour, 0);
+
+    const QueueStats empty = lq::core::computeStats(TimingColumns{}, now);
+    QCOMPARE(empty.wait.count, 0);
+    QVERIFY(!empty.oldestReadyInTime);
+    QVERIFY(!empty.firstTime);
+}
+
+void TstStats::computeSeriesByHand() {
+    const TimingColumns c = handColumns();
+    const auto series = lq::core::computeSeries(c, kT0, kT0 + 20 * kSec, 5 * kSec);
+    QCOMPARE(series.size(), std::size_t(4));
+    for (std::size_t i = 0; i < series.size(); ++i)
+        QCOMPARE(series[i].start, kT0 + static_cast<TimeNs>(i) * 5 * kSec);
+    const std::vector<std::int64_t> arrivals{6, 1, 0, 0}, claims{4, 1, 0, 0},
+        completions{2, 1, 0, 0}, failures{0, 0, 1, 0};
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        QCOMPARE(series[i].arrivals, arrivals[i]);
+        QCOMPARE(series[i].claims, claims[i]);
+        QCOMPARE(series[i].completions, completions[i]);
+        QCOMPARE(series[i].failures, failures[i]);
+    }
+    // Latency per bucket: waits by lock_time, processing by done_time.
+    QCOMPARE(series[0].waitP50, std::optional<TimeNs>(1 * kSec)); // {0.5, 1, 1, 2}: rank 2
+    QCOMPARE(series[0].waitP99, std::optional<TimeNs>(2 * kSec));
+    QCOMPARE(series[1].waitP50, std::optional<TimeNs>(2 * kSec));
+    QCOMPARE(series[0].processingP50, std::optional<TimeNs>(2 * kSec));
+    QCOMPARE(series[1].processingP50, std::optional<TimeNs>(4 * kSec));
+    QVERIFY(!series[3].waitP50);
+    QVERIFY(!series[3].processingP50);
+}
+
+void TstStats::computeSeriesSums() {
+    std::mt19937_64 rng(7);
+    std::uniform_int_distribution<TimeNs> t(0, 3600 * kSec);
+    std::uniform_int_distribution<int> st(0, 3);
+    std::vector<Row> rows;
+    for (int i = 0; i < 5000; ++i) {
+        const State s = static_cast<State>(st(rng));
+        const TimeNs in = t(rng);
+        const TimeNs lock = s == State::Ready ? kNo : in + t(rng) / 10;
+        const TimeNs done = s == State::Done || s == State::Failed ? lock + t(rng) / 100 : kNo;
+        rows.push_back({s, in, lock, done});
+    }
+    const TimingColumns c = columns(rows, kT0);
+    const TimeNs from = kT0 + 600 * kSec, to = kT0 + 3000 * kSec;
+    const TimeNs bucket = lq::core::chooseBucketSize(to - from);
+    const auto series = lq::core::computeSeries(c, from, to, bucket);
+    QCOMPARE(static_cast<TimeNs>(series.size()), (to - from + bucket - 1) / bucket);
+    std::int64_t arrivals = 0, claims = 0, completions = 0, failures = 0;
+    for (const TimeBucket& b : series) {
+        arrivals += b.arrivals;
+        claims += b.claims;
+        completions += b.completions;
+        failures += b.failures;
+    }
+    const auto in = [&](TimeNs v) { return v != kNo && v >= from && v < to; };
+    std::int64_t ea = 0, ec = 0, ed = 0, ef = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        ea += in(c.inTime[i]);
+        ec += in(c.lockTime[i]);
+        ed += c.state[i] == static_cast<std::int8_t>(State::Done) && in(c.doneTime[i]);
+        ef += c.state[i] == static_cast<std::int8_t>(State::Failed) && in(c.doneTime[i]);
+    }
+    QCOMPARE(arrivals, ea);
+    QCOMPARE(claims, ec);
+    QCOMPARE(completions, ed);
+    QCOMPARE(failures, ef);
+}
+
+void TstStats::chooseBucketSize_data() {
+    QTest::addColumn<qint64>("span");
+    QTest::addColumn<qint64>("expected");
+    QTest::newRow("0") << qint64(0) << qint64(kSec);
+    QTest::newRow("60 s") << qint64(60 * kSec) << qint64(kSec);
+    QTest::newRow("5 min") << qint64(300 * kSec) << qint64(5 * kSec);
+    QTest::newRow("1 h") << qint64(3600 * kSec) << qint64(60 * kSec);
+    QTest::newRow("6 h") << qint64(6 * 3600 * kSec) << qint64(300 * kSec);
+    QTest::newRow("1 d") << qint64(86400 * kSec) << qint64(900 * kSec);
+    QTest::newRow("4 d") << qint64(4 * 86400 * kSec) << qint64(3600 * kSec);
+    QTest::newRow("20 d") << qint64(20 * 86400 * kSec) << qint64(6 * 3600 * kSec);
+    QTest::newRow("1 y") << qint64(365 * 86400 * kSec) << qint64(86400 * kSec);
+}
+
+void TstStats::chooseBucketSize() {
+    QFETCH(qint64, span);
+    QFETCH(qint64, expected);
+    QCOMPARE(lq::core::chooseBucketSize(span), expected);
+    QCOMPARE(lq::core::chooseBucketSize(span * 2, 240), expected);
+}
+
+void TstStats::humanDuration_data() {
+    QTest::addColumn<qint64>("ns");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("850 ms") << qint64(850 * kMs) << QStringLiteral("850 ms");
+    QTest::newRow("2.4 s") << qint64(2400 * kMs) << QStringLiteral("2.4 s");
+    QTest::newRow("3 h 12 m") << qint64((3 * 3600 + 12 * 60) * kSec) << QStringLiteral("3 h 12 m");
+    QTest::newRow("4 d 2 h") << qint64((4 * 86400 + 2 * 3600) * kSec) << QStringLiteral("4 d 2 h");
+}
+
+void TstStats::humanDuration() {
+    QFETCH(qint64, ns);
+    QFETCH(QString, text);
+    QCOMPARE(lq::core::humanDuration(ns), toStd(text));
+    QVERIFY(!lq::core::humanDuration(0).empty());
+    QVERIFY(!lq::core::humanDuration(-5 * kSec).empty());
+}
+
+void TstStats::parseTimeArg_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<qint64>("expected"); // -1: rejected
+    QTest::newRow("ns") << QStringLiteral("1741946700137482911") << qint64(1741946700137482911);
+    QTest::newRow("ISO with ns") << QStringLiteral("2025-03-14T10:05:00.137482911Z")
+                                 << qint64(1741946700137482911);
+    QTest::newRow("ISO seconds") << QStringLiteral("2025-03-14T10:05:00Z")
+                                 << qint64(1741946700000000000);
+    QTest::newRow("ISO ms") << QStringLiteral("2025-03-14T10:05:00.5Z")
+                            << qint64(1741946700500000000);
+    QTest::newRow("ISO +02:00") << QStringLiteral("2025-03-14T12:05:00+02:00")
+                                << qint64(1741946700000000000);
+    QTest::newRow("ISO -05:30") << QStringLiteral("2025-03-14T04:35:00-05:30")
+                                << qint64(1741946700000000000);
+    QTest::newRow("seed reference")
+        << QStringLiteral("2025-03-16T12:00:00Z") << qint64(1742126400) * kSec;
+    QTest::newRow("empty") << QString() << qint64(-1);
+    QTest::newRow("garbage") << QStringLiteral("yesterday") << qint64(-1);
+    QTest::newRow("bad date") << QStringLiteral("2025-13-40T00:00:00Z") << qint64(-1);
+    QTest::newRow("trailing junk") << QStringLiteral("123abc") << qint64(-1);
+}
+
+void TstStats::parseTimeArg() {
+    QFETCH(QString, text);
+    QFETCH(qint64, expected);
+    QCOMPARE(lq::core::parseTimeArg(toStd(text)),
+             expected < 0 ? std::nullopt : std::optional<TimeNs>(expected));
+}
+
+void TstStats::isoUtc() {
+    QCOMPARE(lq::core::isoUtc(1741946700137482911), std::string("2025-03-14T10:05:00.137482911Z"));
+    QCOMPARE(lq::core::parseTimeArg(lq::core::isoUtc(kT0 + 123)), std::optional<TimeNs>(kT0 + 123));
+    QCOMPARE(lq::core::humanBytes(12'897'485), std::string("12.3 MiB"));
+}
+
+void TstStats::jsonRoundTrip_data() {
+    QTest::addColumn<QString>("text");
+    QTest::newRow("object") << QStringLiteral(
+        R"({"b":1,"a":[true,false,null,1.5,"x\"y\n"],"c":{"d":-9223372036854775808}})");
+    QTest::newRow("ns") << QStringLiteral(R"({"t":1741946700137482911})");
+    QTest::newRow("nested") << QStringLiteral(R"([[[[]]],{},{"":""}])");
+    QTest::newRow("unicode") << QStringLiteral(R"(["\u00e9\ud83d\ude00","é😀"])");
+    QTest::newRow("scalar") << QStringLiteral("\"just a string\"");
+}
+
+void TstStats::jsonRoundTrip() {
+    QFETCH(QString, text);
+    const Json j = Json::parse(text.toStdString());
+    const std::string once = j.dump();
+    QVERIFY(isValidUtf8(once));
+    const std::string twice = Json::parse(once).dump();
+    QCOMPARE(twice, once);
+    // Pretty output parses to the same value.
+    QCOMPARE(Json::parse(j.dump(2)).dump(), once);
+    // The same text Qt reads.
+    QJsonParseError err{};
+    QJsonDocument::fromJson(QByteArray::fromStdString(once), &err);
+    if (!text.startsWith(QLatin1Char('"')))
+        QCOMPARE(err.error, QJsonParseError::NoError);
+}
+
+void TstStats::jsonValues() {
+    const Json j = Json::parse(
+        R"({"b":1,"a":[true,false,null,1.5,"x\"y\n"],"c":{"d":-9223372036854775808},"t":1741946700137482911,"e":1e3,"u":"\u00e9\ud83d\ude00"})");
+    QVERIFY(j.isObject());
+    QCOMPARE(j.toObject().front().first, std::string("b")); // insertion order kept
+    QCOMPARE(j["b"].toInt(), 1);
+    QVERIFY(j["t"].isInt());
+    QCOMPARE(j["t"].toInt(), 1741946700137482911);
+    QCOMPARE(j["c"]["d"].toInt(), std::numeric_limits<std::int64_t>::min());
+    QVERIFY(j["e"].isNumber());
+    QCOMPARE(j["e"].toDouble(), 1000.0);
+    QCOMPARE(j["a"].toArray().size(), std::size_t(5));
+    QVERIFY(j["a"].toArray()[0].toBool());
+    QVERIFY(j["a"].toArray()[2].isNull());
+    QCOMPARE(j["a"].toArray()[3].toDouble(), 1.5);
+    QCOMPARE(j["a"].toArray()[4].toString(), std::string("x\"y\n"));
+    QCOMPARE(j["u"].toString(), std::string("\xc3\xa9\xf0\x9f\x98\x80"));
+    QVERIFY(j["missing"].isNull());
+    QVERIFY(!j.contains("missing"));
+    QVERIFY(j.contains("a"));
+
+    // Doubles survive a round trip exactly.
+    for (double d : {0.1, 1.0 / 3.0, 1e-300, 123456789.123456789, -2.5})
+        QCOMPARE(Json::parse(Json(d).dump()).toDouble(), d);
+
+    // Building and escaping.
+    Json o = Json::object();
+    o.set("ctl", std::string("a\x01"
+                             "b"));
+    o.set("bad", std::string("ab\xff"));
+    o.set("n", std::int64_t(-7));
+    o.set("n", 8); // replaces
+    Json arr = Json::array();
+    arr.push(1).push("two");
+    o.set("arr", arr);
+    const std::string text = o.dump();
+    QVERIFY(isValidUtf8(text));
+    QVERIFY2(contains(text, "\\u0001"), text.c_str());
+    const Json back = Json::parse(text);
+    QCOMPARE(back["ctl"].toString(), std::string("a\x01"
+                                                 "b"));
+    QCOMPARE(back["bad"].toString(), std::string("ab\xef\xbf\xbd")); // U+FFFD
+    QCOMPARE(back["n"].toInt(), 8);
+    QCOMPARE(back.toObject().size(), std::size_t(4));
+    QCOMPARE(back["arr"].toArray().size(), std::size_t(2));
+
+    std::string esc;
+    jsonEscape(esc, "q\"\\\n");
+    QCOMPARE(esc, std::string("\"q\\\"\\\\\\n\""));
+}
+
+void TstStats::jsonInvalid_data() {
+    QTest::addColumn<QByteArray>("text");
+    const char* bad[] = {"",        " ",        "{",        "}",     "[1,]",      "{\"a\":1,}",
+                         "{\"a\"}", "{\"a\":}", "tru",      "nul",   "\"abc",     "\"\\q\"",
+                         "01",      "1.",       ".5",       "+1",    "[1] 2",     "{'a':1}",
+                         "NaN",     "[",        "\"\x01\"", "[1 2]", "{\"a\" 1}", "-",
+                         "-01",     "1.e5",     "[01]"};
+    for (const char* b : bad)
+        QTest::newRow(b[0] ? b : "(empty)") << QByteArray(b);
+}
+
+void TstStats::jsonInvalid() {
+    QFETCH(QByteArray, text);
+    LQ_EXPECT_ERROR(Json::parse(text.toStdString()), ErrorKind::InvalidArgument, "");
+}
+
+void TstStats::utf8_data() {
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<bool>("valid");
+    QTest::newRow("ascii") << QByteArray("hello") << true;
+    QTest::newRow("empty") << QByteArray() << true;
+    QTest::newRow("2-byte") << QByteArray("\xc3\xa9") << true;
+    QTest::newRow("4-byte") << QByteArray("\xf0\x9f\x98\x80") << true;
+    QTest::newRow("NUL") << QByteArray("a\0b", 3) << true;
+    QTest::newRow("lone 0xff") << QByteArray("\xff") << false;
+    QTest::newRow("truncated") << QByteArray("\xc3") << false;
+    QTest::newRow("surrogate") << QByteArray("\xed\xa0\x80") << false;
+    QTest::newRow("overlong") << QByteArray("\xc0\xaf") << false;
+    QTest::newRow("above U+10FFFF") << QByteArray("\xf4\x90\x80\x80") << false;
+}
+
+void TstStats::utf8() {
+    QFETCH(QByteArray, bytes);
+    QFETCH(bool, valid);
+    QCOMPARE(
+        isValidUtf8(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size()))),
+        valid);
+}
+
+QTEST_GUILESS_MAIN(TstStats)
+#include "tst_stats.moc"
