@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+// lqadmin: the LiteQueue Admin GUI. Thin: parses the command line and shows
+// lq::ui::MainWindow.
+
+#include "ui/mainwindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QIcon>
+
+int main(int argc, char* argv[]) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("LiteQueue"));
+    QApplication::setApplicationName(QStringLiteral("lqadmin"));
+    QApplication::setApplicationDisplayName(QStringLiteral("LiteQueue Admin"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setDesktopFileName(QStringLiteral("lqadmin"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QApplication::translate("main", "Inspect and operate SQLite job queue files."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(
+        QStringLiteral("files"),
+        QApplication::translate("main", "Queue files to open (the first is shown, the others "
+                                        "are listed under File › Open Recent)."),
+        QStringLiteral("[FILE...]"));
+    QCommandLineOption select(
+        QStringLiteral("select"),
+        QApplication::translate("main", "Select the message with this id once the file is open."),
+        QStringLiteral("ID"));
+    parser.addOption(select);
+    parser.process(app);
+
+    lq::ui::MainWindow window;
+    window.show();
+    const QStringList files = parser.positionalArguments();
+    if (parser.isSet(select)) {
+        window.selectMessage(parser.value(select));
+    }
+    if (!files.isEmpty()) {
+        window.openFiles(files);
+    }
+    return app.exec();
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#include "fleet.h"
+
+#include "queue.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace lq::core {
+
+namespace fs = std::filesystem;
+
+namespace {
+bool endsWith(const std::string& s, std::string_view suffix) {
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+} // namespace
+
+std::vector<std::string> fleetCandidates(const std::string& dir) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        throw Error(ErrorKind::Io, dir, "is not a folder");
+    std::vector<std::string> out;
+    fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+    if (ec)
+        throw Error(ErrorKind::Io, dir, "cannot list the folder: " + ec.message());
+    for (const auto& e : it) {
+        const std::string name = e.path().filename().string();
+        if (endsWith(name, "-wal") || endsWith(name, "-shm") || endsWith(name, "-journal"))
+            continue;
+        if (!name.empty() && name[0] == '.')
+            continue;
+        std::error_code fe;
+        if (!e.is_regular_file(fe))
+            continue;
+        out.push_back(e.path().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeNs stuckAfterNs,
+                                      int busyTimeoutMs) {
+    std::vector<FleetEntry> out;
+    OpenOptions opts;
+    opts.readOnly = true;
+    opts.clock = fixedClock(now);
+    opts.busyTimeoutMs = busyTimeoutMs;
+    try {
+        auto q = Queue::open(path, opts);
+        std::vector<std::string> tables = {q->info().table};
+        if (q->info().format == Format::LitequeueMulti)
+            tables = q->info().queueTables;
+        for (const auto& table : tables) {
+            std::unique_ptr<Queue> tq;
+            Queue* use = q.get();
+            if (table != q->info().table) {
+                OpenOptions o2 = opts;
+                o2.table = table;
+                tq = Queue::open(path, o2);
+                use = tq.get();
+            }
+            FleetEntry e;
+            e.path = path;
+            e.table = table;
+            e.format = formatId(use->info().format);
+            e.readOnlyReason = use->info().readOnlyReason;
+            e.maxsize = use->info().maxsize;
+            e.counts = use->counts(stuckAfterNs);
+            // Arrival order is the (status, message_id) index: the oldest READY
+            // message is one index probe, not a sort.
+            Filter ready;
+            ready.states = {State::Ready};
+            if (auto oldest = use->list(ready, Sort{SortKey::Arrival, false}, 0, 1);
+                !oldest.empty())
+                e.oldestReadyInTime =
+                    oldest.front().inTime ? oldest.front().inTime : oldest.front().runAt;
+            e.fileBytes = use->fileSize();
+            e.walBytes = use->walSize();
+            out.push_back(std::move(e));
+        }
+    } catch (const Error& err) {
+        FleetEntry e;
+        e.path = path;
+        e.skipped = true;
+        e.reason = err.detail();
+        e.errorKind = err.kind();
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+std::vector<FleetEntry> scanFleet(const std::string& dir, TimeNs now, TimeNs stuckAfterNs,
+                                  int busyTimeoutMs) {
+    std::vector<FleetEntry> out;
+    for (const auto& path : fleetCandidates(dir)) {
+        auto entries = scanQueueFile(path, now, stuckAfterNs, busyTimeoutMs);
+        out.insert(out.end(), std::make_move_iterator(entries.begin()),
+                   std::make_move_iterator(entries.end()));
+    }
+    return out;
+}
+
+} // namespace lq::core

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// A folder of queues (litequeue keeps one queue per file): what each file
+// holds, read-only, cheaply enough to repeat every few seconds for 50 files.
+
+#include "clock.h"
+#include "error.h"
+#include "query.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lq::core {
+
+/// One queue found in a folder (a multi-table file gives one entry per table),
+/// or one file skipped with the reason.
+struct FleetEntry {
+    std::string path;
+    std::string table; ///< the queue table (multi files: which one)
+    bool skipped = false;
+    std::string reason; ///< why skipped: "not a queue file: found tables users"
+    ErrorKind errorKind = ErrorKind::Sqlite;
+    std::string format; ///< formatId()
+    std::string readOnlyReason;
+    Counts counts;
+    std::optional<std::int64_t> maxsize;
+    std::optional<TimeNs> oldestReadyInTime; ///< backlog age = now - this
+    std::int64_t fileBytes = 0;
+    std::int64_t walBytes = 0;
+
+    std::optional<TimeNs> backlogAgeNs(TimeNs now) const {
+        if (!oldestReadyInTime)
+            return std::nullopt;
+        return now - *oldestReadyInTime;
+    }
+};
+
+/// Files in `dir` (not recursive) that could be queues: regular files that
+/// are not SQLite side files (-wal, -shm, -journal). Sorted by name.
+std::vector<std::string> fleetCandidates(const std::string& dir);
+
+/// Reads one file (every queue table of a multi file). Never writes, never
+/// throws for the file itself: failures become skipped entries.
+std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeNs stuckAfterNs,
+                                      int busyTimeoutMs = 1000);
+
+/// Every candidate of `dir`. Throws Io when `dir` is not a readable folder.
+std::vector<FleetEntry> scanFleet(const std::string& dir, TimeNs now, TimeNs stuckAfterNs,
+                                  int busyTimeoutMs = 1000);
+
+} // namespace lq::core

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: MIT
+// The main window driven on fixture copies: open, filter, search, actions
+// with their compare-and-swap guard, prune with a cutoff, live refresh with
+// the selection kept, plain-text display of hostile payloads, undo.
+
+#include "core/queue.h"
+#include "testhelpers.h"
+#include "ui/bannerbar.h"
+#include "ui/mainwindow.h"
+#include "ui/messagedetailpane.h"
+#include "ui/messagemodel.h"
+#include "ui/statusfilterbar.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPlainTextEdit>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTest>
+#include <QToolButton>
+
+#include <cstdio>
+
+using lq::core::Queue;
+using lq::core::State;
+using lq::ui::MainWindow;
+using lq::ui::MessageModel;
+using lq::ui::StatusFilterBar;
+using namespace lq::test;
+
+namespace {
+
+const QString kMixed = QStringLiteral("litequeue-head-mixed.sqlite3");
+
+/// A window with the test hooks: confirmations answered yes (and recorded),
+/// reports recorded instead of shown.
+struct Harness {
+    MainWindow w;
+    QStringList questions;
+    QList<qint64> counts;
+    bool answer = true;
+
+    Harness() {
+        w.setConfirmHandler([this](const QString& text, qint64 count) {
+            questions << text;
+            counts << count;
+            return answer;
+        });
+        w.setReportHandler([](const MainWindow::ActionReport&) {});
+        w.resize(1200, 800);
+        w.show();
+    }
+    MessageModel* model() const { return w.model(); }
+};
+
+bool openAndWait(Harness& h, const QString& path) {
+    h.w.openFile(path);
+    return QTest::qWaitFor([&] { return h.w.isReady() && h.w.currentPath() == path; }, 10000);
+}
+
+void clickFilter(Harness& h, StatusFilterBar::Choice c) {
+    QToolButton* b = h.w.filterBar()->button(c);
+    QVERIFY(b);
+    QTest::mouseClick(b, Qt::LeftButton);
+}
+
+/// Selects `row` once it is loaded; returns its (id, token).
+std::pair<QString, qint64> selectRow(Harness& h, int row) {
+    if (!QTest::qWaitFor([&] { return rowLoaded(h.model(), row); }, 5000)) {
+        return {};
+    }
+    const QModelIndex idx = h.model()->index(row, 0);
+    h.w.view()->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect |
+                                                           QItemSelectionModel::Rows);
+    return {idAt(h.model(), row), h.model()->data(idx, MessageModel::TokenRole).toLongLong()};
+}
+
+int waitReport(Harness& h, int before) {
+    (void)QTest::qWaitFor([&] { return h.w.reportCount() > before && !h.w.isBusy(); }, 10000);
+    return h.w.reportCount();
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void openFilterSearch();
+    void retryLockedKeepsClaim();
+    void staleRetryIsSkipped();
+    void pruneWithCutoff();
+    void externalChangeKeepsSelection();
+    void htmlPayloadShownLiterally();
+    void undoRevertsRetry();
+    void brokenFileIsAMessage();
+    void readOnlyWhenNotWritable();
+    void readOnlySwitch();
+    void readOnlyFormatShowsReason();
+    void commandLineFiles();
+    void applyToAllMatchingWithProgress();
+    void deletedAndReplacedFileBanners();
+    void jobsLeaseFile();
+    void upgradeAndVacuum();
+
+private:
+    QTemporaryDir m_tmp;
+};
+
+void TestMainWindow::initTestCase() {
+    QVERIFY(m_tmp.isValid());
+    QStandardPaths::setTestModeEnabled(true);
+    qputenv("LQ_AUDIT_DIR", m_tmp.filePath(QStringLiteral("audit")).toUtf8());
+}
+
+void TestMainWindow::openFilterSearch() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QAbstractItemModelTester tester(h.model());
+    QVERIFY(openAndWait(h, path));
+    QVERIFY(h.w.windowTitle().contains(QStringLiteral("litequeue-head-mixed.sqlite3")));
+    QCOMPARE(h.model()->rowCount(), 400);
+    QTRY_COMPARE(h.w.filterBar()->button(StatusFilterBar::Failed)->text(),
+                 QStringLiteral("Failed 20"));
+    QCOMPARE(h.w.filterBar()->button(StatusFilterBar::Ready)->text(), QStringLiteral("Ready 58"));
+
+    clickFilter(h, StatusFilterBar::Failed);
+    QTRY_COMPARE(h.model()->rowCount(), 20);
+
+    clickFilter(h, StatusFilterBar::Stuck);
+    QTRY_COMPARE(h.model()->rowCount(), 14); // every LOCKED row is hours old
+
+    clickFilter(h, StatusFilterBar::All);
+    QTRY_COMPARE(h.model()->rowCount(), 400);
+    QTest::keyClicks(h.w.searchEdit(), QStringLiteral("019593ca-78ca-7241"));
+    QTRY_COMPARE(h.model()->rowCount(), 1); // after the 250 ms debounce
+    QTRY_VERIFY(rowLoaded(h.model(), 0));
+    QCOMPARE(idAt(h.model(), 0), QStringLiteral("019593ca-78ca-7241-b227-738b3bec0225"));
+    h.w.searchEdit()->clear();
+    QTRY_COMPARE(h.model()->rowCount(), 400);
+    // The legacy format is announced, with the upgrade offered.
+    QVERIFY(h.w.bannerBar()->hasBanner(QStringLiteral("format")));
+    QVERIFY(h.w.recentFiles().contains(path));
+}
+
+void TestMainWindow::retryLockedKeepsClaim() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    clickFilter(h, StatusFilterBar::Locked);
+    QTRY_COMPARE(h.model()->rowCount(), 14);
+    const auto [id, token] = selectRow(h, 3);
+    QVERIFY(!id.isEmpty());
+    {
+        auto before = Queue::open(path.toStdString())->get(id.toStdString());
+        QVERIFY(before && before->state == State::Locked);
+        QCOMPARE(qint64(*before->lockTime), token); // legacy: the token is lock_time
+    }
+    const int reports = h.w.reportCount();
+    h.w.retrySelected();
+    QCOMPARE(waitReport(h, reports), reports + 1);
+    QCOMPARE(h.counts.value(0), 1);
+    const auto rep = h.w.lastReport();
+    QVERIFY2(rep.error.isEmpty(), qPrintable(rep.error));
+    QCOMPARE(rep.applied, 1);
+    QCOMPARE(rep.skipped, 0);
+
+    auto after = Queue::open(path.toStdString())->get(id.toStdString());
+    QVERIFY(after);
+    QCOMPARE(after->state, State::Ready);
+    QCOMPARE(qint64(after->token), token); // same claim: retry keeps lock_time
+    QCOMPARE(after->doneTime.has_value(), false);
+    // And the window follows: 13 LOCKED left.
+    QTRY_COMPARE_WITH_TIMEOUT(h.model()->rowCount(), 13, 3000);
+}
+
+void TestMainWindow::staleRetryIsSkipped() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    clickFilter(h, StatusFilterBar::Locked);
+    QTRY_COMPARE(h.model()->rowCount(), 14);
+    const auto [id, token] = selectRow(h, 0);
+    QVERIFY(!id.isEmpty());
+
+    // Behind the window's back: another operator retries it and a worker
+    // pops it again, so it is LOCKED with another token.
+    {
+        auto other = Queue::open(path.toStdString());
+        QVERIFY(other->retry(id.toStdString(), token));
+        bool again = false;
+        for (int i = 0; i < 500 && !again; ++i) {
+            auto m = other->pop();
+            QVERIFY(m);
+            again = m->messageId == id.toStdString();
+        }
+        QVERIFY(again);
+        auto now = other->get(id.toStdString());
+        QVERIFY(now && now->state == State::Locked && qint64(now->token) != token);
+    }
+    // The window still shows (and acts on) what it showed.
+    const int reports = h.w.reportCount();
+    h.w.retrySelected();
+    QCOMPARE(waitReport(h, reports), reports + 1);
+    const auto rep = h.w.lastReport();
+    QCOMPARE(rep.applied, 0);
+    QCOMPARE(rep.skipped, 1);
+    QVERIFY2(rep.skippedLines.value(0).startsWith(id), qPrintable(rep.skippedLines.join(u'|')));
+    auto still = Queue::open(path.toStdString())->get(id.toStdString());
+    QCOMPARE(still->state, State::Locked);
+}
+
+void TestMainWindow::pruneWithCutoff() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    // A cutoff inside the fixture's history (its clock ran in March 2025).
+    const lq::core::TimeNs cutoff = 1741943000000000000LL; // 2025-03-14T09:03:20Z
+    lq::core::Filter f;
+    f.states = {State::Done};
+    f.doneBefore = cutoff;
+    auto ref = Queue::open(path.toStdString());
+    const std::int64_t expected = ref->count(f);
+    QVERIFY(expected > 0 && expected < 308);
+    const double olderThan = double(lq::core::systemNowNs() - cutoff) / 1e9;
+
+    const int reports = h.w.reportCount();
+    h.w.prune(olderThan, /*includeFailed=*/false);
+    QCOMPARE(waitReport(h, reports), reports + 1);
+    QCOMPARE(h.counts.value(0), qint64(expected)); // the confirmation named the exact count
+    QCOMPARE(h.w.lastReport().applied, qint64(expected));
+    auto after = Queue::open(path.toStdString());
+    QCOMPARE(after->count(f), std::int64_t(0));
+    QCOMPARE(after->doneCount(), std::int64_t(308 - expected));
+    QCOMPARE(after->failedCount(), std::int64_t(20)); // kept
+    QTRY_COMPARE_WITH_TIMEOUT(h.model()->rowCount(), int(400 - expected), 3000);
+}
+
+void TestMainWindow::externalChangeKeepsSelection() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    const auto [id, token] = selectRow(h, 150);
+    QVERIFY(!id.isEmpty());
+    Q_UNUSED(token);
+    QTRY_COMPARE(h.w.detailPane()->messageId(), id);
+
+    auto other = Queue::open(path.toStdString());
+    other->put("from another process");
+    const auto popped = other->pop();
+    QVERIFY(popped);
+    QTRY_COMPARE_WITH_TIMEOUT(h.model()->rowCount(), 401, 1000);
+    const QModelIndex cur = h.w.view()->currentIndex();
+    QVERIFY(cur.isValid());
+    QCOMPARE(idAt(h.model(), cur.row()), id);
+    QCOMPARE(h.w.view()->selectionModel()->selectedRows().size(), 1);
+    QCOMPARE(h.w.detailPane()->messageId(), id);
+}
+
+void TestMainWindow::htmlPayloadShownLiterally() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    const QString html = QStringLiteral("<b>x</b><img src=x>");
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    const int reports = h.w.reportCount();
+    h.w.enqueue(html, QString());
+    QCOMPARE(waitReport(h, reports), reports + 1);
+    QVERIFY2(h.w.lastReport().error.isEmpty(), qPrintable(h.w.lastReport().error));
+    QTest::keyClicks(h.w.searchEdit(), QStringLiteral("<img src"));
+    QTRY_COMPARE(h.model()->rowCount(), 1);
+    const auto [id, token] = selectRow(h, 0);
+    QVERIFY(!id.isEmpty());
+    Q_UNUSED(token);
+    QTRY_VERIFY(!h.w.detailPane()->isLoading());
+    QCOMPARE(h.w.detailPane()->payloadText(), html);
+    auto* edit = h.w.detailPane()->findChild<QPlainTextEdit*>(QStringLiteral("payloadText"));
+    QVERIFY(edit);
+    QCOMPARE(edit->toPlainText(), html);
+    QCOMPARE(h.model()->data(h.model()->index(0, MessageModel::Payload)).toString(), html);
+    const QString tip =
+        h.model()->data(h.model()->index(0, MessageModel::Payload), Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(html.toHtmlEscaped()), qPrintable(tip));
+    QVERIFY(!tip.contains(html));
+    // Every label of the pane and the banners shows file data as plain text.
+    const auto labels = h.w.findChildren<QLabel*>();
+    for (QLabel* l : labels) {
+        if (l->objectName().startsWith(QStringLiteral("field_")) ||
+            l->objectName() == QStringLiteral("bannerText")) {
+            QCOMPARE(l->textFormat(), Qt::PlainText);
+        }
+    }
+}
+
+void TestMainWindow::undoRevertsRetry() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    clickFilter(h, StatusFilterBar::Failed);
+    QTRY_COMPARE(h.model()->rowCount(), 20);
+    const auto [id, token] = selectRow(h, 2);
+    QVERIFY(!id.isEmpty());
+    int reports = h.w.reportCount();
+    h.w.retrySelected();
+    QCOMPARE(waitReport(h, reports), reports + 1);
+    QCOMPARE(h.w.lastReport().applied, 1);
+    QCOMPARE(Queue::open(path.toStdString())->get(id.toStdString())->state, State::Ready);
+
+    reports = h.w.reportCount();
+    h.w.undoLastAction();
+    QCOMPARE(waitReport(h, reports), reports + 1);
+    const auto rep = h.w.lastReport();
+    QVERIFY2(rep.error.isEmpty(), qPrintable(rep.error));
+    QCOMPARE(rep.applied, 1);
+    auto back = Queue::open(path.toStdString())->get(id.toStdString());
+    QCOMPARE(back->state, State::Failed);
+    QCOMPARE(qint64(back->token), token);
+    QTRY_COMPARE_WITH_TIMEOUT(h.model()->rowCount(), 20, 3000);
+
+    // Nothing left to undo.
+    reports = h.w.reportCount();
+    h.w.undoLastAction();
+    QCOMPARE(waitReport(h, reports), reports + 1);
+    QVERIFY(!h.w.lastReport().error.isEmpty());
+}
+
+void TestMainWindow::brokenFileIsAMessage() {
+    QTemporaryDir dir;
+    Harness h;
+    for (const char* f : {"not-sqlite.sqlite3", "truncated.sqlite3", "not-a-queue.sqlite3"}) {
+        const QString path = copyFixture(dir, QString::fromLatin1(f));
+        h.w.openFile(path);
+        QTRY_VERIFY(!h.w.isBusy());
+        QVERIFY2(h.w.lastError().contains(QString::fromLatin1(f)), qPrintable(h.w.lastError()));
+        QVERIFY(h.w.currentPath().isEmpty());
+    }
+    h.w.openFile(dir.filePath(QStringLiteral("missing.sqlite3")));
+    QVERIFY(h.w.lastError().contains(QStringLiteral("missing.sqlite3")));
+}
+
+void TestMainWindow::readOnlyWhenNotWritable() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, QStringLiteral("litequeue-head-maxsize.sqlite3"));
+    QFile::setPermissions(path, QFile::ReadOwner);
+    if (QFileInfo(path).isWritable()) {
+        QSKIP("running as a user who can write read-only files (root)");
+    }
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    QVERIFY(h.w.readOnlyMode());
+    QVERIFY(h.w.bannerBar()->hasBanner(QStringLiteral("readonly")));
+    QVERIFY(!h.w.action(QStringLiteral("retry"))->isEnabled());
+}
+
+void TestMainWindow::readOnlySwitch() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    QVERIFY(!h.w.readOnlyMode());
+    h.w.setReadOnlyMode(true); // reopens the file read-only
+    QTRY_VERIFY(h.w.readOnlyMode() && h.w.isReady());
+    QVERIFY(h.w.windowTitle().contains(QStringLiteral("read-only")));
+    QVERIFY(h.w.bannerBar()->hasBanner(QStringLiteral("readonly")));
+    QVERIFY(!h.w.action(QStringLiteral("enqueue"))->isEnabled());
+    h.w.enqueue(QStringLiteral("refused"), {});
+    QVERIFY2(h.w.lastError().contains(QStringLiteral("read-only")), qPrintable(h.w.lastError()));
+    QCOMPARE(Queue::open(path.toStdString())->storedCount(), std::int64_t(400));
+    h.w.setReadOnlyMode(false);
+    QTRY_VERIFY(!h.w.readOnlyMode() && h.w.isReady());
+    QVERIFY(!h.w.bannerBar()->hasBanner(QStringLiteral("readonly")));
+}
+
+void TestMainWindow::readOnlyFormatShowsReason() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, QStringLiteral("litequeue-oldmulti.sqlite3"));
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    QVERIFY(h.w.readOnlyMode());
+    QVERIFY(h.w.bannerBar()->hasBanner(QStringLiteral("readonly")));
+    QVERIFY2(h.w.bannerBar()->bannerText(QStringLiteral("readonly")).size() > 12,
+             qPrintable(h.w.bannerBar()->bannerText(QStringLiteral("readonly"))));
+    QVERIFY(h.model()->rowCount() > 0);
+}
+
+void TestMainWindow::commandLineFiles() {
+    QTemporaryDir dir;
+    const QString a = copyFixture(dir, QStringLiteral("litequeue-head-maxsize.sqlite3"));
+    const QString b = copyFixture(dir, QStringLiteral("litequeue-head-empty.sqlite3"));
+    Harness h;
+    h.w.openFiles({a, b});
+    QTRY_VERIFY(h.w.isReady());
+    QCOMPARE(h.w.currentPath(), QFileInfo(a).absoluteFilePath());
+    QCOMPARE(h.model()->rowCount(), 37);
+    QVERIFY(h.w.recentFiles().contains(QFileInfo(b).absoluteFilePath()));
+}
+
+void TestMainWindow::applyToAllMatchingWithProgress() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("many.sqlite3"));
+    {
+        auto q = Queue::create(path.toStdString());
+        std::vector<lq::core::PutItem> items(3000);
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            items[i].data = "job " + std::to_string(i);
+        }
+        q->putMany(items);
+        auto tx = q->transaction();
+        while (auto m = q->pop()) {
+            q->markFailed(m->messageId, m->claimId);
+        }
+        tx->commit();
+    }
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    clickFilter(h, StatusFilterBar::Failed);
+    QTRY_COMPARE(h.model()->rowCount(), 3000);
+    h.w.setApplyToAllMatching(true);
+    const int reports = h.w.reportCount();
+    h.w.retrySelected(); // nothing selected: the filter's matches
+    QCOMPARE(waitReport(h, reports), reports + 1);
+    QCOMPARE(h.counts.value(0), qint64(3000));
+    QCOMPARE(h.w.lastReport().applied, qint64(3000));
+    QCOMPARE(Queue::open(path.toStdString())->readyCount(), std::int64_t(3000));
+    QTRY_COMPARE_WITH_TIMEOUT(h.model()->rowCount(), 0, 3000);
+    QTRY_COMPARE(h.w.filterBar()->button(StatusFilterBar::Ready)->text(),
+                 QStringLiteral("Ready ") + QLocale().toString(3000));
+}
+
+void TestMainWindow::deletedAndReplacedFileBanners() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, QStringLiteral("litequeue-head-maxsize.sqlite3"));
+    const QString other = dir.filePath(QStringLiteral("other.sqlite3"));
+    QVERIFY(QFile::copy(path, other));
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    QVERIFY(!h.w.bannerBar()->hasBanner(QStringLiteral("file")));
+    // Atomic replacement (rename over it), as a deploy script would do.
+    QVERIFY(::rename(other.toLocal8Bit().constData(), path.toLocal8Bit().constData()) == 0);
+    QTRY_VERIFY_WITH_TIMEOUT(h.w.bannerBar()->hasBanner(QStringLiteral("file")), 4000);
+    QVERIFY(
+        h.w.bannerBar()->bannerText(QStringLiteral("file")).contains(QStringLiteral("replaced")));
+    h.w.reopen();
+    QTRY_VERIFY_WITH_TIMEOUT(!h.w.bannerBar()->hasBanner(QStringLiteral("file")), 4000);
+    QTRY_VERIFY(h.w.isReady() && h.model()->rowCount() == 37);
+    QVERIFY(QFile::remove(path));
+    QTRY_VERIFY_WITH_TIMEOUT(h.w.bannerBar()->hasBanner(QStringLiteral("file")), 4000);
+    QVERIFY(
+        h.w.bannerBar()->bannerText(QStringLiteral("file")).contains(QStringLiteral("deleted")));
+    QCOMPARE(h.model()->rowCount(), 37); // still showing what was read
+}
+
+void TestMainWindow::jobsLeaseFile() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, QStringLiteral("seed-jobs-leases.sqlite3"));
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    QCOMPARE(h.model()->rowCount(), 16);
+    QVERIFY(h.w.filterBar()->button(StatusFilterBar::Scheduled)->isVisibleTo(&h.w));
+    QVERIFY(!h.w.filterBar()->button(StatusFilterBar::Done)->isVisibleTo(&h.w));
+    QTRY_VERIFY(allLoaded(h.model()));
+}
+
+void TestMainWindow::upgradeAndVacuum() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    QVERIFY(h.w.bannerBar()->hasBanner(QStringLiteral("format")));
+    int reports = h.w.reportCount();
+    h.w.upgradeFile();
+    QCOMPARE(waitReport(h, reports), reports + 1);
+    QVERIFY2(h.w.lastReport().error.isEmpty(), qPrintable(h.w.lastReport().error));
+    QVERIFY(h.questions.value(0).contains(QStringLiteral("Stop every worker")));
+    // Reopened as 0.14: no legacy banner, LOCKED rows became READY.
+    QTRY_VERIFY_WITH_TIMEOUT(!h.w.bannerBar()->hasBanner(QStringLiteral("format")), 5000);
+    QTRY_VERIFY(h.w.isReady());
+    QCOMPARE(Queue::open(path.toStdString())->info().format, lq::core::Format::Litequeue014);
+    QTRY_COMPARE(h.model()->counts().locked, std::int64_t(0));
+    QCOMPARE(h.model()->rowCount(), 400);
+
+    reports = h.w.reportCount();
+    h.w.vacuum();
+    QCOMPARE(waitReport(h, reports), reports + 1);
+    QVERIFY2(h.w.lastReport().error.isEmpty(), qPrintable(h.w.lastReport().error));
+    QTRY_VERIFY(h.w.isReady());
+    QCOMPARE(h.model()->rowCount(), 400);
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

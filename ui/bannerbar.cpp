@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+#include "ui/bannerbar.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace lq::ui {
+
+BannerBar::BannerBar(QWidget* parent)
+    : QWidget(parent)
+    , m_layout(new QVBoxLayout(this)) {
+    m_layout->setContentsMargins(0, 0, 0, 0);
+    m_layout->setSpacing(2);
+    setVisible(false);
+}
+
+void BannerBar::setBanner(const QString& key, Level level, const QString& text,
+                          const QString& buttonText, std::function<void()> onButton) {
+    removeBanner(key);
+    auto* frame = new QWidget(this);
+    frame->setObjectName(QStringLiteral("banner_") + key);
+    frame->setAutoFillBackground(true);
+    QPalette pal = frame->palette();
+    switch (level) {
+    case Level::Info:
+        pal.setColor(QPalette::Window, QColor(0xe3, 0xf2, 0xfd));
+        break;
+    case Level::Warning:
+        pal.setColor(QPalette::Window, QColor(0xff, 0xf3, 0xcd));
+        break;
+    case Level::Error:
+        pal.setColor(QPalette::Window, QColor(0xfd, 0xde, 0xde));
+        break;
+    }
+    pal.setColor(QPalette::WindowText, QColor(0x21, 0x21, 0x21));
+    frame->setPalette(pal);
+    auto* row = new QHBoxLayout(frame);
+    row->setContentsMargins(8, 4, 8, 4);
+    auto* label = new QLabel(frame);
+    label->setObjectName(QStringLiteral("bannerText"));
+    label->setTextFormat(Qt::PlainText); // the text may quote the file
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setText(text);
+    row->addWidget(label, 1);
+    if (!buttonText.isEmpty() && onButton) {
+        auto* button = new QPushButton(buttonText, frame);
+        connect(button, &QPushButton::clicked, this, [onButton] { onButton(); });
+        row->addWidget(button);
+    }
+    m_layout->addWidget(frame);
+    m_banners.insert(key, frame);
+    setVisible(true);
+}
+
+void BannerBar::removeBanner(const QString& key) {
+    if (QWidget* w = m_banners.take(key)) {
+        w->deleteLater();
+        w->hide();
+    }
+    setVisible(!m_banners.isEmpty());
+}
+
+void BannerBar::clear() {
+    const QStringList all = m_banners.keys();
+    for (const QString& k : all) {
+        removeBanner(k);
+    }
+}
+
+QString BannerBar::bannerText(const QString& key) const {
+    QWidget* w = m_banners.value(key);
+    if (!w) {
+        return {};
+    }
+    auto* label = w->findChild<QLabel*>(QStringLiteral("bannerText"));
+    return label ? label->text() : QString();
+}
+
+} // namespace lq::ui

@@ -1,0 +1,853 @@
+// SPDX-License-Identifier: MIT
+#include "ui/dashboardwidget.h"
+
+#include "core/queue.h"
+#include "core/timefmt.h"
+#include "ui/histogramchart.h"
+#include "ui/percentilemodel.h"
+#include "ui/runasync.h"
+#include "ui/timeserieschart.h"
+#include "ui/uitext.h"
+
+#include <QButtonGroup>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFrame>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QMenu>
+#include <QPixmap>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QTextStream>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <climits>
+#include <exception>
+#include <limits>
+
+namespace lq::ui {
+
+using core::Filter;
+using core::TimeNs;
+
+namespace {
+
+constexpr TimeNs kHour = 3600 * core::kNsPerSecond;
+constexpr TimeNs kDay = 24 * kHour;
+constexpr int kMaxAttempts = 10; ///< the attempts histogram's last bar is "10+"
+
+enum CardId {
+    ReadyCard,
+    LockedCard,
+    DoneCard,
+    FailedCard,
+    UnknownCard,
+    StuckCard,
+    BacklogCard,
+    DoneHourCard,
+    FailedHourCard,
+    ScheduledCard,
+    LeasedCard,
+    ExpiredCard,
+    CardCount
+};
+
+QLabel* plainLabel(QWidget* parent) {
+    auto* l = new QLabel(parent);
+    l->setTextFormat(Qt::PlainText);
+    return l;
+}
+
+QString csvField(const std::optional<TimeNs>& v) {
+    return v ? QString::number(*v) : QString();
+}
+
+} // namespace
+
+struct DashboardWidget::Request {
+    std::optional<TimeNs> from, to;
+    qint64 stuckNs = 0;
+};
+
+struct DashboardWidget::Card {
+    QFrame* frame = nullptr;
+    QLabel* title = nullptr;
+    QLabel* value = nullptr;
+    QLabel* detail = nullptr;
+
+    Card(QWidget* parent, const QString& titleText) {
+        frame = new QFrame(parent);
+        frame->setFrameShape(QFrame::StyledPanel);
+        frame->setMinimumWidth(96);
+        auto* v = new QVBoxLayout(frame);
+        v->setContentsMargins(8, 4, 8, 4);
+        v->setSpacing(0);
+        title = plainLabel(frame);
+        title->setText(titleText);
+        QPalette pal = title->palette();
+        pal.setColor(QPalette::WindowText, pal.color(QPalette::PlaceholderText));
+        title->setPalette(pal);
+        value = plainLabel(frame);
+        QFont f = value->font();
+        f.setPointSizeF(f.pointSizeF() * 1.5);
+        f.setBold(true);
+        value->setFont(f);
+        detail = plainLabel(frame);
+        QFont small = detail->font();
+        small.setPointSizeF(small.pointSizeF() * 0.85);
+        detail->setFont(small);
+        detail->setPalette(pal);
+        v->addWidget(title);
+        v->addWidget(value);
+        v->addWidget(detail);
+    }
+    void set(const QString& v, const QString& d = {}, const QString& tip = {}) {
+        value->setText(v);
+        detail->setText(d);
+        frame->setToolTip(tip);
+    }
+};
+
+DashboardWidget::DashboardWidget(QWidget* parent)
+    : QWidget(parent) {
+    auto* root = new QVBoxLayout(this);
+    root->setContentsMargins(6, 6, 6, 6);
+    root->setSpacing(6);
+
+    // ---- range bar --------------------------------------------------------
+    auto* bar = new QHBoxLayout;
+    auto* rangeCaption = plainLabel(this);
+    rangeCaption->setText(tr("Time range:"));
+    bar->addWidget(rangeCaption);
+    auto* group = new QButtonGroup(this);
+    const auto makeButton = [&](const QString& text, const char* name) {
+        auto* b = new QPushButton(text, this);
+        b->setCheckable(true);
+        b->setObjectName(QString::fromLatin1(name));
+        group->addButton(b);
+        bar->addWidget(b);
+        return b;
+    };
+    m_hourButton = makeButton(tr("Last hour"), "rangeLastHour");
+    m_dayButton = makeButton(tr("Last day"), "rangeLastDay");
+    m_allButton = makeButton(tr("All"), "rangeAll");
+    m_allButton->setChecked(true);
+    connect(m_hourButton, &QPushButton::clicked, this,
+            [this] { setRangePreset(RangePreset::LastHour); });
+    connect(m_dayButton, &QPushButton::clicked, this,
+            [this] { setRangePreset(RangePreset::LastDay); });
+    connect(m_allButton, &QPushButton::clicked, this, [this] { setRangePreset(RangePreset::All); });
+    m_rangeLabel = plainLabel(this);
+    m_rangeLabel->setObjectName(QStringLiteral("rangeLabel"));
+    bar->addWidget(m_rangeLabel, 1);
+    m_status = plainLabel(this);
+    m_status->setObjectName(QStringLiteral("dashboardStatus"));
+    bar->addWidget(m_status);
+    auto* exportButton = new QToolButton(this);
+    exportButton->setText(tr("Export"));
+    exportButton->setPopupMode(QToolButton::InstantPopup);
+    auto* exportMenu = new QMenu(exportButton);
+    const struct {
+        const char* which;
+        QString text;
+    } exports[] = {{"throughput", tr("Throughput chart as PNG…")},
+                   {"latency", tr("Latency over time chart as PNG…")},
+                   {"wait", tr("Wait histogram as PNG…")},
+                   {"processing", tr("Processing histogram as PNG…")},
+                   {"total", tr("Total time histogram as PNG…")},
+                   {"failure", tr("Time to failure histogram as PNG…")},
+                   {"dashboard", tr("Whole dashboard as PNG…")}};
+    for (const auto& e : exports) {
+        const QString which = QString::fromLatin1(e.which);
+        exportMenu->addAction(e.text, this, [this, which] { saveChartInteractive(which); });
+    }
+    exportMenu->addSeparator();
+    exportMenu->addAction(tr("Numbers as CSV…"), this, [this] { saveCsvInteractive(); });
+    exportButton->setMenu(exportMenu);
+    bar->addWidget(exportButton);
+    root->addLayout(bar);
+
+    // ---- overview cards ---------------------------------------------------
+    auto* cards = new QHBoxLayout;
+    cards->setSpacing(6);
+    const QString cardTitles[CardCount] = {
+        tr("Ready"),       tr("Locked"),          tr("Done"),
+        tr("Failed"),      tr("Unknown status"),  tr("Stuck"),
+        tr("Backlog age"), tr("Done, last hour"), tr("Failed, last hour"),
+        tr("Scheduled"),   tr("Leased"),          tr("Expired leases")};
+    for (int i = 0; i < CardCount; ++i) {
+        m_cards.push_back(std::make_unique<Card>(this, cardTitles[i]));
+        cards->addWidget(m_cards.back()->frame);
+    }
+    {
+        auto* frame = new QFrame(this);
+        frame->setFrameShape(QFrame::StyledPanel);
+        auto* v = new QVBoxLayout(frame);
+        v->setContentsMargins(8, 4, 8, 4);
+        auto* t = plainLabel(frame);
+        t->setText(tr("Ready / maxsize"));
+        m_fill = new QProgressBar(frame);
+        m_fill->setTextVisible(true);
+        m_fill->setMinimumWidth(140);
+        v->addWidget(t);
+        v->addWidget(m_fill);
+        m_fillCard = frame;
+        cards->addWidget(frame);
+    }
+    cards->addStretch(1);
+    root->addLayout(cards);
+
+    // ---- litequeue page ---------------------------------------------------
+    m_pages = new QStackedWidget(this);
+    auto* scroll = new QScrollArea(m_pages);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* page = new QWidget;
+    page->setMinimumSize(1000, 720);
+    auto* grid = new QGridLayout(page);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->setSpacing(6);
+
+    m_throughput = new TimeSeriesChart(tr("Throughput"), TimeSeriesChart::YScale::Linear, page);
+    m_throughput->addSeries(tr("arrivals"), QColor(0x4a, 0x7e, 0xbb));
+    m_throughput->addSeries(tr("claims"), QColor(0x8e, 0x6c, 0xc0), Qt::DashLine);
+    m_throughput->addSeries(tr("completions"), QColor(0x2e, 0x9e, 0x44));
+    m_throughput->addSeries(tr("failures"), QColor(0xc6, 0x28, 0x28));
+    m_throughput->setToolTip(tr("Drag across the chart to pick a time range."));
+    connect(m_throughput, &TimeSeriesChart::rangeSelected, this,
+            [this](qint64 from, qint64 to) { setTimeRange(from, to); });
+
+    m_latency = new TimeSeriesChart(tr("Latency over time"), TimeSeriesChart::YScale::Log, page);
+    m_latency->addSeries(tr("wait p50"), QColor(0x4a, 0x7e, 0xbb));
+    m_latency->addSeries(tr("wait p99"), QColor(0x4a, 0x7e, 0xbb), Qt::DashLine);
+    m_latency->addSeries(tr("processing p50"), QColor(0xe0, 0x8a, 0x00));
+    m_latency->addSeries(tr("processing p99"), QColor(0xe0, 0x8a, 0x00), Qt::DashLine);
+    m_latency->setYTitle(tr("seconds (log scale)"));
+    m_latency->setValueText([](double s) { return humanDuration(static_cast<TimeNs>(s * 1e9)); });
+    connect(m_latency, &TimeSeriesChart::rangeSelected, this,
+            [this](qint64 from, qint64 to) { setTimeRange(from, to); });
+
+    m_waitHist = new HistogramChart(tr("Wait"), page);
+    m_processingHist = new HistogramChart(tr("Processing"), page);
+    m_totalHist = new HistogramChart(tr("Total"), page);
+    m_failureHist = new HistogramChart(tr("Time to failure"), page);
+    const std::pair<HistogramChart*, Filter::Metric> hists[] = {
+        {m_waitHist, Filter::Metric::Wait},
+        {m_processingHist, Filter::Metric::Processing},
+        {m_totalHist, Filter::Metric::Total},
+        {m_failureHist, Filter::Metric::TimeToFailure}};
+    for (const auto& [chart, metric] : hists) {
+        connect(chart, &HistogramChart::barClicked, this,
+                [this, m = metric](int index) { onHistogramBar(m, index); });
+    }
+
+    m_percentiles = new PercentileModel(this);
+    m_table = new QTableView(page);
+    m_table->setObjectName(QStringLiteral("percentileTable"));
+    m_table->setModel(m_percentiles);
+    m_table->setSelectionMode(QAbstractItemView::ContiguousSelection);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    m_table->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+
+    auto* hint = plainLabel(page);
+    hint->setWordWrap(true);
+    hint->setText(tr("Nearest-rank percentiles over the messages that arrived in the time range. "
+                     "Click a histogram bar to list those messages in the table; drag across a "
+                     "time chart to narrow the range. Cards count the whole queue."));
+
+    grid->addWidget(m_throughput, 0, 0, 1, 2);
+    grid->addWidget(m_latency, 0, 2, 1, 2);
+    grid->addWidget(m_waitHist, 1, 0);
+    grid->addWidget(m_processingHist, 1, 1);
+    grid->addWidget(m_totalHist, 1, 2);
+    grid->addWidget(m_failureHist, 1, 3);
+    grid->addWidget(m_table, 2, 0, 1, 3);
+    grid->addWidget(hint, 2, 3, Qt::AlignTop);
+    grid->setRowStretch(0, 5);
+    grid->setRowStretch(1, 5);
+    grid->setRowStretch(2, 0);
+    for (int c = 0; c < 4; ++c) {
+        grid->setColumnStretch(c, 1);
+    }
+    scroll->setWidget(page);
+    m_pages->addWidget(scroll);
+
+    // ---- jobs-lease page --------------------------------------------------
+    auto* jobs = new QWidget;
+    auto* jl = new QGridLayout(jobs);
+    jl->setContentsMargins(0, 0, 0, 0);
+    m_jobsNote = plainLabel(jobs);
+    m_jobsNote->setObjectName(QStringLiteral("jobsNote"));
+    m_jobsNote->setWordWrap(true);
+    m_jobsNote->setText(
+        tr("This is a jobs-lease queue. It stores no completion history (finishing a job deletes "
+           "its row) and no wait or processing times, so throughput and latency cannot be shown. "
+           "Shown instead: the backlog age (from run_at), how far ahead the scheduled jobs are "
+           "due, and how many attempts the stored jobs have had."));
+    m_scheduledHist = new HistogramChart(tr("Scheduled ahead (run_at − now)"), jobs);
+    m_scheduledHist->setClickable(false);
+    m_attemptsHist = new HistogramChart(tr("Attempts"), jobs);
+    m_attemptsHist->setClickable(false);
+    jl->addWidget(m_jobsNote, 0, 0, 1, 2);
+    jl->addWidget(m_scheduledHist, 1, 0);
+    jl->addWidget(m_attemptsHist, 1, 1);
+    jl->setRowStretch(1, 1);
+    m_pages->addWidget(jobs);
+    root->addWidget(m_pages, 1);
+
+    clearView();
+}
+
+DashboardWidget::~DashboardWidget() = default;
+
+void DashboardWidget::setQueue(std::shared_ptr<core::Queue> queue) {
+    m_queue = std::move(queue);
+    ++m_generation;
+    m_hasData = false;
+    m_pendingPreset.reset();
+    if (m_from || m_to) {
+        m_from.reset();
+        m_to.reset();
+        emit timeRangeChanged(m_from, m_to);
+    }
+    updateRangeUi();
+    clearView();
+    refresh();
+}
+
+void DashboardWidget::setStuckThreshold(qint64 ns) {
+    if (ns == m_stuckNs) {
+        return;
+    }
+    m_stuckNs = ns;
+    ++m_generation;
+    refresh();
+}
+
+void DashboardWidget::setUtc(bool utc) {
+    if (utc == m_utc) {
+        return;
+    }
+    m_utc = utc;
+    m_throughput->setUtc(utc);
+    m_latency->setUtc(utc);
+    updateRangeUi();
+    if (m_hasData) {
+        updateCards();
+    }
+}
+
+Filter DashboardWidget::rangeFilter() const {
+    Filter f;
+    f.inTimeFrom = m_from;
+    f.inTimeTo = m_to;
+    return f;
+}
+
+void DashboardWidget::setTimeRange(std::optional<qint64> fromNs, std::optional<qint64> toNs) {
+    m_pendingPreset.reset();
+    if (fromNs && toNs && *toNs < *fromNs) {
+        std::swap(fromNs, toNs);
+    }
+    if (fromNs == m_from && toNs == m_to) {
+        updateRangeUi();
+        return;
+    }
+    m_from = fromNs;
+    m_to = toNs;
+    ++m_generation;
+    updateRangeUi();
+    emit timeRangeChanged(m_from, m_to);
+    refresh();
+}
+
+void DashboardWidget::setRangePreset(RangePreset p) {
+    if (p == RangePreset::All) {
+        setTimeRange(std::nullopt, std::nullopt);
+        return;
+    }
+    if (!m_hasData) {
+        // "Now" is the queue's clock, known only from a computation.
+        m_pendingPreset = p;
+        refresh();
+        return;
+    }
+    const TimeNs span = p == RangePreset::LastHour ? kHour : kDay;
+    setTimeRange(m_data.now - span, std::nullopt);
+}
+
+void DashboardWidget::refresh() {
+    if (!m_queue) {
+        return;
+    }
+    if (m_busy) {
+        m_again = true;
+        return;
+    }
+    m_busy = true;
+    const quint64 generation = m_generation;
+    Request r{m_from, m_to, m_stuckNs};
+    runAsync(
+        this, [q = m_queue, r] { return compute(q, r); },
+        [this, generation](DashboardData d) {
+            m_busy = false;
+            if (generation == m_generation) {
+                apply(std::move(d));
+            } else {
+                m_again = true; // the inputs changed meanwhile
+            }
+            if (m_again) {
+                m_again = false;
+                refresh();
+            }
+        });
+}
+
+DashboardData DashboardWidget::compute(const std::shared_ptr<core::Queue>& q, const Request& r) {
+    QElapsedTimer timer;
+    timer.start();
+    DashboardData d;
+    try {
+        d.now = q->now();
+        d.format = q->info().format;
+        d.maxsize = q->maxsize();
+        d.counts = q->counts(r.stuckNs);
+        d.rangeFrom = r.from;
+        d.rangeTo = r.to;
+        const bool jobs = d.format == core::Format::JobsLease;
+
+        // One scan of the file; the time range is applied in memory, so the
+        // whole-queue overview needs no second query.
+        Filter all;
+        all.now = d.now;
+        const core::TimingColumns full = q->timing(all);
+        d.totalRows = static_cast<std::int64_t>(full.size());
+        core::TimingColumns ranged;
+        const bool hasRange = r.from || r.to;
+        if (hasRange) {
+            for (std::size_t i = 0; i < full.size(); ++i) {
+                const TimeNs in = full.inTime[i];
+                if (in == core::TimingColumns::kNoTime || (r.from && in < *r.from) ||
+                    (r.to && in >= *r.to)) {
+                    continue;
+                }
+                ranged.state.push_back(full.state[i]);
+                ranged.inTime.push_back(in);
+                ranged.lockTime.push_back(full.lockTime[i]);
+                ranged.doneTime.push_back(full.doneTime[i]);
+            }
+        }
+        const core::TimingColumns& cols = hasRange ? ranged : full;
+        d.stats = core::computeStats(cols, d.now);
+
+        const TimeNs hourAgo = d.now - kHour;
+        for (std::size_t i = 0; i < full.size(); ++i) {
+            const auto st = static_cast<core::State>(full.state[i]);
+            const TimeNs in = full.inTime[i], done = full.doneTime[i];
+            const bool claimable = st == core::State::Ready || (jobs && st == core::State::Expired);
+            if (claimable && in != core::TimingColumns::kNoTime &&
+                (!d.backlogSince || in < *d.backlogSince)) {
+                d.backlogSince = in;
+            }
+            if (done != core::TimingColumns::kNoTime && done >= hourAgo && done <= d.now) {
+                if (st == core::State::Done) {
+                    ++d.doneLastHour;
+                } else if (st == core::State::Failed) {
+                    ++d.failedLastHour;
+                }
+            }
+        }
+
+        // The charts' span: the range, or the data's own extent.
+        TimeNs from = r.from ? *r.from : d.stats.firstTime.value_or(d.now - kHour);
+        TimeNs to = r.to ? *r.to
+                         : (r.from ? std::max(d.now, d.stats.lastTime.value_or(d.now) + 1)
+                                   : d.stats.lastTime.value_or(d.now) + 1);
+        if (to <= from) {
+            to = from + core::kNsPerSecond;
+        }
+        d.bucket = core::chooseBucketSize(to - from);
+        // Buckets on round instants (whole minutes, hours, UTC days).
+        TimeNs aligned = from - (from % d.bucket);
+        if (from % d.bucket < 0) {
+            aligned -= d.bucket;
+        }
+        d.series = core::computeSeries(cols, aligned, to, d.bucket);
+        d.spanFrom = aligned;
+        d.spanTo = aligned + static_cast<TimeNs>(d.series.size()) * d.bucket;
+
+        if (jobs) {
+            std::vector<TimeNs> ahead;
+            for (std::size_t i = 0; i < cols.size(); ++i) {
+                if (static_cast<core::State>(cols.state[i]) == core::State::Scheduled &&
+                    cols.inTime[i] != core::TimingColumns::kNoTime) {
+                    ahead.push_back(cols.inTime[i] - d.now);
+                }
+            }
+            d.scheduledAhead = core::logHistogram(ahead);
+            d.scheduledAheadSummary = core::summarize(ahead);
+            Filter f;
+            f.now = d.now;
+            f.inTimeFrom = r.from;
+            f.inTimeTo = r.to;
+            d.attempts.assign(kMaxAttempts + 1, 0);
+            for (const core::Message& m : q->list(f, core::Sort{}, 0, -1)) {
+                const auto k = std::clamp<std::int64_t>(m.attempts, 0, kMaxAttempts);
+                ++d.attempts[static_cast<std::size_t>(k)];
+            }
+        }
+    } catch (const std::exception& e) {
+        d.error = QString::fromUtf8(e.what());
+    }
+    d.elapsedMs = timer.elapsed();
+    return d;
+}
+
+void DashboardWidget::apply(DashboardData d) {
+    if (!d.error.isEmpty()) {
+        m_status->setText(tr("Statistics failed: %1").arg(d.error));
+        m_status->setToolTip(d.error);
+        return;
+    }
+    m_data = std::move(d);
+    m_hasData = true;
+    m_status->setToolTip(QString());
+    m_status->setText(tr("%1 messages · computed in %2 ms")
+                          .arg(QLocale().toString(m_data.totalRows))
+                          .arg(m_data.elapsedMs));
+    updateCards();
+    updateCharts();
+    updateRangeUi();
+    emit dataUpdated();
+    if (const auto p = m_pendingPreset) {
+        m_pendingPreset.reset();
+        setRangePreset(*p);
+    }
+}
+
+void DashboardWidget::clearView() {
+    m_data = DashboardData{};
+    for (auto& c : m_cards) {
+        c->set(QStringLiteral("—"));
+    }
+    m_status->setText(m_queue ? tr("computing…") : QString());
+    const bool jobs = false;
+    for (int i : {ScheduledCard, LeasedCard, ExpiredCard, UnknownCard}) {
+        m_cards[static_cast<std::size_t>(i)]->frame->setVisible(jobs);
+    }
+    m_fillCard->setVisible(false);
+}
+
+void DashboardWidget::updateCards() {
+    const DashboardData& d = m_data;
+    const core::Counts& c = d.counts;
+    const bool jobs = d.format == core::Format::JobsLease;
+    const QLocale loc;
+    auto card = [this](CardId id) -> Card& { return *m_cards[static_cast<std::size_t>(id)]; };
+    const auto num = [&loc](std::int64_t n) { return loc.toString(n); };
+
+    for (int i : {LockedCard, DoneCard, FailedCard, StuckCard, DoneHourCard, FailedHourCard}) {
+        card(CardId(i)).frame->setVisible(!jobs);
+    }
+    for (int i : {ScheduledCard, LeasedCard, ExpiredCard}) {
+        card(CardId(i)).frame->setVisible(jobs);
+    }
+    card(UnknownCard).frame->setVisible(!jobs && c.unknown > 0);
+
+    card(ReadyCard).set(num(c.ready), jobs ? tr("due, not leased") : tr("waiting"));
+    card(LockedCard).set(num(c.locked), tr("claimed"));
+    card(DoneCard).set(num(c.done));
+    card(FailedCard).set(num(c.failed));
+    card(UnknownCard).set(num(c.unknown), tr("status not 0–3"));
+    card(StuckCard).set(num(c.stuck), tr("locked over %1").arg(roundDurationLabel(m_stuckNs)),
+                        tr("LOCKED messages whose lock age exceeds the stuck threshold"));
+    card(ScheduledCard).set(num(c.scheduled), tr("run_at in the future"));
+    card(LeasedCard).set(num(c.leased), tr("locked_until ≥ now"));
+    card(ExpiredCard).set(num(c.expired), tr("lapsed, claimable again"));
+    if (d.backlogSince) {
+        card(BacklogCard)
+            .set(humanDuration(d.now - *d.backlogSince),
+                 tr("since %1").arg(formatInstant(*d.backlogSince, m_utc, false, false)),
+                 tr("now − %1 of the oldest claimable message\n%2")
+                     .arg(jobs ? QStringLiteral("run_at") : QStringLiteral("in_time"),
+                          exactInstant(*d.backlogSince)));
+    } else {
+        card(BacklogCard).set(QStringLiteral("—"), tr("no backlog"));
+    }
+    card(DoneHourCard).set(num(d.doneLastHour));
+    card(FailedHourCard).set(num(d.failedLastHour));
+
+    m_fillCard->setVisible(d.maxsize.has_value());
+    if (d.maxsize) {
+        const auto max = std::max<std::int64_t>(*d.maxsize, 0);
+        m_fill->setRange(0, static_cast<int>(std::min<std::int64_t>(max, INT_MAX)));
+        m_fill->setValue(static_cast<int>(std::min<std::int64_t>(c.ready, max)));
+        m_fill->setFormat(tr("%1 / %2").arg(num(c.ready), num(max)));
+    }
+}
+
+void DashboardWidget::updateCharts() {
+    const DashboardData& d = m_data;
+    const bool jobs = d.format == core::Format::JobsLease;
+    m_pages->setCurrentIndex(jobs ? 1 : 0);
+    if (jobs) {
+        m_scheduledHist->setDurationHistogram(d.scheduledAhead, d.scheduledAheadSummary);
+        QList<qint64> counts;
+        QStringList labels;
+        for (std::size_t k = 0; k < d.attempts.size(); ++k) {
+            counts.append(d.attempts[k]);
+            labels.append(k + 1 == d.attempts.size() ? QString::number(k) + u'+'
+                                                     : QString::number(k));
+        }
+        m_attemptsHist->setDiscrete(counts, labels);
+        return;
+    }
+
+    QList<QPointF> arrivals, claims, completions, failures, waitP50, waitP99, procP50, procP99;
+    const auto n = static_cast<qsizetype>(d.series.size());
+    for (QList<QPointF>* l : {&arrivals, &claims, &completions, &failures}) {
+        l->reserve(n);
+    }
+    const auto ms = [](TimeNs t) { return static_cast<double>(t / 1'000'000); };
+    const auto sec = [](const std::optional<TimeNs>& v) {
+        return v ? static_cast<double>(*v) / 1e9 : 0.0;
+    };
+    for (const core::TimeBucket& b : d.series) {
+        const double x = ms(b.start);
+        arrivals.append({x, static_cast<double>(b.arrivals)});
+        claims.append({x, static_cast<double>(b.claims)});
+        completions.append({x, static_cast<double>(b.completions)});
+        failures.append({x, static_cast<double>(b.failures)});
+        // The latency points sit in the middle of their bucket.
+        const double mid = ms(b.start + d.bucket / 2);
+        if (b.waitP50) {
+            waitP50.append({mid, sec(b.waitP50)});
+            waitP99.append({mid, sec(b.waitP99)});
+        }
+        if (b.processingP50) {
+            procP50.append({mid, sec(b.processingP50)});
+            procP99.append({mid, sec(b.processingP99)});
+        }
+    }
+    m_throughput->setSpan(d.spanFrom, d.spanTo);
+    m_throughput->setSeriesData(0, arrivals);
+    m_throughput->setSeriesData(1, claims);
+    m_throughput->setSeriesData(2, completions);
+    m_throughput->setSeriesData(3, failures);
+    m_throughput->setYTitle(tr("messages per %1").arg(roundDurationLabel(d.bucket)));
+    m_latency->setSpan(d.spanFrom, d.spanTo);
+    m_latency->setSeriesData(0, waitP50);
+    m_latency->setSeriesData(1, waitP99);
+    m_latency->setSeriesData(2, procP50);
+    m_latency->setSeriesData(3, procP99);
+
+    m_waitHist->setDurationHistogram(d.stats.waitHist, d.stats.wait);
+    m_processingHist->setDurationHistogram(d.stats.processingHist, d.stats.processing);
+    m_totalHist->setDurationHistogram(d.stats.totalHist, d.stats.total);
+    m_failureHist->setDurationHistogram(d.stats.failureHist, d.stats.timeToFailure);
+    m_percentiles->setStats(d.stats);
+}
+
+void DashboardWidget::updateRangeUi() {
+    QString text;
+    if (!m_from && !m_to) {
+        text = tr("all messages");
+        m_allButton->setChecked(true);
+    } else {
+        const QString from = m_from ? formatInstant(*m_from, m_utc, false) : QStringLiteral("…");
+        const QString to = m_to ? formatInstant(*m_to, m_utc, false) : tr("now");
+        text = tr("arrived %1 – %2").arg(from, to);
+        const bool preset = m_hasData && !m_to && m_from;
+        const bool hour = preset && m_data.now - *m_from == kHour;
+        const bool day = preset && m_data.now - *m_from == kDay;
+        // A dragged range is none of the presets.
+        m_hourButton->group()->setExclusive(false);
+        m_allButton->setChecked(false);
+        m_hourButton->setChecked(hour);
+        m_dayButton->setChecked(day);
+        m_hourButton->group()->setExclusive(true);
+    }
+    if (m_hasData && m_data.bucket > 0) {
+        text += QStringLiteral(" · ") + tr("%1 buckets").arg(roundDurationLabel(m_data.bucket));
+    }
+    m_rangeLabel->setText(text);
+}
+
+HistogramChart* DashboardWidget::histogram(Filter::Metric m) const {
+    switch (m) {
+    case Filter::Metric::Wait:
+        return m_waitHist;
+    case Filter::Metric::Processing:
+        return m_processingHist;
+    case Filter::Metric::Total:
+        return m_totalHist;
+    case Filter::Metric::TimeToFailure:
+        return m_failureHist;
+    case Filter::Metric::None:
+        break;
+    }
+    return nullptr;
+}
+
+void DashboardWidget::onHistogramBar(Filter::Metric m, int index) {
+    const core::QueueStats& s = m_data.stats;
+    const core::Histogram* h = nullptr;
+    switch (m) {
+    case Filter::Metric::Wait:
+        h = &s.waitHist;
+        break;
+    case Filter::Metric::Processing:
+        h = &s.processingHist;
+        break;
+    case Filter::Metric::Total:
+        h = &s.totalHist;
+        break;
+    case Filter::Metric::TimeToFailure:
+        h = &s.failureHist;
+        break;
+    case Filter::Metric::None:
+        return;
+    }
+    if (!h || index < 0 || static_cast<std::size_t>(index) + 1 >= h->edges.size()) {
+        return;
+    }
+    Filter f = rangeFilter();
+    f.metric = m;
+    // The first bar also holds everything below 1 ms and the last one
+    // everything above its edge (logHistogram), so their bands are open.
+    const bool first = index == 0;
+    const bool last = static_cast<std::size_t>(index) + 2 == h->edges.size();
+    f.metricLo =
+        first ? std::numeric_limits<TimeNs>::min() : h->edges[static_cast<std::size_t>(index)];
+    f.metricHi =
+        last ? std::numeric_limits<TimeNs>::max() : h->edges[static_cast<std::size_t>(index) + 1];
+    emit histogramBarClicked(f);
+}
+
+QWidget* DashboardWidget::chartWidget(const QString& which) const {
+    if (which == QLatin1String("throughput")) {
+        return m_throughput;
+    }
+    if (which == QLatin1String("latency")) {
+        return m_latency;
+    }
+    if (which == QLatin1String("wait")) {
+        return m_waitHist;
+    }
+    if (which == QLatin1String("processing")) {
+        return m_processingHist;
+    }
+    if (which == QLatin1String("total")) {
+        return m_totalHist;
+    }
+    if (which == QLatin1String("failure")) {
+        return m_failureHist;
+    }
+    if (which == QLatin1String("scheduled")) {
+        return m_scheduledHist;
+    }
+    if (which == QLatin1String("attempts")) {
+        return m_attemptsHist;
+    }
+    if (which == QLatin1String("dashboard")) {
+        return const_cast<DashboardWidget*>(this);
+    }
+    return nullptr;
+}
+
+bool DashboardWidget::exportChartPng(const QString& which, const QString& path) {
+    QWidget* w = chartWidget(which);
+    if (!w || path.isEmpty()) {
+        return false;
+    }
+    if (!w->isVisible() && w->size().isEmpty()) {
+        w->resize(w->sizeHint().expandedTo(QSize(640, 400)));
+    }
+    const QPixmap pm = w->grab();
+    return !pm.isNull() && pm.save(path, "PNG");
+}
+
+bool DashboardWidget::exportCsv(const QString& path) const {
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
+        return false;
+    }
+    QTextStream out(&file);
+    const DashboardData& d = m_data;
+    out << "# LiteQueue Admin dashboard\n";
+    out << "now_ns," << d.now << ",now_utc," << QString::fromStdString(core::isoUtc(d.now)) << '\n';
+    out << "range_from_ns," << csvField(d.rangeFrom) << ",range_to_ns," << csvField(d.rangeTo)
+        << '\n';
+    out << '\n' << "metric,count,min_ns,p50_ns,p90_ns,p95_ns,p99_ns,max_ns,mean_ns\n";
+    const std::pair<const char*, const core::Summary*> rows[] = {
+        {"wait", &d.stats.wait},
+        {"processing", &d.stats.processing},
+        {"total", &d.stats.total},
+        {"time_to_failure", &d.stats.timeToFailure}};
+    for (const auto& [name, s] : rows) {
+        out << name << ',' << s->count << ',' << csvField(s->min) << ',' << csvField(s->p50) << ','
+            << csvField(s->p90) << ',' << csvField(s->p95) << ',' << csvField(s->p99) << ','
+            << csvField(s->max) << ',' << QString::number(s->mean, 'f', 0) << '\n';
+    }
+    out << '\n' << "histogram,bucket_lo_ns,bucket_hi_ns,count\n";
+    const std::pair<const char*, const core::Histogram*> hists[] = {
+        {"wait", &d.stats.waitHist},
+        {"processing", &d.stats.processingHist},
+        {"total", &d.stats.totalHist},
+        {"time_to_failure", &d.stats.failureHist}};
+    for (const auto& [name, h] : hists) {
+        for (std::size_t i = 0; i < h->counts.size(); ++i) {
+            out << name << ',' << h->edges[i] << ',' << h->edges[i + 1] << ',' << h->counts[i]
+                << '\n';
+        }
+    }
+    out << '\n'
+        << "bucket_start_ns,bucket_start_utc,bucket_ns,arrivals,claims,completions,failures,"
+           "wait_p50_ns,wait_p99_ns,processing_p50_ns,processing_p99_ns\n";
+    for (const core::TimeBucket& b : d.series) {
+        out << b.start << ',' << QString::fromStdString(core::isoUtc(b.start)) << ',' << d.bucket
+            << ',' << b.arrivals << ',' << b.claims << ',' << b.completions << ',' << b.failures
+            << ',' << csvField(b.waitP50) << ',' << csvField(b.waitP99) << ','
+            << csvField(b.processingP50) << ',' << csvField(b.processingP99) << '\n';
+    }
+    if (d.format == core::Format::JobsLease) {
+        out << '\n' << "attempts,jobs\n";
+        for (std::size_t k = 0; k < d.attempts.size(); ++k) {
+            out << k << (k + 1 == d.attempts.size() ? "+" : "") << ',' << d.attempts[k] << '\n';
+        }
+    }
+    out.flush();
+    return out.status() == QTextStream::Ok && file.commit();
+}
+
+void DashboardWidget::saveChartInteractive(const QString& which) {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save chart as PNG"), which + QStringLiteral(".png"), tr("PNG images (*.png)"));
+    if (!path.isEmpty() && !exportChartPng(which, path)) {
+        m_status->setText(tr("Could not write %1").arg(path));
+    }
+}
+
+void DashboardWidget::saveCsvInteractive() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save numbers as CSV"), QStringLiteral("dashboard.csv"), tr("CSV files (*.csv)"));
+    if (!path.isEmpty() && !exportCsv(path)) {
+        m_status->setText(tr("Could not write %1").arg(path));
+    }
+}
+
+} // namespace lq::ui

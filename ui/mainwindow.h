@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/actions.h"
+#include "core/format.h"
+#include "ui/messagemodel.h"
+#include "ui/statusfilterbar.h"
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+#include <QPointer>
+#include <QTimer>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QAction;
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QSpinBox;
+class QTableView;
+
+namespace lq::core {
+class Queue;
+}
+
+namespace lq::ui {
+
+class BannerBar;
+class MessageDetailPane;
+
+/// The lqadmin main window: one queue file, its message table with the
+/// status filter and search, the detail pane, the operator actions and the
+/// banners and status bar that say what state the file is in.
+///
+/// Every lqcore call runs in a worker; the window only ever holds results.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    /// Asked before every write: the question and the exact number of
+    /// messages it touches (-1 when not about messages). Return true to go
+    /// ahead. Tests install one instead of clicking modal dialogs.
+    using ConfirmHandler = std::function<bool(const QString& text, qint64 count)>;
+
+    /// What an action did, as shown in the result report.
+    struct ActionReport {
+        QString title;
+        qint64 applied = 0;
+        qint64 skipped = 0;
+        bool cancelled = false;
+        QString error;            ///< the action failed as a whole
+        QStringList appliedIds;   ///< message ids changed
+        QStringList skippedLines; ///< "id: reason"
+        QString summary() const;
+    };
+    using ReportHandler = std::function<void(const ActionReport&)>;
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// Opens one file (in a worker; the window updates when it is open).
+    void openFile(const QString& path);
+    /// Opens the first, lists the others in the recent menu.
+    void openFiles(const QStringList& paths);
+    QString currentPath() const { return m_path; }
+    /// Selects (and scrolls to) a message once the table shows it.
+    void selectMessage(const QString& messageId);
+    /// A queue is open and its first ordering is shown.
+    bool isReady() const;
+    /// An open or an action is still running.
+    bool isBusy() const { return m_busyJobs > 0; }
+    QStringList recentFiles() const { return m_recent; }
+
+    MessageModel* model() const { return m_model; }
+    QTableView* view() const { return m_view; }
+    MessageDetailPane* detailPane() const { return m_detail; }
+    StatusFilterBar* filterBar() const { return m_filterBar; }
+    BannerBar* bannerBar() const { return m_banners; }
+    QLineEdit* searchEdit() const { return m_search; }
+    QSpinBox* stuckSpinBox() const { return m_stuckSpin; }
+    QAction* action(const QString& name) const;
+
+    void setConfirmHandler(ConfirmHandler handler) { m_confirm = std::move(handler); }
+    void setReportHandler(ReportHandler handler) { m_report = std::move(handler); }
+    ActionReport lastReport() const { return m_lastReport; }
+    int reportCount() const { return m_reportCount; }
+    QString lastError() const { return m_lastError; }
+
+    /// Actions apply to every message matching the filter, not the selection.
+    void setApplyToAllMatching(bool on);
+    bool applyToAllMatching() const;
+    bool readOnlyMode() const;
+    void setReadOnlyMode(bool on);
+
+public slots:
+    void retrySelected();
+    void markFailedSelected();
+    void retryExpired(double thresholdSeconds);
+    void prune(std::optional<double> olderThanSeconds, bool includeFailed);
+    void vacuum();
+    void enqueue(const QString& payload, const QString& idempotencyKey);
+    void upgradeFile();
+    void undoLastAction();
+    void refresh();
+    /// Reopens the current file (after it was replaced, or to switch modes).
+    void reopen();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    struct OpenResult;
+    using TargetsReady = std::function<void(std::vector<core::Target> targets)>;
+
+    void createActions();
+    void createMenus();
+    void createWidgets();
+    void restoreSettings();
+    void saveSettings();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void openWith(const QString& path, bool readOnly);
+    void onOpened(OpenResult&& r);
+    void updateTitle();
+    void updateBanners();
+    void updateStatusBar();
+    void updateActions();
+    void applyFilter();
+    void onFileStateChanged(MessageModel::FileState state);
+    void onCurrentChanged();
+    void rememberCurrent();
+    void restoreCurrent();
+    void showContextMenu(const QPoint& pos);
+
+    bool checkWritable();
+    bool confirm(const QString& text, qint64 count);
+    /// The selection's (id, token) pairs as the user saw them, or every
+    /// match of the (pinned) filter when "apply to all" is on; in a worker
+    /// when lqcore must be asked.
+    void prepareTargets(core::Action action, TargetsReady ready);
+    void runRowAction(core::Action action);
+    void applyTargets(core::Action action, std::vector<core::Target> targets, const QString& title,
+                      std::size_t chunkSize = 500);
+    void finishReport(const ActionReport& report);
+    void showError(const QString& text, bool dialog = true);
+    QString fileName() const;
+
+    std::shared_ptr<core::Queue> m_queue;
+    core::FormatInfo m_info;
+    bool m_queueReadOnly = false;
+    QString m_path;
+    quint64 m_openGeneration = 0;
+    int m_busyJobs = 0;
+    QElapsedTimer m_openClock;
+    bool m_firstPagePending = false;
+
+    MessageModel* m_model;
+    QTableView* m_view = nullptr;
+    MessageDetailPane* m_detail = nullptr;
+    StatusFilterBar* m_filterBar = nullptr;
+    BannerBar* m_banners = nullptr;
+    QLineEdit* m_search = nullptr;
+    QSpinBox* m_stuckSpin = nullptr;
+    QTimer m_searchDebounce;
+
+    QLabel* m_formatLabel = nullptr;
+    QLabel* m_journalLabel = nullptr;
+    QLabel* m_walLabel = nullptr;
+    QLabel* m_rowsLabel = nullptr;
+    QLabel* m_refreshLabel = nullptr;
+
+    QHash<QString, QAction*> m_actions;
+    QMenu* m_recentMenu = nullptr;
+    QStringList m_recent;
+
+    ConfirmHandler m_confirm;
+    ReportHandler m_report;
+    ActionReport m_lastReport;
+    int m_reportCount = 0;
+    QString m_lastError;
+
+    QString m_restoreId;     ///< current message across a model reset
+    QString m_pendingSelect; ///< selectMessage() before the file was open
+    int m_restoreScroll = 0;
+    int m_sortColumn = MessageModel::MessageId;
+    Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
+};
+
+} // namespace lq::ui

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+#include "ui/messagedetailpane.h"
+
+#include "core/queue.h"
+#include "ui/runasync.h"
+#include "ui/uitext.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QFile>
+#include <QFileDialog>
+#include <QFontDatabase>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+namespace lq::ui {
+
+using core::TimeNs;
+
+struct MessageDetailPane::Payload {
+    quint64 generation = 0;
+    QString text;
+    bool truncated = false;
+    bool pretty = false;
+    bool blob = false;
+    std::shared_ptr<const std::string> full;
+    QString error;
+};
+
+namespace {
+
+QString hexDump(const std::string& data, std::size_t limit) {
+    QString out;
+    const std::size_t n = std::min(data.size(), limit);
+    for (std::size_t off = 0; off < n; off += 16) {
+        out += QStringLiteral("%1  ").arg(qulonglong(off), 8, 16, QLatin1Char('0'));
+        for (std::size_t i = off; i < std::min(n, off + 16); ++i) {
+            out += QStringLiteral("%1 ").arg(uint(static_cast<unsigned char>(data[i])), 2, 16,
+                                             QLatin1Char('0'));
+        }
+        out += u'\n';
+    }
+    return out;
+}
+
+} // namespace
+
+MessageDetailPane::MessageDetailPane(QWidget* parent)
+    : QWidget(parent) {
+    // Fields on the left (two label/value pairs per line), payload on the
+    // right: fits a wide, short dock under the table.
+    auto* outer = new QHBoxLayout(this);
+    outer->setContentsMargins(6, 4, 6, 4);
+    auto* grid = new QGridLayout;
+    grid->setHorizontalSpacing(8);
+    grid->setVerticalSpacing(3);
+    const std::pair<const char*, QString> fields[] = {
+        {"id", tr("Message id")},     {"status", tr("Status")},
+        {"claim", tr("Claim token")}, {"key", tr("Idempotency key")},
+        {"enqueued", tr("Enqueued")}, {"claimed", tr("Claimed")},
+        {"finished", tr("Finished")}, {"size", tr("Payload size")},
+        {"wait", tr("Wait")},         {"processing", tr("Processing")},
+        {"total", tr("Total")},       {"age", tr("Age")},
+        {"runat", tr("Run at")},      {"lockeduntil", tr("Locked until")},
+    };
+    int i = 0;
+    for (const auto& [key, title] : fields) {
+        addField(grid, i / 2, (i % 2) * 2, QString::fromLatin1(key), title);
+        ++i;
+    }
+    grid->setColumnStretch(1, 1);
+    grid->setColumnStretch(3, 1);
+    grid->setRowStretch(i / 2 + 1, 1);
+    auto* left = new QWidget(this);
+    left->setLayout(grid);
+    outer->addWidget(left, 5);
+
+    auto* right = new QVBoxLayout;
+    auto* buttons = new QHBoxLayout;
+    m_copyId = new QPushButton(tr("Copy id"), this);
+    m_copyPayload = new QPushButton(tr("Copy payload"), this);
+    m_loadAll = new QPushButton(tr("Load all"), this);
+    m_saveAs = new QPushButton(tr("Save as\u2026"), this);
+    m_copyId->setObjectName(QStringLiteral("copyId"));
+    m_copyPayload->setObjectName(QStringLiteral("copyPayload"));
+    m_loadAll->setObjectName(QStringLiteral("loadAll"));
+    m_saveAs->setObjectName(QStringLiteral("saveAs"));
+    m_payloadNote = new QLabel(this);
+    m_payloadNote->setTextFormat(Qt::PlainText);
+    m_payloadNote->setObjectName(QStringLiteral("payloadNote"));
+    buttons->addWidget(m_payloadNote, 1);
+    buttons->addWidget(m_loadAll);
+    buttons->addWidget(m_saveAs);
+    buttons->addWidget(m_copyId);
+    buttons->addWidget(m_copyPayload);
+    right->addLayout(buttons);
+
+    m_payload = new QPlainTextEdit(this);
+    m_payload->setObjectName(QStringLiteral("payloadText"));
+    m_payload->setReadOnly(true);
+    m_payload->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_payload->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    right->addWidget(m_payload, 1);
+    outer->addLayout(right, 4);
+
+    connect(m_copyId, &QPushButton::clicked, this,
+            [this] { QApplication::clipboard()->setText(m_messageId); });
+    connect(m_copyPayload, &QPushButton::clicked, this, [this] {
+        if (m_full && !m_fullIsBlob) {
+            QApplication::clipboard()->setText(fromStd(*m_full));
+        } else {
+            QApplication::clipboard()->setText(m_payload->toPlainText());
+        }
+    });
+    connect(m_loadAll, &QPushButton::clicked, this, [this] { loadPayload(true); });
+    connect(m_saveAs, &QPushButton::clicked, this, &MessageDetailPane::savePayload);
+    showRow(nullptr);
+}
+
+QLabel* MessageDetailPane::addField(QGridLayout* grid, int row, int column, const QString& key,
+                                    const QString& title) {
+    auto* label = new QLabel(this);
+    label->setObjectName(QStringLiteral("field_") + key);
+    label->setTextFormat(Qt::PlainText); // values come from the file
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setMinimumWidth(60);
+    label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    auto* titleLabel = new QLabel(title + u':', this);
+    titleLabel->setAlignment(Qt::AlignRight | Qt::AlignTop);
+    QPalette pal = titleLabel->palette();
+    pal.setColor(QPalette::WindowText, pal.color(QPalette::PlaceholderText));
+    titleLabel->setPalette(pal);
+    grid->addWidget(titleLabel, row, column);
+    grid->addWidget(label, row, column + 1);
+    m_fields.insert(key, label);
+    m_titles.insert(key, titleLabel);
+    return label;
+}
+
+void MessageDetailPane::setField(const QString& key, const QString& text, const QString& exact) {
+    QLabel* l = m_fields.value(key);
+    if (!l) {
+        return;
+    }
+    l->setText(text.isEmpty() ? QStringLiteral("\u2014") : text);
+    l->setToolTip(exact.isEmpty() ? QString() : plainToolTip(exact));
+}
+
+QString MessageDetailPane::fieldText(const QString& field) const {
+    QLabel* l = m_fields.value(field);
+    return l ? l->text() : QString();
+}
+
+QString MessageDetailPane::payloadText() const {
+    return m_payload->toPlainText();
+}
+
+void MessageDetailPane::setQueue(std::shared_ptr<core::Queue> queue) {
+    m_queue = std::move(queue);
+    showRow(nullptr);
+}
+
+void MessageDetailPane::setUtc(bool utc) {
+    m_utc = utc;
+    refreshTimes();
+}
+
+void MessageDetailPane::showRow(const MessageRow* row) {
+    const bool enabled = row != nullptr;
+    m_copyId->setEnabled(enabled);
+    m_copyPayload->setEnabled(enabled);
+    m_saveAs->setEnabled(enabled);
+    if (!row) {
+        ++m_generation;
+        m_row.reset();
+        m_messageId.clear();
+        m_fingerprint = 0;
+        m_full.reset();
+        m_loading = false;
+        m_truncated = false;
+        for (QLabel* l : std::as_const(m_fields)) {
+            l->clear();
+            l->setToolTip({});
+        }
+        m_payload->clear();
+        m_payloadNote->setText(tr("Select a message to see its details."));
+        m_loadAll->setVisible(false);
+        return;
+    }
+    const QString id = fromStd(row->msg.messageId);
+    const bool same = id == m_messageId && row->fingerprint == m_fingerprint;
+    m_row = *row;
+    m_messageId = id;
+    m_fingerprint = row->fingerprint;
+    refreshTimes();
+    if (!same) {
+        loadPayload(false);
+    }
+}
+
+void MessageDetailPane::setStuckThresholdSeconds(int seconds) {
+    m_stuckNs = core::TimeNs(seconds) * core::kNsPerSecond;
+    refreshTimes();
+}
+
+void MessageDetailPane::refreshTimes() {
+    if (!m_row) {
+        return;
+    }
+    const core::Message& m = m_row->msg;
+    const TimeNs now = core::systemNowNs();
+    const bool jobs = m.runAt.has_value() || m.lockedUntil.has_value();
+    setField(QStringLiteral("id"), fromStd(m.messageId));
+    QString status = stateText(m);
+    if (m.isStuck(now, m_stuckNs) && m.lockTime) {
+        status += QStringLiteral("  \u2014 ") +
+                  tr("stuck: locked for %1").arg(humanDuration(now - *m.lockTime));
+    }
+    setField(QStringLiteral("status"), status, tr("stored status value %1").arg(m.rawStatus));
+    setField(QStringLiteral("claim"), QString::number(m.token),
+             tr("claim_id %1, attempts %2").arg(m.claimId).arg(m.attempts));
+    setField(QStringLiteral("key"), m.idempotencyKey ? fromStd(*m.idempotencyKey) : QString());
+    auto instant = [&](const QString& key, const std::optional<TimeNs>& t) {
+        setField(key,
+                 t ? formatInstant(*t, m_utc) + QStringLiteral("  (") + humanDuration(now - *t) +
+                         tr(" ago") + u')'
+                   : QString(),
+                 t ? exactInstant(*t) : QString());
+    };
+    instant(QStringLiteral("enqueued"), m.inTime);
+    instant(QStringLiteral("claimed"), m.lockTime);
+    instant(QStringLiteral("finished"), m.doneTime);
+    instant(QStringLiteral("runat"), m.runAt);
+    instant(QStringLiteral("lockeduntil"), m.lockedUntil);
+    auto duration = [&](const QString& key, const std::optional<TimeNs>& d) {
+        setField(key, d ? humanDuration(*d) : QString(), d ? exactDuration(*d) : QString());
+    };
+    duration(QStringLiteral("wait"), m.waitNs());
+    duration(QStringLiteral("processing"), m.processingNs());
+    duration(QStringLiteral("total"), m.totalNs());
+    if (m.state == core::State::Locked || m.state == core::State::Leased) {
+        m_titles.value(QStringLiteral("age"))->setText(tr("Lock age:"));
+        duration(QStringLiteral("age"), m.lockAgeNs(now));
+    } else {
+        m_titles.value(QStringLiteral("age"))->setText(tr("Age:"));
+        duration(QStringLiteral("age"), m.ageNs(now));
+    }
+    for (const char* k : {"runat", "lockeduntil"}) {
+        m_fields.value(QString::fromLatin1(k))->setVisible(jobs);
+        m_titles.value(QString::fromLatin1(k))->setVisible(jobs);
+    }
+    setField(QStringLiteral("size"),
+             humanBytes(m_row->dataBytes) + (m.dataIsBlob ? tr(" (BLOB)") : QString()),
+             tr("%1 bytes").arg(m_row->dataBytes));
+}
+
+void MessageDetailPane::loadPayload(bool all) {
+    if (!m_row) {
+        return;
+    }
+    const quint64 gen = ++m_generation;
+    m_loading = true;
+    m_loadAll->setVisible(false);
+    // The cached prefix is shown at once; the worker replaces it.
+    if (!all) {
+        m_payload->setPlainText(m_row->msg.dataIsBlob
+                                    ? hexDump(m_row->msg.data, m_row->msg.data.size())
+                                    : fromStd(m_row->msg.data));
+        m_payloadNote->setText(m_row->dataBytes > qint64(m_row->msg.data.size())
+                                   ? tr("Loading the payload\u2026")
+                                   : QString());
+    }
+    auto q = m_queue;
+    std::shared_ptr<const std::string> have = all ? m_full : nullptr;
+    auto work = [q, id = m_row->msg.messageId, all, gen, have, blobHint = m_row->msg.dataIsBlob,
+                 cached = m_row->msg.data, bytes = m_row->dataBytes]() -> Payload {
+        Payload p;
+        p.generation = gen;
+        try {
+            std::shared_ptr<const std::string> full = have;
+            bool blob = blobHint;
+            if (!full) {
+                if (bytes <= qint64(cached.size()) || !q) {
+                    full = std::make_shared<const std::string>(cached);
+                } else {
+                    auto m = q->get(id);
+                    if (!m) {
+                        p.error = QObject::tr("The message is no longer in the file.");
+                        full = std::make_shared<const std::string>(cached);
+                    } else {
+                        blob = m->dataIsBlob;
+                        full = std::make_shared<const std::string>(std::move(m->data));
+                    }
+                }
+            }
+            p.full = full;
+            p.blob = blob;
+            const std::string& d = *full;
+            if (blob) {
+                const std::size_t limit = all ? d.size() : std::size_t(kPayloadLimit / 4);
+                p.text = hexDump(d, limit);
+                p.truncated = limit < d.size();
+            } else if (!all && qint64(d.size()) > kPayloadLimit) {
+                p.text = QString::fromUtf8(d.data(), qsizetype(kPayloadLimit));
+                p.truncated = true;
+            } else {
+                const QByteArray bytesView = QByteArray::fromRawData(d.data(), qsizetype(d.size()));
+                QJsonParseError err{};
+                const QJsonDocument doc = QJsonDocument::fromJson(bytesView, &err);
+                if (err.error == QJsonParseError::NoError && (doc.isObject() || doc.isArray())) {
+                    p.text = QString::fromUtf8(doc.toJson(QJsonDocument::Indented));
+                    p.pretty = true;
+                } else {
+                    p.text = fromStd(d);
+                }
+            }
+        } catch (const std::exception& e) {
+            p.error = QString::fromUtf8(e.what());
+        }
+        return p;
+    };
+    runAsync(this, std::move(work), [this](Payload p) {
+        if (p.generation != m_generation) {
+            return;
+        }
+        m_loading = false;
+        m_full = p.full;
+        m_fullIsBlob = p.blob;
+        m_truncated = p.truncated;
+        m_payload->setPlainText(p.text);
+        QStringList notes;
+        if (!p.error.isEmpty()) {
+            notes << p.error;
+            emit errorOccurred(p.error);
+        }
+        if (p.truncated) {
+            notes << tr("Showing the first %1 of %2.")
+                         .arg(humanBytes(kPayloadLimit),
+                              humanBytes(qint64(p.full ? p.full->size() : 0)));
+        }
+        if (p.pretty) {
+            notes << tr("JSON, shown indented.");
+        }
+        m_payloadNote->setText(notes.join(u' '));
+        m_loadAll->setVisible(p.truncated);
+    });
+}
+
+void MessageDetailPane::savePayload() {
+    if (!m_row) {
+        return;
+    }
+    const QString fileName = QFileDialog::getSaveFileName(this, tr("Save payload"),
+                                                          m_messageId + QStringLiteral(".txt"));
+    if (fileName.isEmpty()) {
+        return;
+    }
+    auto work = [q = m_queue, id = m_row->msg.messageId, full = m_full, fileName]() -> QString {
+        try {
+            std::shared_ptr<const std::string> bytes = full;
+            if (!bytes) {
+                auto m = q ? q->get(id) : std::nullopt;
+                if (!m) {
+                    return QObject::tr("The message is no longer in the file.");
+                }
+                bytes = std::make_shared<const std::string>(std::move(m->data));
+            }
+            QFile f(fileName);
+            if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+                return QObject::tr("%1: %2").arg(fileName, f.errorString());
+            }
+            if (f.write(bytes->data(), qint64(bytes->size())) != qint64(bytes->size())) {
+                return QObject::tr("%1: %2").arg(fileName, f.errorString());
+            }
+            return {};
+        } catch (const std::exception& e) {
+            return QString::fromUtf8(e.what());
+        }
+    };
+    runAsync(this, std::move(work), [this](const QString& error) {
+        if (!error.isEmpty()) {
+            emit errorOccurred(error);
+        }
+    });
+}
+
+} // namespace lq::ui

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ui/messagemodel.h"
+
+#include <QHash>
+#include <QWidget>
+
+#include <memory>
+#include <string>
+
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QGridLayout;
+
+namespace lq::core {
+class Queue;
+}
+
+namespace lq::ui {
+
+/// Every field of the current message, with humane times (exact ns and UTC
+/// in tooltips) and the payload, pretty-printed when it is JSON. Everything
+/// from the file is shown as plain text. The full payload is read in a
+/// worker; over kPayloadLimit bytes it is cut, with "Load all" and
+/// "Save as…".
+class MessageDetailPane : public QWidget {
+    Q_OBJECT
+public:
+    static constexpr qint64 kPayloadLimit = 1024 * 1024;
+
+    explicit MessageDetailPane(QWidget* parent = nullptr);
+
+    void setQueue(std::shared_ptr<core::Queue> queue);
+    void setUtc(bool utc);
+    void setStuckThresholdSeconds(int seconds);
+    /// Shows a cached row (nullptr: nothing selected).
+    void showRow(const MessageRow* row);
+
+    QString messageId() const { return m_messageId; }
+    QString payloadText() const;
+    /// The text of one field label ("id", "status", "claim", "key", "enqueued",
+    /// "claimed", "finished", "wait", "processing", "total", "age", "size").
+    QString fieldText(const QString& field) const;
+    bool isLoading() const { return m_loading; }
+    bool isTruncated() const { return m_truncated; }
+
+signals:
+    void errorOccurred(const QString& message);
+
+private:
+    struct Payload;
+    QLabel* addField(QGridLayout* grid, int row, int column, const QString& key,
+                     const QString& title);
+    void setField(const QString& key, const QString& text, const QString& exact = {});
+    void loadPayload(bool all);
+    void savePayload();
+    void refreshTimes();
+
+    std::shared_ptr<core::Queue> m_queue;
+    bool m_utc = false;
+    core::TimeNs m_stuckNs = 300 * core::kNsPerSecond;
+    QHash<QString, QLabel*> m_fields;
+    QHash<QString, QLabel*> m_titles;
+    QPlainTextEdit* m_payload;
+    QLabel* m_payloadNote;
+    QPushButton* m_copyId;
+    QPushButton* m_copyPayload;
+    QPushButton* m_loadAll;
+    QPushButton* m_saveAs;
+    QString m_messageId;
+    quint64 m_fingerprint = 0;
+    std::optional<MessageRow> m_row;
+    std::shared_ptr<const std::string> m_full; ///< the whole payload once read
+    bool m_fullIsBlob = false;
+    bool m_loading = false;
+    bool m_truncated = false;
+    quint64 m_generation = 0;
+};
+
+} // namespace lq::ui

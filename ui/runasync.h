@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// runAsync(): the one way lqui runs blocking work (every lqcore call) off
+// the UI thread. The work runs on `pool` (the global pool by default) and
+// `done` runs on the UI thread with the result, unless `context` died in
+// the meantime (the watcher is its child, so it dies with it).
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QThreadPool>
+#include <QtConcurrent/QtConcurrentRun>
+#include <type_traits>
+#include <utility>
+
+namespace lq::ui {
+
+template <class Work, class Done>
+void runAsync(QObject* context, QThreadPool* pool, Work&& work, Done&& done) {
+    using R = std::invoke_result_t<Work>;
+    auto* watcher = new QFutureWatcher<R>(context);
+    QObject::connect(watcher, &QFutureWatcher<R>::finished, context,
+                     [watcher, done = std::forward<Done>(done)]() mutable {
+                         watcher->deleteLater();
+                         if (watcher->future().isCanceled()) {
+                             return;
+                         }
+                         if constexpr (std::is_void_v<R>) {
+                             done();
+                         } else {
+                             done(watcher->future().result());
+                         }
+                     });
+    watcher->setFuture(
+        QtConcurrent::run(pool ? pool : QThreadPool::globalInstance(), std::forward<Work>(work)));
+}
+
+template <class Work, class Done> void runAsync(QObject* context, Work&& work, Done&& done) {
+    runAsync(context, nullptr, std::forward<Work>(work), std::forward<Done>(done));
+}
+
+} // namespace lq::ui

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/format.h"
+#include "core/query.h"
+
+#include <QHash>
+#include <QWidget>
+
+class QButtonGroup;
+class QToolButton;
+
+namespace lq::ui {
+
+/// The status filter: one checkable button per state with its live count
+/// ("Ready 58"). Exactly one is checked; choosing one emits filterChanged().
+class StatusFilterBar : public QWidget {
+    Q_OBJECT
+public:
+    enum Choice { All, Ready, Locked, Stuck, Done, Failed, Unknown, Scheduled, Leased, Expired };
+    Q_ENUM(Choice)
+
+    explicit StatusFilterBar(QWidget* parent = nullptr);
+
+    void setCounts(const core::Counts& counts);
+    /// jobs-lease files have other states than litequeue files.
+    void setFormat(core::Format format);
+    Choice choice() const { return m_choice; }
+    void setChoice(Choice c);
+    QToolButton* button(Choice c) const { return m_buttons.value(c); }
+
+    /// Narrows `f` (states, stuckOnly) to this choice.
+    static void applyTo(Choice c, core::Filter& f);
+
+signals:
+    void filterChanged(lq::ui::StatusFilterBar::Choice choice);
+
+private:
+    QString label(Choice c) const;
+    void updateTexts();
+
+    QHash<int, QToolButton*> m_buttons;
+    QButtonGroup* m_group;
+    core::Counts m_counts;
+    core::Format m_format = core::Format::Litequeue014;
+    Choice m_choice = All;
+};
+
+} // namespace lq::ui

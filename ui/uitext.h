@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Text helpers shared by the widgets: every string that comes from a queue
+// file goes through here on its way to the screen, so it is shown as plain
+// text (SPEC §3.6) and in the tool's time conventions (SPEC §3.4).
+
+#include "core/clock.h"
+#include "core/message.h"
+
+#include <QString>
+#include <optional>
+#include <string>
+
+namespace lq::ui {
+
+/// Bytes from the file as text; invalid UTF-8 becomes U+FFFD.
+QString fromStd(const std::string& s);
+std::string toStd(const QString& s);
+
+/// The one-line payload preview of the table: at most `maxChars`
+/// characters, line breaks and tabs shown as visible marks, control
+/// characters dropped. BLOB payloads are shown as a byte count plus hex.
+QString payloadPreview(const std::string& data, bool isBlob, int maxChars = 200);
+
+/// An instant as "2025-03-14 09:00:09.777" in local time, or with a "Z" in
+/// UTC; without the milliseconds when `millis` is false, without the year
+/// when `year` is false (the table: exact values are in its tooltips).
+QString formatInstant(core::TimeNs t, bool utc, bool millis = true, bool year = true);
+QString formatInstant(const std::optional<core::TimeNs>& t, bool utc, bool millis = true,
+                      bool year = true);
+/// "2025-03-14T08:00:09.777704771Z\n1741939209777704771 ns": for tooltips.
+QString exactInstant(core::TimeNs t);
+/// "850 ms", "3 h 12 m".
+QString humanDuration(core::TimeNs ns);
+QString humanDuration(const std::optional<core::TimeNs>& ns);
+/// "2 400 000 000 ns" with the human form.
+QString exactDuration(core::TimeNs ns);
+QString humanBytes(qint64 bytes);
+
+/// A tooltip that shows `text` literally. Qt guesses whether a tooltip is
+/// rich text, so the text is HTML-escaped and wrapped in an element that
+/// forces rich-text parsing: the escapes are decoded on screen and a payload
+/// such as `<b>x</b>` appears as typed.
+QString plainToolTip(const QString& text);
+
+/// Localised state name: "READY", "LOCKED", ..., "UNKNOWN(7)".
+QString stateText(const core::Message& m);
+QString stateText(core::State s);
+
+} // namespace lq::ui
