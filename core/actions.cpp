@@ -25,6 +25,12 @@ const char* actionName(Action a) noexcept {
         return "delete";
     case Action::Prune:
         return "prune";
+    case Action::Enqueue:
+        return "enqueue";
+    case Action::Vacuum:
+        return "vacuum";
+    case Action::Upgrade:
+        return "upgrade";
     }
     return "action";
 }
@@ -41,7 +47,13 @@ bool isJobsAction(Action a) {
 
 } // namespace
 
+bool isUndoable(Action a) noexcept {
+    return a != Action::Vacuum && a != Action::Upgrade;
+}
+
 std::string refusalReason(Action a, const Message& m) {
+    if (a == Action::Enqueue || a == Action::Vacuum || a == Action::Upgrade)
+        return std::string(actionName(a)) + " is not a per-message action";
     const bool jobsRow = isJobsState(m.state) || (m.runAt.has_value() && !m.inTime.has_value());
     if (isJobsAction(a) != jobsRow)
         return std::string(actionName(a)) + " does not apply to this queue format";
@@ -68,6 +80,10 @@ std::string refusalReason(Action a, const Message& m) {
     case Action::Reschedule:
     case Action::Delete:
         return {};
+    case Action::Enqueue:
+    case Action::Vacuum:
+    case Action::Upgrade:
+        break;
     }
     return "unknown action";
 }
@@ -142,6 +158,9 @@ void Queue::applyChunk(Connection& c, Action a, const Target* begin, const Targe
 
 ActionResult Queue::apply(Action a, const std::vector<Target>& targets, const ActionOptions& o) {
     requireWritable(actionName(a));
+    if (a == Action::Enqueue || a == Action::Vacuum || a == Action::Upgrade)
+        throw Error(ErrorKind::InvalidArgument, m_path,
+                    std::string(actionName(a)) + " is not a per-message action");
     ActionResult r;
     r.action = a;
     const std::size_t chunk = o.chunkSize ? o.chunkSize : 500;
@@ -198,6 +217,26 @@ void Queue::undoChunk(Connection& c, Action a, const AppliedRow* begin, const Ap
         const Message& before = it->before;
         const Message& wrote = it->after;
         auto current = getOn(c, before.messageId);
+        if (a == Action::Enqueue) {
+            // Undoing an enqueue deletes the message while nobody claimed it.
+            if (!current || current->token != wrote.token ||
+                (current->state != State::Ready && current->state != State::Scheduled)) {
+                r.skipped.push_back({before.messageId,
+                                     current
+                                         ? std::string("claimed or changed since enqueued: now ") +
+                                               stateName(current->state)
+                                         : std::string("deleted since enqueued")});
+                continue;
+            }
+            auto st = c.cached("DELETE FROM " + tq + " WHERE rowid = ?1 AND " + m_sql->tokenCol +
+                               " = ?2");
+            st->bind(1, current->rowid).bind(2, current->token).exec();
+            if (c.changes() == 1)
+                r.applied.push_back({*current, *current});
+            else
+                r.skipped.push_back({before.messageId, "changed while undoing"});
+            continue;
+        }
         if (a == Action::Prune || a == Action::Delete) {
             if (current) {
                 r.skipped.push_back({before.messageId, "a message with this id exists again"});
@@ -293,6 +332,9 @@ void Queue::undoChunk(Connection& c, Action a, const AppliedRow* begin, const Ap
 
 ActionResult Queue::undo(Action original, const std::vector<AppliedRow>& applied) {
     requireWritable("undo");
+    if (!isUndoable(original))
+        throw Error(ErrorKind::InvalidArgument, m_path,
+                    std::string(actionName(original)) + " cannot be undone");
     ActionResult r;
     r.action = original;
     const std::size_t chunk = 500;

@@ -21,7 +21,14 @@ enum class Action {
     Reschedule, ///< jobs-lease: run_at = now + delay
     Delete,     ///< jobs-lease: the seed's finish()
     Prune,      ///< DONE (+FAILED) -> deleted (litequeue)
+    // Writes that are not row compare-and-swaps; recorded in the audit log.
+    Enqueue, ///< put(): undo deletes the message while it is still unclaimed
+    Vacuum,  ///< not undoable
+    Upgrade, ///< not undoable
 };
+
+/// Whether Queue::undo() can revert an action of this kind.
+bool isUndoable(Action a) noexcept;
 
 const char* actionName(Action a) noexcept;
 

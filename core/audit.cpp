@@ -70,8 +70,9 @@ std::optional<TimeNs> optTime(const Json& j) {
 }
 
 std::optional<Action> parseAction(const std::string& s) {
-    for (Action a : {Action::Retry, Action::MarkFailed, Action::Release, Action::Reschedule,
-                     Action::Delete, Action::Prune})
+    for (Action a :
+         {Action::Retry, Action::MarkFailed, Action::Release, Action::Reschedule, Action::Delete,
+          Action::Prune, Action::Enqueue, Action::Vacuum, Action::Upgrade})
         if (s == actionName(a))
             return a;
     return std::nullopt;
@@ -168,6 +169,8 @@ Json AuditLog::toJson(const AuditEntry& e) {
     j.set("user", e.user);
     j.set("tool", e.tool);
     j.set("skipped", e.skipped);
+    if (!e.note.empty())
+        j.set("note", e.note);
     Json rows = Json::array();
     for (const auto& r : e.applied) {
         Json row = Json::object();
@@ -188,6 +191,7 @@ AuditEntry AuditLog::fromJson(const Json& j) {
     e.user = j["user"].toString();
     e.tool = j["tool"].toString();
     e.skipped = j["skipped"].toInt();
+    e.note = j["note"].toString();
     for (const auto& row : j["rows"].toArray())
         e.applied.push_back({messageFromJson(row["before"]), messageFromJson(row["after"])});
     return e;
@@ -232,7 +236,7 @@ std::optional<AuditEntry> AuditLog::lastUndoable(const std::string& queuePath) c
         if (e.undone) {
             if (!stack.empty())
                 stack.pop_back();
-        } else {
+        } else if (isUndoable(e.action)) {
             stack.push_back(std::move(e));
         }
     }

@@ -25,6 +25,7 @@ struct AuditEntry {
     std::vector<AppliedRow> applied;
     std::int64_t skipped = 0;
     bool undone = false; ///< an "undo" entry that reverted an earlier one
+    std::string note;    ///< free text: "vacuum: 1.2 MiB -> 0.8 MiB", ...
 };
 
 class AuditLog {
@@ -42,7 +43,8 @@ public:
     void append(const AuditEntry& e);
     /// Every entry for this queue, oldest first.
     std::vector<AuditEntry> entries(const std::string& queuePath) const;
-    /// The newest entry that is not an undo and has not been undone.
+    /// The newest undoable entry (not vacuum/upgrade) that is not an undo
+    /// and has not been undone.
     std::optional<AuditEntry> lastUndoable(const std::string& queuePath) const;
 
     static Json toJson(const AuditEntry& e);

@@ -320,7 +320,9 @@ Message Queue::readRow(Statement& st, TimeNs now) const {
 
 // ---- litequeue API -------------------------------------------------------------
 
-Message Queue::insertOne(Connection& c, const PutItem& item, TimeNs now) {
+Message Queue::insertOne(Connection& c, const PutItem& item, TimeNs now, bool* inserted) {
+    if (inserted)
+        *inserted = false;
     const Sql& s = *m_sql;
     if (item.idempotencyKey) {
         if (!m_info.hasIdempotencyKey)
@@ -369,17 +371,20 @@ Message Queue::insertOne(Connection& c, const PutItem& item, TimeNs now) {
             st->bind(4, m.idempotencyKey);
     }
     st->exec();
+    if (inserted)
+        *inserted = true;
     m.rowid = c.lastInsertRowid();
     classify(m, now);
     return m;
 }
 
-Message Queue::put(std::string_view data, std::optional<std::string> idempotencyKey) {
+Message Queue::put(std::string_view data, std::optional<std::string> idempotencyKey,
+                   bool* inserted) {
     requireWritable("put");
     const TimeNs t = now();
     PutItem item{std::string(data), std::move(idempotencyKey)};
     return write(item.idempotencyKey.has_value(),
-                 [&](Connection& c) { return insertOne(c, item, t); });
+                 [&](Connection& c) { return insertOne(c, item, t, inserted); });
 }
 
 std::vector<Message> Queue::putMany(const std::vector<PutItem>& items) {

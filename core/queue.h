@@ -87,7 +87,9 @@ public:
     void setClock(Clock c);
 
     // ---- litequeue 0.14 API (SPEC §3.1) --------------------------------
-    Message put(std::string_view data, std::optional<std::string> idempotencyKey = {});
+    /// `inserted` (optional) tells a new message from an idempotent replay.
+    Message put(std::string_view data, std::optional<std::string> idempotencyKey = {},
+                bool* inserted = nullptr);
     /// All or nothing: one transaction.
     std::vector<Message> putMany(const std::vector<PutItem>& items);
     std::optional<Message> pop();
@@ -204,7 +206,7 @@ private:
     static void bindAll(Statement& st, const Where& w, int first = 1);
     std::int64_t countWhere(const std::string& where, TimeNs now, bool bindNow);
     bool transition(std::string_view id, std::int64_t claim, int toStatus, bool setDone);
-    Message insertOne(Connection& c, const PutItem& item, TimeNs now);
+    Message insertOne(Connection& c, const PutItem& item, TimeNs now, bool* inserted = nullptr);
     void applyChunk(Connection& c, Action a, const Target* begin, const Target* end,
                     const ActionOptions& o, TimeNs now, ActionResult& r);
     void undoChunk(Connection& c, Action a, const AppliedRow* begin, const AppliedRow* end,

@@ -76,6 +76,12 @@ QString actionTitle(Action a) {
         return MainWindow::tr("Delete");
     case Action::Prune:
         return MainWindow::tr("Prune");
+    case Action::Enqueue:
+        return MainWindow::tr("Enqueue");
+    case Action::Vacuum:
+        return MainWindow::tr("Vacuum");
+    case Action::Upgrade:
+        return MainWindow::tr("Upgrade");
     }
     return {};
 }

@@ -246,8 +246,9 @@ std::unique_ptr<Queue> openQueue(const Options& o, bool write) {
     return q;
 }
 
-void recordAudit(const Queue& q, core::Action a, const core::ActionResult& r) {
-    if (r.applied.empty())
+void recordAudit(const Queue& q, core::Action a, const core::ActionResult& r,
+                 const std::string& note) {
+    if (r.applied.empty() && note.empty())
         return;
     core::AuditEntry e;
     e.when = core::systemNowNs();
@@ -258,6 +259,7 @@ void recordAudit(const Queue& q, core::Action a, const core::ActionResult& r) {
     e.tool = "lqctl";
     e.applied = r.applied;
     e.skipped = static_cast<std::int64_t>(r.skipped.size());
+    e.note = note;
     try {
         core::AuditLog log;
         log.append(e);
@@ -537,7 +539,14 @@ int cmdPut(const Options& o) {
             throw;
         }
     }
-    const Message m = q->put(data, o.key);
+    bool inserted = false;
+    const Message m = q->put(data, o.key, &inserted);
+    if (inserted) {
+        core::ActionResult r;
+        r.action = core::Action::Enqueue;
+        r.applied.push_back({m, m});
+        recordAudit(*q, core::Action::Enqueue, r);
+    }
     if (o.json)
         printJson(messageJson(m, q->now(), q->info().format));
     else
@@ -650,6 +659,8 @@ int cmdPrune(const Options& o) {
 int cmdVacuum(const Options& o) {
     auto q = openQueue(o, true);
     const auto [before, after] = q->vacuum();
+    recordAudit(*q, core::Action::Vacuum, {},
+                "vacuum: " + std::to_string(before) + " -> " + std::to_string(after) + " bytes");
     if (o.json) {
         Json j = Json::object();
         j.set("before", before);
@@ -692,6 +703,8 @@ int cmdUpgrade(const Options& o) {
         ".\n");
     confirm(o, "Upgrade " + q->path() + "?", "upgrade the file");
     q->upgrade();
+    recordAudit(*q, core::Action::Upgrade, {},
+                std::string("upgrade: ") + core::formatId(from) + " -> litequeue-0.14");
     q.reset();
     auto after = Queue::open(o.file, openOptions(o, false));
     if (o.json) {

@@ -35,6 +35,7 @@ core::OpenOptions openOptions(const Options& o, bool write);
 
 /// Records a write in the audit log (SPEC §3.2); a failure to record is a
 /// warning on stderr, not an error: the write already happened.
-void recordAudit(const core::Queue& q, core::Action a, const core::ActionResult& r);
+void recordAudit(const core::Queue& q, core::Action a, const core::ActionResult& r,
+                 const std::string& note = {});
 
 } // namespace lq::ctl

@@ -62,6 +62,8 @@ private slots:
     void undo();
     void undoLegacyRetry();
     void undoPrune();
+    void undoEnqueue();
+    void notUndoable();
     void undoJobsLease();
     void jobsLease_data();
     void jobsLease();
@@ -549,6 +551,49 @@ void TstActions::undoPrune() {
     }
     // The restored key is reserved again.
     QCOMPARE(q->put("with key", std::string("k1")).messageId, keyed.messageId);
+}
+
+void TstActions::undoEnqueue() {
+    auto q = fresh014(0);
+    bool inserted = false;
+    const Message a = q->put("a", std::nullopt, &inserted);
+    QVERIFY(inserted);
+    const Message b = q->put("b");
+    const Message replay = q->put("a2", std::string("k"), &inserted);
+    QVERIFY(inserted);
+    q->put("a2", std::string("k"), &inserted);
+    QVERIFY(!inserted); // an idempotent replay inserts nothing
+    // b gets claimed before the undo: it must survive.
+    const Message claimed = q->pop().value();
+    QCOMPARE(claimed.messageId, a.messageId);
+    const ActionResult u = q->undo(Action::Enqueue, {{a, a}, {b, b}, {replay, replay}});
+    QCOMPARE(u.applied.size(), std::size_t(2));
+    QCOMPARE(u.skipped.size(), std::size_t(1));
+    QCOMPARE(u.skipped.front().messageId, a.messageId);
+    QVERIFY(u.skipped.front().reason.find("LOCKED") != std::string::npos);
+    QVERIFY(q->get(a.messageId).has_value());
+    QVERIFY(!q->get(b.messageId).has_value());
+    QVERIFY(!q->get(replay.messageId).has_value());
+}
+
+void TstActions::notUndoable() {
+    auto q = fresh014(1);
+    QVERIFY_THROWS_EXCEPTION(lq::core::Error, q->undo(Action::Vacuum, {}));
+    QVERIFY_THROWS_EXCEPTION(lq::core::Error, q->apply(Action::Enqueue, {}));
+    AuditLog log(toStd(m_dir->filePath(QStringLiteral("audit"))));
+    AuditEntry retry;
+    retry.queuePath = freshPath();
+    retry.action = Action::Retry;
+    log.append(retry);
+    AuditEntry vac;
+    vac.queuePath = freshPath();
+    vac.action = Action::Vacuum;
+    vac.note = "vacuum: 10 -> 5 bytes";
+    log.append(vac);
+    // The vacuum is recorded but skipped by Undo: the retry is the last undoable.
+    QCOMPARE(log.entries(freshPath()).back().note, std::string("vacuum: 10 -> 5 bytes"));
+    QVERIFY(log.lastUndoable(freshPath()).has_value());
+    QVERIFY(log.lastUndoable(freshPath())->action == Action::Retry);
 }
 
 void TstActions::undoJobsLease() {
