@@ -314,6 +314,13 @@ DashboardWidget::DashboardWidget(QWidget* parent)
 
 DashboardWidget::~DashboardWidget() = default;
 
+void DashboardWidget::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    if (m_staleWhileHidden) {
+        refresh();
+    }
+}
+
 void DashboardWidget::setQueue(std::shared_ptr<core::Queue> queue) {
     m_queue = std::move(queue);
     ++m_generation;
@@ -394,11 +401,19 @@ void DashboardWidget::refresh() {
     if (!m_queue) {
         return;
     }
+    if (!isVisible()) {
+        // A hidden dashboard (another tab) costs nothing on live ticks; it
+        // catches up when shown.
+        m_staleWhileHidden = true;
+        return;
+    }
+    m_staleWhileHidden = false;
     if (m_busy) {
         m_again = true;
         return;
     }
     m_busy = true;
+    m_again = false; // this run sees every input asked for so far
     const quint64 generation = m_generation;
     Request r{m_from, m_to, m_stuckNs};
     runAsync(
@@ -411,7 +426,6 @@ void DashboardWidget::refresh() {
                 m_again = true; // the inputs changed meanwhile
             }
             if (m_again) {
-                m_again = false;
                 refresh();
             }
         });
@@ -681,7 +695,7 @@ void DashboardWidget::updateRangeUi() {
         m_dayButton->setChecked(day);
         m_hourButton->group()->setExclusive(true);
     }
-    if (m_hasData && m_data.bucket > 0) {
+    if (m_hasData && m_data.bucket > 0 && m_data.format != core::Format::JobsLease) {
         text += QStringLiteral(" · ") + tr("%1 buckets").arg(roundDurationLabel(m_data.bucket));
     }
     m_rangeLabel->setText(text);

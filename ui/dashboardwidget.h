@@ -80,7 +80,8 @@ public:
     void setUtc(bool utc);
 
     /// Recomputes off the UI thread (call on live-refresh ticks). A call
-    /// while a computation runs is coalesced into one more run after it.
+    /// while a computation runs is coalesced into one more run after it;
+    /// while the widget is hidden the call is remembered and runs on show.
     void refresh();
 
     /// The current time range as a Filter (inTimeFrom / inTimeTo only).
@@ -118,6 +119,9 @@ signals:
     /// New data is on screen.
     void dataUpdated();
 
+protected:
+    void showEvent(QShowEvent* e) override;
+
 private:
     struct Request;
     static DashboardData compute(const std::shared_ptr<core::Queue>& q, const Request& r);
@@ -141,6 +145,7 @@ private:
     bool m_busy = false;
     bool m_again = false;
     bool m_hasData = false;
+    bool m_staleWhileHidden = false; ///< a refresh was skipped while hidden
     DashboardData m_data;
 
     // widgets

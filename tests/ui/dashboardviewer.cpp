@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// dashboardviewer FILE [--now NS|ISO] [--utc] [--live MS] [--quit-after MS]:
+// dashboardviewer FILE [--now NS|ISO] [--utc] [--live MS] [--quit-after MS]
+// [--range all|hour|day]:
 // shows lq::ui::DashboardWidget on one queue file, for screenshots and
 // manual checks. Prints how long each computation took.
 
@@ -9,9 +10,11 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
 #include <QTextStream>
 #include <QTimer>
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 
@@ -29,7 +32,10 @@ int main(int argc, char** argv) {
                                      QStringLiteral("ms"));
     const QCommandLineOption quitOpt(QStringLiteral("quit-after"),
                                      QStringLiteral("exit after N ms"), QStringLiteral("ms"));
-    p.addOptions({nowOpt, utcOpt, liveOpt, quitOpt});
+    const QCommandLineOption rangeOpt(QStringLiteral("range"),
+                                      QStringLiteral("time range preset: all, hour or day"),
+                                      QStringLiteral("preset"), QStringLiteral("all"));
+    p.addOptions({nowOpt, utcOpt, liveOpt, quitOpt, rangeOpt});
     p.process(app);
     if (p.positionalArguments().size() != 1) {
         p.showHelp(2);
@@ -59,19 +65,40 @@ int main(int argc, char** argv) {
             << Qt::endl;
     });
     QObject::connect(&w, &lq::ui::DashboardWidget::histogramBarClicked, &w,
-                     [&q, &out](const lq::core::Filter& f) {
-                         out << "bar clicked: " << q->count(f) << " messages" << Qt::endl;
+                     [&out](const lq::core::Filter& f) {
+                         out << "bar clicked: metric " << int(f.metric) << " [" << f.metricLo
+                             << ", " << f.metricHi << ") ns" << Qt::endl;
                      });
     w.resize(1400, 900);
     w.show();
     w.setQueue(q);
+    if (p.value(rangeOpt) == QLatin1String("hour")) {
+        w.setRangePreset(lq::ui::DashboardWidget::RangePreset::LastHour);
+    } else if (p.value(rangeOpt) == QLatin1String("day")) {
+        w.setRangePreset(lq::ui::DashboardWidget::RangePreset::LastDay);
+    }
     QTimer live;
     if (p.isSet(liveOpt)) {
         QObject::connect(&live, &QTimer::timeout, &w, &lq::ui::DashboardWidget::refresh);
         live.start(p.value(liveOpt).toInt());
     }
+    // The UI thread's longest pause between two 10 ms ticks: what a user
+    // would feel as a stall while the dashboard computes and redraws.
+    QElapsedTimer beat;
+    beat.start();
+    qint64 last = 0, worst = 0;
+    QTimer heartbeat;
+    QObject::connect(&heartbeat, &QTimer::timeout, &w, [&] {
+        const qint64 t = beat.elapsed();
+        worst = std::max(worst, t - last);
+        last = t;
+    });
+    heartbeat.start(10);
     if (p.isSet(quitOpt)) {
-        QTimer::singleShot(p.value(quitOpt).toInt(), &app, &QApplication::quit);
+        QTimer::singleShot(p.value(quitOpt).toInt(), &app, [&] {
+            out << "longest UI-thread pause: " << worst << " ms" << Qt::endl;
+            QApplication::quit();
+        });
     }
     return app.exec();
 }

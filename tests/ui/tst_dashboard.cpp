@@ -70,6 +70,7 @@ private slots:
     void exports();
     void refreshCoalescesAndUpdatesInPlace();
     void jobsLeaseShowsWhatIsStored();
+    void hiddenDashboardWaitsUntilShown();
 
 private:
     /// A shown dashboard on a copy of the mixed fixture, first data in.
@@ -388,6 +389,17 @@ void TestDashboard::jobsLeaseShowsWhatIsStored() {
     QVERIFY(note && note->isVisible());
     QVERIFY(note->text().contains(QStringLiteral("no completion history")));
     QVERIFY(!w.throughputChart()->isVisible());
+}
+
+void TestDashboard::hiddenDashboardWaitsUntilShown() {
+    DashboardWidget w;
+    w.setQueue(m_queue); // never shown: no work on live ticks
+    w.refresh();
+    QVERIFY(!w.isComputing());
+    QVERIFY(!w.hasData());
+    w.show();
+    QTRY_VERIFY_WITH_TIMEOUT(w.hasData(), kTimeout);
+    QCOMPARE(w.data().counts.stored, 400);
 }
 
 QTEST_MAIN(TestDashboard)
