@@ -322,8 +322,9 @@ TimingColumns Queue::timingRange(const Filter& f,
         w.binds.emplace_back(rows->second);
     }
     const TimeNs t = f.now ? *f.now : now();
-    const std::string sel = isJobs() ? "SELECT locked_until, run_at, NULL, NULL, locked_until FROM "
-                                     : "SELECT status, in_time, lock_time, done_time FROM ";
+    const std::string sel = isJobs()
+                                ? "SELECT locked_until, run_at, attempts, NULL, locked_until FROM "
+                                : "SELECT status, in_time, lock_time, done_time FROM ";
     auto st = reader().cached(sel + quoteIdent(m_info.table) + w.sql);
     bindAll(*st, w);
     constexpr TimeNs none = TimingColumns::kNoTime;
@@ -338,6 +339,7 @@ TimingColumns Queue::timingRange(const Filter& f,
             cols.inTime.push_back(m.runAt.value_or(none));
             cols.lockTime.push_back(none);
             cols.doneTime.push_back(none);
+            cols.attempts.push_back(st->int64(2));
         } else {
             const std::int64_t raw = st->columnType(0) == SQLITE_INTEGER ? st->int64(0) : -1;
             s = (raw >= 0 && raw <= 3) ? static_cast<State>(raw) : State::Unknown;
@@ -389,6 +391,7 @@ TimingColumns Queue::timing(const Filter& f) {
     cols.inTime.insert(cols.inTime.end(), upper.inTime.begin(), upper.inTime.end());
     cols.lockTime.insert(cols.lockTime.end(), upper.lockTime.begin(), upper.lockTime.end());
     cols.doneTime.insert(cols.doneTime.end(), upper.doneTime.begin(), upper.doneTime.end());
+    cols.attempts.insert(cols.attempts.end(), upper.attempts.begin(), upper.attempts.end());
     return cols;
 }
 

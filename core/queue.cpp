@@ -628,8 +628,15 @@ Queue::TransactionGuard::TransactionGuard(Queue& q)
 }
 
 Queue::TransactionGuard::~TransactionGuard() {
+    if (m_released)
+        return;
     if (!m_done && m_q.m_txDepth == 1 && m_q.m_writer && m_q.m_writer->inTransaction())
         sqlite3_exec(m_q.m_writer->handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+    release();
+}
+
+void Queue::TransactionGuard::release() {
+    m_released = true;
     if (--m_q.m_txDepth == 0)
         m_q.m_txOwner = std::thread::id();
     m_q.m_writeMutex.unlock();
@@ -638,9 +645,16 @@ Queue::TransactionGuard::~TransactionGuard() {
 void Queue::TransactionGuard::commit() {
     if (m_done)
         return;
-    if (m_q.m_txDepth == 1)
+    if (m_q.m_txDepth == 1) {
+        // The outermost guard ends the transaction at commit, not at its
+        // destruction, so `tx = q->transaction()` after `tx->commit()`
+        // begins a fresh transaction instead of nesting in a finished one.
         m_q.writer().cached("COMMIT")->exec();
-    m_done = true;
+        m_done = true;
+        release();
+    } else {
+        m_done = true;
+    }
 }
 
 std::unique_ptr<Queue::TransactionGuard> Queue::transaction() {

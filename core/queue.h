@@ -131,8 +131,10 @@ public:
         void commit();
 
     private:
+        void release();
         Queue& m_q;
         bool m_done = false;
+        bool m_released = false;
     };
     std::unique_ptr<TransactionGuard> transaction();
 

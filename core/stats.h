@@ -57,6 +57,7 @@ struct TimingColumns {
     std::vector<TimeNs> inTime;     ///< kNoTime where NULL
     std::vector<TimeNs> lockTime;
     std::vector<TimeNs> doneTime;
+    std::vector<std::int64_t> attempts; ///< jobs-lease only; empty otherwise
     static constexpr TimeNs kNoTime = INT64_MIN;
     std::size_t size() const { return inTime.size(); }
 };

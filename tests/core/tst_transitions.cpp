@@ -36,6 +36,7 @@ private slots:
     void peekIsSmallestReady();
     void counts();
     void idsAreMonotonicUuidV7();
+    void transactionGuards();
 
 private:
     /// A message brought into `setup`: "ready", "locked", "done", "failed",
@@ -493,6 +494,27 @@ void TstTransitions::idsAreMonotonicUuidV7() {
         ids.push_back(m_q->put(std::to_string(i)).messageId);
     for (const auto& id : ids)
         QCOMPARE(m_q->pop().value().messageId, id);
+}
+
+// One transaction per batch: `tx = q->transaction()` after a commit must begin
+// a new transaction, a rolled-back guard must leave nothing behind.
+void TstTransitions::transactionGuards() {
+    std::unique_ptr<Queue::TransactionGuard> tx;
+    for (int batch = 0; batch < 3; ++batch) {
+        tx = m_q->transaction();
+        m_q->put("b" + std::to_string(batch));
+        tx->commit();
+        tx = m_q->transaction(); // replaced while the committed one still lives
+        tx->commit();
+    }
+    tx.reset();
+    QCOMPARE(m_q->storedCount(), 3);
+    {
+        auto rollback = m_q->transaction();
+        m_q->put("gone");
+        QCOMPARE(m_q->storedCount(), 4); // visible inside the transaction
+    }
+    QCOMPARE(m_q->storedCount(), 3);
 }
 
 QTEST_GUILESS_MAIN(TstTransitions)
