@@ -2,6 +2,7 @@
 // lqbench: the project's benchmarks. `lqbench core [--ops N] [--rounds R]
 // [--batch B] [--json]`.
 #include "corebench.h"
+#include "guibench.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,7 +12,7 @@
 namespace {
 int usage() {
     std::fprintf(stderr, "usage: lqbench core [--ops N] [--rounds R] [--batch B] [--dir D] "
-                         "[--json]\n");
+                         "[--json]\n       lqbench gui [--rows N] [--file F] [--json]\n");
     return 2;
 }
 } // namespace
@@ -47,6 +48,26 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "lqbench: %s\n", e.what());
             return 1;
         }
+    }
+    if (cmd == "gui") {
+        lq::bench::GuiOptions o;
+        o.mkqueue = LQ_MKQUEUE;
+        o.lqctl = LQ_LQCTL;
+        for (int i = 2; i < argc; ++i) {
+            const std::string a = argv[i];
+            if (a == "--json")
+                o.json = true;
+            else if (a == "--rows" && i + 1 < argc)
+                o.rows = std::atol(argv[++i]);
+            else if (a == "--file" && i + 1 < argc)
+                o.file = argv[++i];
+            else
+                return usage();
+        }
+        if (o.rows <= 0)
+            return usage();
+        int qargc = 1;
+        return lq::bench::runGui(qargc, argv, o);
     }
     return usage();
 }

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+// lqbench gui: the SPEC §5 scale targets measured on the real widgets.
+#include "guibench.h"
+
+#include "core/json.h"
+#include "core/queue.h"
+#include "ui/dashboardwidget.h"
+#include "ui/mainwindow.h"
+#include "ui/messagemodel.h"
+#include "ui/statusfilterbar.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QTableView>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <random>
+
+namespace lq::bench {
+
+namespace {
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+/// The event-loop lag probe: a 1 ms timer measuring its own lateness. Its
+/// maximum is the longest time the UI thread did not get back to the loop.
+class StallProbe : public QObject {
+public:
+    StallProbe() {
+        m_timer.setTimerType(Qt::PreciseTimer);
+        m_timer.setInterval(1);
+        connect(&m_timer, &QTimer::timeout, this, [this] {
+            const qint64 now = m_clock.nsecsElapsed();
+            if (m_last >= 0) {
+                const double late = double(now - m_last) / 1e6 - 1.0;
+                m_max = std::max(m_max, late);
+                m_phaseMax = std::max(m_phaseMax, late);
+                m_phaseMax = std::max(m_phaseMax, late);
+            }
+            m_last = now;
+        });
+        m_clock.start();
+        m_timer.start();
+    }
+    double maxStallMs() const { return m_max; }
+    /// The longest stall since the last phase() call; starts a new phase.
+    double phase() {
+        const double p = m_phaseMax;
+        m_phaseMax = 0;
+        return p;
+    }
+    void reset() {
+        m_max = 0;
+        m_last = -1;
+    }
+
+private:
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_last = -1;
+    double m_max = 0;
+    double m_phaseMax = 0;
+};
+
+/// Runs the event loop until `done` holds or `timeoutMs` passes; returns the
+/// elapsed ms, or -1 on time-out. The loop keeps running, so the stall probe
+/// sees every handler the widgets run.
+double waitFor(const std::function<bool()>& done, int timeoutMs = 30000) {
+    QElapsedTimer t;
+    t.start();
+    while (!done()) {
+        if (t.elapsed() > timeoutMs)
+            return -1;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 1);
+    }
+    return double(t.nsecsElapsed()) / 1e6;
+}
+
+long peakRssMb() {
+    QFile f(QStringLiteral("/proc/self/status"));
+    if (!f.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray& line : f.readAll().split('\n')) {
+        if (line.startsWith("VmHWM:"))
+            return line.mid(6).trimmed().split(' ').first().toLong() / 1024;
+    }
+    return -1;
+}
+
+bool rowLoaded(ui::MessageModel* m, int row) {
+    // Asking for the data is what a view does; it requests the block.
+    m->data(m->index(row, ui::MessageModel::MessageId));
+    return m->rowAt(row) != nullptr;
+}
+
+} // namespace
+
+int runGui(int argc, char** argv, const GuiOptions& o) {
+    qputenv("QT_QPA_PLATFORM",
+            qgetenv("QT_QPA_PLATFORM").isEmpty() ? "offscreen" : qgetenv("QT_QPA_PLATFORM"));
+    QApplication app(argc, argv);
+    QString file = qs(o.file);
+    if (file.isEmpty())
+        file = QStringLiteral("/tmp/lqbench-gui-%1.sqlite3").arg(o.rows);
+    if (!QFileInfo::exists(file)) {
+        std::fprintf(stderr, "lqbench: generating %ld messages into %s ...\n", o.rows,
+                     file.toLocal8Bit().constData());
+        QProcess gen;
+        gen.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        gen.start(qs(o.mkqueue), {file, QStringLiteral("--rows"), QString::number(o.rows),
+                                  QStringLiteral("--seed"), QStringLiteral("7")});
+        if (!gen.waitForFinished(-1) || gen.exitCode() != 0) {
+            std::fprintf(stderr, "lqbench: lqmkqueue failed\n");
+            return 1;
+        }
+    }
+
+    StallProbe probe;
+    ui::MainWindow w;
+    w.setConfirmHandler([](const QString&, qint64) { return true; });
+    w.resize(1400, 900);
+    w.show();
+    waitFor([] { return false; }, 200); // let the window settle
+    probe.reset();
+    probe.phase();
+
+    core::Json r = core::Json::object();
+    r.set("rows", static_cast<std::int64_t>(o.rows));
+
+    // open: open to first page and counts shown.
+    QElapsedTimer t;
+    t.start();
+    w.openFile(file);
+    ui::MessageModel* m = w.model();
+    const double openWait = waitFor([&] {
+        return w.isReady() && m->rowCount() > 0 && m->counts().stored > 0 && rowLoaded(m, 0);
+    });
+    const double openMs = openWait < 0 ? -1 : double(t.nsecsElapsed()) / 1e6;
+    r.set("open_ms", openMs);
+    core::Json stalls = core::Json::object();
+    stalls.set("open", probe.phase());
+    const int rows = m->rowCount();
+
+    // jump: the last row, then 20 random rows.
+    std::vector<double> jumps;
+    std::mt19937 rng(42);
+    std::vector<int> targets = {rows - 1};
+    for (int i = 0; i < 20; ++i)
+        targets.push_back(std::uniform_int_distribution<int>(0, rows - 1)(rng));
+    for (int row : targets) {
+        w.view()->scrollTo(m->index(row, 0), QAbstractItemView::PositionAtCenter);
+        jumps.push_back(waitFor([&] { return rowLoaded(m, row); }, 10000));
+    }
+    std::vector<double> sorted = jumps;
+    std::sort(sorted.begin(), sorted.end());
+    r.set("jump_ms_p50", sorted[sorted.size() / 2]);
+    r.set("jump_ms_max", sorted.back());
+    stalls.set("jump", probe.phase());
+
+    // sort: a sort change (wait, descending) until the new first page shows.
+    {
+        int resets = 0;
+        auto c = QObject::connect(m, &ui::MessageModel::orderingReset, [&] { ++resets; });
+        t.restart();
+        w.view()->sortByColumn(ui::MessageModel::Wait, Qt::DescendingOrder);
+        const double ms = waitFor([&] { return resets > 0 && rowLoaded(m, 0); });
+        QObject::disconnect(c);
+        r.set("sort_ms", ms);
+        stalls.set("sort", probe.phase());
+        w.view()->sortByColumn(ui::MessageModel::MessageId, Qt::AscendingOrder);
+        waitFor([&] { return m->isIdle() && rowLoaded(m, 0); });
+    }
+
+    // filter: FAILED only, until its first page shows.
+    {
+        int resets = 0;
+        auto c = QObject::connect(m, &ui::MessageModel::orderingReset, [&] { ++resets; });
+        t.restart();
+        w.filterBar()->setChoice(ui::StatusFilterBar::Failed);
+        const double ms =
+            waitFor([&] { return resets > 0 && (m->rowCount() == 0 || rowLoaded(m, 0)); });
+        QObject::disconnect(c);
+        r.set("filter_ms", ms);
+        stalls.set("filter", probe.phase());
+        r.set("filter_rows", static_cast<std::int64_t>(m->rowCount()));
+        w.filterBar()->setChoice(ui::StatusFilterBar::All);
+        waitFor([&] { return m->isIdle() && m->rowCount() == rows && rowLoaded(m, 0); });
+    }
+
+    // refresh: another process marks one shown READY message failed; until
+    // the table shows it.
+    {
+        waitFor([&] { return rowLoaded(m, rows - 1); });
+        int target = -1;
+        for (int row = rows - 1; row >= std::max(0, rows - 256); --row) {
+            if (m->data(m->index(row, 0), ui::MessageModel::StateRole).toInt() ==
+                static_cast<int>(core::State::Ready)) {
+                target = row;
+                break;
+            }
+        }
+        double ms = -1;
+        if (target >= 0) {
+            const QString id =
+                m->data(m->index(target, 0), ui::MessageModel::MessageIdRole).toString();
+            QProcess other;
+            other.start(qs(o.lqctl), {QStringLiteral("fail"), file, id});
+            other.waitForFinished(10000); // the write is committed when it exits
+            t.restart();
+            ms = waitFor(
+                [&] {
+                    return m->data(m->index(target, 0), ui::MessageModel::StateRole).toInt() ==
+                           static_cast<int>(core::State::Failed);
+                },
+                10000);
+        }
+        r.set("refresh_ms", ms);
+        stalls.set("refresh", probe.phase());
+    }
+
+    // stats: the full dashboard statistics on the same queue.
+    {
+        ui::DashboardWidget dash;
+        dash.resize(1400, 900);
+        dash.show();
+        int updates = 0;
+        QObject::connect(&dash, &ui::DashboardWidget::dataUpdated, [&] { ++updates; });
+        t.restart();
+        dash.setQueue(m->queue());
+        dash.refresh();
+        r.set("stats_ms", waitFor([&] { return updates > 0; }, 30000));
+        stalls.set("stats", probe.phase());
+    }
+
+    r.set("rss_mb", static_cast<std::int64_t>(peakRssMb()));
+    r.set("max_stall_ms", probe.maxStallMs());
+    r.set("stall_ms_by_phase", std::move(stalls));
+
+    if (o.json) {
+        std::printf("%s\n", r.dump().c_str());
+    } else {
+        struct Row {
+            const char* key;
+            double target;
+        };
+        const Row rowsOut[] = {{"open_ms", 300},  {"jump_ms_p50", 50}, {"jump_ms_max", 50},
+                               {"sort_ms", 0},    {"filter_ms", 0},    {"refresh_ms", 250},
+                               {"stats_ms", 500}, {"rss_mb", 150},     {"max_stall_ms", 16}};
+        std::printf("%-14s %12s %10s   (%ld rows)\n", "metric", "measured", "target", o.rows);
+        for (const auto& x : rowsOut) {
+            const double v = r[x.key].toDouble();
+            if (x.target > 0)
+                std::printf("%-14s %12.1f %10.0f   %s\n", x.key, v, x.target,
+                            v >= 0 && v <= x.target ? "ok" : "MISSED");
+            else
+                std::printf("%-14s %12.1f %10s\n", x.key, v, "-");
+        }
+    }
+    return 0;
+}
+
+} // namespace lq::bench

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <string>
+
+namespace lq::bench {
+
+struct GuiOptions {
+    long rows = 1'000'000;
+    std::string file;    ///< reuse this queue; default: a cached one per N in /tmp
+    std::string mkqueue; ///< lqmkqueue executable
+    std::string lqctl;   ///< lqctl executable (the "other process")
+    bool json = false;
+};
+
+/// Drives the real main window, table model and dashboard on the offscreen
+/// platform and prints what it measured (SPEC §5, issue "Scale").
+int runGui(int argc, char** argv, const GuiOptions& o);
+
+} // namespace lq::bench
