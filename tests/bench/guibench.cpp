@@ -244,6 +244,20 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     r.set("max_stall_ms", probe.maxStallMs());
     r.set("stall_ms_by_phase", std::move(stalls));
 
+    int exitCode = 0;
+    if (o.checkFactor > 0) {
+        const std::pair<const char*, double> limits[] = {{"open_ms", 300},    {"jump_ms_max", 50},
+                                                         {"refresh_ms", 250}, {"stats_ms", 500},
+                                                         {"rss_mb", 150},     {"max_stall_ms", 16}};
+        for (const auto& [key, target] : limits) {
+            const double v = r[key].toDouble();
+            if (v < 0 || v > target * o.checkFactor) {
+                std::fprintf(stderr, "lqbench: %s = %.1f is over %.0f x %.1f\n", key, v, target,
+                             o.checkFactor);
+                exitCode = 1;
+            }
+        }
+    }
     if (o.json) {
         std::printf("%s\n", r.dump().c_str());
     } else {
@@ -264,7 +278,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
                 std::printf("%-14s %12.1f %10s\n", x.key, v, "-");
         }
     }
-    return 0;
+    return exitCode;
 }
 
 } // namespace lq::bench

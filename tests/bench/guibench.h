@@ -11,6 +11,8 @@ struct GuiOptions {
     std::string mkqueue; ///< lqmkqueue executable
     std::string lqctl;   ///< lqctl executable (the "other process")
     bool json = false;
+    /// Exit 1 when a figure is over its target times this factor (0: never).
+    double checkFactor = 0;
 };
 
 /// Drives the real main window, table model and dashboard on the offscreen

@@ -11,8 +11,9 @@
 
 namespace {
 int usage() {
-    std::fprintf(stderr, "usage: lqbench core [--ops N] [--rounds R] [--batch B] [--dir D] "
-                         "[--json]\n       lqbench gui [--rows N] [--file F] [--json]\n");
+    std::fprintf(stderr,
+                 "usage: lqbench core [--ops N] [--rounds R] [--batch B] [--dir D] "
+                 "[--json]\n       lqbench gui [--rows N] [--file F] [--check FACTOR] [--json]\n");
     return 2;
 }
 } // namespace
@@ -59,6 +60,8 @@ int main(int argc, char** argv) {
                 o.json = true;
             else if (a == "--rows" && i + 1 < argc)
                 o.rows = std::atol(argv[++i]);
+            else if (a == "--check" && i + 1 < argc)
+                o.checkFactor = std::atof(argv[++i]);
             else if (a == "--file" && i + 1 < argc)
                 o.file = argv[++i];
             else
