@@ -99,6 +99,43 @@ bool has(TimeNs t) {
 }
 } // namespace
 
+Counts countsFrom(const TimingColumns& c, TimeNs now, TimeNs stuckAfterNs) {
+    Counts n;
+    n.stored = static_cast<std::int64_t>(c.size());
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        switch (static_cast<State>(c.state[i])) {
+        case State::Ready:
+            ++n.ready;
+            break;
+        case State::Locked:
+            ++n.locked;
+            if (has(c.lockTime[i]) && c.lockTime[i] < now - stuckAfterNs)
+                ++n.stuck;
+            break;
+        case State::Done:
+            ++n.done;
+            break;
+        case State::Failed:
+            ++n.failed;
+            break;
+        case State::Unknown:
+            ++n.unknown;
+            break;
+        case State::Scheduled:
+            ++n.scheduled;
+            break;
+        case State::Leased:
+            ++n.leased;
+            ++n.locked;
+            break;
+        case State::Expired:
+            ++n.expired;
+            break;
+        }
+    }
+    return n;
+}
+
 QueueStats computeStats(const TimingColumns& c, TimeNs now) {
     QueueStats s;
     std::vector<TimeNs> wait, processing, total, failure;
@@ -186,17 +223,27 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
             }
         }
     }
+    // p50 and p99 per bucket by selection, not a sort.
+    const auto p50p99 = [](std::vector<TimeNs>& v, std::optional<TimeNs>& p50,
+                           std::optional<TimeNs>& p99) {
+        if (v.empty())
+            return;
+        const std::size_t n = v.size();
+        const auto idx = [n](double p) {
+            auto rank = static_cast<std::size_t>(std::ceil(
+                static_cast<long double>(p) / 100.0L * static_cast<long double>(n) - 1e-12L));
+            return std::clamp<std::size_t>(rank, 1, n) - 1;
+        };
+        const auto a = v.begin() + static_cast<std::ptrdiff_t>(idx(50));
+        std::nth_element(v.begin(), a, v.end());
+        p50 = *a;
+        const auto b = v.begin() + static_cast<std::ptrdiff_t>(idx(99));
+        std::nth_element(a, b, v.end());
+        p99 = *b;
+    };
     for (std::size_t b = 0; b < nb; ++b) {
-        if (!waits[b].empty()) {
-            std::sort(waits[b].begin(), waits[b].end());
-            out[b].waitP50 = nearestRank(waits[b], 50);
-            out[b].waitP99 = nearestRank(waits[b], 99);
-        }
-        if (!procs[b].empty()) {
-            std::sort(procs[b].begin(), procs[b].end());
-            out[b].processingP50 = nearestRank(procs[b], 50);
-            out[b].processingP99 = nearestRank(procs[b], 99);
-        }
+        p50p99(waits[b], out[b].waitP50, out[b].waitP99);
+        p50p99(procs[b], out[b].processingP50, out[b].processingP99);
     }
     return out;
 }

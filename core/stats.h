@@ -2,6 +2,7 @@
 #pragma once
 
 #include "clock.h"
+#include "query.h"
 
 #include <cstdint>
 #include <optional>
@@ -75,6 +76,10 @@ struct QueueStats {
     std::int64_t failedLastHour = 0;
     std::optional<TimeNs> firstTime, lastTime; ///< span of every timestamp
 };
+
+/// The counts of the rows in `cols` (the same numbers Queue::counts() reads,
+/// from columns already in memory).
+Counts countsFrom(const TimingColumns& cols, TimeNs now, TimeNs stuckAfterNs);
 
 /// Computes QueueStats from the columns at `now`.
 QueueStats computeStats(const TimingColumns& cols, TimeNs now);

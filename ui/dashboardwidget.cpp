@@ -439,7 +439,6 @@ DashboardData DashboardWidget::compute(const std::shared_ptr<core::Queue>& q, co
         d.now = q->now();
         d.format = q->info().format;
         d.maxsize = q->maxsize();
-        d.counts = q->counts(r.stuckNs);
         d.rangeFrom = r.from;
         d.rangeTo = r.to;
         const bool jobs = d.format == core::Format::JobsLease;
@@ -449,6 +448,8 @@ DashboardData DashboardWidget::compute(const std::shared_ptr<core::Queue>& q, co
         Filter all;
         all.now = d.now;
         const core::TimingColumns full = q->timing(all);
+        // The cards count from the same scan: no second pass over the file.
+        d.counts = core::countsFrom(full, d.now, r.stuckNs);
         d.totalRows = static_cast<std::int64_t>(full.size());
         core::TimingColumns ranged;
         const bool hasRange = r.from || r.to;
@@ -463,6 +464,8 @@ DashboardData DashboardWidget::compute(const std::shared_ptr<core::Queue>& q, co
                 ranged.inTime.push_back(in);
                 ranged.lockTime.push_back(full.lockTime[i]);
                 ranged.doneTime.push_back(full.doneTime[i]);
+                if (!full.attempts.empty())
+                    ranged.attempts.push_back(full.attempts[i]);
             }
         }
         const core::TimingColumns& cols = hasRange ? ranged : full;
@@ -514,13 +517,9 @@ DashboardData DashboardWidget::compute(const std::shared_ptr<core::Queue>& q, co
             }
             d.scheduledAhead = core::logHistogram(ahead);
             d.scheduledAheadSummary = core::summarize(ahead);
-            Filter f;
-            f.now = d.now;
-            f.inTimeFrom = r.from;
-            f.inTimeTo = r.to;
             d.attempts.assign(kMaxAttempts + 1, 0);
-            for (const core::Message& m : q->list(f, core::Sort{}, 0, -1)) {
-                const auto k = std::clamp<std::int64_t>(m.attempts, 0, kMaxAttempts);
+            for (const std::int64_t a : cols.attempts) {
+                const auto k = std::clamp<std::int64_t>(a, 0, kMaxAttempts);
                 ++d.attempts[static_cast<std::size_t>(k)];
             }
         }
