@@ -173,6 +173,20 @@ void TstFixtures::facts() {
     QCOMPARE(q->failedCount(), c.failed);
     QCOMPARE(q->activeCount(), c.active());
     QCOMPARE(q->storedCount(), rows);
+    // The same counts from the timing columns (what the dashboard uses).
+    for (const TimeNs stuckAfter : {300 * kNsPerSecond, 3600 * kNsPerSecond}) {
+        Filter everything;
+        const Counts fromCols = countsFrom(q->timing(everything), q->now(), stuckAfter);
+        const Counts direct = q->counts(stuckAfter);
+        QCOMPARE(fromCols.ready, direct.ready);
+        QCOMPARE(fromCols.locked, direct.locked);
+        QCOMPARE(fromCols.done, direct.done);
+        QCOMPARE(fromCols.failed, direct.failed);
+        QCOMPARE(fromCols.stuck, direct.stuck);
+        QCOMPARE(fromCols.scheduled, direct.scheduled);
+        QCOMPARE(fromCols.expired, direct.expired);
+        QCOMPARE(fromCols.stored, direct.stored);
+    }
     QCOMPARE(q->qsize(), c.ready);
     QCOMPARE(q->empty(), c.ready == 0);
     QCOMPARE(q->full(), maxsize.has_value() && c.ready >= *maxsize);
@@ -329,6 +343,20 @@ void TstFixtures::jobsLease() {
     QCOMPARE(c.done, 0);
     QCOMPARE(c.failed, 0);
     QCOMPARE(q->storedCount(), rows);
+    // The same counts from the timing columns (what the dashboard uses).
+    for (const TimeNs stuckAfter : {300 * kNsPerSecond, 3600 * kNsPerSecond}) {
+        Filter everything;
+        const Counts fromCols = countsFrom(q->timing(everything), q->now(), stuckAfter);
+        const Counts direct = q->counts(stuckAfter);
+        QCOMPARE(fromCols.ready, direct.ready);
+        QCOMPARE(fromCols.locked, direct.locked);
+        QCOMPARE(fromCols.done, direct.done);
+        QCOMPARE(fromCols.failed, direct.failed);
+        QCOMPARE(fromCols.stuck, direct.stuck);
+        QCOMPARE(fromCols.scheduled, direct.scheduled);
+        QCOMPARE(fromCols.expired, direct.expired);
+        QCOMPARE(fromCols.stored, direct.stored);
+    }
     QCOMPARE(q->count(stateFilter({State::Leased})), leased);
     QCOMPARE(q->count(stateFilter({State::Expired})), expired);
     QCOMPARE(q->count(stateFilter({State::Scheduled})), scheduled);
