@@ -6,8 +6,10 @@
 #include "core/queue.h"
 #include "ui/bannerbar.h"
 #include "ui/enqueuedialog.h"
+#include "ui/fleetmodel.h"
 #include "ui/messagedetailpane.h"
 #include "ui/prunedialog.h"
+#include "ui/queuesidebar.h"
 #include "ui/runasync.h"
 #include "ui/uiresources.h"
 #include "ui/uitext.h"
@@ -16,6 +18,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -134,7 +137,8 @@ struct MainWindow::OpenResult {
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
-    , m_model(new MessageModel(this)) {
+    , m_model(new MessageModel(this))
+    , m_fleet(new FleetModel(this)) {
     initResources();
     setWindowIcon(QIcon(QStringLiteral(":/icons/lqadmin.svg")));
     setAcceptDrops(true);
@@ -178,6 +182,17 @@ void MainWindow::createActions() {
                 openFile(f);
             }
         });
+    connect(make(QStringLiteral("watchFolder"), tr("&Watch folder\u2026"), QStringLiteral("open"),
+                 QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O)),
+            &QAction::triggered, this, [this] {
+                const QString start =
+                    m_path.isEmpty() ? QDir::homePath() : QFileInfo(m_path).absolutePath();
+                const QString dir = QFileDialog::getExistingDirectory(
+                    this, tr("Watch a folder of queue files"), start);
+                if (!dir.isEmpty()) {
+                    watchFolder(dir);
+                }
+            });
     connect(make(QStringLiteral("reopen"), tr("Re&open"), {}), &QAction::triggered, this,
             &MainWindow::reopen);
     connect(make(QStringLiteral("quit"), tr("&Quit"), {}, QKeySequence::Quit), &QAction::triggered,
@@ -187,7 +202,7 @@ void MainWindow::createActions() {
     ro->setToolTip(tr("Open the file without ever writing to it"));
     connect(ro, &QAction::triggered, this, [this](bool on) {
         if (!m_path.isEmpty()) {
-            openWith(m_path, on);
+            openWith(m_path, on, m_table);
         }
     });
 
@@ -197,6 +212,26 @@ void MainWindow::createActions() {
     connect(make(QStringLiteral("markFailed"), tr("Mark &failed"), QStringLiteral("fail"),
                  QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F)),
             &QAction::triggered, this, &MainWindow::markFailedSelected);
+    auto* release = make(QStringLiteral("release"), tr("Re&lease"), QStringLiteral("retry"),
+                         QKeySequence(Qt::CTRL | Qt::Key_L));
+    release->setToolTip(tr("jobs-lease: end the lease and make the job due now"));
+    connect(release, &QAction::triggered, this, &MainWindow::releaseSelected);
+    auto* reschedule = make(QStringLiteral("reschedule"), tr("Re&schedule\u2026"), {},
+                            QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    reschedule->setToolTip(tr("jobs-lease: run the job again after a delay"));
+    connect(reschedule, &QAction::triggered, this, [this] {
+        bool ok = false;
+        const int s = QInputDialog::getInt(this, tr("Reschedule"),
+                                           tr("Run the selected jobs again in (seconds):"), 60, 0,
+                                           365 * 86400, 10, &ok);
+        if (ok) {
+            rescheduleSelected(double(s));
+        }
+    });
+    auto* del = make(QStringLiteral("delete"), tr("&Delete"), QStringLiteral("prune"),
+                     QKeySequence::Delete);
+    del->setToolTip(tr("jobs-lease: delete the job (the seed's finish())"));
+    connect(del, &QAction::triggered, this, &MainWindow::deleteSelected);
     connect(make(QStringLiteral("retryExpired"), tr("Retry e&xpired\u2026"),
                  QStringLiteral("retry"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R)),
             &QAction::triggered, this, [this] {
@@ -249,6 +284,19 @@ void MainWindow::createActions() {
     live->setCheckable(true);
     live->setChecked(true);
     connect(live, &QAction::toggled, m_model, &MessageModel::setLiveRefresh);
+    connect(make(QStringLiteral("backlogThreshold"), tr("&Backlog alert after\u2026")),
+            &QAction::triggered, this, [this] {
+                bool ok = false;
+                const int s = QInputDialog::getInt(
+                    this, tr("Backlog alert"),
+                    tr("Mark a queue in the sidebar when its oldest READY message waits longer "
+                       "than (seconds):"),
+                    m_fleet->backlogThresholdSeconds(), 1, 365 * 86400, 60, &ok);
+                if (ok) {
+                    m_fleet->setBacklogThresholdSeconds(s);
+                    settings().setValue(QStringLiteral("fleet/backlogThresholdSeconds"), s);
+                }
+            });
     auto* utc = make(QStringLiteral("utc"), tr("Show times in &UTC"));
     utc->setCheckable(true);
     connect(utc, &QAction::toggled, this, [this](bool on) {
@@ -293,6 +341,7 @@ void MainWindow::createActions() {
 void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(action(QStringLiteral("open")));
+    file->addAction(action(QStringLiteral("watchFolder")));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(action(QStringLiteral("reopen")));
     file->addSeparator();
@@ -310,6 +359,10 @@ void MainWindow::createMenus() {
     for (const char* n : {"retry", "markFailed", "retryExpired"}) {
         actions->addAction(action(QString::fromLatin1(n)));
     }
+    actions->addSeparator();
+    for (const char* n : {"release", "reschedule", "delete"}) {
+        actions->addAction(action(QString::fromLatin1(n)));
+    }
     actions->addAction(action(QStringLiteral("applyToAll")));
     actions->addSeparator();
     for (const char* n : {"enqueue", "prune", "vacuum", "upgrade"}) {
@@ -322,9 +375,12 @@ void MainWindow::createMenus() {
     view->addAction(action(QStringLiteral("refresh")));
     view->addAction(action(QStringLiteral("live")));
     view->addAction(action(QStringLiteral("utc")));
-    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("detailDock"))) {
-        view->addSeparator();
-        view->addAction(dock->toggleViewAction());
+    view->addAction(action(QStringLiteral("backlogThreshold")));
+    view->addSeparator();
+    for (const char* n : {"queuesDock", "detailDock"}) {
+        if (auto* dock = findChild<QDockWidget*>(QString::fromLatin1(n))) {
+            view->addAction(dock->toggleViewAction());
+        }
     }
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -337,8 +393,8 @@ void MainWindow::createMenus() {
     tb->setIconSize(QSize(20, 20));
     tb->addAction(action(QStringLiteral("open")));
     tb->addSeparator();
-    for (const char* n :
-         {"retry", "markFailed", "retryExpired", "prune", "vacuum", "enqueue", "undo"}) {
+    for (const char* n : {"retry", "markFailed", "retryExpired", "release", "reschedule", "delete",
+                          "prune", "vacuum", "enqueue", "undo"}) {
         tb->addAction(action(QString::fromLatin1(n)));
     }
     tb->addSeparator();
@@ -422,6 +478,27 @@ void MainWindow::createWidgets() {
                       QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
 
+    m_sidebar = new QueueSidebar(m_fleet, this);
+    m_sidebar->setObjectName(QStringLiteral("queueSidebar"));
+    auto* queuesDock = new QDockWidget(tr("Queues"), this);
+    queuesDock->setObjectName(QStringLiteral("queuesDock"));
+    queuesDock->setWidget(m_sidebar);
+    queuesDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable |
+                            QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, queuesDock);
+    connect(m_sidebar, &QueueSidebar::queueActivated, this,
+            [this](const QString& path, const QString& table) {
+                openQueue(path, table);
+                emit queueActivated(path, table);
+            });
+    connect(m_sidebar, &QueueSidebar::watchFolderRequested, action(QStringLiteral("watchFolder")),
+            &QAction::trigger);
+    connect(m_fleet, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (m_queue) {
+            m_sidebar->setCurrent(m_path, fromStd(m_info.table));
+        }
+    });
+
     m_formatLabel = new QLabel(this);
     m_journalLabel = new QLabel(this);
     m_walLabel = new QLabel(this);
@@ -439,6 +516,7 @@ void MainWindow::createWidgets() {
     connect(m_search, &QLineEdit::textChanged, this, [this] { m_searchDebounce.start(); });
     connect(m_filterBar, &StatusFilterBar::filterChanged, this, &MainWindow::applyFilter);
     connect(m_stuckSpin, &QSpinBox::valueChanged, this, [this](int s) {
+        m_fleet->setStuckThresholdSeconds(s);
         m_model->setStuckThresholdSeconds(s);
         m_detail->setStuckThresholdSeconds(s);
         if (m_filterBar->choice() == StatusFilterBar::Stuck) {
@@ -518,7 +596,12 @@ void MainWindow::restoreSettings() {
         if (auto* dock = findChild<QDockWidget*>(QStringLiteral("detailDock"))) {
             resizeDocks({dock}, {height() / 3}, Qt::Vertical);
         }
+        if (auto* dock = findChild<QDockWidget*>(QStringLiteral("queuesDock"))) {
+            resizeDocks({dock}, {290}, Qt::Horizontal);
+        }
     }
+    m_fleet->setBacklogThresholdSeconds(
+        s.value(QStringLiteral("fleet/backlogThresholdSeconds"), 600).toInt());
     m_recent = s.value(QStringLiteral("recentFiles")).toStringList();
     // Column widths and order; the sort always starts in arrival order.
     QHeaderView* hh = m_view->horizontalHeader();
@@ -607,11 +690,41 @@ void MainWindow::openFiles(const QStringList& paths) {
     if (paths.isEmpty()) {
         return;
     }
-    // The others are offered in the recent menu (one window, one file).
+    // Every file is listed in the sidebar (and the recent menu); the first
+    // is shown.
     for (qsizetype i = paths.size() - 1; i >= 1; --i) {
-        addRecent(QFileInfo(paths.at(i)).absoluteFilePath());
+        const QFileInfo fi(paths.at(i));
+        if (fi.isDir()) {
+            watchFolder(fi.absoluteFilePath());
+        } else {
+            m_fleet->addFile(fi.absoluteFilePath());
+            addRecent(fi.absoluteFilePath());
+        }
     }
     openFile(paths.first());
+}
+
+void MainWindow::watchFolder(const QString& dir) {
+    const QFileInfo fi(dir);
+    if (!fi.isDir()) {
+        showError(tr("%1 is not a folder. Pick a folder that holds queue files.").arg(dir));
+        return;
+    }
+    m_fleet->watchFolder(fi.absoluteFilePath());
+    statusBar()->showMessage(tr("Watching %1 for queue files").arg(fi.absoluteFilePath()), 8000);
+}
+
+void MainWindow::openQueue(const QString& path, const QString& table) {
+    const QFileInfo fi(path);
+    if (!fi.exists() || fi.isDir()) {
+        openFile(path); // says what is wrong
+        return;
+    }
+    const QString abs = fi.absoluteFilePath();
+    if (abs == m_path && (table.isEmpty() || table == fromStd(m_info.table)) && m_queue) {
+        return;
+    }
+    openWith(abs, !fi.isWritable(), table);
 }
 
 void MainWindow::openFile(const QString& path) {
@@ -625,17 +738,18 @@ void MainWindow::openFile(const QString& path) {
         showError(tr("%1 is a folder, not a queue file.").arg(path));
         return;
     }
+    m_fleet->addFile(fi.absoluteFilePath());
     // Read-only by default when we could not write anyway.
     openWith(fi.absoluteFilePath(), !fi.isWritable());
 }
 
 void MainWindow::reopen() {
     if (!m_path.isEmpty()) {
-        openWith(m_path, action(QStringLiteral("readOnly"))->isChecked());
+        openWith(m_path, action(QStringLiteral("readOnly"))->isChecked(), m_table);
     }
 }
 
-void MainWindow::openWith(const QString& path, bool readOnly) {
+void MainWindow::openWith(const QString& path, bool readOnly, const QString& table) {
     const quint64 gen = ++m_openGeneration;
     ++m_busyJobs;
     m_openClock.start();
@@ -643,7 +757,7 @@ void MainWindow::openWith(const QString& path, bool readOnly) {
     QApplication::setOverrideCursor(Qt::BusyCursor);
     runAsync(
         this,
-        [path, readOnly, gen]() -> OpenResult {
+        [path, readOnly, gen, table]() -> OpenResult {
             OpenResult r;
             r.generation = gen;
             r.path = path;
@@ -652,6 +766,7 @@ void MainWindow::openWith(const QString& path, bool readOnly) {
             try {
                 core::OpenOptions o;
                 o.readOnly = readOnly;
+                o.table = toStd(table);
                 std::unique_ptr<core::Queue> q = core::Queue::open(toStd(path), o);
                 r.info = q->info();
                 r.readOnly = q->readOnly();
@@ -683,6 +798,7 @@ void MainWindow::onOpened(OpenResult&& r) {
     m_info = r.info;
     m_queueReadOnly = r.readOnly;
     m_path = r.path;
+    m_table = fromStd(m_info.table);
     {
         QSignalBlocker block(action(QStringLiteral("readOnly")));
         action(QStringLiteral("readOnly"))->setChecked(m_queueReadOnly);
@@ -693,11 +809,16 @@ void MainWindow::onOpened(OpenResult&& r) {
     } else {
         rememberCurrent();
     }
+    if (!samePath) {
+        m_filterBar->setChoice(StatusFilterBar::All);
+    }
     m_filterBar->setFormat(m_info.format);
+    applyColumnSet();
     m_detail->setQueue(m_queue);
     applyFilter(); // before setQueue: one ordering job, not two
     m_model->setQueue(m_queue, m_path);
     addRecent(m_path);
+    m_sidebar->setCurrent(m_path, m_table);
     m_firstPagePending = true;
     updateTitle();
     updateBanners();
@@ -719,6 +840,9 @@ void MainWindow::updateTitle() {
         return;
     }
     QString t = fileName();
+    if (m_info.format == core::Format::LitequeueMulti) {
+        t += QStringLiteral(" \u203a ") + m_table;
+    }
     if (m_queueReadOnly) {
         t += tr(" [read-only]");
     }
@@ -812,8 +936,12 @@ void MainWindow::updateActions() {
     const bool writable = open && !m_queueReadOnly;
     const bool litequeue = open && m_info.format != core::Format::JobsLease;
     const bool rows = open && (applyToAllMatching() || m_view->selectionModel()->hasSelection());
-    action(QStringLiteral("retry"))->setEnabled(writable && rows);
+    const bool jobs = open && m_info.format == core::Format::JobsLease;
+    action(QStringLiteral("retry"))->setEnabled(writable && litequeue && rows);
     action(QStringLiteral("markFailed"))->setEnabled(writable && litequeue && rows);
+    action(QStringLiteral("release"))->setEnabled(writable && jobs && rows);
+    action(QStringLiteral("reschedule"))->setEnabled(writable && jobs && rows);
+    action(QStringLiteral("delete"))->setEnabled(writable && jobs && rows);
     action(QStringLiteral("retryExpired"))->setEnabled(writable && litequeue);
     action(QStringLiteral("prune"))->setEnabled(writable && litequeue);
     action(QStringLiteral("vacuum"))->setEnabled(writable);
@@ -825,6 +953,32 @@ void MainWindow::updateActions() {
     action(QStringLiteral("reopen"))->setEnabled(open);
     action(QStringLiteral("refresh"))->setEnabled(open);
     action(QStringLiteral("readOnly"))->setEnabled(open);
+}
+
+void MainWindow::applyColumnSet() {
+    // jobs-lease rows have no key, no finish time and no latency history.
+    const bool jobs = m_info.format == core::Format::JobsLease;
+    for (int c : {MessageModel::IdempotencyKey, MessageModel::Wait, MessageModel::Processing}) {
+        m_view->setColumnHidden(c, jobs);
+    }
+}
+
+QString MainWindow::auditWrite(const std::string& path, Action action,
+                               std::vector<core::AppliedRow> applied, const std::string& note) {
+    core::AuditEntry e;
+    e.when = core::systemNowNs();
+    e.queuePath = path;
+    e.action = action;
+    e.user = currentUser();
+    e.tool = "lqadmin";
+    e.applied = std::move(applied);
+    e.note = note;
+    try {
+        core::AuditLog().append(e);
+        return {};
+    } catch (const std::exception& ex) {
+        return tr("done, but the audit log could not be written: %1").arg(errorMessage(ex));
+    }
 }
 
 void MainWindow::applyFilter() {
@@ -862,8 +1016,14 @@ void MainWindow::onCurrentChanged() {
 
 void MainWindow::showContextMenu(const QPoint& pos) {
     QMenu menu(this);
-    menu.addAction(action(QStringLiteral("retry")));
-    menu.addAction(action(QStringLiteral("markFailed")));
+    if (m_info.format == core::Format::JobsLease) {
+        for (const char* n : {"release", "reschedule", "delete"}) {
+            menu.addAction(action(QString::fromLatin1(n)));
+        }
+    } else {
+        menu.addAction(action(QStringLiteral("retry")));
+        menu.addAction(action(QStringLiteral("markFailed")));
+    }
     menu.addSeparator();
     menu.addAction(action(QStringLiteral("copyId")));
     menu.addAction(action(QStringLiteral("applyToAll")));
@@ -886,7 +1046,7 @@ bool MainWindow::readOnlyMode() const {
 void MainWindow::setReadOnlyMode(bool on) {
     if (!m_path.isEmpty() && on != m_queueReadOnly) {
         action(QStringLiteral("readOnly"))->setChecked(on);
-        openWith(m_path, on);
+        openWith(m_path, on, m_table);
     }
 }
 
@@ -1011,8 +1171,18 @@ void MainWindow::prepareTargets(Action action, TargetsReady ready) {
         });
 }
 
-void MainWindow::runRowAction(Action a) {
+void MainWindow::runRowAction(Action a, double delaySeconds) {
     if (!checkWritable()) {
+        return;
+    }
+    const bool jobs = m_info.format == core::Format::JobsLease;
+    const bool jobsAction = a == Action::Release || a == Action::Reschedule || a == Action::Delete;
+    if (jobs != jobsAction) {
+        showError(
+            jobs
+                ? tr("%1 is a jobs-lease queue: use Release, Reschedule or Delete.").arg(fileName())
+                : tr("%1 applies to jobs-lease queues only.").arg(actionTitle(a)),
+            false);
         return;
     }
     if (!applyToAllMatching() && !m_view->selectionModel()->hasSelection()) {
@@ -1024,7 +1194,7 @@ void MainWindow::runRowAction(Action a) {
     const bool all = applyToAllMatching();
     // Pause refresh from the moment the targets are taken.
     m_model->setLiveRefresh(false);
-    prepareTargets(a, [this, a, all](std::vector<Target> targets) {
+    prepareTargets(a, [this, a, all, delaySeconds](std::vector<Target> targets) {
         m_model->setLiveRefresh(action(QStringLiteral("live"))->isChecked());
         const QString title = actionTitle(a);
         if (targets.empty()) {
@@ -1037,17 +1207,38 @@ void MainWindow::runRowAction(Action a) {
         const qint64 n = qint64(targets.size());
         const QString scope =
             all ? tr("every message matching the current filter") : tr("the selected messages");
-        const QString text =
+        QString text =
             tr("%1 %2 message(s) (%3) in %4?").arg(title, QLocale().toString(n), scope, fileName());
+        if (a == Action::Reschedule) {
+            text = tr("Reschedule %1 job(s) (%2) in %3 to run in %4?")
+                       .arg(QLocale().toString(n), scope, fileName(),
+                            humanDuration(core::secondsToNs(delaySeconds)));
+        } else if (a == Action::Delete) {
+            text = tr("Delete %1 job(s) (%2) from %3? Undo can restore them.")
+                       .arg(QLocale().toString(n), scope, fileName());
+        }
         if (!confirm(text, n)) {
             return;
         }
-        applyTargets(a, std::move(targets), title);
+        applyTargets(a, std::move(targets), title, 500, delaySeconds);
     });
 }
 
 void MainWindow::retrySelected() {
+    // "Retry now" on a jobs-lease file is its release.
     runRowAction(m_info.format == core::Format::JobsLease ? Action::Release : Action::Retry);
+}
+
+void MainWindow::releaseSelected() {
+    runRowAction(Action::Release);
+}
+
+void MainWindow::rescheduleSelected(double delaySeconds) {
+    runRowAction(Action::Reschedule, delaySeconds);
+}
+
+void MainWindow::deleteSelected() {
+    runRowAction(Action::Delete);
 }
 
 void MainWindow::markFailedSelected() {
@@ -1055,7 +1246,7 @@ void MainWindow::markFailedSelected() {
 }
 
 void MainWindow::applyTargets(Action a, std::vector<Target> targets, const QString& title,
-                              std::size_t chunkSize) {
+                              std::size_t chunkSize, double delaySeconds) {
     auto cancel = std::make_shared<std::atomic_bool>(false);
     QPointer<QProgressDialog> progress;
     if (targets.size() >= kProgressThreshold) {
@@ -1070,9 +1261,11 @@ void MainWindow::applyTargets(Action a, std::vector<Target> targets, const QStri
     ++m_busyJobs;
     QPointer<MainWindow> self(this);
     auto work = [q = m_queue, a, targets = std::move(targets), cancel, chunkSize, progress,
-                 path = toStd(m_path), self]() -> std::pair<core::ActionResult, QString> {
+                 path = toStd(m_path), self,
+                 delaySeconds]() -> std::pair<core::ActionResult, QString> {
         try {
             core::ActionOptions o;
+            o.delaySeconds = delaySeconds;
             o.cancel = cancel.get();
             o.chunkSize = std::max<std::size_t>(1, chunkSize);
             o.progress = [progress, self](std::size_t done, std::size_t) {
@@ -1270,9 +1463,13 @@ void MainWindow::vacuum() {
     QApplication::setOverrideCursor(Qt::BusyCursor);
     runAsync(
         this,
-        [q = m_queue]() -> std::pair<std::pair<std::int64_t, std::int64_t>, QString> {
+        [q = m_queue,
+         path = toStd(m_path)]() -> std::pair<std::pair<std::int64_t, std::int64_t>, QString> {
             try {
-                return {q->vacuum(), {}};
+                const auto sizes = q->vacuum();
+                const std::string note = "vacuum: " + toStd(humanBytes(sizes.first)) + " -> " +
+                                         toStd(humanBytes(sizes.second));
+                return {sizes, auditWrite(path, Action::Vacuum, {}, note)};
             } catch (const std::exception& e) {
                 return {{0, 0}, errorMessage(e)};
             }
@@ -1307,10 +1504,17 @@ void MainWindow::enqueue(const QString& payload, const QString& idempotencyKey) 
     }
     runAsync(
         this,
-        [q = m_queue, d = toStd(payload), key]() -> std::pair<QString, QString> {
+        [q = m_queue, d = toStd(payload), key,
+         path = toStd(m_path)]() -> std::pair<QString, QString> {
             try {
-                core::Message m = q->put(d, key);
-                return {fromStd(m.messageId), {}};
+                bool inserted = false;
+                core::Message m = q->put(d, key, &inserted);
+                QString auditError;
+                if (inserted) {
+                    // Undo deletes it while no worker has claimed it.
+                    auditError = auditWrite(path, Action::Enqueue, {{m, m}}, {});
+                }
+                return {fromStd(m.messageId), auditError};
             } catch (const std::exception& e) {
                 return {{}, errorMessage(e)};
             }
@@ -1320,7 +1524,7 @@ void MainWindow::enqueue(const QString& payload, const QString& idempotencyKey) 
             ActionReport rep;
             rep.title = tr("Enqueue");
             rep.error = r.second;
-            if (r.second.isEmpty()) {
+            if (!r.first.isEmpty()) {
                 rep.applied = 1;
                 rep.appliedIds << r.first;
             }
@@ -1349,10 +1553,13 @@ void MainWindow::upgradeFile() {
     ++m_busyJobs;
     runAsync(
         this,
-        [q = m_queue]() -> QString {
+        [q = m_queue, path = toStd(m_path),
+         from = std::string(core::formatId(m_info.format))]() -> QString {
             try {
                 q->upgrade();
-                return {};
+                return auditWrite(path, Action::Upgrade, {},
+                                  "upgrade: " + from + " -> " +
+                                      core::formatId(core::Format::Litequeue014));
             } catch (const std::exception& e) {
                 return errorMessage(e);
             }

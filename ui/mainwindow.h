@@ -30,11 +30,14 @@ class Queue;
 namespace lq::ui {
 
 class BannerBar;
+class FleetModel;
 class MessageDetailPane;
+class QueueSidebar;
 
-/// The lqadmin main window: one queue file, its message table with the
-/// status filter and search, the detail pane, the operator actions and the
-/// banners and status bar that say what state the file is in.
+/// The lqadmin main window: the sidebar of queues (files opened and watched
+/// folders, with live counts and health), the open queue's message table with
+/// the status filter and search, the detail pane, the operator actions and
+/// the banners and status bar that say what state the file is in.
 ///
 /// Every lqcore call runs in a worker; the window only ever holds results.
 class MainWindow : public QMainWindow {
@@ -61,11 +64,18 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    /// Opens one file (in a worker; the window updates when it is open).
+    /// Opens one file (in a worker; the window updates when it is open) and
+    /// lists it in the sidebar.
     void openFile(const QString& path);
-    /// Opens the first, lists the others in the recent menu.
+    /// Lists every file in the sidebar and opens the first.
     void openFiles(const QStringList& paths);
+    /// Opens one queue table of a file (a litequeue ≤ 0.9 file holds several;
+    /// empty: the file's only queue).
+    void openQueue(const QString& path, const QString& table = {});
+    /// Lists every queue file of `dir` in the sidebar and follows it.
+    void watchFolder(const QString& dir);
     QString currentPath() const { return m_path; }
+    QString currentTable() const { return m_table; }
     /// Selects (and scrolls to) a message once the table shows it.
     void selectMessage(const QString& messageId);
     /// A queue is open and its first ordering is shown.
@@ -82,6 +92,8 @@ public:
     QLineEdit* searchEdit() const { return m_search; }
     QSpinBox* stuckSpinBox() const { return m_stuckSpin; }
     QAction* action(const QString& name) const;
+    FleetModel* fleetModel() const { return m_fleet; }
+    QueueSidebar* sidebar() const { return m_sidebar; }
 
     void setConfirmHandler(ConfirmHandler handler) { m_confirm = std::move(handler); }
     void setReportHandler(ReportHandler handler) { m_report = std::move(handler); }
@@ -95,9 +107,18 @@ public:
     bool readOnlyMode() const;
     void setReadOnlyMode(bool on);
 
+signals:
+    /// A queue was picked in the sidebar (the window opens it too).
+    void queueActivated(const QString& path, const QString& table);
+
 public slots:
     void retrySelected();
     void markFailedSelected();
+    /// jobs-lease: release the selected jobs (run now), reschedule them
+    /// `delaySeconds` from now, or delete them (the seed's finish()).
+    void releaseSelected();
+    void rescheduleSelected(double delaySeconds);
+    void deleteSelected();
     void retryExpired(double thresholdSeconds);
     void prune(std::optional<double> olderThanSeconds, bool includeFailed);
     void vacuum();
@@ -124,7 +145,8 @@ private:
     void saveSettings();
     void addRecent(const QString& path);
     void rebuildRecentMenu();
-    void openWith(const QString& path, bool readOnly);
+    void openWith(const QString& path, bool readOnly, const QString& table = {});
+    void applyColumnSet();
     void onOpened(OpenResult&& r);
     void updateTitle();
     void updateBanners();
@@ -143,9 +165,13 @@ private:
     /// match of the (pinned) filter when "apply to all" is on; in a worker
     /// when lqcore must be asked.
     void prepareTargets(core::Action action, TargetsReady ready);
-    void runRowAction(core::Action action);
+    void runRowAction(core::Action action, double delaySeconds = 0);
     void applyTargets(core::Action action, std::vector<core::Target> targets, const QString& title,
-                      std::size_t chunkSize = 500);
+                      std::size_t chunkSize = 500, double delaySeconds = 0);
+    /// Appends a non-row write (vacuum, upgrade, enqueue) to the audit log
+    /// from a worker; returns the error text, empty when it was written.
+    static QString auditWrite(const std::string& path, core::Action action,
+                              std::vector<core::AppliedRow> applied, const std::string& note);
     void finishReport(const ActionReport& report);
     void showError(const QString& text, bool dialog = true);
     QString fileName() const;
@@ -154,12 +180,15 @@ private:
     core::FormatInfo m_info;
     bool m_queueReadOnly = false;
     QString m_path;
+    QString m_table; ///< the queue table asked for (multi files)
     quint64 m_openGeneration = 0;
     int m_busyJobs = 0;
     QElapsedTimer m_openClock;
     bool m_firstPagePending = false;
 
     MessageModel* m_model;
+    FleetModel* m_fleet;
+    QueueSidebar* m_sidebar = nullptr;
     QTableView* m_view = nullptr;
     MessageDetailPane* m_detail = nullptr;
     StatusFilterBar* m_filterBar = nullptr;

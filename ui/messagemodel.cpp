@@ -263,6 +263,8 @@ void MessageModel::setQueue(std::shared_ptr<core::Queue> queue, const QString& p
     m_fileState = FileState::Ok;
     m_lastRefresh = {};
     endResetModel();
+    // jobs-lease files name the columns differently.
+    emit headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
     if (stateWasBad) {
         emit fileStateChanged(FileState::Ok);
     }
@@ -763,6 +765,47 @@ bool MessageModel::isSortable(int column) {
     return column != IdempotencyKey && column != Payload && column >= 0 && column < ColumnCount;
 }
 
+bool MessageModel::isJobs() const {
+    return m_queue && m_queue->info().format == core::Format::JobsLease;
+}
+
+std::optional<TimeNs> MessageModel::leaseRemaining(const Message& m, TimeNs now) {
+    if (m.state != State::Leased || !m.lockedUntil) {
+        return std::nullopt;
+    }
+    return *m.lockedUntil - now;
+}
+
+QVariant MessageModel::jobsDisplayData(const MessageRow& r, int column) const {
+    const Message& m = r.msg;
+    const TimeNs now = core::systemNowNs();
+    switch (Column(column)) {
+    case Enqueued:
+        return formatInstant(m.runAt, m_utc, false, false);
+    case Claimed:
+        return formatInstant(m.lockedUntil, m_utc, false, false);
+    case Finished:
+        return humanDuration(leaseRemaining(m, now));
+    case Age:
+        if (!m.runAt) {
+            return QString();
+        }
+        if (m.state == State::Scheduled) {
+            return tr("in %1").arg(humanDuration(*m.runAt - now));
+        }
+        if (m.state == State::Ready || m.state == State::Expired) {
+            return humanDuration(now - *m.runAt);
+        }
+        return QString();
+    case IdempotencyKey:
+    case Wait:
+    case Processing:
+        return QString();
+    default:
+        return displayData(r, column);
+    }
+}
+
 QVariant MessageModel::displayData(const MessageRow& r, int column) const {
     const Message& m = r.msg;
     switch (Column(column)) {
@@ -889,8 +932,26 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
     const Message& m = r.msg;
     switch (role) {
     case Qt::DisplayRole:
-        return displayData(r, column);
+        return isJobs() ? jobsDisplayData(r, column) : displayData(r, column);
     case Qt::ToolTipRole:
+        if (isJobs()) {
+            switch (column) {
+            case Enqueued:
+                return m.runAt ? plainToolTip(exactInstant(*m.runAt)) : QVariant();
+            case Claimed:
+                return m.lockedUntil ? plainToolTip(exactInstant(*m.lockedUntil)) : QVariant();
+            case Finished:
+                if (auto left = leaseRemaining(m, core::systemNowNs())) {
+                    return plainToolTip(exactDuration(*left));
+                }
+                return {};
+            case Claim:
+                return plainToolTip(tr("%n attempt(s): the claim token of jobs-lease files",
+                                       nullptr, int(m.attempts)));
+            default:
+                break;
+            }
+        }
         return toolTipData(r, column);
     case Qt::DecorationRole:
         if (column == Status) {
@@ -940,6 +1001,20 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
         auto v = [](const std::optional<TimeNs>& t) {
             return t ? QVariant(qint64(*t)) : QVariant();
         };
+        if (isJobs()) {
+            switch (column) {
+            case Enqueued:
+                return v(m.runAt);
+            case Claimed:
+                return v(m.lockedUntil);
+            case Finished:
+                return v(leaseRemaining(m, core::systemNowNs()));
+            case Claim:
+                return qint64(m.token);
+            default:
+                return {};
+            }
+        }
         switch (column) {
         case Enqueued:
             return v(m.inTime);
@@ -965,6 +1040,29 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
 QVariant MessageModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) {
         return QAbstractTableModel::headerData(section, orientation, role);
+    }
+    if (isJobs() && (role == Qt::DisplayRole || role == Qt::ToolTipRole)) {
+        const bool tip = role == Qt::ToolTipRole;
+        switch (Column(section)) {
+        case MessageId:
+            return tip ? tr("The job id") : tr("Id");
+        case Claim:
+            return tip ? tr("attempts: how many times the job was claimed (the claim token)")
+                       : tr("Attempts");
+        case Enqueued:
+            return tip ? tr("run_at: when the job is due") : tr("Run at");
+        case Claimed:
+            return tip ? tr("locked_until: the end of the current or last lease")
+                       : tr("Locked until");
+        case Finished:
+            return tip ? tr("locked_until - now, for LEASED jobs") : tr("Lease remaining");
+        case Age:
+            return tip ? tr("How long a due job has waited (now - run_at), or when a scheduled "
+                            "job is due")
+                       : tr("Due");
+        default:
+            break;
+        }
     }
     if (role == Qt::DisplayRole) {
         switch (Column(section)) {
@@ -1033,7 +1131,8 @@ void MessageModel::sort(int column, Qt::SortOrder order) {
         s.key = core::SortKey::LockTime;
         break;
     case Finished:
-        s.key = core::SortKey::DoneTime;
+        // jobs-lease: lease remaining orders as locked_until.
+        s.key = isJobs() ? core::SortKey::LockTime : core::SortKey::DoneTime;
         break;
     case Wait:
         s.key = core::SortKey::Wait;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <list>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace lq::core {
@@ -174,6 +175,11 @@ private:
     void onWatcherChanged();
     core::TimeNs stuckNs() const;
     QVariant displayData(const MessageRow& r, int column) const;
+    /// jobs-lease files: the same columns show run_at, locked_until, the
+    /// lease remaining and attempts (see headerData()).
+    QVariant jobsDisplayData(const MessageRow& r, int column) const;
+    bool isJobs() const;
+    static std::optional<core::TimeNs> leaseRemaining(const core::Message& m, core::TimeNs now);
     QVariant toolTipData(const MessageRow& r, int column) const;
     bool isStuck(const core::Message& m) const;
 

@@ -23,14 +23,21 @@ int main(int argc, char* argv[]) {
     parser.addVersionOption();
     parser.addPositionalArgument(
         QStringLiteral("files"),
-        QApplication::translate("main", "Queue files to open (the first is shown, the others "
-                                        "are listed under File › Open Recent)."),
+        QApplication::translate("main", "Queue files to open (all are listed in the sidebar, "
+                                        "the first is shown)."),
         QStringLiteral("[FILE...]"));
     QCommandLineOption select(
         QStringLiteral("select"),
         QApplication::translate("main", "Select the message with this id once the file is open."),
         QStringLiteral("ID"));
     parser.addOption(select);
+    QCommandLineOption watch(
+        QStringLiteral("watch"),
+        QApplication::translate("main", "Watch this folder: list every queue file in it in the "
+                                        "sidebar and follow files that appear or disappear "
+                                        "(repeatable)."),
+        QStringLiteral("DIR"));
+    parser.addOption(watch);
     parser.process(app);
 
     lq::ui::MainWindow window;
@@ -38,6 +45,9 @@ int main(int argc, char* argv[]) {
     const QStringList files = parser.positionalArguments();
     if (parser.isSet(select)) {
         window.selectMessage(parser.value(select));
+    }
+    for (const QString& dir : parser.values(watch)) {
+        window.watchFolder(dir);
     }
     if (!files.isEmpty()) {
         window.openFiles(files);

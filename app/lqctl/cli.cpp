@@ -59,6 +59,7 @@ const OptionDef kOptions[] = {
     {"fail-ratio", "R", "Share of messages a worker marks failed (default 0.05)."},
     {"duration", "SECONDS", "Stop after SECONDS (default 0: until Ctrl-C)."},
     {"quiet", nullptr, "Do not print a line of counts per second."},
+    {"delay", "SECONDS", "reschedule: run the job again SECONDS from now."},
 };
 // clang-format on
 
@@ -84,15 +85,24 @@ const std::vector<CommandDef>& commands() {
         {"put", "DATA|-", 1, 1, "Enqueue DATA (or stdin with -); prints the message id.", {"key", "create", "maxsize"}, cmdPut},
         {"retry", "ID", 1, 1, "LOCKED/FAILED -> READY, if the message still holds the claim.", {"claim"}, cmdRetry},
         {"fail", "ID", 1, 1, "LOCKED/READY -> FAILED, if the message still holds the claim.", {"claim"}, cmdFail},
+        {"release", "ID", 1, 1, "jobs-lease: end the lease, due now, if attempts still match.", {"claim"}, cmdRelease},
+        {"reschedule", "ID", 1, 1, "jobs-lease: run again --delay seconds from now, if attempts still match.", {"claim", "delay"}, cmdReschedule},
+        {"delete", "ID", 1, 1, "jobs-lease: delete the job (finish), if attempts still match.", {"claim"}, cmdDelete},
         {"retry-expired", "", 0, 0, "Every LOCKED message locked longer than --older-than -> READY.", {"older-than"}, cmdRetryExpired},
         {"prune", "", 0, 0, "Delete DONE (and FAILED) messages; asks first.", {"keep-failed", "older-than", "yes"}, cmdPrune},
         {"vacuum", "", 0, 0, "Rebuild the file to reclaim free pages; prints the sizes.", {}, cmdVacuum},
         {"upgrade", "", 0, 0, "Migrate a legacy or 0.13 file to litequeue-0.14; asks first.", {"yes"}, cmdUpgrade},
         {"watch", "", 0, 0, "Print a line of counts whenever the queue changes, until Ctrl-C.", {"interval"}, cmdWatch},
+        {"fleet", "", 0, 0, "Every queue file of the folder DIR: counts, backlog, skipped files.", {"prometheus"}, cmdFleet},
         {"demo", "", 0, 0, "Run a live synthetic workload on FILE (created if missing).", {"rate", "workers", "fail-ratio", "duration", "quiet", "maxsize"}, cmdDemo},
     };
     // clang-format on
     return defs;
+}
+
+/// `fleet` takes a folder where every other command takes a queue file.
+bool isFolderCommand(const CommandDef& c) {
+    return std::strcmp(c.name, "fleet") == 0;
 }
 
 const OptionDef& optionDef(std::string_view name) {
@@ -119,7 +129,8 @@ std::string optionLine(const OptionDef& d) {
 }
 
 std::string generalHelp() {
-    std::string s = "Usage: lqctl COMMAND FILE [options]\n\n"
+    std::string s = "Usage: lqctl COMMAND FILE [options]\n"
+                    "       lqctl fleet DIR [options]\n\n"
                     "Inspect and operate SQLite job queues (litequeue, jobs-lease).\n\n"
                     "Commands:\n";
     for (const auto& c : commands()) {
@@ -138,9 +149,9 @@ std::string generalHelp() {
 }
 
 std::string commandHelp(const CommandDef& c) {
-    std::string s = std::string("Usage: lqctl ") + c.name + " FILE" +
-                    (*c.args ? std::string(" ") + c.args : std::string()) + " [options]\n\n" +
-                    c.summary + "\n";
+    std::string s =
+        std::string("Usage: lqctl ") + c.name + (isFolderCommand(c) ? " DIR" : " FILE") +
+        (*c.args ? std::string(" ") + c.args : std::string()) + " [options]\n\n" + c.summary + "\n";
     if (!c.options.empty()) {
         s += "\nOptions:\n";
         for (const char* o : c.options)
@@ -219,11 +230,12 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
         throw UsageError(p.errorText().toStdString());
 
     const QStringList pos = p.positionalArguments();
+    const char* fileWord = isFolderCommand(cmd) ? "DIR" : "FILE";
     if (pos.isEmpty())
-        throw UsageError(std::string(cmd.name) + ": missing FILE");
+        throw UsageError(std::string(cmd.name) + ": missing " + fileWord);
     o.file = pos.front().toStdString();
     if (o.file.empty())
-        throw UsageError(std::string(cmd.name) + ": FILE is empty");
+        throw UsageError(std::string(cmd.name) + ": " + fileWord + " is empty");
     for (qsizetype i = 1; i < pos.size(); ++i)
         o.args.push_back(pos[i].toStdString());
     if (o.args.size() < cmd.minArgs)
@@ -291,6 +303,8 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
         if (o.failRatio > 1)
             throw UsageError("--fail-ratio: expected a ratio between 0 and 1");
     }
+    if (set("delay"))
+        o.delay = parseSeconds(p, "delay");
     if (set("duration"))
         o.duration = parseSeconds(p, "duration");
     o.quiet = set("quiet");

@@ -70,6 +70,7 @@ struct Options {
     // put / retry / fail
     std::optional<std::string> key;
     std::optional<std::int64_t> claim;
+    std::optional<double> delay; ///< reschedule
     bool create = false;
     std::optional<std::int64_t> maxsize;
 

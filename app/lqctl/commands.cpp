@@ -3,6 +3,7 @@
 #include "output.h"
 
 #include <core/audit.h>
+#include <core/fleet.h>
 #include <core/timefmt.h>
 
 #include <unistd.h>
@@ -165,16 +166,25 @@ const std::string& requireArg(const Options& o, std::size_t i) {
     return o.args[i];
 }
 
-/// The single-message actions: retry and fail.
+/// The single-message actions: retry and fail (litequeue), release,
+/// reschedule and delete (jobs-lease; retry means release there).
 int singleAction(const Options& o, core::Action a, const char* verb) {
     const std::string& id = requireArg(o, 0);
     auto q = openQueue(o, true);
+    const bool jobsAction =
+        a == core::Action::Release || a == core::Action::Reschedule || a == core::Action::Delete;
     if (q->info().format == core::Format::JobsLease) {
         // SPEC §3.3: a lease file has release (retry now) but no FAILED state.
         if (a == core::Action::MarkFailed)
             throw Refused("jobs-lease files have no FAILED state; nothing was changed");
-        a = core::Action::Release;
+        if (a == core::Action::Retry)
+            a = core::Action::Release;
+    } else if (jobsAction) {
+        throw Refused(std::string(o.command) + " applies to jobs-lease files only (this is " +
+                      core::formatId(q->info().format) + "); nothing was changed");
     }
+    if (a == core::Action::Reschedule && !o.delay)
+        throw UsageError("reschedule: --delay SECONDS is required");
     std::int64_t token = 0;
     if (o.claim) {
         token = *o.claim;
@@ -191,7 +201,9 @@ int singleAction(const Options& o, core::Action a, const char* verb) {
                 " (read just now; pass --claim to act only on what you saw)\n");
         }
     }
-    const auto r = q->apply(a, {core::Target{id, token}});
+    core::ActionOptions ao;
+    ao.delaySeconds = o.delay.value_or(0);
+    const auto r = q->apply(a, {core::Target{id, token}}, ao);
     recordAudit(*q, a, r);
 
     if (o.json) {
@@ -219,10 +231,38 @@ int singleAction(const Options& o, core::Action a, const char* verb) {
     }
     if (!o.json) {
         const auto& ar = r.applied.front();
-        out(terminalSafe(id) + ": " + statusText(ar.before) + " -> " + statusText(ar.after) + " (" +
+        out(terminalSafe(id) + ": " + statusText(ar.before) + " -> " +
+            (a == core::Action::Delete ? std::string("deleted") : statusText(ar.after)) + " (" +
             tokenLabel(q->info().format) + " " + num(token) + ")\n");
     }
     return ExitOk;
+}
+
+Json fleetEntryJson(const core::FleetEntry& e, TimeNs now) {
+    Json j = Json::object();
+    j.set("path", e.path);
+    j.set("table", e.table);
+    j.set("format", e.format);
+    j.set("read_only", !e.readOnlyReason.empty());
+    if (!e.readOnlyReason.empty())
+        j.set("read_only_reason", e.readOnlyReason);
+    const auto& c = e.counts;
+    j.set("ready", c.ready);
+    j.set("locked", c.locked);
+    j.set("stuck", c.stuck);
+    j.set("done", c.done);
+    j.set("failed", c.failed);
+    j.set("stored", c.stored);
+    if (e.format == "jobs-lease") {
+        j.set("scheduled", c.scheduled);
+        j.set("leased", c.leased);
+        j.set("expired", c.expired);
+    }
+    j.set("maxsize", e.maxsize);
+    j.set("backlog_age_ns", e.backlogAgeNs(now));
+    j.set("file_bytes", e.fileBytes);
+    j.set("wal_bytes", e.walBytes);
+    return j;
 }
 
 } // namespace
@@ -551,6 +591,89 @@ int cmdPut(const Options& o) {
         printJson(messageJson(m, q->now(), q->info().format));
     else
         out(m.messageId + "\n");
+    return ExitOk;
+}
+
+int cmdRelease(const Options& o) {
+    return singleAction(o, core::Action::Release, "released");
+}
+int cmdReschedule(const Options& o) {
+    return singleAction(o, core::Action::Reschedule, "rescheduled");
+}
+int cmdDelete(const Options& o) {
+    return singleAction(o, core::Action::Delete, "deleted");
+}
+
+int cmdFleet(const Options& o) {
+    const TimeNs now = o.now ? *o.now : core::systemNowNs();
+    // Throws Io (exit 5) when o.file is not a readable folder.
+    const auto entries =
+        core::scanFleet(o.file, now, o.stuckAfterNs(), std::min(o.busyTimeoutMs, 2000));
+    std::vector<const core::FleetEntry*> queues;
+    std::vector<const core::FleetEntry*> skipped;
+    for (const auto& e : entries)
+        (e.skipped ? skipped : queues).push_back(&e);
+
+    if (o.prometheus) {
+        std::vector<PromQueue> pq;
+        for (const auto* e : queues) {
+            Options one = o;
+            one.file = e->path;
+            one.table = e->table;
+            try {
+                auto q = openQueue(one, false);
+                PromQueue p;
+                p.path = absolutePath(e->path);
+                p.info = q->info();
+                p.counts = q->counts(o.stuckAfterNs());
+                p.stats = q->stats();
+                p.fileSize = q->fileSize();
+                p.walSize = q->walSize();
+                pq.push_back(std::move(p));
+            } catch (const core::Error& ex) {
+                // Changed between the scan and now: report it, keep the rest.
+                err("lqctl: " + terminalSafe(e->path) + ": " + terminalSafe(ex.detail()) + "\n");
+            }
+        }
+        out(prometheusText(pq, o.stuckAfterSeconds, now, true));
+        return ExitOk;
+    }
+    if (o.json) {
+        Json j = Json::object();
+        Json qa = Json::array();
+        for (const auto* e : queues)
+            qa.push(fleetEntryJson(*e, now));
+        Json sa = Json::array();
+        for (const auto* e : skipped) {
+            Json sj = Json::object();
+            sj.set("path", e->path);
+            sj.set("reason", e->reason);
+            sa.push(std::move(sj));
+        }
+        j.set("queues", std::move(qa));
+        j.set("skipped", std::move(sa));
+        printJson(j);
+        return ExitOk;
+    }
+    Table t({"queue", "table", "format", "ready", "locked", "stuck", "done", "failed", "backlog",
+             "wal"},
+            {false, false, false, true, true, true, true, true, true, true});
+    for (const auto* e : queues) {
+        const auto& c = e->counts;
+        t.addRow({terminalSafe(e->path), terminalSafe(e->table),
+                  e->format + (e->readOnlyReason.empty() ? "" : " (read-only)"), num(c.ready),
+                  num(c.locked), num(c.stuck), num(c.done), num(c.failed),
+                  durationOrDash(e->backlogAgeNs(now)), core::humanBytes(e->walBytes)});
+    }
+    std::string text = t.render();
+    if (!skipped.empty()) {
+        text += "\nskipped:\n";
+        for (const auto* e : skipped)
+            text += "  " + terminalSafe(e->path) + ": " + terminalSafe(e->reason) + "\n";
+    }
+    text += "\n" + plural(std::int64_t(queues.size()), "queue", "queues") + ", " +
+            num(std::int64_t(skipped.size())) + " skipped\n";
+    out(text);
     return ExitOk;
 }
 

@@ -25,6 +25,11 @@ int cmdVacuum(const Options& o);
 int cmdUpgrade(const Options& o);
 int cmdWatch(const Options& o);
 int cmdDemo(const Options& o);
+int cmdRelease(const Options& o);
+int cmdReschedule(const Options& o);
+int cmdDelete(const Options& o);
+/// `lqctl fleet DIR`: every queue file of a folder (o.file is the folder).
+int cmdFleet(const Options& o);
 
 /// Opens the queue with the global options (clock from --now, busy timeout,
 /// table). `write`: the command will write, so refuse early when the file is

@@ -338,9 +338,6 @@ namespace {
 
 class PromWriter {
 public:
-    explicit PromWriter(std::string queueLabel)
-        : m_queue(std::move(queueLabel)) {}
-
     void family(const char* name, const char* type, const char* help) {
         m_text += "# HELP ";
         m_text += name;
@@ -353,14 +350,14 @@ public:
         m_text += '\n';
     }
 
-    // `labels` are extra label pairs after queue="...".
-    void sample(const std::string& name,
+    // `base` is the queue's own labels, already escaped (queue="..."[,table="..."]);
+    // `labels` are extra label pairs after it.
+    void sample(const std::string& name, const std::string& base,
                 const std::vector<std::pair<std::string, std::string>>& labels,
                 const std::string& value) {
         m_text += name;
-        m_text += "{queue=\"";
-        m_text += m_queue;
-        m_text += '"';
+        m_text += '{';
+        m_text += base;
         for (const auto& [k, v] : labels) {
             m_text += ',';
             m_text += k;
@@ -376,7 +373,6 @@ public:
     std::string take() { return std::move(m_text); }
 
 private:
-    std::string m_queue;
     std::string m_text;
 };
 
@@ -386,74 +382,123 @@ std::string prometheusText(const std::string& queuePath, const core::FormatInfo&
                            const core::Counts& c, const core::QueueStats& st,
                            double stuckAfterSeconds, std::int64_t fileSize, std::int64_t walSize,
                            TimeNs now) {
-    PromWriter w(promLabelValue(queuePath));
+    PromQueue q;
+    q.path = queuePath;
+    q.info = info;
+    q.counts = c;
+    q.stats = st;
+    q.fileSize = fileSize;
+    q.walSize = walSize;
+    return prometheusText(std::vector<PromQueue>{q}, stuckAfterSeconds, now, false);
+}
+
+std::string prometheusText(const std::vector<PromQueue>& queues, double stuckAfterSeconds,
+                           TimeNs now, bool tableLabel) {
+    PromWriter w;
     const auto n = [](std::int64_t v) { return std::to_string(v); };
+    std::vector<std::string> bases;
+    bases.reserve(queues.size());
+    for (const auto& q : queues) {
+        std::string b = "queue=\"" + promLabelValue(q.path) + '"';
+        if (tableLabel)
+            b += ",table=\"" + promLabelValue(q.info.table) + '"';
+        bases.push_back(std::move(b));
+    }
+    // One HELP/TYPE per family, then that family's samples for every queue.
+    const auto each = [&](auto&& fn) {
+        for (std::size_t i = 0; i < queues.size(); ++i)
+            fn(queues[i], bases[i]);
+    };
 
     w.family("lq_messages", "gauge", "Messages in the queue by status.");
-    if (info.format == core::Format::JobsLease) {
-        // Derived states only: Counts::locked repeats leased for these files.
-        w.sample("lq_messages", {{"status", "ready"}}, n(c.ready));
-        w.sample("lq_messages", {{"status", "scheduled"}}, n(c.scheduled));
-        w.sample("lq_messages", {{"status", "leased"}}, n(c.leased));
-        w.sample("lq_messages", {{"status", "expired"}}, n(c.expired));
-    } else {
-        w.sample("lq_messages", {{"status", "ready"}}, n(c.ready));
-        w.sample("lq_messages", {{"status", "locked"}}, n(c.locked));
-        w.sample("lq_messages", {{"status", "done"}}, n(c.done));
-        w.sample("lq_messages", {{"status", "failed"}}, n(c.failed));
-        if (c.unknown > 0)
-            w.sample("lq_messages", {{"status", "unknown"}}, n(c.unknown));
-    }
+    each([&](const PromQueue& q, const std::string& b) {
+        const auto& c = q.counts;
+        if (q.info.format == core::Format::JobsLease) {
+            // Derived states only: Counts::locked repeats leased for these files.
+            w.sample("lq_messages", b, {{"status", "ready"}}, n(c.ready));
+            w.sample("lq_messages", b, {{"status", "scheduled"}}, n(c.scheduled));
+            w.sample("lq_messages", b, {{"status", "leased"}}, n(c.leased));
+            w.sample("lq_messages", b, {{"status", "expired"}}, n(c.expired));
+        } else {
+            w.sample("lq_messages", b, {{"status", "ready"}}, n(c.ready));
+            w.sample("lq_messages", b, {{"status", "locked"}}, n(c.locked));
+            w.sample("lq_messages", b, {{"status", "done"}}, n(c.done));
+            w.sample("lq_messages", b, {{"status", "failed"}}, n(c.failed));
+            if (c.unknown > 0)
+                w.sample("lq_messages", b, {{"status", "unknown"}}, n(c.unknown));
+        }
+    });
 
     w.family("lq_stored_messages", "gauge", "Rows stored in the queue file, in any status.");
-    w.sample("lq_stored_messages", {}, n(c.stored));
+    each([&](const PromQueue& q, const std::string& b) {
+        w.sample("lq_stored_messages", b, {}, n(q.counts.stored));
+    });
 
     w.family("lq_stuck_messages", "gauge",
              "LOCKED messages whose lock is older than the stuck threshold.");
-    w.sample("lq_stuck_messages", {}, n(c.stuck));
+    each([&](const PromQueue& q, const std::string& b) {
+        w.sample("lq_stuck_messages", b, {}, n(q.counts.stuck));
+    });
 
     w.family("lq_stuck_threshold_seconds", "gauge",
              "Lock age after which a LOCKED message counts as stuck.");
-    w.sample("lq_stuck_threshold_seconds", {},
-             nsToSecondsText(core::secondsToNs(stuckAfterSeconds)));
+    each([&](const PromQueue&, const std::string& b) {
+        w.sample("lq_stuck_threshold_seconds", b, {},
+                 nsToSecondsText(core::secondsToNs(stuckAfterSeconds)));
+    });
 
     w.family("lq_latency_seconds", "summary",
              "Message latency: wait = lock - in, processing = done - lock (DONE), "
              "total = done - in (DONE); nearest-rank quantiles.");
-    const std::pair<const char*, const core::Summary*> metrics[] = {
-        {"wait", &st.wait}, {"processing", &st.processing}, {"total", &st.total}};
-    for (const auto& [metric, s] : metrics) {
-        const std::pair<const char*, const std::optional<TimeNs>*> qs[] = {
-            {"0.5", &s->p50}, {"0.9", &s->p90}, {"0.99", &s->p99}};
-        for (const auto& [q, v] : qs) {
-            w.sample("lq_latency_seconds", {{"metric", metric}, {"quantile", q}},
-                     s->count > 0 && v->has_value() ? nsToSecondsText(**v) : std::string("NaN"));
+    each([&](const PromQueue& q, const std::string& b) {
+        const std::pair<const char*, const core::Summary*> metrics[] = {
+            {"wait", &q.stats.wait},
+            {"processing", &q.stats.processing},
+            {"total", &q.stats.total}};
+        for (const auto& [metric, s] : metrics) {
+            const std::pair<const char*, const std::optional<TimeNs>*> qs[] = {
+                {"0.5", &s->p50}, {"0.9", &s->p90}, {"0.99", &s->p99}};
+            for (const auto& [quantile, v] : qs) {
+                w.sample("lq_latency_seconds", b, {{"metric", metric}, {"quantile", quantile}},
+                         s->count > 0 && v->has_value() ? nsToSecondsText(**v)
+                                                        : std::string("NaN"));
+            }
+            char sum[64];
+            std::snprintf(sum, sizeof sum, "%.9f", s->mean * static_cast<double>(s->count) / 1e9);
+            w.sample("lq_latency_seconds_sum", b, {{"metric", metric}}, sum);
+            w.sample("lq_latency_seconds_count", b, {{"metric", metric}}, n(s->count));
         }
-        char sum[64];
-        std::snprintf(sum, sizeof sum, "%.9f", s->mean * static_cast<double>(s->count) / 1e9);
-        w.sample("lq_latency_seconds_sum", {{"metric", metric}}, sum);
-        w.sample("lq_latency_seconds_count", {{"metric", metric}}, n(s->count));
-    }
+    });
 
     w.family("lq_oldest_ready_age_seconds", "gauge",
              "Age of the oldest READY message (backlog age); 0 when none is waiting.");
-    w.sample("lq_oldest_ready_age_seconds", {},
-             st.oldestReadyInTime ? nsToSecondsText(now - *st.oldestReadyInTime)
-                                  : std::string("0"));
+    each([&](const PromQueue& q, const std::string& b) {
+        w.sample("lq_oldest_ready_age_seconds", b, {},
+                 q.stats.oldestReadyInTime ? nsToSecondsText(now - *q.stats.oldestReadyInTime)
+                                           : std::string("0"));
+    });
 
-    if (info.maxsize) {
+    if (std::any_of(queues.begin(), queues.end(),
+                    [](const PromQueue& q) { return q.info.maxsize.has_value(); })) {
         w.family("lq_maxsize", "gauge", "The queue's maxsize limit on READY messages.");
-        w.sample("lq_maxsize", {}, n(*info.maxsize));
+        each([&](const PromQueue& q, const std::string& b) {
+            if (q.info.maxsize)
+                w.sample("lq_maxsize", b, {}, n(*q.info.maxsize));
+        });
     }
 
     w.family("lq_file_bytes", "gauge", "Size of the queue file and of its -wal file.");
-    w.sample("lq_file_bytes", {{"file", "db"}}, n(fileSize));
-    w.sample("lq_file_bytes", {{"file", "wal"}}, n(walSize));
+    each([&](const PromQueue& q, const std::string& b) {
+        w.sample("lq_file_bytes", b, {{"file", "db"}}, n(q.fileSize));
+        w.sample("lq_file_bytes", b, {{"file", "wal"}}, n(q.walSize));
+    });
 
     w.family("lq_read_only", "gauge",
              "1 when the file's format makes the queue read-only for this tool.");
-    w.sample("lq_read_only", {{"format", core::formatId(info.format)}},
-             info.formatReadOnly() ? "1" : "0");
+    each([&](const PromQueue& q, const std::string& b) {
+        w.sample("lq_read_only", b, {{"format", core::formatId(q.info.format)}},
+                 q.info.formatReadOnly() ? "1" : "0");
+    });
     return w.take();
 }
 

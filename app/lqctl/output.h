@@ -76,6 +76,21 @@ std::string prometheusText(const std::string& queuePath, const core::FormatInfo&
                            const core::Counts& c, const core::QueueStats& st,
                            double stuckAfterSeconds, std::int64_t fileSize, std::int64_t walSize,
                            core::TimeNs now);
+/// One queue of a Prometheus exposition.
+struct PromQueue {
+    std::string path;
+    core::FormatInfo info;
+    core::Counts counts;
+    core::QueueStats stats;
+    std::int64_t fileSize = 0;
+    std::int64_t walSize = 0;
+};
+/// Several queues in one exposition (`lqctl fleet --prometheus`): one
+/// HELP/TYPE per family, then the family's samples for every queue, each
+/// labelled queue="PATH" (and table="T" when `tableLabel`, so the tables of
+/// a multi file stay distinct series).
+std::string prometheusText(const std::vector<PromQueue>& queues, double stuckAfterSeconds,
+                           core::TimeNs now, bool tableLabel);
 /// Label value escaping of the exposition format: \\, \" and \n.
 std::string promLabelValue(std::string_view v);
 /// Exact decimal seconds from ns ("1.5", "0.000000001").

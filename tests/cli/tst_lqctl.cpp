@@ -170,6 +170,58 @@ private:
 
     QString nowArg(const QString& fixture) const { return QString::number(fakeEnd(fixture)); }
 
+    /// Checks the text exposition format: HELP then TYPE once per family
+    /// before its samples, valid sample lines, no duplicate series. Fills
+    /// `series` with "name{labels}" -> value.
+    static void checkPrometheus(const QByteArray& text, QHash<QString, QString>& series) {
+        QVERIFY(text.endsWith('\n'));
+        static const QRegularExpression help(
+            QStringLiteral(R"(^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) \S.*$)"));
+        static const QRegularExpression type(QStringLiteral(
+            R"(^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$)"));
+        static const QRegularExpression sample(QStringLiteral(
+            R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*")"
+            R"((?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*")*\})? )"
+            R"((NaN|[+-]Inf|[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)$)"));
+
+        QHash<QString, QString> types;
+        QSet<QString> helps, familiesWithSamples;
+        for (const QString& line :
+             QString::fromUtf8(text).split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+            if (const auto m = help.match(line); m.hasMatch()) {
+                QVERIFY2(!helps.contains(m.captured(1)), qPrintable(line));
+                QVERIFY2(!familiesWithSamples.contains(m.captured(1)), qPrintable(line));
+                helps.insert(m.captured(1));
+                continue;
+            }
+            if (const auto m = type.match(line); m.hasMatch()) {
+                QVERIFY2(!types.contains(m.captured(1)), qPrintable(line));
+                QVERIFY2(helps.contains(m.captured(1)), qPrintable(line));
+                types.insert(m.captured(1), m.captured(2));
+                continue;
+            }
+            const auto m = sample.match(line);
+            QVERIFY2(m.hasMatch(), qPrintable(line));
+            QString family = m.captured(1);
+            if (!types.contains(family)) {
+                for (const char* suffix : {"_sum", "_count", "_bucket"}) {
+                    const QString base = family.chopped(int(qstrlen(suffix)));
+                    if (family.endsWith(QLatin1String(suffix)) &&
+                        (types.value(base) == QLatin1String("summary") ||
+                         types.value(base) == QLatin1String("histogram")))
+                        family = base;
+                }
+            }
+            QVERIFY2(types.contains(family), qPrintable(line)); // HELP/TYPE came first
+            familiesWithSamples.insert(family);
+            const QString id = m.captured(1) + m.captured(2);
+            QVERIFY2(!series.contains(id), qPrintable(line));
+            series.insert(id, m.captured(3));
+        }
+        QVERIFY(types.contains(QStringLiteral("lq_messages")));
+        QVERIFY(types.contains(QStringLiteral("lq_latency_seconds")));
+    }
+
 private slots:
     void initTestCase() {
         QVERIFY2(QFileInfo(lqctlPath()).isExecutable(), qPrintable(lqctlPath()));
@@ -745,17 +797,10 @@ private slots:
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.endsWith('\n'));
 
-        static const QRegularExpression help(
-            QStringLiteral(R"(^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) \S.*$)"));
-        static const QRegularExpression type(QStringLiteral(
-            R"(^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$)"));
-        static const QRegularExpression sample(QStringLiteral(
-            R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*")"
-            R"((?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*")*\})? )"
-            R"((NaN|[+-]Inf|[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)$)"));
-
-        QHash<QString, QString> types;
-        QSet<QString> helps, series, familiesWithSamples;
+        QHash<QString, QString> series;
+        checkPrometheus(r.out, series);
+        if (QTest::currentTestFailed())
+            return;
         const QString expectedQueue = QStringLiteral("queue=\"") +
                                       QString(path)
                                           .replace(QLatin1Char('\\'), QStringLiteral("\\\\"))
@@ -763,50 +808,206 @@ private slots:
                                           .replace(QLatin1Char('\n'), QStringLiteral("\\n")) +
                                       QLatin1Char('"');
         qint64 ready = -1, stuck = -1;
-        for (const QString& line :
-             QString::fromUtf8(r.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
-            if (const auto m = help.match(line); m.hasMatch()) {
-                QVERIFY2(!helps.contains(m.captured(1)), qPrintable(line));
-                QVERIFY2(!familiesWithSamples.contains(m.captured(1)), qPrintable(line));
-                helps.insert(m.captured(1));
-                continue;
-            }
-            if (const auto m = type.match(line); m.hasMatch()) {
-                QVERIFY2(!types.contains(m.captured(1)), qPrintable(line));
-                QVERIFY2(helps.contains(m.captured(1)), qPrintable(line));
-                types.insert(m.captured(1), m.captured(2));
-                continue;
-            }
-            const auto m = sample.match(line);
-            QVERIFY2(m.hasMatch(), qPrintable(line));
-            QString family = m.captured(1);
-            if (!types.contains(family)) {
-                for (const char* suffix : {"_sum", "_count", "_bucket"}) {
-                    const QString base = family.chopped(int(qstrlen(suffix)));
-                    if (family.endsWith(QLatin1String(suffix)) &&
-                        (types.value(base) == QLatin1String("summary") ||
-                         types.value(base) == QLatin1String("histogram")))
-                        family = base;
-                }
-            }
-            QVERIFY2(types.contains(family), qPrintable(line)); // HELP/TYPE came first
-            familiesWithSamples.insert(family);
-            const QString id = m.captured(1) + m.captured(2);
-            QVERIFY2(!series.contains(id), qPrintable(line));
-            series.insert(id);
-            QVERIFY2(m.captured(2).contains(expectedQueue), qPrintable(line));
-            if (m.captured(1) == QLatin1String("lq_messages") &&
-                m.captured(2).contains(QLatin1String("status=\"ready\"")))
-                ready = m.captured(3).toLongLong();
-            if (m.captured(1) == QLatin1String("lq_stuck_messages"))
-                stuck = m.captured(3).toLongLong();
+        for (auto it = series.cbegin(); it != series.cend(); ++it) {
+            QVERIFY2(it.key().contains(expectedQueue), qPrintable(it.key()));
+            if (it.key().startsWith(QLatin1String("lq_messages{")) &&
+                it.key().contains(QLatin1String("status=\"ready\"")))
+                ready = it.value().toLongLong();
+            if (it.key().startsWith(QLatin1String("lq_stuck_messages{")))
+                stuck = it.value().toLongLong();
         }
-        QVERIFY(types.contains(QStringLiteral("lq_messages")));
-        QVERIFY(types.contains(QStringLiteral("lq_latency_seconds")));
         QCOMPARE(ready, 58);
         QCOMPARE(stuck, 10);
         QVERIFY(series.contains(QStringLiteral("lq_latency_seconds{") + expectedQueue +
                                 QStringLiteral(",metric=\"processing\",quantile=\"0.5\"}")));
+    }
+
+    // ---- fleet ---------------------------------------------------------------
+
+    /// Every fixture copied into one folder (wal-pending with its side files).
+    static void fillFleetFolder(const QTemporaryDir& dir) {
+        for (const char* f :
+             {"litequeue-head-empty.sqlite3", "litequeue-head-maxsize.sqlite3",
+              "litequeue-head-mixed.sqlite3", "litequeue-oldmulti.sqlite3", "not-a-queue.sqlite3",
+              "not-sqlite.sqlite3", "seed-jobs-leases.sqlite3", "truncated.sqlite3",
+              "zero-bytes.sqlite3", "wal-pending/litequeue-wal-pending.sqlite3"})
+            QVERIFY(!copyFixture(dir, QString::fromLatin1(f)).isEmpty());
+    }
+
+    void fleetJson() {
+        QTemporaryDir dir;
+        fillFleetFolder(dir);
+        const QJsonObject o =
+            runJson({QStringLiteral("fleet"), dir.path(), QStringLiteral("--json"),
+                     QStringLiteral("--now"), nowArg(kMixed)})
+                .object();
+        const QJsonArray queues = o.value(QStringLiteral("queues")).toArray();
+        const QJsonArray skipped = o.value(QStringLiteral("skipped")).toArray();
+        QCOMPARE(queues.size(), 7); // 5 single-queue files + the 2 tables of the multi file
+        QCOMPARE(skipped.size(), 4);
+
+        QHash<QString, QJsonObject> byKey;
+        for (const auto& v : queues) {
+            const QJsonObject q = v.toObject();
+            byKey.insert(QFileInfo(q.value(QStringLiteral("path")).toString()).fileName() +
+                             QLatin1Char('/') + q.value(QStringLiteral("table")).toString(),
+                         q);
+        }
+        const struct {
+            QString key;
+            QString facts;
+            QString table;
+        } expected[] = {
+            {QStringLiteral("litequeue-head-mixed.sqlite3/Queue"), kMixed, QStringLiteral("Queue")},
+            {QStringLiteral("litequeue-head-maxsize.sqlite3/Queue"), kMaxsize,
+             QStringLiteral("Queue")},
+            {QStringLiteral("litequeue-head-empty.sqlite3/Queue"), kEmpty, QStringLiteral("Queue")},
+            {QStringLiteral("litequeue-wal-pending.sqlite3/Queue"), kWalPending,
+             QStringLiteral("Queue")},
+            {QStringLiteral("litequeue-oldmulti.sqlite3/emails"),
+             QStringLiteral("litequeue-oldmulti.sqlite3"), QStringLiteral("emails")},
+            {QStringLiteral("litequeue-oldmulti.sqlite3/image-resize"),
+             QStringLiteral("litequeue-oldmulti.sqlite3"), QStringLiteral("image-resize")},
+        };
+        for (const auto& e : expected) {
+            QVERIFY2(byKey.contains(e.key), qPrintable(e.key));
+            const QJsonObject q = byKey.value(e.key);
+            const QJsonObject c = m_facts.value(e.facts)
+                                      .toObject()
+                                      .value(QStringLiteral("queues"))
+                                      .toObject()
+                                      .value(e.table)
+                                      .toObject()
+                                      .value(QStringLiteral("status_counts"))
+                                      .toObject();
+            for (const char* st : {"READY", "LOCKED", "DONE", "FAILED"})
+                QCOMPARE(q.value(QString::fromLatin1(st).toLower()).toInteger(),
+                         c.value(QString::fromLatin1(st)).toInteger());
+        }
+        const QJsonObject mixed = byKey.value(QStringLiteral("litequeue-head-mixed.sqlite3/Queue"));
+        QCOMPARE(mixed.value(QStringLiteral("stuck")).toInteger(), 14);
+        QVERIFY(mixed.value(QStringLiteral("backlog_age_ns")).toDouble() > 0);
+        QVERIFY(byKey.value(QStringLiteral("litequeue-oldmulti.sqlite3/emails"))
+                    .value(QStringLiteral("read_only"))
+                    .toBool());
+        const QJsonObject jobs = byKey.value(QStringLiteral("seed-jobs-leases.sqlite3/jobs"));
+        QCOMPARE(jobs.value(QStringLiteral("format")).toString(), QStringLiteral("jobs-lease"));
+        QCOMPARE(jobs.value(QStringLiteral("stored")).toInteger(), 16);
+        QVERIFY(byKey.value(QStringLiteral("litequeue-wal-pending.sqlite3/Queue"))
+                    .value(QStringLiteral("wal_bytes"))
+                    .toInteger() > 0);
+
+        QHash<QString, QString> reasons;
+        for (const auto& v : skipped) {
+            const QJsonObject sk = v.toObject();
+            reasons.insert(QFileInfo(sk.value(QStringLiteral("path")).toString()).fileName(),
+                           sk.value(QStringLiteral("reason")).toString());
+        }
+        QVERIFY(reasons.value(QStringLiteral("not-a-queue.sqlite3"))
+                    .contains(QStringLiteral("not a queue file: found tables users")));
+        QVERIFY(reasons.value(QStringLiteral("not-sqlite.sqlite3"))
+                    .contains(QStringLiteral("file is not a SQLite database")));
+        QVERIFY(reasons.value(QStringLiteral("truncated.sqlite3"))
+                    .contains(QStringLiteral("malformed")));
+        QVERIFY(reasons.value(QStringLiteral("zero-bytes.sqlite3"))
+                    .contains(QStringLiteral("empty database")));
+
+        // The scan never wrote: the copies are unchanged, the pending WAL too.
+        QCOMPARE(sha256(dir.filePath(kMixed)), sha256(kDataDir + QLatin1Char('/') + kMixed));
+        QCOMPARE(
+            sha256(dir.filePath(QStringLiteral("litequeue-wal-pending.sqlite3-wal"))),
+            sha256(kDataDir + QStringLiteral("/wal-pending/litequeue-wal-pending.sqlite3-wal")));
+
+        // Plain text: one line per queue, the skipped files with their reasons.
+        const Result text = run({QStringLiteral("fleet"), dir.path()});
+        QCOMPARE(text.code, 0);
+        QVERIFY(text.out.contains("litequeue-head-mixed.sqlite3"));
+        QVERIFY(text.out.contains("not a queue file: found tables users"));
+
+        // Not a folder: exit 5.
+        const Result bad = run({QStringLiteral("fleet"), dir.filePath(kMixed)});
+        QCOMPARE(bad.code, 5);
+        QCOMPARE(run({QStringLiteral("fleet"), dir.filePath(QStringLiteral("missing"))}).code, 5);
+    }
+
+    void fleetPrometheus() {
+        QTemporaryDir dir;
+        fillFleetFolder(dir);
+        const Result r = run({QStringLiteral("fleet"), dir.path(), QStringLiteral("--prometheus"),
+                              QStringLiteral("--now"), nowArg(kMixed)});
+        QCOMPARE(r.code, 0);
+        QHash<QString, QString> series;
+        checkPrometheus(r.out, series);
+        if (QTest::currentTestFailed())
+            return;
+        // One lq_stored_messages series per queue (7), each with its queue label.
+        int stored = 0;
+        for (auto it = series.cbegin(); it != series.cend(); ++it) {
+            QVERIFY2(it.key().contains(QLatin1String("{queue=\"")), qPrintable(it.key()));
+            stored += it.key().startsWith(QLatin1String("lq_stored_messages{")) ? 1 : 0;
+        }
+        QCOMPARE(stored, 7);
+        const QString mixed = QStringLiteral("lq_messages{queue=\"") +
+                              QFileInfo(dir.filePath(kMixed)).absoluteFilePath() +
+                              QStringLiteral("\",table=\"Queue\",status=\"ready\"}");
+        QCOMPARE(series.value(mixed), QStringLiteral("58"));
+    }
+
+    void jobsLeaseCommands() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, QStringLiteral("seed-jobs-leases.sqlite3"));
+        const QString now = QStringLiteral("1742126400"); // the seed's reference_time_s
+        const QJsonObject stats = runJson({QStringLiteral("stats"), path, QStringLiteral("--json"),
+                                           QStringLiteral("--now"), now})
+                                      .object();
+        QCOMPARE(stats.value(QStringLiteral("format")).toString(), QStringLiteral("jobs-lease"));
+        QCOMPARE(stats.value(QStringLiteral("counts"))
+                     .toObject()
+                     .value(QStringLiteral("stored"))
+                     .toInteger(),
+                 16);
+        // facts: 3 leased, 3 expired at the reference time.
+        const QJsonArray expired = runJson({QStringLiteral("list"), path, QStringLiteral("--json"),
+                                            QStringLiteral("--now"), now,
+                                            QStringLiteral("--status"), QStringLiteral("expired")})
+                                       .array();
+        QCOMPARE(expired.size(), 3);
+        const QString id = expired.at(0).toObject().value(QStringLiteral("message_id")).toString();
+        const QString token =
+            QString::number(expired.at(0).toObject().value(QStringLiteral("token")).toInteger());
+
+        // fail: refused, no FAILED state.
+        QCOMPARE(run({QStringLiteral("fail"), path, id, QStringLiteral("--now"), now}).code, 1);
+        // release with a stale attempts count: refused.
+        QCOMPARE(run({QStringLiteral("release"), path, id, QStringLiteral("--now"), now,
+                      QStringLiteral("--claim"), QStringLiteral("999")})
+                     .code,
+                 1);
+        // reschedule needs --delay.
+        QCOMPARE(run({QStringLiteral("reschedule"), path, id, QStringLiteral("--now"), now}).code,
+                 2);
+        QCOMPARE(run({QStringLiteral("reschedule"), path, id, QStringLiteral("--now"), now,
+                      QStringLiteral("--delay"), QStringLiteral("600"), QStringLiteral("--claim"),
+                      token})
+                     .code,
+                 0);
+        const QJsonObject got = runJson({QStringLiteral("get"), path, id, QStringLiteral("--json"),
+                                         QStringLiteral("--now"), now})
+                                    .object();
+        QCOMPARE(got.value(QStringLiteral("status")).toString(), QStringLiteral("SCHEDULED"));
+        // retry on a lease file is release.
+        QCOMPARE(run({QStringLiteral("retry"), path, id, QStringLiteral("--now"), now,
+                      QStringLiteral("--claim"), token})
+                     .code,
+                 0);
+        QCOMPARE(run({QStringLiteral("delete"), path, id, QStringLiteral("--now"), now,
+                      QStringLiteral("--claim"), token})
+                     .code,
+                 0);
+        QCOMPARE(run({QStringLiteral("get"), path, id}).code, 1);
+        // jobs-lease commands refuse litequeue files.
+        const QString mixed = copyFixture(dir, kMixed);
+        QCOMPARE(run({QStringLiteral("release"), mixed, QStringLiteral("x")}).code, 1);
     }
 
     // ---- watch and demo ----------------------------------------------------

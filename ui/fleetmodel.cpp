@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: MIT
+#include "ui/fleetmodel.h"
+
+#include "core/error.h"
+#include "ui/filewatcher.h"
+#include "ui/runasync.h"
+#include "ui/uitext.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QLocale>
+#include <QLoggingCategory>
+#include <QPainter>
+#include <QPixmap>
+
+#include <algorithm>
+#include <set>
+
+Q_LOGGING_CATEGORY(lcFleet, "lq.ui.fleet")
+
+namespace lq::ui {
+
+namespace {
+
+QIcon dot(const QColor& fill, const QColor& ring = {}) {
+    QPixmap pm(32, 32);
+    pm.fill(Qt::transparent);
+    QPainter p(&pm);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(ring.isValid() ? QPen(ring, 3) : Qt::NoPen);
+    p.setBrush(fill);
+    p.drawEllipse(QRectF(5, 5, 22, 22));
+    return QIcon(pm);
+}
+
+bool sameKey(const core::FleetEntry& a, const core::FleetEntry& b) {
+    return a.path == b.path && a.table == b.table;
+}
+
+bool keyLess(const core::FleetEntry& a, const core::FleetEntry& b) {
+    return a.path != b.path ? a.path < b.path : a.table < b.table;
+}
+
+bool sameShown(const core::FleetEntry& a, const core::FleetEntry& b) {
+    const auto& x = a.counts;
+    const auto& y = b.counts;
+    return a.skipped == b.skipped && a.reason == b.reason && a.format == b.format &&
+           a.readOnlyReason == b.readOnlyReason && x.ready == y.ready && x.locked == y.locked &&
+           x.done == y.done && x.failed == y.failed && x.stuck == y.stuck &&
+           x.scheduled == y.scheduled && x.leased == y.leased && x.expired == y.expired &&
+           x.stored == y.stored && a.oldestReadyInTime == b.oldestReadyInTime &&
+           a.walBytes == b.walBytes && a.fileBytes == b.fileBytes;
+}
+
+} // namespace
+
+struct FleetModel::ScanResult {
+    std::vector<core::FleetEntry> entries;
+    qint64 elapsedMs = 0;
+    core::TimeNs now = 0;
+};
+
+FleetModel::FleetModel(QObject* parent)
+    : QAbstractListModel(parent)
+    , m_clock(core::systemClock())
+    , m_watcher(new FileWatcher(this)) {
+    m_pool.setMaxThreadCount(1);
+    m_pool.setExpiryTimeout(-1);
+    m_watcher->setCoalesceInterval(150);
+    connect(m_watcher, &FileWatcher::changed, this, &FleetModel::scanNow);
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &FleetModel::scanNow);
+    m_okIcon = dot(QColor(0x2e, 0xa0, 0x43));
+    m_warnIcon = dot(QColor(0xd9, 0x7b, 0x00));
+    m_stuckIcon = dot(QColor(0xc6, 0x28, 0x28));
+    m_skippedIcon = dot(Qt::transparent, QColor(0x9e, 0x9e, 0x9e));
+}
+
+FleetModel::~FleetModel() {
+    m_pool.clear();
+    m_pool.waitForDone();
+}
+
+void FleetModel::addFile(const QString& path) {
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    if (m_files.contains(abs)) {
+        return;
+    }
+    m_files << abs;
+    ++m_generation;
+    scanNow();
+}
+
+void FleetModel::removeFile(const QString& path) {
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    if (m_files.removeAll(abs) > 0) {
+        ++m_generation;
+        scanNow();
+    }
+}
+
+void FleetModel::watchFolder(const QString& dir) {
+    const QString abs = QDir(dir).absolutePath();
+    if (m_folders.contains(abs)) {
+        return;
+    }
+    m_folders << abs;
+    m_watcher->addPath(abs);
+    ++m_generation;
+    scanNow();
+}
+
+void FleetModel::unwatchFolder(const QString& dir) {
+    const QString abs = QDir(dir).absolutePath();
+    if (m_folders.removeAll(abs) > 0) {
+        m_watcher->removePath(abs);
+        ++m_generation;
+        scanNow();
+    }
+}
+
+void FleetModel::setClock(core::Clock clock) {
+    m_clock = clock ? std::move(clock) : core::systemClock();
+    scanNow();
+}
+
+void FleetModel::setStuckThresholdSeconds(int seconds) {
+    if (seconds != m_stuckSeconds) {
+        m_stuckSeconds = seconds;
+        scanNow();
+    }
+}
+
+void FleetModel::setBacklogThresholdSeconds(int seconds) {
+    if (seconds != m_backlogSeconds) {
+        m_backlogSeconds = seconds;
+        scanNow();
+    }
+}
+
+void FleetModel::setScanInterval(int ms) {
+    m_intervalMs = ms;
+    if (ms <= 0) {
+        m_timer.stop();
+    } else if (!m_running && !m_timer.isActive() && !(m_files.isEmpty() && m_folders.isEmpty())) {
+        m_timer.start(ms);
+    }
+}
+
+core::TimeNs FleetModel::now() const {
+    return m_clock();
+}
+
+void FleetModel::scanNow() {
+    if (m_running) {
+        m_pending = true;
+        return;
+    }
+    m_timer.stop();
+    startScan();
+}
+
+void FleetModel::startScan() {
+    m_running = true;
+    m_pending = false;
+    const QStringList files = m_files;
+    const QStringList folders = m_folders;
+    const core::TimeNs t = now();
+    const core::TimeNs stuckNs = core::TimeNs(m_stuckSeconds) * core::kNsPerSecond;
+    runAsync(
+        this, &m_pool,
+        [files, folders, t, stuckNs]() -> ScanResult {
+            QElapsedTimer clock;
+            clock.start();
+            ScanResult r;
+            r.now = t;
+            std::set<std::string> paths;
+            for (const QString& f : folders) {
+                const std::string dir = toStd(f);
+                try {
+                    for (std::string& p : core::fleetCandidates(dir)) {
+                        paths.insert(std::move(p));
+                    }
+                } catch (const core::Error& e) {
+                    core::FleetEntry skipped;
+                    skipped.path = dir;
+                    skipped.skipped = true;
+                    skipped.reason = e.detail();
+                    skipped.errorKind = e.kind();
+                    r.entries.push_back(std::move(skipped));
+                }
+            }
+            for (const QString& f : files) {
+                paths.insert(toStd(f));
+            }
+            for (const std::string& p : paths) {
+                // A short busy timeout: a writer holding the file for long
+                // shows as busy at this scan, the next one tries again.
+                auto entries = core::scanQueueFile(p, t, stuckNs, 200);
+                std::move(entries.begin(), entries.end(), std::back_inserter(r.entries));
+            }
+            std::stable_sort(r.entries.begin(), r.entries.end(), keyLess);
+            r.elapsedMs = clock.elapsed();
+            return r;
+        },
+        [this](ScanResult r) {
+            m_running = false;
+            applyScan(std::move(r));
+            if (m_pending) {
+                startScan();
+            } else if (m_intervalMs > 0) {
+                m_timer.start(m_intervalMs);
+            }
+        });
+}
+
+void FleetModel::applyScan(ScanResult&& r) {
+    ++m_scanCount;
+    m_lastScanMs = r.elapsedMs;
+    if (r.elapsedMs >= 250) {
+        // Worth knowing: the scan repeats every few seconds.
+        qCInfo(lcFleet) << "slow scan:" << r.entries.size() << "entries in" << r.elapsedMs << "ms";
+    }
+
+    // The file set may have changed during the scan: keep only what is still
+    // listed (the pending scan adds the rest).
+    QSet<QString> files(m_files.cbegin(), m_files.cend());
+    QSet<QString> folders(m_folders.cbegin(), m_folders.cend());
+    std::vector<core::FleetEntry> fresh;
+    fresh.reserve(r.entries.size());
+    for (auto& e : r.entries) {
+        const QString p = fromStd(e.path);
+        if (files.contains(p) || folders.contains(p) ||
+            folders.contains(QFileInfo(p).absolutePath())) {
+            fresh.push_back(std::move(e));
+        }
+    }
+
+    // Rows gone: remove back to front, contiguous ranges at once.
+    auto inFresh = [&fresh](const core::FleetEntry& e) {
+        return std::binary_search(fresh.begin(), fresh.end(), e, keyLess);
+    };
+    for (int i = int(m_rows.size()) - 1; i >= 0;) {
+        if (inFresh(m_rows[std::size_t(i)].entry)) {
+            --i;
+            continue;
+        }
+        int first = i;
+        while (first > 0 && !inFresh(m_rows[std::size_t(first - 1)].entry)) {
+            --first;
+        }
+        beginRemoveRows({}, first, i);
+        m_rows.erase(m_rows.begin() + first, m_rows.begin() + i + 1);
+        endRemoveRows();
+        i = first - 1;
+    }
+
+    // What is left is a subsequence of `fresh` in the same order: walk both,
+    // updating rows in place and inserting the new ones.
+    for (std::size_t j = 0; j < fresh.size(); ++j) {
+        const int row = int(j);
+        if (j < m_rows.size() && sameKey(m_rows[j].entry, fresh[j])) {
+            Row updated;
+            updated.entry = std::move(fresh[j]);
+            computeHealth(updated, &m_rows[j], r.now);
+            const bool changed = !sameShown(updated.entry, m_rows[j].entry) ||
+                                 updated.health != m_rows[j].health ||
+                                 updated.healthReasons != m_rows[j].healthReasons;
+            m_rows[j] = std::move(updated);
+            if (changed) {
+                const QModelIndex idx = index(row);
+                emit dataChanged(idx, idx);
+            }
+            continue;
+        }
+        Row added;
+        added.entry = std::move(fresh[j]);
+        computeHealth(added, nullptr, r.now);
+        beginInsertRows({}, row, row);
+        m_rows.insert(m_rows.begin() + row, std::move(added));
+        endInsertRows();
+    }
+    emit scanned();
+}
+
+void FleetModel::computeHealth(Row& row, const Row* previous, core::TimeNs now) const {
+    row.health = Healthy;
+    row.healthReasons.clear();
+    const core::FleetEntry& e = row.entry;
+    if (e.skipped) {
+        return;
+    }
+    if (e.counts.stuck > 0) {
+        row.health |= StuckMessages;
+        row.healthReasons << tr("stuck: %1 locked for more than %2")
+                                 .arg(QLocale().toString(e.counts.stuck),
+                                      humanDuration(core::TimeNs(m_stuckSeconds) *
+                                                    core::kNsPerSecond));
+    }
+    row.failuresRoseAt = previous ? previous->failuresRoseAt : 0;
+    if (previous && !previous->entry.skipped && e.counts.failed > previous->entry.counts.failed) {
+        row.failuresRoseAt = now;
+    }
+    if (row.failuresRoseAt != 0 &&
+        now - row.failuresRoseAt <= core::TimeNs(m_failuresHoldSeconds) * core::kNsPerSecond) {
+        row.health |= FailuresRising;
+        row.healthReasons << tr("failures rising: %1 failed now").arg(e.counts.failed);
+    }
+    if (auto age = e.backlogAgeNs(now);
+        age && *age > core::TimeNs(m_backlogSeconds) * core::kNsPerSecond) {
+        row.health |= BacklogOld;
+        row.healthReasons << tr("backlog: the oldest READY message waits for %1 (threshold %2)")
+                                 .arg(humanDuration(*age),
+                                      humanDuration(core::TimeNs(m_backlogSeconds) *
+                                                    core::kNsPerSecond));
+    }
+}
+
+int FleetModel::rowOf(const QString& path, const QString& table) const {
+    const std::string p = toStd(QFileInfo(path).absoluteFilePath());
+    const std::string t = toStd(table);
+    for (std::size_t i = 0; i < m_rows.size(); ++i) {
+        const auto& e = m_rows[i].entry;
+        if (e.path == p && (t.empty() || e.table == t)) {
+            return int(i);
+        }
+    }
+    return -1;
+}
+
+const core::FleetEntry* FleetModel::entryAt(int row) const {
+    return row >= 0 && row < int(m_rows.size()) ? &m_rows[std::size_t(row)].entry : nullptr;
+}
+
+FleetModel::Health FleetModel::healthAt(int row) const {
+    return row >= 0 && row < int(m_rows.size()) ? m_rows[std::size_t(row)].health : Health();
+}
+
+int FleetModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+Qt::ItemFlags FleetModel::flags(const QModelIndex& index) const {
+    if (!index.isValid()) {
+        return Qt::NoItemFlags;
+    }
+    // Skipped files stay selectable so their reason can be read and copied.
+    return Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemNeverHasChildren;
+}
+
+QString FleetModel::displayName(const Row& r) const {
+    QString name = QFileInfo(fromStd(r.entry.path)).fileName();
+    if (r.entry.format == "litequeue-multi") {
+        name += QStringLiteral(" \u203a ") + fromStd(r.entry.table);
+    }
+    return name;
+}
+
+QString FleetModel::summary(const Row& r) const {
+    const core::FleetEntry& e = r.entry;
+    if (e.skipped) {
+        return fromStd(e.reason);
+    }
+    const QLocale l;
+    const auto& c = e.counts;
+    QString s;
+    if (e.format == "jobs-lease") {
+        s = tr("%1 ready \u00b7 %2 leased \u00b7 %3 expired \u00b7 %4 scheduled")
+                .arg(l.toString(c.ready), l.toString(c.leased), l.toString(c.expired),
+                     l.toString(c.scheduled));
+    } else {
+        s = tr("%1 ready \u00b7 %2 locked \u00b7 %3 stuck \u00b7 %4 failed")
+                .arg(l.toString(c.ready), l.toString(c.locked), l.toString(c.stuck),
+                     l.toString(c.failed));
+    }
+    if (!e.readOnlyReason.empty()) {
+        s += tr(" \u00b7 read-only");
+    }
+    return s;
+}
+
+QString FleetModel::toolTip(const Row& r) const {
+    const core::FleetEntry& e = r.entry;
+    QStringList lines;
+    lines << fromStd(e.path);
+    if (e.skipped) {
+        lines << tr("Skipped: %1").arg(fromStd(e.reason));
+        return plainToolTip(lines.join(u'\n'));
+    }
+    if (e.format == "litequeue-multi") {
+        lines << tr("Queue table: %1").arg(fromStd(e.table));
+    }
+    lines << tr("Format: %1").arg(fromStd(e.format));
+    const auto& c = e.counts;
+    if (e.format == "jobs-lease") {
+        lines << tr("%1 ready, %2 leased, %3 expired, %4 scheduled")
+                     .arg(c.ready)
+                     .arg(c.leased)
+                     .arg(c.expired)
+                     .arg(c.scheduled);
+    } else {
+        lines << tr("%1 ready, %2 locked (%3 stuck), %4 done, %5 failed")
+                     .arg(c.ready)
+                     .arg(c.locked)
+                     .arg(c.stuck)
+                     .arg(c.done)
+                     .arg(c.failed);
+    }
+    if (auto age = e.backlogAgeNs(now())) {
+        lines << tr("Backlog age: %1").arg(humanDuration(*age));
+    }
+    lines << tr("File %1, WAL %2").arg(humanBytes(e.fileBytes), humanBytes(e.walBytes));
+    if (!e.readOnlyReason.empty()) {
+        lines << tr("Read-only: %1").arg(fromStd(e.readOnlyReason));
+    }
+    if (r.health == Healthy) {
+        lines << tr("Healthy");
+    } else {
+        lines << r.healthReasons;
+    }
+    return plainToolTip(lines.join(u'\n'));
+}
+
+QVariant FleetModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
+        return {};
+    }
+    const Row& r = m_rows[std::size_t(index.row())];
+    const core::FleetEntry& e = r.entry;
+    switch (role) {
+    case Qt::DisplayRole:
+        return displayName(r);
+    case Qt::ToolTipRole:
+        return toolTip(r);
+    case Qt::DecorationRole:
+        if (e.skipped) {
+            return m_skippedIcon;
+        }
+        if (r.health & StuckMessages) {
+            return m_stuckIcon;
+        }
+        return r.health == Healthy ? m_okIcon : m_warnIcon;
+    case Qt::ForegroundRole:
+        if (e.skipped) {
+            return QBrush(QColor(0x9e, 0x9e, 0x9e));
+        }
+        if (r.health & StuckMessages) {
+            return QBrush(QColor(0xc6, 0x28, 0x28));
+        }
+        if (r.health != Healthy) {
+            return QBrush(QColor(0xb2, 0x5e, 0x00));
+        }
+        return {};
+    case PathRole:
+        return fromStd(e.path);
+    case TableRole:
+        return fromStd(e.table);
+    case FormatRole:
+        return fromStd(e.format);
+    case SkippedRole:
+        return e.skipped;
+    case ReasonRole:
+        return fromStd(e.reason);
+    case ReadOnlyReasonRole:
+        return fromStd(e.readOnlyReason);
+    case ReadyRole:
+        return qint64(e.counts.ready);
+    case LockedRole:
+        return qint64(e.counts.locked);
+    case StuckRole:
+        return qint64(e.counts.stuck);
+    case FailedRole:
+        return qint64(e.counts.failed);
+    case DoneRole:
+        return qint64(e.counts.done);
+    case HealthRole:
+        return int(r.health);
+    case HealthTextRole:
+        return r.healthReasons.join(u'\n');
+    case SummaryRole:
+        return summary(r);
+    case BacklogAgeRole:
+        if (auto age = e.backlogAgeNs(now())) {
+            return qint64(*age);
+        }
+        return {};
+    default:
+        return {};
+    }
+}
+
+} // namespace lq::ui

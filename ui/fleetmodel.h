@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/clock.h"
+#include "core/fleet.h"
+
+#include <QAbstractListModel>
+#include <QHash>
+#include <QIcon>
+#include <QSet>
+#include <QStringList>
+#include <QThreadPool>
+#include <QTimer>
+
+#include <vector>
+
+namespace lq::ui {
+
+class FileWatcher;
+
+/// The queues the sidebar lists: files opened one by one plus every queue
+/// file of the watched folders, one row per queue (a litequeue ≤ 0.9 file
+/// gives one row per table) and one row per file that is not a queue, with
+/// the reason.
+///
+/// One scan (core::scanQueueFile on every file, read-only) runs in a worker
+/// every scanInterval() and whenever a watched folder changes; scans never
+/// overlap (a request during a scan runs once it ends). Results are merged
+/// row by row: removed and inserted rows become remove/insert ranges, the
+/// rest dataChanged, so the sidebar keeps its selection and scroll.
+class FleetModel : public QAbstractListModel {
+    Q_OBJECT
+public:
+    enum Role {
+        PathRole = Qt::UserRole + 1, ///< QString absolute path
+        TableRole,                   ///< QString queue table ("" for skipped files)
+        FormatRole,                  ///< QString formatId
+        SkippedRole,                 ///< bool: not a queue
+        ReasonRole,                  ///< QString: why skipped
+        ReadOnlyReasonRole,          ///< QString: why the format is read-only
+        ReadyRole,                   ///< qint64 (jobs-lease: READY)
+        LockedRole,                  ///< qint64 (jobs-lease: LEASED)
+        StuckRole,                   ///< qint64
+        FailedRole,                  ///< qint64
+        DoneRole,                    ///< qint64
+        HealthRole,                  ///< int: Health flags
+        HealthTextRole,              ///< QString: the reasons, one a line
+        SummaryRole,                 ///< QString: the second line of the sidebar
+        BacklogAgeRole,              ///< qint64 ns (invalid when nothing is READY)
+    };
+    Q_ENUM(Role)
+
+    enum HealthFlag {
+        Healthy = 0,
+        StuckMessages = 1,  ///< LOCKED past the stuck threshold
+        FailuresRising = 2, ///< the failed count went up at a recent scan
+        BacklogOld = 4,     ///< the oldest READY message waits longer than the threshold
+    };
+    Q_DECLARE_FLAGS(Health, HealthFlag)
+    Q_FLAG(Health)
+
+    explicit FleetModel(QObject* parent = nullptr);
+    ~FleetModel() override;
+
+    /// Lists one file (a scan follows).
+    void addFile(const QString& path);
+    void removeFile(const QString& path);
+    /// Lists every queue file of `dir` and follows files that appear or go.
+    void watchFolder(const QString& dir);
+    void unwatchFolder(const QString& dir);
+    QStringList files() const { return m_files; }
+    QStringList folders() const { return m_folders; }
+
+    /// "now" for stuck and backlog ages (tests pin it).
+    void setClock(core::Clock clock);
+    void setStuckThresholdSeconds(int seconds);
+    int stuckThresholdSeconds() const { return m_stuckSeconds; }
+    void setBacklogThresholdSeconds(int seconds);
+    int backlogThresholdSeconds() const { return m_backlogSeconds; }
+    /// Period of the background scan (default 2500 ms; 0 stops it).
+    void setScanInterval(int ms);
+    int scanInterval() const { return m_intervalMs; }
+    /// How long "failures rising" stays marked after the count went up.
+    void setFailuresHoldSeconds(int seconds) { m_failuresHoldSeconds = seconds; }
+
+    /// Scans as soon as the worker is free.
+    void scanNow();
+    bool isScanning() const { return m_running; }
+    /// Scans finished so far, and the wall time of the last one.
+    int scanCount() const { return m_scanCount; }
+    qint64 lastScanMs() const { return m_lastScanMs; }
+
+    /// Row of (path, table); an empty table matches the file's first row.
+    int rowOf(const QString& path, const QString& table = {}) const;
+    const core::FleetEntry* entryAt(int row) const;
+    Health healthAt(int row) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+
+signals:
+    /// A scan was merged into the rows.
+    void scanned();
+
+private:
+    struct Row {
+        core::FleetEntry entry;
+        Health health;
+        QStringList healthReasons;
+        core::TimeNs failuresRoseAt = 0; ///< 0: never seen rising
+    };
+    struct ScanResult;
+
+    void startScan();
+    void applyScan(ScanResult&& r);
+    void computeHealth(Row& row, const Row* previous, core::TimeNs now) const;
+    core::TimeNs now() const;
+    QString displayName(const Row& r) const;
+    QString summary(const Row& r) const;
+    QString toolTip(const Row& r) const;
+
+    QStringList m_files;
+    QStringList m_folders;
+    std::vector<Row> m_rows;
+    core::Clock m_clock;
+    int m_stuckSeconds = 300;
+    int m_backlogSeconds = 600;
+    int m_failuresHoldSeconds = 60;
+    int m_intervalMs = 2500;
+
+    QThreadPool m_pool; ///< one thread: scans never overlap
+    FileWatcher* m_watcher;
+    QTimer m_timer;
+    bool m_running = false;
+    bool m_pending = false;
+    quint64 m_generation = 0; ///< bumped when the file set changes
+    int m_scanCount = 0;
+    qint64 m_lastScanMs = 0;
+
+    QIcon m_okIcon;
+    QIcon m_warnIcon;
+    QIcon m_stuckIcon;
+    QIcon m_skippedIcon;
+};
+
+Q_DECLARE_OPERATORS_FOR_FLAGS(FleetModel::Health)
+
+} // namespace lq::ui

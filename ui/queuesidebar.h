@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <QWidget>
+
+class QListView;
+class QLabel;
+
+namespace lq::ui {
+
+class FleetModel;
+
+/// The list of queues docked left of the message table: each queue with
+/// its health mark and live counts on a second line; files that are not
+/// queues greyed, with the reason. One click opens a queue.
+class QueueSidebar : public QWidget {
+    Q_OBJECT
+public:
+    explicit QueueSidebar(FleetModel* model, QWidget* parent = nullptr);
+
+    FleetModel* model() const { return m_model; }
+    QListView* view() const { return m_view; }
+    /// Marks the queue shown in the window (no signal).
+    void setCurrent(const QString& path, const QString& table);
+
+signals:
+    /// The operator picked a queue (not a skipped file).
+    void queueActivated(const QString& path, const QString& table);
+    void watchFolderRequested();
+
+private:
+    void onClicked(const QModelIndex& index);
+    void showContextMenu(const QPoint& pos);
+    void updateHeader();
+
+    FleetModel* m_model;
+    QListView* m_view;
+    QLabel* m_header;
+};
+
+} // namespace lq::ui
