@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 namespace lq::core {
 
@@ -20,6 +21,15 @@ Clock systemClock();
 Clock fixedClock(TimeNs t);
 
 inline constexpr TimeNs kNsPerSecond = 1'000'000'000;
+
+/// a - b, or nothing when it does not fit in 64 bits (timestamps in a damaged
+/// or hostile file can be anything).
+inline std::optional<TimeNs> diffNs(TimeNs a, TimeNs b) {
+    TimeNs d;
+    if (__builtin_sub_overflow(a, b, &d))
+        return std::nullopt;
+    return d;
+}
 inline TimeNs secondsToNs(double s) {
     return static_cast<TimeNs>(s * 1e9);
 }

@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -62,23 +63,37 @@ std::string joinNames(const std::vector<std::string>& names) {
     return out;
 }
 
-// "Max queue length reached: N" inside the litequeue maxsize trigger.
-std::optional<std::int64_t> maxsizeFromTrigger(const std::string& sql) {
-    const std::string marker = "Max queue length reached: ";
-    const auto pos = sql.find(marker);
-    if (pos == std::string::npos)
-        return std::nullopt;
-    std::size_t i = pos + marker.size();
-    std::int64_t n = 0;
-    bool any = false;
-    while (i < sql.size() && sql[i] >= '0' && sql[i] <= '9') {
-        n = n * 10 + (sql[i] - '0');
-        any = true;
-        ++i;
+// The maxsize limit N of a trigger that is exactly litequeue's maxsize trigger
+// on `table` (SPEC §2), compared with case, white space, identifier quotes and
+// a trailing ';' folded away. Anything else is not the maxsize trigger, even
+// when its name and message look like it.
+std::optional<std::int64_t> maxsizeFromTrigger(const std::string& sql, const std::string& table) {
+    std::string norm;
+    for (char ch : sql) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (std::isspace(c) || ch == '"' || ch == '`' || ch == '[' || ch == ']')
+            continue;
+        norm += static_cast<char>(std::tolower(c));
     }
-    if (!any)
+    while (!norm.empty() && norm.back() == ';')
+        norm.pop_back();
+    std::string t;
+    for (char ch : table)
+        if (!std::isspace(static_cast<unsigned char>(ch)))
+            t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const std::string head = "createtriggermaxsize_control_" + t + "beforeinserton" + t +
+                             "when(selectcount(*)from" + t + "wherestatus=0)>=";
+    if (norm.rfind(head, 0) != 0)
         return std::nullopt;
-    return n;
+    std::size_t i = head.size();
+    std::string n;
+    while (i < norm.size() && std::isdigit(static_cast<unsigned char>(norm[i])))
+        n += norm[i++];
+    if (n.empty() || n.size() > 18)
+        return std::nullopt;
+    if (norm.substr(i) != "beginselectraise(abort,'maxqueuelengthreached:" + n + "');end")
+        return std::nullopt;
+    return std::stoll(n);
 }
 
 } // namespace
@@ -195,14 +210,14 @@ FormatInfo detectFormat(Connection& c, const std::string& preferTable) {
         if (o.type == "view") {
             unexpected.push_back("view `" + o.name + "`");
         } else if (o.type == "trigger") {
-            const bool isMaxsize =
-                o.name == "maxsize_control_" + o.table && maxsizeFromTrigger(o.sql).has_value() &&
-                std::find(info.queueTables.begin(), info.queueTables.end(), o.table) !=
-                    info.queueTables.end();
+            const bool isMaxsize = o.name == "maxsize_control_" + o.table &&
+                                   maxsizeFromTrigger(o.sql, o.table).has_value() &&
+                                   std::find(info.queueTables.begin(), info.queueTables.end(),
+                                             o.table) != info.queueTables.end();
             if (!isMaxsize) {
                 unexpected.push_back("trigger `" + o.name + "`");
             } else if (o.table == info.table) {
-                info.maxsize = maxsizeFromTrigger(o.sql);
+                info.maxsize = maxsizeFromTrigger(o.sql, o.table);
                 info.maxsizeTrigger = o.name;
             }
         } else if (o.type == "index" && o.table == info.table &&

@@ -44,31 +44,31 @@ std::optional<State> parseState(std::string_view name) {
 std::optional<TimeNs> Message::waitNs() const {
     if (!inTime || !lockTime)
         return std::nullopt;
-    return *lockTime - *inTime;
+    return diffNs(*lockTime, *inTime);
 }
 
 std::optional<TimeNs> Message::processingNs() const {
     if (state != State::Done || !lockTime || !doneTime)
         return std::nullopt;
-    return *doneTime - *lockTime;
+    return diffNs(*doneTime, *lockTime);
 }
 
 std::optional<TimeNs> Message::totalNs() const {
     if (state != State::Done || !inTime || !doneTime)
         return std::nullopt;
-    return *doneTime - *inTime;
+    return diffNs(*doneTime, *inTime);
 }
 
 std::optional<TimeNs> Message::ageNs(TimeNs now) const {
     if (!inTime)
         return std::nullopt;
-    return now - *inTime;
+    return diffNs(now, *inTime);
 }
 
 std::optional<TimeNs> Message::lockAgeNs(TimeNs now) const {
     if (state != State::Locked || !lockTime)
         return std::nullopt;
-    return now - *lockTime;
+    return diffNs(now, *lockTime);
 }
 
 bool Message::isStuck(TimeNs now, TimeNs stuckAfterNs) const {

@@ -94,6 +94,12 @@ TimeNs chooseBucketSize(TimeNs span, int maxBuckets) {
 }
 
 namespace {
+// Appends a - b unless it overflows (hostile timestamps).
+void pushDiff(std::vector<TimeNs>& out, TimeNs a, TimeNs b) {
+    if (auto d = diffNs(a, b))
+        out.push_back(*d);
+}
+
 bool has(TimeNs t) {
     return t != TimingColumns::kNoTime;
 }
@@ -148,17 +154,17 @@ QueueStats computeStats(const TimingColumns& c, TimeNs now) {
         const auto st = static_cast<State>(c.state[i]);
         const TimeNs in = c.inTime[i], lock = c.lockTime[i], done = c.doneTime[i];
         if (has(lock) && has(in))
-            wait.push_back(lock - in);
+            pushDiff(wait, lock, in);
         if (st == State::Done) {
             if (has(lock) && has(done))
-                processing.push_back(done - lock);
+                pushDiff(processing, done, lock);
             if (has(in) && has(done))
-                total.push_back(done - in);
+                pushDiff(total, done, in);
             if (has(done) && done >= hourAgo && done <= now)
                 ++s.doneLastHour;
         } else if (st == State::Failed) {
             if (has(lock) && has(done))
-                failure.push_back(done - lock);
+                pushDiff(failure, done, lock);
             if (has(done) && done >= hourAgo && done <= now)
                 ++s.failedLastHour;
         } else if (st == State::Ready && has(in)) {
@@ -193,7 +199,10 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
     std::vector<TimeBucket> out;
     if (bucket <= 0 || to <= from)
         return out;
-    const auto nb = static_cast<std::size_t>((to - from + bucket - 1) / bucket);
+    const auto span = diffNs(to, from);
+    if (!span || *span / bucket > 10'000'000)
+        return out; // a span no chart can show (hostile timestamps)
+    const auto nb = static_cast<std::size_t>(*span / bucket + (*span % bucket ? 1 : 0));
     out.resize(nb);
     for (std::size_t i = 0; i < nb; ++i)
         out[i].start = from + static_cast<TimeNs>(i) * bucket;
@@ -211,13 +220,13 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
         if (long b = index(lock); b >= 0) {
             ++out[static_cast<std::size_t>(b)].claims;
             if (has(in))
-                waits[static_cast<std::size_t>(b)].push_back(lock - in);
+                pushDiff(waits[static_cast<std::size_t>(b)], lock, in);
         }
         if (long b = index(done); b >= 0) {
             if (st == State::Done) {
                 ++out[static_cast<std::size_t>(b)].completions;
                 if (has(lock))
-                    procs[static_cast<std::size_t>(b)].push_back(done - lock);
+                    pushDiff(procs[static_cast<std::size_t>(b)], done, lock);
             } else if (st == State::Failed) {
                 ++out[static_cast<std::size_t>(b)].failures;
             }
