@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Builds lqfuzz_open with clang + libFuzzer (its own build folder) and fuzzes
+# for SECONDS (default 60), seeded from tests/data/*.sqlite3.
+#
+#   tests/stress/fuzz/run-fuzz.sh            # the 60 s smoke
+#   tests/stress/fuzz/run-fuzz.sh 3600       # an hour; the corpus grows in
+#                                            # build-fuzz/fuzz-corpus and is
+#                                            # reused by the next run
+#   LQ_FUZZ_JOBS=2 tests/stress/fuzz/run-fuzz.sh 28800   # overnight, 2 workers
+#
+# Needs clang and libclang-rt-14-dev (Debian). Crashes land in
+# build-fuzz/fuzz-artifacts/; reproduce one with
+#   build-fuzz/tests/stress/fuzz/lqfuzz_open build-fuzz/fuzz-artifacts/crash-...
+# and add it to the hostile corpus (tests/data/hostile/fuzz-found/).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../../.." && pwd)"
+seconds="${1:-60}"
+build="${LQ_FUZZ_BUILD:-$root/build-fuzz}"
+jobs="${LQ_FUZZ_JOBS:-1}"
+
+if ! command -v clang++ >/dev/null 2>&1; then
+    echo "run-fuzz: clang++ not found (apt-get install clang libclang-rt-14-dev)" >&2
+    exit 2
+fi
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DLQ_FUZZ=ON -DLQ_BUILD_GUI=OFF >"$build.configure.log" 2>&1 ||
+    { cat "$build.configure.log" >&2; exit 1; }
+cmake --build "$build" --target lqfuzz_open -j2
+
+fuzzer="$build/tests/stress/fuzz/lqfuzz_open"
+corpus="$build/fuzz-corpus"
+seeds="$build/fuzz-seeds"
+artifacts="$build/fuzz-artifacts"
+mkdir -p "$corpus" "$seeds" "$artifacts"
+cp "$root"/tests/data/*.sqlite3 "$root"/tests/data/wal-pending/*.sqlite3 "$seeds"/
+if [ -d "$root/tests/data/hostile/fuzz-found" ]; then
+    cp "$root"/tests/data/hostile/fuzz-found/* "$seeds"/ 2>/dev/null || true
+fi
+
+log="$build/fuzz.log"
+start=$(date +%s)
+set +e
+# Fork mode with -ignore_crashes: a finding is saved to $artifacts and the
+# run goes on, so one known bug does not end the smoke after a few seconds.
+"$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$artifacts/" -print_final_stats=1 -fork="$jobs" -ignore_crashes=1 \
+    "$corpus" "$seeds" >"$log" 2>&1
+status=$?
+set -e
+elapsed=$(( $(date +%s) - start ))
+tail -n 25 "$log"
+runs=$(grep -Eo 'stat::number_of_executed_units: [0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1 || true)
+[ -n "$runs" ] || runs=$(grep -Eo '#[0-9]+' "$log" | tail -1 | tr -d '#' || true)
+cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || true)
+crashes=$(grep -Eo 'oom/timeout/crash: [0-9]+/[0-9]+/[0-9]+' "$log" | tail -1 | cut -d' ' -f2 || true)
+echo "fuzz: ${runs:-?} executions in ${elapsed} s (exit ${status}), coverage ${cov:-?} edges, corpus $(ls "$corpus" | wc -l) inputs, oom/timeout/crash ${crashes:-?}, artifacts in $artifacts: $(ls "$artifacts" | wc -l)"
+exit "$status"
