@@ -10,7 +10,9 @@ FileWatcher::FileWatcher(QObject* parent)
     : QObject(parent)
     , m_watcher(new QFileSystemWatcher(this)) {
     m_timer.setSingleShot(true);
-    m_timer.setInterval(100);
+    // Coalesce a burst of writes (a commit touches the -wal and -shm
+    // several times) without delaying what the operator sees.
+    m_timer.setInterval(30);
     connect(&m_timer, &QTimer::timeout, this, [this] {
         reAddMissing();
         emit changed();

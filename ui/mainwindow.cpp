@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/queue.h"
 #include "ui/bannerbar.h"
+#include "ui/dashboardwidget.h"
 #include "ui/enqueuedialog.h"
 #include "ui/fleetmodel.h"
 #include "ui/messagedetailpane.h"
@@ -40,8 +41,11 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
+#include <QTimeZone>
 #include <QToolBar>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <QElapsedTimer>
@@ -303,6 +307,7 @@ void MainWindow::createActions() {
         m_model->setUtc(on);
         if (m_detail) {
             m_detail->setUtc(on);
+            m_dashboard->setUtc(on);
         }
     });
     connect(make(QStringLiteral("find"), tr("&Search"), {}, QKeySequence::Find),
@@ -411,6 +416,15 @@ void MainWindow::createWidgets() {
     m_banners = new BannerBar(central);
     layout->addWidget(m_banners);
 
+    // Two views of the open queue: its messages and its timing dashboard.
+    m_tabs = new QTabWidget(central);
+    m_tabs->setObjectName(QStringLiteral("viewTabs"));
+    m_tabs->setDocumentMode(true);
+    auto* messagesPage = new QWidget(m_tabs);
+    auto* pageLayout = new QVBoxLayout(messagesPage);
+    pageLayout->setContentsMargins(0, 4, 0, 0);
+    pageLayout->setSpacing(4);
+
     auto* filterRow = new QHBoxLayout;
     m_filterBar = new StatusFilterBar(central);
     filterRow->addWidget(m_filterBar);
@@ -431,7 +445,30 @@ void MainWindow::createWidgets() {
     m_stuckSpin->setToolTip(tr("A LOCKED message whose lock is older than this is shown as stuck"));
     stuckLabel->setBuddy(m_stuckSpin);
     filterRow->addWidget(m_stuckSpin);
-    layout->addLayout(filterRow);
+    pageLayout->addLayout(filterRow);
+
+    // What the dashboard narrowed the table to (a time range, a histogram
+    // bar), with a way back to every message.
+    m_narrowRow = new QWidget(messagesPage);
+    auto* narrowLayout = new QHBoxLayout(m_narrowRow);
+    narrowLayout->setContentsMargins(0, 0, 0, 0);
+    m_narrowLabel = new QLabel(m_narrowRow);
+    m_narrowLabel->setTextFormat(Qt::PlainText);
+    m_narrowLabel->setObjectName(QStringLiteral("narrowLabel"));
+    auto* clearNarrow = new QToolButton(m_narrowRow);
+    clearNarrow->setText(tr("Show all times"));
+    clearNarrow->setObjectName(QStringLiteral("clearNarrow"));
+    narrowLayout->addWidget(m_narrowLabel);
+    narrowLayout->addWidget(clearNarrow);
+    narrowLayout->addStretch(1);
+    m_narrowRow->setVisible(false);
+    pageLayout->addWidget(m_narrowRow);
+    connect(clearNarrow, &QToolButton::clicked, this, [this] {
+        m_rangeFrom.reset();
+        m_rangeTo.reset();
+        m_band.reset();
+        applyFilter();
+    });
 
     m_view = new QTableView(central);
     m_view->setObjectName(QStringLiteral("messageTable"));
@@ -466,8 +503,30 @@ void MainWindow::createWidgets() {
     hh->resizeSection(MessageModel::Processing, fm.horizontalAdvance(tr("Processing")) + 24);
     hh->resizeSection(MessageModel::Age, digit * 9);
     hh->setStretchLastSection(true);
-    layout->addWidget(m_view, 1);
+    pageLayout->addWidget(m_view, 1);
+    m_tabs->addTab(messagesPage, QIcon(QStringLiteral(":/icons/list.svg")), tr("&Messages"));
+
+    m_dashboard = new DashboardWidget(m_tabs);
+    m_dashboard->setObjectName(QStringLiteral("dashboard"));
+    m_tabs->addTab(m_dashboard, QIcon(QStringLiteral(":/icons/chart.svg")), tr("&Dashboard"));
+    layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
+    connect(m_dashboard, &DashboardWidget::timeRangeChanged, this,
+            [this](std::optional<qint64> from, std::optional<qint64> to) {
+                m_rangeFrom = from;
+                m_rangeTo = to;
+                applyFilter();
+            });
+    connect(m_dashboard, &DashboardWidget::histogramBarClicked, this,
+            [this](const core::Filter& f) {
+                // The bar's messages, in the table: its band and the range.
+                m_band = f;
+                m_rangeFrom = f.inTimeFrom;
+                m_rangeTo = f.inTimeTo;
+                m_filterBar->setChoice(StatusFilterBar::All);
+                applyFilter();
+                m_tabs->setCurrentIndex(0);
+            });
 
     m_detail = new MessageDetailPane(this);
     m_detail->setObjectName(QStringLiteral("detailPane"));
@@ -519,6 +578,7 @@ void MainWindow::createWidgets() {
         m_fleet->setStuckThresholdSeconds(s);
         m_model->setStuckThresholdSeconds(s);
         m_detail->setStuckThresholdSeconds(s);
+        m_dashboard->setStuckThreshold(qint64(s) * core::kNsPerSecond);
         if (m_filterBar->choice() == StatusFilterBar::Stuck) {
             applyFilter();
         }
@@ -537,6 +597,9 @@ void MainWindow::createWidgets() {
         m_filterBar->setCounts(c);
         updateStatusBar();
     });
+    // The dashboard recomputes when the file changed (it skips the work while
+    // its tab is hidden and catches up when shown).
+    connect(m_model, &MessageModel::dataVersionChanged, m_dashboard, &DashboardWidget::refresh);
     connect(m_model, &MessageModel::refreshed, this, &MainWindow::updateStatusBar);
     connect(m_model, &MessageModel::orderingReset, this, &MainWindow::updateStatusBar);
     connect(m_model, &MessageModel::errorOccurred, this,
@@ -815,6 +878,12 @@ void MainWindow::onOpened(OpenResult&& r) {
     m_filterBar->setFormat(m_info.format);
     applyColumnSet();
     m_detail->setQueue(m_queue);
+    if (!samePath) {
+        m_rangeFrom.reset();
+        m_rangeTo.reset();
+        m_band.reset();
+    }
+    m_dashboard->setQueue(m_queue);
     applyFilter(); // before setQueue: one ordering job, not two
     m_model->setQueue(m_queue, m_path);
     addRecent(m_path);
@@ -984,10 +1053,42 @@ QString MainWindow::auditWrite(const std::string& path, Action action,
 void MainWindow::applyFilter() {
     core::Filter f;
     StatusFilterBar::applyTo(m_filterBar->choice(), f);
+    f.inTimeFrom = m_rangeFrom;
+    f.inTimeTo = m_rangeTo;
+    if (m_band) {
+        f.metric = m_band->metric;
+        f.metricLo = m_band->metricLo;
+        f.metricHi = m_band->metricHi;
+    }
+    updateNarrowRow();
     f.search = toStd(m_search->text());
     f.stuckAfterNs = core::TimeNs(m_stuckSpin->value()) * core::kNsPerSecond;
     m_model->setStuckThresholdSeconds(m_stuckSpin->value());
     m_model->setFilter(f);
+}
+
+void MainWindow::updateNarrowRow() {
+    QStringList parts;
+    const bool utc = action(QStringLiteral("utc"))->isChecked();
+    const auto when = [utc](qint64 t) { return formatInstant(t, utc, false); };
+    if (m_rangeFrom || m_rangeTo) {
+        parts << tr("enqueued %1 – %2")
+                     .arg(m_rangeFrom ? when(*m_rangeFrom) : tr("start"),
+                          m_rangeTo ? when(*m_rangeTo) : tr("now"));
+    }
+    if (m_band) {
+        static const char* names[] = {"", "wait", "processing", "total", "time to failure"};
+        const auto metric = static_cast<int>(m_band->metric);
+        const QString lo = m_band->metricLo <= 0 ? tr("0") : humanDuration(m_band->metricLo);
+        const QString hi = m_band->metricHi == std::numeric_limits<qint64>::max()
+                               ? tr("∞")
+                               : humanDuration(m_band->metricHi);
+        parts << tr("%1 from %2 to %3")
+                     .arg(QString::fromLatin1(names[std::clamp(metric, 0, 4)]), lo, hi);
+    }
+    m_narrowLabel->setText(
+        tr("Narrowed by the dashboard: %1").arg(parts.join(QStringLiteral("; "))));
+    m_narrowRow->setVisible(!parts.isEmpty());
 }
 
 void MainWindow::rememberCurrent() {

@@ -22,6 +22,7 @@ class QLineEdit;
 class QMenu;
 class QSpinBox;
 class QTableView;
+class QTabWidget;
 
 namespace lq::core {
 class Queue;
@@ -30,6 +31,7 @@ class Queue;
 namespace lq::ui {
 
 class BannerBar;
+class DashboardWidget;
 class FleetModel;
 class MessageDetailPane;
 class QueueSidebar;
@@ -93,6 +95,8 @@ public:
     QSpinBox* stuckSpinBox() const { return m_stuckSpin; }
     QAction* action(const QString& name) const;
     FleetModel* fleetModel() const { return m_fleet; }
+    DashboardWidget* dashboard() const { return m_dashboard; }
+    QTabWidget* tabs() const { return m_tabs; }
     QueueSidebar* sidebar() const { return m_sidebar; }
 
     void setConfirmHandler(ConfirmHandler handler) { m_confirm = std::move(handler); }
@@ -153,6 +157,7 @@ private:
     void updateStatusBar();
     void updateActions();
     void applyFilter();
+    void updateNarrowRow();
     void onFileStateChanged(MessageModel::FileState state);
     void onCurrentChanged();
     void rememberCurrent();
@@ -190,6 +195,12 @@ private:
     FleetModel* m_fleet;
     QueueSidebar* m_sidebar = nullptr;
     QTableView* m_view = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    DashboardWidget* m_dashboard = nullptr;
+    QWidget* m_narrowRow = nullptr;
+    QLabel* m_narrowLabel = nullptr;
+    std::optional<qint64> m_rangeFrom, m_rangeTo; ///< from the dashboard's time range
+    std::optional<core::Filter> m_band;           ///< a clicked histogram bar
     MessageDetailPane* m_detail = nullptr;
     StatusFilterBar* m_filterBar = nullptr;
     BannerBar* m_banners = nullptr;

@@ -388,10 +388,12 @@ void MessageModel::startPoll(bool reset) {
     }
     std::shared_ptr<const std::vector<std::int64_t>> oldOrder = m_order;
 
-    auto work = [q = m_queue, filter = m_filter, sort = m_sort, stuck = stuckNs(),
-                 gen = m_generation, lastVersion = m_dataVersion, lastSize = m_fileSize,
-                 lastMtime = m_fileMtime, force, reset, countsDue, timeDependent,
-                 cached = std::move(cached), oldOrder]() -> PollResult {
+    // The model outlives its worker (the destructor waits for the pool), so
+    // the worker may post to it.
+    auto work = [self = this, layout = m_layout, q = m_queue, filter = m_filter, sort = m_sort,
+                 stuck = stuckNs(), gen = m_generation, lastVersion = m_dataVersion,
+                 lastSize = m_fileSize, lastMtime = m_fileMtime, force, reset, countsDue,
+                 timeDependent, cached = std::move(cached), oldOrder]() -> PollResult {
         PollResult r;
         r.generation = gen;
         QElapsedTimer timer;
@@ -409,6 +411,34 @@ void MessageModel::startPoll(bool reset) {
             r.version = q->dataVersion();
             r.changed = force || r.version != lastVersion || r.fileSize != lastSize ||
                         r.fileMtime != lastMtime;
+            if (!reset && r.changed && !cached.empty()) {
+                // Phase one: the rows on screen first. A change to a shown
+                // row becomes visible now, before the ordering and the counts
+                // (hundreds of ms at a million rows) are recomputed.
+                std::vector<std::int64_t> ids;
+                ids.reserve(cached.size());
+                for (const auto& c : cached) {
+                    ids.push_back(c.first);
+                }
+                QHash<qint64, quint64> before;
+                before.reserve(qsizetype(cached.size()));
+                for (const auto& c : cached) {
+                    before.insert(c.first, c.second);
+                }
+                auto early = std::make_shared<std::vector<MessageRow>>();
+                for (Message& m : q->fetchRowids(ids)) {
+                    MessageRow row = makeRow(std::move(m));
+                    if (row.fingerprint != before.value(row.msg.rowid)) {
+                        early->push_back(std::move(row));
+                    }
+                }
+                if (!early->empty()) {
+                    QMetaObject::invokeMethod(
+                        self,
+                        [self, gen, layout, early] { self->applyEarlyRows(gen, layout, *early); },
+                        Qt::QueuedConnection);
+                }
+            }
             if (r.changed || timeDependent) {
                 r.order =
                     std::make_shared<std::vector<std::int64_t>>(q->orderedRowids(filter, sort));
@@ -501,6 +531,7 @@ void MessageModel::applyPoll(PollResult&& r, bool reset) {
         emit errorOccurred(r.error);
         return;
     }
+    const bool moved = r.changed && m_dataVersion >= 0;
     m_dataVersion = r.version;
     m_fileSize = r.fileSize;
     m_fileMtime = r.fileMtime;
@@ -542,7 +573,45 @@ void MessageModel::applyPoll(PollResult&& r, bool reset) {
     }
     emitTimeColumnsChanged();
     m_lastRefresh = QDateTime::currentDateTime();
+    if (moved) {
+        emit dataVersionChanged();
+    }
     emit refreshed();
+}
+
+void MessageModel::applyEarlyRows(quint64 generation, quint64 layout,
+                                  const std::vector<MessageRow>& rows) {
+    if (generation != m_generation || layout != m_layout) {
+        return; // the ordering moved on: the full poll result will say
+    }
+    QSet<qint64> changed;
+    for (const MessageRow& row : rows) {
+        auto it = m_rows.find(row.msg.rowid);
+        if (it != m_rows.end()) {
+            *it = row;
+            changed.insert(row.msg.rowid);
+        }
+    }
+    // Cached rows live in cached blocks: their positions are the blocks'.
+    std::vector<int> positions;
+    for (auto b = m_blocks.cbegin(); b != m_blocks.cend(); ++b) {
+        const std::vector<std::int64_t>& ids = b.value().rowids;
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            if (changed.contains(ids[i])) {
+                positions.push_back(b.key() * kBlockSize + int(i));
+            }
+        }
+    }
+    std::sort(positions.begin(), positions.end());
+    std::vector<std::pair<int, int>> ranges;
+    toRanges(positions, ranges);
+    const int n = rowCount();
+    for (const auto& [first, count] : ranges) {
+        if (first + count <= n) {
+            emit dataChanged(index(first, 0), index(first + count - 1, ColumnCount - 1));
+        }
+    }
+    emit rowsRefreshed();
 }
 
 void MessageModel::installOrdering(std::shared_ptr<std::vector<std::int64_t>> order) {

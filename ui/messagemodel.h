@@ -146,6 +146,10 @@ signals:
     void countsChanged(const lq::core::Counts& counts);
     /// A poll finished (whether or not anything changed).
     void refreshed();
+    /// Shown rows were updated in place ahead of a full refresh.
+    void rowsRefreshed();
+    /// A poll found the file changed (the dashboard recomputes on this).
+    void dataVersionChanged();
     /// A new ordering was installed after a filter, sort or file change.
     void orderingReset();
     void fileStateChanged(lq::ui::MessageModel::FileState state);
@@ -165,6 +169,7 @@ private:
     void applyPoll(PollResult&& r, bool reset);
     void mergeOrdering(PollResult& r);
     void installOrdering(std::shared_ptr<std::vector<std::int64_t>> order);
+    void applyEarlyRows(quint64 generation, quint64 layout, const std::vector<MessageRow>& rows);
     void requestBlock(int block) const;
     void applyBlock(BlockResult&& r);
     void touchBlock(int block) const;
