@@ -456,7 +456,7 @@ void MainWindow::createWidgets() {
     m_narrowLabel->setTextFormat(Qt::PlainText);
     m_narrowLabel->setObjectName(QStringLiteral("narrowLabel"));
     auto* clearNarrow = new QToolButton(m_narrowRow);
-    clearNarrow->setText(tr("Show all times"));
+    clearNarrow->setText(tr("Show all messages"));
     clearNarrow->setObjectName(QStringLiteral("clearNarrow"));
     narrowLayout->addWidget(m_narrowLabel);
     narrowLayout->addWidget(clearNarrow);
@@ -536,6 +536,16 @@ void MainWindow::createWidgets() {
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable |
                       QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
+    // The message detail belongs to the table: it makes room for the charts
+    // while the dashboard is shown, and comes back with the table.
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this, dock](int index) {
+        if (index == 1) {
+            m_detailWasVisible = dock->isVisible();
+            dock->hide();
+        } else if (m_detailWasVisible) {
+            dock->show();
+        }
+    });
 
     m_sidebar = new QueueSidebar(m_fleet, this);
     m_sidebar->setObjectName(QStringLiteral("queueSidebar"));

@@ -201,6 +201,7 @@ private:
     QLabel* m_narrowLabel = nullptr;
     std::optional<qint64> m_rangeFrom, m_rangeTo; ///< from the dashboard's time range
     std::optional<core::Filter> m_band;           ///< a clicked histogram bar
+    bool m_detailWasVisible = true;
     MessageDetailPane* m_detail = nullptr;
     StatusFilterBar* m_filterBar = nullptr;
     BannerBar* m_banners = nullptr;

@@ -163,6 +163,12 @@ QString MessageDetailPane::payloadText() const {
 
 void MessageDetailPane::setQueue(std::shared_ptr<core::Queue> queue) {
     m_queue = std::move(queue);
+    // The jobs-lease fields only where they exist (info() is fixed at open).
+    const bool jobs = m_queue && m_queue->info().format == core::Format::JobsLease;
+    for (const char* k : {"runat", "lockeduntil"}) {
+        m_fields.value(QString::fromLatin1(k))->setVisible(jobs);
+        m_titles.value(QString::fromLatin1(k))->setVisible(jobs);
+    }
     showRow(nullptr);
 }
 
@@ -218,18 +224,20 @@ void MessageDetailPane::refreshTimes() {
     const bool jobs = m.runAt.has_value() || m.lockedUntil.has_value();
     setField(QStringLiteral("id"), fromStd(m.messageId));
     QString status = stateText(m);
-    if (m.isStuck(now, m_stuckNs) && m.lockTime) {
-        status += QStringLiteral("  \u2014 ") +
-                  tr("stuck: locked for %1").arg(humanDuration(now - *m.lockTime));
+    if (const auto lockAge = m.lockAgeNs(now); m.isStuck(now, m_stuckNs) && lockAge) {
+        status +=
+            QStringLiteral("  \u2014 ") + tr("stuck: locked for %1").arg(humanDuration(*lockAge));
     }
     setField(QStringLiteral("status"), status, tr("stored status value %1").arg(m.rawStatus));
     setField(QStringLiteral("claim"), QString::number(m.token),
              tr("claim_id %1, attempts %2").arg(m.claimId).arg(m.attempts));
     setField(QStringLiteral("key"), m.idempotencyKey ? fromStd(*m.idempotencyKey) : QString());
     auto instant = [&](const QString& key, const std::optional<TimeNs>& t) {
+        const auto ago = t ? core::diffNs(now, *t) : std::nullopt;
         setField(key,
-                 t ? formatInstant(*t, m_utc) + QStringLiteral("  (") + humanDuration(now - *t) +
-                         tr(" ago") + u')'
+                 t ? formatInstant(*t, m_utc) +
+                         (ago ? QStringLiteral("  (") + humanDuration(*ago) + tr(" ago") + u')'
+                              : QString())
                    : QString(),
                  t ? exactInstant(*t) : QString());
     };
