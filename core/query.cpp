@@ -7,6 +7,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <exception>
 #include <thread>
 
@@ -313,8 +314,18 @@ std::vector<Message> Queue::fetchRowids(const std::vector<std::int64_t>& rowids)
 }
 
 TimingColumns Queue::timingRange(const Filter& f,
-                                 std::optional<std::pair<std::int64_t, std::int64_t>> rows) {
+                                 std::optional<std::pair<std::int64_t, std::int64_t>> rows,
+                                 std::int64_t capacity) {
     TimingColumns cols;
+    if (rows) {
+        // Rowids are dense in a queue file: the range is a good capacity.
+        const auto expect = static_cast<std::size_t>(std::clamp<std::int64_t>(
+            capacity > 0 ? capacity : rows->second - rows->first + 1, 0, 50'000'000));
+        cols.state.reserve(expect);
+        cols.inTime.reserve(expect);
+        cols.lockTime.reserve(expect);
+        cols.doneTime.reserve(expect);
+    }
     Where w = buildWhere(f);
     if (rows) {
         w.sql += (w.sql.empty() ? " WHERE " : " AND ") + std::string("rowid BETWEEN ? AND ?");
@@ -379,7 +390,9 @@ TimingColumns Queue::timing(const Filter& f) {
     });
     TimingColumns cols;
     try {
-        cols = timingRange(f, std::make_pair(lo, mid));
+        // The lower half reserves room for both, so appending the upper
+        // half does not copy everything once more (peak memory).
+        cols = timingRange(f, std::make_pair(lo, mid), hi - lo + 1);
     } catch (...) {
         helper.join();
         throw;

@@ -202,7 +202,8 @@ private:
                                std::vector<std::variant<std::int64_t, double, std::string>>& binds,
                                TimeNs now) const;
     TimingColumns timingRange(const Filter& f,
-                              std::optional<std::pair<std::int64_t, std::int64_t>> rows);
+                              std::optional<std::pair<std::int64_t, std::int64_t>> rows,
+                              std::int64_t capacity = 0);
     /// Closes the calling thread's read connection (threads that end).
     void dropThreadReader();
     static void bindAll(Statement& st, const Where& w, int first = 1);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <thread>
 
 namespace lq::core {
 
@@ -94,12 +95,6 @@ TimeNs chooseBucketSize(TimeNs span, int maxBuckets) {
 }
 
 namespace {
-// Appends a - b unless it overflows (hostile timestamps).
-void pushDiff(std::vector<TimeNs>& out, TimeNs a, TimeNs b) {
-    if (auto d = diffNs(a, b))
-        out.push_back(*d);
-}
-
 bool has(TimeNs t) {
     return t != TimingColumns::kNoTime;
 }
@@ -144,29 +139,15 @@ Counts countsFrom(const TimingColumns& c, TimeNs now, TimeNs stuckAfterNs) {
 
 QueueStats computeStats(const TimingColumns& c, TimeNs now) {
     QueueStats s;
-    std::vector<TimeNs> wait, processing, total, failure;
     const std::size_t n = c.size();
-    wait.reserve(n);
-    processing.reserve(n);
-    total.reserve(n);
     const TimeNs hourAgo = now - 3600 * kNsPerSecond;
+    // One pass for the scalar facts.
     for (std::size_t i = 0; i < n; ++i) {
         const auto st = static_cast<State>(c.state[i]);
         const TimeNs in = c.inTime[i], lock = c.lockTime[i], done = c.doneTime[i];
-        if (has(lock) && has(in))
-            pushDiff(wait, lock, in);
-        if (st == State::Done) {
-            if (has(lock) && has(done))
-                pushDiff(processing, done, lock);
-            if (has(in) && has(done))
-                pushDiff(total, done, in);
+        if (st == State::Done || st == State::Failed) {
             if (has(done) && done >= hourAgo && done <= now)
-                ++s.doneLastHour;
-        } else if (st == State::Failed) {
-            if (has(lock) && has(done))
-                pushDiff(failure, done, lock);
-            if (has(done) && done >= hourAgo && done <= now)
-                ++s.failedLastHour;
+                ++(st == State::Done ? s.doneLastHour : s.failedLastHour);
         } else if (st == State::Ready && has(in)) {
             if (!s.oldestReadyInTime || in < *s.oldestReadyInTime)
                 s.oldestReadyInTime = in;
@@ -183,14 +164,64 @@ QueueStats computeStats(const TimingColumns& c, TimeNs now) {
                 s.lastTime = t;
         }
     }
-    s.waitHist = logHistogram(wait);
-    s.processingHist = logHistogram(processing);
-    s.totalHist = logHistogram(total);
-    s.failureHist = logHistogram(failure);
-    s.wait = summarize(wait);
-    s.processing = summarize(processing);
-    s.total = summarize(total);
-    s.timeToFailure = summarize(failure);
+    // Then one metric at a time, each gathered, summarised and freed before
+    // the next, so at most two value arrays exist at once (memory at a
+    // million rows); wait and time to failure on a second thread while this
+    // one does processing and total.
+    enum class M { Wait, Processing, Total, Failure };
+    // Calls fn(value) for every value of metric m.
+    const auto visit = [&c, n](M m, auto&& fn) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto st = static_cast<State>(c.state[i]);
+            const TimeNs in = c.inTime[i], lock = c.lockTime[i], done = c.doneTime[i];
+            std::optional<TimeNs> d;
+            switch (m) {
+            case M::Wait:
+                if (has(lock) && has(in))
+                    d = diffNs(lock, in);
+                break;
+            case M::Processing:
+                if (st == State::Done && has(lock) && has(done))
+                    d = diffNs(done, lock);
+                break;
+            case M::Total:
+                if (st == State::Done && has(in) && has(done))
+                    d = diffNs(done, in);
+                break;
+            case M::Failure:
+                if (st == State::Failed && has(lock) && has(done))
+                    d = diffNs(done, lock);
+                break;
+            }
+            if (d)
+                fn(*d);
+        }
+    };
+    const auto metric = [&visit](M m, Histogram& h, Summary& sum) {
+        // Count, then fill an exactly sized array: a growing one would
+        // briefly hold two copies, up to three times the values.
+        std::size_t count = 0;
+        visit(m, [&count](TimeNs) { ++count; });
+        std::vector<TimeNs> v;
+        v.reserve(count);
+        visit(m, [&v](TimeNs x) { v.push_back(x); });
+        h = logHistogram(v);
+        sum = summarize(v);
+    };
+    const auto first = [&] {
+        metric(M::Wait, s.waitHist, s.wait);
+        metric(M::Failure, s.failureHist, s.timeToFailure);
+    };
+    if (n > 100'000) {
+        std::thread helper(first);
+        metric(M::Processing, s.processingHist, s.processing);
+        metric(M::Total, s.totalHist, s.total);
+        helper.join();
+    } else {
+        first();
+        metric(M::Processing, s.processingHist, s.processing);
+        metric(M::Total, s.totalHist, s.total);
+    }
     return s;
 }
 
@@ -206,53 +237,78 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
     out.resize(nb);
     for (std::size_t i = 0; i < nb; ++i)
         out[i].start = from + static_cast<TimeNs>(i) * bucket;
-    std::vector<std::vector<TimeNs>> waits(nb), procs(nb);
     const auto index = [&](TimeNs t) -> long {
         if (!has(t) || t < from || t >= to)
             return -1;
         return static_cast<long>((t - from) / bucket);
     };
+    // The waits (by claim time) and processing times (by completion time) of
+    // every bucket, in two flat arrays laid out bucket after bucket: a
+    // counting pass sizes them exactly, a second pass fills them.
+    std::vector<std::size_t> waitAt(nb + 1, 0), procAt(nb + 1, 0);
+    const auto forEach = [&](auto&& onWait, auto&& onProc) {
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            const auto st = static_cast<State>(c.state[i]);
+            const TimeNs in = c.inTime[i], lock = c.lockTime[i], done = c.doneTime[i];
+            if (long b = index(lock); b >= 0 && has(in))
+                if (auto d = diffNs(lock, in))
+                    onWait(static_cast<std::size_t>(b), *d);
+            if (long b = index(done); b >= 0 && st == State::Done && has(lock))
+                if (auto d = diffNs(done, lock))
+                    onProc(static_cast<std::size_t>(b), *d);
+        }
+    };
     for (std::size_t i = 0; i < c.size(); ++i) {
         const auto st = static_cast<State>(c.state[i]);
-        const TimeNs in = c.inTime[i], lock = c.lockTime[i], done = c.doneTime[i];
-        if (long b = index(in); b >= 0)
+        if (long b = index(c.inTime[i]); b >= 0)
             ++out[static_cast<std::size_t>(b)].arrivals;
-        if (long b = index(lock); b >= 0) {
+        if (long b = index(c.lockTime[i]); b >= 0)
             ++out[static_cast<std::size_t>(b)].claims;
-            if (has(in))
-                pushDiff(waits[static_cast<std::size_t>(b)], lock, in);
-        }
-        if (long b = index(done); b >= 0) {
-            if (st == State::Done) {
+        if (long b = index(c.doneTime[i]); b >= 0) {
+            if (st == State::Done)
                 ++out[static_cast<std::size_t>(b)].completions;
-                if (has(lock))
-                    pushDiff(procs[static_cast<std::size_t>(b)], done, lock);
-            } else if (st == State::Failed) {
+            else if (st == State::Failed)
                 ++out[static_cast<std::size_t>(b)].failures;
-            }
         }
     }
+    forEach([&](std::size_t b, TimeNs) { ++waitAt[b + 1]; },
+            [&](std::size_t b, TimeNs) { ++procAt[b + 1]; });
+    for (std::size_t b = 0; b < nb; ++b) {
+        waitAt[b + 1] += waitAt[b];
+        procAt[b + 1] += procAt[b];
+    }
+    std::vector<TimeNs> waits(waitAt[nb]), procs(procAt[nb]);
+    {
+        std::vector<std::size_t> wCur(waitAt.begin(), waitAt.end() - 1);
+        std::vector<std::size_t> pCur(procAt.begin(), procAt.end() - 1);
+        forEach([&](std::size_t b, TimeNs d) { waits[wCur[b]++] = d; },
+                [&](std::size_t b, TimeNs d) { procs[pCur[b]++] = d; });
+    }
     // p50 and p99 per bucket by selection, not a sort.
-    const auto p50p99 = [](std::vector<TimeNs>& v, std::optional<TimeNs>& p50,
-                           std::optional<TimeNs>& p99) {
-        if (v.empty())
+    const auto p50p99 = [](std::vector<TimeNs>::iterator first, std::vector<TimeNs>::iterator last,
+                           std::optional<TimeNs>& p50, std::optional<TimeNs>& p99) {
+        if (first == last)
             return;
-        const std::size_t n = v.size();
+        const auto n = static_cast<std::size_t>(last - first);
         const auto idx = [n](double p) {
             auto rank = static_cast<std::size_t>(std::ceil(
                 static_cast<long double>(p) / 100.0L * static_cast<long double>(n) - 1e-12L));
-            return std::clamp<std::size_t>(rank, 1, n) - 1;
+            return static_cast<std::ptrdiff_t>(std::clamp<std::size_t>(rank, 1, n) - 1);
         };
-        const auto a = v.begin() + static_cast<std::ptrdiff_t>(idx(50));
-        std::nth_element(v.begin(), a, v.end());
+        const auto a = first + idx(50);
+        std::nth_element(first, a, last);
         p50 = *a;
-        const auto b = v.begin() + static_cast<std::ptrdiff_t>(idx(99));
-        std::nth_element(a, b, v.end());
+        const auto b = first + idx(99);
+        std::nth_element(a, b, last);
         p99 = *b;
     };
     for (std::size_t b = 0; b < nb; ++b) {
-        p50p99(waits[b], out[b].waitP50, out[b].waitP99);
-        p50p99(procs[b], out[b].processingP50, out[b].processingP99);
+        p50p99(waits.begin() + static_cast<std::ptrdiff_t>(waitAt[b]),
+               waits.begin() + static_cast<std::ptrdiff_t>(waitAt[b + 1]), out[b].waitP50,
+               out[b].waitP99);
+        p50p99(procs.begin() + static_cast<std::ptrdiff_t>(procAt[b]),
+               procs.begin() + static_cast<std::ptrdiff_t>(procAt[b + 1]), out[b].processingP50,
+               out[b].processingP99);
     }
     return out;
 }

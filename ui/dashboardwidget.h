@@ -9,6 +9,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -105,7 +106,8 @@ public:
     /// The data on screen (valid after the first dataUpdated()).
     const DashboardData& data() const { return m_data; }
     bool hasData() const { return m_hasData; }
-    bool isComputing() const { return m_busy; }
+    /// A computation runs, or its charts are still being updated.
+    bool isComputing() const { return m_busy || m_applying; }
     HistogramChart* histogram(core::Filter::Metric m) const;
     TimeSeriesChart* throughputChart() const { return m_throughput; }
     TimeSeriesChart* latencyChart() const { return m_latency; }
@@ -125,6 +127,12 @@ protected:
 private:
     struct Request;
     static DashboardData compute(const std::shared_ptr<core::Queue>& q, const Request& r);
+    std::vector<std::function<void()>> chartSteps();
+    void runNextStep(quint64 generation);
+    void updateTimeCharts(bool throughput, bool latency);
+    std::vector<std::function<void()>> m_applySteps;
+    quint64 m_applyGeneration = 0;
+    bool m_applying = false;
     void apply(DashboardData d);
     void clearView();
     void updateCards();

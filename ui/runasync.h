@@ -15,6 +15,12 @@
 
 namespace lq::ui {
 
+/// Lowers the calling worker thread's CPU priority once (Linux: nice 10 for
+/// this thread; threads it starts inherit it). On a 2-core machine a scan on
+/// two threads would otherwise keep the UI thread waiting for a core; with
+/// the workers niced the scheduler runs the UI thread as soon as it wakes.
+void useBackgroundPriority();
+
 template <class Work, class Done>
 void runAsync(QObject* context, QThreadPool* pool, Work&& work, Done&& done) {
     using R = std::invoke_result_t<Work>;
@@ -31,8 +37,11 @@ void runAsync(QObject* context, QThreadPool* pool, Work&& work, Done&& done) {
                              done(watcher->future().result());
                          }
                      });
-    watcher->setFuture(
-        QtConcurrent::run(pool ? pool : QThreadPool::globalInstance(), std::forward<Work>(work)));
+    watcher->setFuture(QtConcurrent::run(pool ? pool : QThreadPool::globalInstance(),
+                                         [work = std::forward<Work>(work)]() mutable {
+                                             useBackgroundPriority();
+                                             return work();
+                                         }));
 }
 
 template <class Work, class Done> void runAsync(QObject* context, Work&& work, Done&& done) {

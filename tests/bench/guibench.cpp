@@ -43,7 +43,6 @@ public:
                 const double late = double(now - m_last) / 1e6 - 1.0;
                 m_max = std::max(m_max, late);
                 m_phaseMax = std::max(m_phaseMax, late);
-                m_phaseMax = std::max(m_phaseMax, late);
             }
             m_last = now;
         });
@@ -79,7 +78,9 @@ double waitFor(const std::function<bool()>& done, int timeoutMs = 30000) {
     while (!done()) {
         if (t.elapsed() > timeoutMs)
             return -1;
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 1);
+        // Sleep until something happens (the probe's 1 ms timer at the
+        // latest): a spinning loop would take a core from the workers.
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
     }
     return double(t.nsecsElapsed()) / 1e6;
 }
@@ -146,7 +147,9 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     const double openMs = openWait < 0 ? -1 : double(t.nsecsElapsed()) / 1e6;
     r.set("open_ms", openMs);
     core::Json stalls = core::Json::object();
+    core::Json hwm = core::Json::object(); // peak RSS after each phase
     stalls.set("open", probe.phase());
+    hwm.set("open", static_cast<std::int64_t>(peakRssMb()));
     const int rows = m->rowCount();
 
     // jump: the last row, then 20 random rows.
@@ -164,6 +167,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     r.set("jump_ms_p50", sorted[sorted.size() / 2]);
     r.set("jump_ms_max", sorted.back());
     stalls.set("jump", probe.phase());
+    hwm.set("jump", static_cast<std::int64_t>(peakRssMb()));
 
     // sort: a sort change (wait, descending) until the new first page shows.
     {
@@ -175,6 +179,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         QObject::disconnect(c);
         r.set("sort_ms", ms);
         stalls.set("sort", probe.phase());
+        hwm.set("sort", static_cast<std::int64_t>(peakRssMb()));
         w.view()->sortByColumn(ui::MessageModel::MessageId, Qt::AscendingOrder);
         waitFor([&] { return m->isIdle() && rowLoaded(m, 0); });
     }
@@ -190,6 +195,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         QObject::disconnect(c);
         r.set("filter_ms", ms);
         stalls.set("filter", probe.phase());
+        hwm.set("filter", static_cast<std::int64_t>(peakRssMb()));
         r.set("filter_rows", static_cast<std::int64_t>(m->rowCount()));
         w.filterBar()->setChoice(ui::StatusFilterBar::All);
         waitFor([&] { return m->isIdle() && m->rowCount() == rows && rowLoaded(m, 0); });
@@ -224,25 +230,33 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         }
         r.set("refresh_ms", ms);
         stalls.set("refresh", probe.phase());
+        hwm.set("refresh", static_cast<std::int64_t>(peakRssMb()));
     }
 
-    // stats: the full dashboard statistics on the same queue.
+    // stats: the full dashboard statistics on the same queue, once the table
+    // has finished reacting to the external change.
+    waitFor([&] { return m->isIdle(); }, 10000);
     {
         ui::DashboardWidget dash;
         dash.resize(1400, 900);
         dash.show();
+        waitFor([] { return false; }, 300); // first show: layout and paint
+        stalls.set("dashboard_show", probe.phase());
         int updates = 0;
         QObject::connect(&dash, &ui::DashboardWidget::dataUpdated, [&] { ++updates; });
         t.restart();
         dash.setQueue(m->queue());
         dash.refresh();
         r.set("stats_ms", waitFor([&] { return updates > 0; }, 30000));
+        r.set("stats_compute_ms", static_cast<std::int64_t>(dash.data().elapsedMs));
         stalls.set("stats", probe.phase());
+        hwm.set("stats", static_cast<std::int64_t>(peakRssMb()));
     }
 
     r.set("rss_mb", static_cast<std::int64_t>(peakRssMb()));
     r.set("max_stall_ms", probe.maxStallMs());
     r.set("stall_ms_by_phase", std::move(stalls));
+    r.set("peak_rss_mb_after_phase", std::move(hwm));
 
     int exitCode = 0;
     if (o.checkFactor > 0) {
