@@ -24,7 +24,7 @@ if ! command -v clang++ >/dev/null 2>&1; then
     exit 2
 fi
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DLQ_FUZZ=ON -DLQ_BUILD_GUI=OFF >"$build.configure.log" 2>&1 ||
+    -DLQ_FUZZ=ON >"$build.configure.log" 2>&1 ||
     { cat "$build.configure.log" >&2; exit 1; }
 cmake --build "$build" --target lqfuzz_open -j2
 
