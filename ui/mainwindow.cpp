@@ -15,6 +15,8 @@
 #include "ui/uiresources.h"
 #include "ui/uitext.h"
 
+#include <unistd.h>
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -797,23 +799,15 @@ void MainWindow::openQueue(const QString& path, const QString& table) {
     if (abs == m_path && (table.isEmpty() || table == fromStd(m_info.table)) && m_queue) {
         return;
     }
-    openWith(abs, !fi.isWritable(), table);
+    openWith(abs, false, table);
 }
 
 void MainWindow::openFile(const QString& path) {
-    const QFileInfo fi(path);
-    if (!fi.exists()) {
-        showError(
-            tr("%1: no such file. Check the path, or pick the file with File › Open.").arg(path));
-        return;
-    }
-    if (fi.isDir()) {
-        showError(tr("%1 is a folder, not a queue file.").arg(path));
-        return;
-    }
-    m_fleet->addFile(fi.absoluteFilePath());
-    // Read-only by default when we could not write anyway.
-    openWith(fi.absoluteFilePath(), !fi.isWritable());
+    // No file-system checks here: the worker's open says precisely what is
+    // wrong with the path (missing, a directory, a link loop, ...), and the
+    // file joins the sidebar once it opened.
+    m_addToSidebarOnOpen = true;
+    openWith(QFileInfo(path).absoluteFilePath(), false);
 }
 
 void MainWindow::reopen() {
@@ -838,7 +832,9 @@ void MainWindow::openWith(const QString& path, bool readOnly, const QString& tab
             t.start();
             try {
                 core::OpenOptions o;
-                o.readOnly = readOnly;
+                // Read-only when asked, and by default when we could not
+                // write the file anyway.
+                o.readOnly = readOnly || ::access(toStd(path).c_str(), W_OK) != 0;
                 o.table = toStd(table);
                 std::unique_ptr<core::Queue> q = core::Queue::open(toStd(path), o);
                 r.info = q->info();
@@ -867,6 +863,9 @@ void MainWindow::onOpened(OpenResult&& r) {
         return;
     }
     const bool samePath = r.path == m_path;
+    if (std::exchange(m_addToSidebarOnOpen, false)) {
+        m_fleet->addFile(r.path);
+    }
     m_queue = std::move(r.queue);
     m_info = r.info;
     m_queueReadOnly = r.readOnly;

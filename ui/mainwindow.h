@@ -202,6 +202,7 @@ private:
     std::optional<qint64> m_rangeFrom, m_rangeTo; ///< from the dashboard's time range
     std::optional<core::Filter> m_band;           ///< a clicked histogram bar
     bool m_detailWasVisible = true;
+    bool m_addToSidebarOnOpen = false;
     MessageDetailPane* m_detail = nullptr;
     StatusFilterBar* m_filterBar = nullptr;
     BannerBar* m_banners = nullptr;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
+#include <map>
+#include <sys/stat.h>
 
 // Helpers shared by tst_stress and tst_hostile: a raw read-only look at a
 // file (integrity, rows) that does not go through lqcore, file fingerprints,
@@ -107,6 +109,42 @@ inline QStringList entries(const QString& dir) {
 /// SQLite's own side files, which a reader of a WAL-mode file may create.
 inline bool isSideFile(const QString& name) {
     return name.endsWith(QLatin1String("-wal")) || name.endsWith(QLatin1String("-shm"));
+}
+
+/// One folder entry as it was: type, and content hash or link target.
+struct Entry {
+    QString type;
+    QByteArray content;
+    bool operator==(const Entry& o) const { return type == o.type && content == o.content; }
+};
+
+/// Every entry of a case folder, read without following links and without
+/// reading anything that is not a regular file (a FIFO would block).
+inline std::map<QString, Entry> snapshot(const QString& dir) {
+    std::map<QString, Entry> out;
+    for (const QString& name : entries(dir)) {
+        const QString path = dir + QLatin1Char('/') + name;
+        struct stat st {};
+        if (lstat(toStd(path).c_str(), &st) != 0)
+            continue;
+        Entry e;
+        if (S_ISLNK(st.st_mode)) {
+            e.type = QStringLiteral("link");
+            e.content = QFile::encodeName(QFile::symLinkTarget(path));
+        } else if (S_ISDIR(st.st_mode)) {
+            e.type = QStringLiteral("dir");
+            e.content = entries(path).join(QLatin1Char('/')).toUtf8();
+        } else if (S_ISREG(st.st_mode)) {
+            e.type = QStringLiteral("file");
+            // Readers legitimately rewrite the shared-memory index.
+            if (!name.endsWith(QLatin1String("-shm")))
+                e.content = sha256(path);
+        } else {
+            e.type = QStringLiteral("other");
+        }
+        out[name] = e;
+    }
+    return out;
 }
 
 } // namespace lqstress

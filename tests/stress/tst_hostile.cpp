@@ -29,42 +29,6 @@ using lqstress::toStd;
 
 namespace {
 
-/// One folder entry as it was: type, and content hash or link target.
-struct Entry {
-    QString type;
-    QByteArray content;
-    bool operator==(const Entry& o) const { return type == o.type && content == o.content; }
-};
-
-/// Every entry of a case folder, read without following links and without
-/// reading anything that is not a regular file (a FIFO would block).
-std::map<QString, Entry> snapshot(const QString& dir) {
-    std::map<QString, Entry> out;
-    for (const QString& name : lqstress::entries(dir)) {
-        const QString path = dir + QLatin1Char('/') + name;
-        struct stat st {};
-        if (lstat(toStd(path).c_str(), &st) != 0)
-            continue;
-        Entry e;
-        if (S_ISLNK(st.st_mode)) {
-            e.type = QStringLiteral("link");
-            e.content = QFile::encodeName(QFile::symLinkTarget(path));
-        } else if (S_ISDIR(st.st_mode)) {
-            e.type = QStringLiteral("dir");
-            e.content = lqstress::entries(path).join(QLatin1Char('/')).toUtf8();
-        } else if (S_ISREG(st.st_mode)) {
-            e.type = QStringLiteral("file");
-            // Readers legitimately rewrite the shared-memory index.
-            if (!name.endsWith(QLatin1String("-shm")))
-                e.content = lqstress::sha256(path);
-        } else {
-            e.type = QStringLiteral("other");
-        }
-        out[name] = e;
-    }
-    return out;
-}
-
 struct Run {
     bool finished = false;
     bool crashed = false;
@@ -147,7 +111,7 @@ void TestHostile::corpus() {
     const QString folder = m_corpus + QLatin1Char('/') + QString::fromUtf8(c.name);
     const QString file = m_corpus + QLatin1Char('/') + QString::fromUtf8(c.file);
     const QString text = QString::fromUtf8(c.text);
-    const auto before = snapshot(folder);
+    const auto before = lqstress::snapshot(folder);
 
     // Another process holding the file under an exclusive lock.
     QProcess holder;
@@ -305,7 +269,7 @@ void TestHostile::corpus() {
     }
 
     // ---- nothing changed, nothing created ---------------------------------
-    const auto after = snapshot(folder);
+    const auto after = lqstress::snapshot(folder);
     for (const auto& [entry, was] : before) {
         const auto it = after.find(entry);
         QVERIFY2(it != after.end(), qPrintable(entry + QStringLiteral(" disappeared")));

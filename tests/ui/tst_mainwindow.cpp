@@ -344,7 +344,9 @@ void TestMainWindow::brokenFileIsAMessage() {
         QVERIFY(h.w.currentPath().isEmpty());
     }
     h.w.openFile(dir.filePath(QStringLiteral("missing.sqlite3")));
-    QVERIFY(h.w.lastError().contains(QStringLiteral("missing.sqlite3")));
+    QTRY_VERIFY(h.w.lastError().contains(QStringLiteral("missing.sqlite3")));
+    QVERIFY(h.w.lastError().contains(QStringLiteral("no such file")));
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("missing.sqlite3"))));
 }
 
 void TestMainWindow::readOnlyWhenNotWritable() {
