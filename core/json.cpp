@@ -15,8 +15,9 @@ const std::string kEmpty;
 const Json::Array kEmptyArray;
 const Json::Object kEmptyObject;
 
-// Length of the valid UTF-8 sequence at s[i], or 0 if invalid.
-std::size_t utf8Len(std::string_view s, std::size_t i) {
+} // namespace
+
+std::size_t utf8SequenceLength(std::string_view s, std::size_t i) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80)
         return 1;
@@ -47,6 +48,8 @@ std::size_t utf8Len(std::string_view s, std::size_t i) {
         return 0;
     return n;
 }
+
+namespace {
 
 void appendUtf8(std::string& out, std::uint32_t cp) {
     if (cp < 0x80) {
@@ -310,7 +313,7 @@ private:
 
 bool isValidUtf8(std::string_view s) {
     for (std::size_t i = 0; i < s.size();) {
-        const std::size_t n = utf8Len(s, i);
+        const std::size_t n = utf8SequenceLength(s, i);
         if (n == 0)
             return false;
         i += n;
@@ -323,7 +326,7 @@ void jsonEscape(std::string& out, std::string_view s) {
     for (std::size_t i = 0; i < s.size();) {
         const auto c = static_cast<unsigned char>(s[i]);
         if (c >= 0x80) {
-            const std::size_t n = utf8Len(s, i);
+            const std::size_t n = utf8SequenceLength(s, i);
             if (n == 0) {
                 out += "\xef\xbf\xbd"; // U+FFFD for an invalid byte
                 ++i;

@@ -89,6 +89,9 @@ private:
 
 /// Appends `s` as a JSON string literal (quotes included) to `out`.
 void jsonEscape(std::string& out, std::string_view s);
+/// Length of the valid UTF-8 sequence starting at s[i], 0 when invalid
+/// (overlong forms, surrogates and values past U+10FFFF are invalid).
+std::size_t utf8SequenceLength(std::string_view s, std::size_t i);
 /// True when `s` is valid UTF-8.
 bool isValidUtf8(std::string_view s);
 

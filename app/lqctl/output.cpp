@@ -32,40 +32,6 @@ Json optTime(const std::optional<TimeNs>& t) {
     return t ? Json(*t) : Json();
 }
 
-// Length of the valid UTF-8 sequence starting at s[i], 0 when invalid.
-std::size_t utf8SequenceLength(std::string_view s, std::size_t i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t n = 0;
-    std::uint32_t cp = 0;
-    if (c < 0x80)
-        return 1;
-    if ((c & 0xE0) == 0xC0) {
-        n = 2;
-        cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-        n = 3;
-        cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-        n = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (i + n > s.size())
-        return 0;
-    for (std::size_t k = 1; k < n; ++k) {
-        const auto cc = static_cast<unsigned char>(s[i + k]);
-        if ((cc & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (cc & 0x3F);
-    }
-    // Overlong forms, surrogates and values past U+10FFFF are invalid.
-    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-        return 0;
-    return n;
-}
-
 } // namespace
 
 Json messageJson(const core::Message& m, TimeNs now, core::Format format) {
@@ -129,7 +95,7 @@ std::string terminalSafe(std::string_view s, std::size_t maxChars, bool keepLayo
             break;
         }
         const auto c = static_cast<unsigned char>(s[i]);
-        const std::size_t n = utf8SequenceLength(s, i);
+        const std::size_t n = core::utf8SequenceLength(s, i);
         std::string piece;
         if (n == 0) {
             piece = "\xEF\xBF\xBD"; // U+FFFD

@@ -34,7 +34,6 @@ private slots:
     void concurrentWriter();
     void htmlPayloadIsEscapedInToolTip();
     void sortByTimeColumns();
-    void bigQueueLatency();
 
 private:
     QTemporaryDir m_tmp;
@@ -324,51 +323,6 @@ void TestMessageModel::sortByTimeColumns() {
     }
 }
 
-// Manual measurement on a big queue made by lq_makequeue (it writes to the
-// file): LQ_BIG_QUEUE=/tmp/m1.sqlite3 tst_messagemodel bigQueueLatency
-void TestMessageModel::bigQueueLatency() {
-    const QString path = qEnvironmentVariable("LQ_BIG_QUEUE");
-    if (path.isEmpty()) {
-        QSKIP("set LQ_BIG_QUEUE to a big queue file (made by lq_makequeue) to measure");
-    }
-    MessageModel model;
-    QElapsedTimer t;
-    t.start();
-    model.setQueue(Queue::open(path.toStdString()), path);
-    QTRY_VERIFY_WITH_TIMEOUT(model.hasOrdering(), 10000);
-    const qint64 ordering = t.elapsed();
-    QTRY_VERIFY(rowLoaded(&model, 0));
-    const qint64 firstPage = t.elapsed();
-    t.restart();
-    const int jump = model.rowCount() * 2 / 3;
-    QTRY_VERIFY(rowLoaded(&model, jump));
-    const qint64 jumpMs = t.elapsed();
-    QTRY_VERIFY(model.isIdle());
-
-    auto writer = Queue::open(path.toStdString());
-    const int before = model.rowCount();
-    t.restart();
-    writer->put("latency probe");
-    QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), before + 1, 5000);
-    const qint64 appendMs = t.elapsed();
-    QTRY_VERIFY(model.isIdle());
-    // An in-place change of a cached row: pop the next READY message.
-    const auto next = writer->peek();
-    QVERIFY(next);
-    const int row = model.rowOfRowId(next->rowid);
-    QVERIFY(row >= 0);
-    QTRY_VERIFY(rowLoaded(&model, row));
-    QTRY_VERIFY(model.isIdle());
-    t.restart();
-    writer->pop();
-    QTRY_COMPARE_WITH_TIMEOUT(
-        model.data(model.index(row, MessageModel::Status), MessageModel::StateRole).toInt(),
-        int(State::Locked), 5000);
-    const qint64 changeMs = t.elapsed();
-    qInfo("%d rows: ordering %lld ms, first page %lld ms, jump to row %d %lld ms, external "
-          "append visible %lld ms, external change visible %lld ms",
-          model.rowCount(), ordering, firstPage, jump, jumpMs, appendMs, changeMs);
-}
 
 QTEST_MAIN(TestMessageModel)
 #include "tst_messagemodel.moc"
