@@ -692,7 +692,17 @@ void MainWindow::restoreSettings() {
 void MainWindow::saveSettings() {
     QSettings s = settings();
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    // The dashboard tab hides the detail dock for room; what is saved is the
+    // operator's own choice, not that.
+    auto* dock = findChild<QDockWidget*>(QStringLiteral("detailDock"));
+    const bool hiddenForDashboard = dock && m_tabs->currentIndex() == 1 && m_detailWasVisible;
+    if (hiddenForDashboard) {
+        dock->show();
+    }
     s.setValue(QStringLiteral("window/state"), saveState());
+    if (hiddenForDashboard) {
+        dock->hide();
+    }
     s.setValue(QStringLiteral("table/header"), m_view->horizontalHeader()->saveState());
     s.setValue(QStringLiteral("recentFiles"), m_recent);
     s.setValue(QStringLiteral("stuckThresholdSeconds"), m_stuckSpin->value());
