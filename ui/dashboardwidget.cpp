@@ -493,11 +493,17 @@ DashboardData DashboardWidget::compute(const std::shared_ptr<core::Queue>& q, co
             }
         }
 
-        // The charts' span: the range, or the data's own extent.
-        TimeNs from = r.from ? *r.from : d.stats.firstTime.value_or(d.now - kHour);
-        TimeNs to = r.to ? *r.to
-                         : (r.from ? std::max(d.now, d.stats.lastTime.value_or(d.now) + 1)
-                                   : d.stats.lastTime.value_or(d.now) + 1);
+        // The charts' span: the range, or the data's own extent, kept within
+        // 1970..2100 so a damaged file's timestamps (anything up to ±2^63)
+        // cannot overflow the bucket arithmetic; points outside are not drawn.
+        static constexpr TimeNs kChartMin = 0;
+        static constexpr TimeNs kChartMax = 4'102'444'800LL * core::kNsPerSecond; // 2100-01-01
+        const auto clampT = [](TimeNs t) { return std::clamp(t, kChartMin, kChartMax); };
+        const TimeNs now = clampT(d.now);
+        const TimeNs first = clampT(d.stats.firstTime.value_or(now - kHour));
+        const TimeNs last = clampT(d.stats.lastTime.value_or(now));
+        TimeNs from = r.from ? clampT(*r.from) : first;
+        TimeNs to = r.to ? clampT(*r.to) : (r.from ? std::max(now, last + 1) : last + 1);
         if (to <= from) {
             to = from + core::kNsPerSecond;
         }

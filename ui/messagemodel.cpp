@@ -860,10 +860,10 @@ QVariant MessageModel::jobsDisplayData(const MessageRow& r, int column) const {
             return QString();
         }
         if (m.state == State::Scheduled) {
-            return tr("in %1").arg(humanDuration(*m.runAt - now));
+            return tr("in %1").arg(humanDuration(core::diffNs(*m.runAt, now)));
         }
         if (m.state == State::Ready || m.state == State::Expired) {
-            return humanDuration(now - *m.runAt);
+            return humanDuration(core::diffNs(now, *m.runAt));
         }
         return QString();
     case IdempotencyKey:

@@ -145,11 +145,22 @@ std::string countsLine(const core::Counts& c, const core::FormatInfo& info,
 }
 
 /// "in 5 m 0 s" / "3 m 0 s ago" / "-".
+// now - t, humanely; "?" when a damaged file's timestamp makes it overflow.
+std::string ageText(TimeNs now, TimeNs t) {
+    const auto d = core::diffNs(now, t);
+    return d ? core::humanDuration(*d) : std::string("?");
+}
+
 std::string relativeTime(const std::optional<TimeNs>& t, TimeNs now) {
     if (!t)
         return "-";
-    return *t >= now ? "in " + core::humanDuration(*t - now)
-                     : core::humanDuration(now - *t) + " ago";
+    // Damaged files can hold any timestamp: no difference may overflow.
+    const auto ahead = core::diffNs(*t, now);
+    if (!ahead)
+        return "?";
+    if (*ahead >= 0)
+        return "in " + core::humanDuration(*ahead);
+    return ageText(now, *t) + " ago";
 }
 
 std::string summaryLine(const core::Summary& s) {
@@ -396,11 +407,10 @@ int cmdStats(const Options& o) {
     t.addRow({"processing", summaryLine(st.processing)});
     t.addRow({"total", summaryLine(st.total)});
     t.addRow({"time to failure", summaryLine(st.timeToFailure)});
-    t.addRow({"backlog age", st.oldestReadyInTime ? core::humanDuration(now - *st.oldestReadyInTime)
-                                                  : std::string("-")});
-    t.addRow({"oldest lock", st.oldestLockedLockTime
-                                 ? core::humanDuration(now - *st.oldestLockedLockTime)
-                                 : std::string("-")});
+    t.addRow({"backlog age",
+              st.oldestReadyInTime ? ageText(now, *st.oldestReadyInTime) : std::string("-")});
+    t.addRow({"oldest lock",
+              st.oldestLockedLockTime ? ageText(now, *st.oldestLockedLockTime) : std::string("-")});
     t.addRow({"last hour", num(st.doneLastHour) + " done, " + num(st.failedLastHour) + " failed"});
     std::string r = t.render();
     r.erase(0, r.find('\n') + 1);

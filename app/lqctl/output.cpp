@@ -440,8 +440,9 @@ std::string prometheusText(const std::vector<PromQueue>& queues, double stuckAft
              "Age of the oldest READY message (backlog age); 0 when none is waiting.");
     each([&](const PromQueue& q, const std::string& b) {
         w.sample("lq_oldest_ready_age_seconds", b, {},
-                 q.stats.oldestReadyInTime ? nsToSecondsText(now - *q.stats.oldestReadyInTime)
-                                           : std::string("0"));
+                 q.stats.oldestReadyInTime && core::diffNs(now, *q.stats.oldestReadyInTime)
+                     ? nsToSecondsText(*core::diffNs(now, *q.stats.oldestReadyInTime))
+                     : std::string("0"));
     });
 
     if (std::any_of(queues.begin(), queues.end(),
