@@ -323,6 +323,5 @@ void TestMessageModel::sortByTimeColumns() {
     }
 }
 
-
 QTEST_MAIN(TestMessageModel)
 #include "tst_messagemodel.moc"
