@@ -9,7 +9,9 @@ function(lq_add_test name)
     LQ_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data"
     LQ_BIN_DIR="${PROJECT_BINARY_DIR}/app")
   add_test(NAME ${name} COMMAND ${name})
-  set(env "QT_QPA_PLATFORM=offscreen")
+  # Tests never touch the user's settings or audit log.
+  set(home "${PROJECT_BINARY_DIR}/test-home")
+  set(env "QT_QPA_PLATFORM=offscreen;XDG_CONFIG_HOME=${home}/config;XDG_DATA_HOME=${home}/data;LQ_AUDIT_DIR=${home}/audit")
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()

@@ -15,6 +15,7 @@
 #include <QFileInfo>
 #include <QProcess>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <algorithm>
@@ -107,6 +108,13 @@ bool rowLoaded(ui::MessageModel* m, int row) {
 int runGui(int argc, char** argv, const GuiOptions& o) {
     qputenv("QT_QPA_PLATFORM",
             qgetenv("QT_QPA_PLATFORM").isEmpty() ? "offscreen" : qgetenv("QT_QPA_PLATFORM"));
+    // The benchmark's window and its "other process" keep their settings and
+    // audit records to themselves, not in the user's.
+    QTemporaryDir scratch;
+    if (qEnvironmentVariableIsEmpty("LQ_AUDIT_DIR"))
+        qputenv("LQ_AUDIT_DIR", scratch.filePath(QStringLiteral("audit")).toLocal8Bit());
+    if (qEnvironmentVariableIsEmpty("XDG_CONFIG_HOME"))
+        qputenv("XDG_CONFIG_HOME", scratch.filePath(QStringLiteral("config")).toLocal8Bit());
     QApplication app(argc, argv);
     QString file = qs(o.file);
     if (file.isEmpty())
