@@ -800,12 +800,8 @@ void MainWindow::watchFolder(const QString& dir) {
 }
 
 void MainWindow::openQueue(const QString& path, const QString& table) {
-    const QFileInfo fi(path);
-    if (!fi.exists() || fi.isDir()) {
-        openFile(path); // says what is wrong
-        return;
-    }
-    const QString abs = fi.absoluteFilePath();
+    // No stat here (a sidebar click): the worker's open says what is wrong.
+    const QString abs = QFileInfo(path).absoluteFilePath();
     if (abs == m_path && (table.isEmpty() || table == fromStd(m_info.table)) && m_queue) {
         return;
     }
