@@ -581,8 +581,8 @@ void MessageModel::applyPoll(PollResult&& r, bool reset) {
 
 void MessageModel::applyEarlyRows(quint64 generation, quint64 layout,
                                   const std::vector<MessageRow>& rows) {
-    if (generation != m_generation || layout != m_layout) {
-        return; // the ordering moved on: the full poll result will say
+    if (generation != m_generation || layout != m_layout || !m_live) {
+        return; // the ordering moved on, or refresh is paused: the full poll says
     }
     QSet<qint64> changed;
     for (const MessageRow& row : rows) {

@@ -414,6 +414,8 @@ void TestFleet::jobsLeaseActions() {
     // Stale guard: a worker claims a job behind the window's back.
     QTRY_VERIFY(h.w.isReady());
     h.w.action(QStringLiteral("live"))->setChecked(false);
+    // A poll already under way would still show the new claim: let it land.
+    QTRY_VERIFY(h.model()->isIdle());
     std::string claimedId;
     {
         auto q = Queue::open(path.toStdString());
