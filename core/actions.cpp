@@ -90,8 +90,8 @@ std::string refusalReason(Action a, const Message& m) {
 
 void Queue::applyChunk(Connection& c, Action a, const Target* begin, const Target* end,
                        const ActionOptions& o, TimeNs t, ActionResult& r) {
-    const std::string tq = quoteIdent(m_info.table);
-    const std::string& tok = m_sql->tokenCol;
+    const std::string tq = quoteIdent(info().table);
+    const std::string& tok = sql().tokenCol;
     for (const Target* it = begin; it != end; ++it) {
         auto current = getOn(c, it->messageId);
         if (!current) {
@@ -100,7 +100,7 @@ void Queue::applyChunk(Connection& c, Action a, const Target* begin, const Targe
         }
         const Message& m = *current;
         if (m.token != it->token) {
-            const char* what = isJobs() ? "attempts" : (m_info.hasClaimId ? "claim" : "lock_time");
+            const char* what = isJobs() ? "attempts" : (info().hasClaimId ? "claim" : "lock_time");
             std::string reason = std::string("changed since shown: ") + what + " " +
                                  std::to_string(it->token) + " → " + std::to_string(m.token);
             reason += std::string(", now ") + stateName(m.state);
@@ -200,8 +200,8 @@ ActionResult Queue::apply(Action a, const std::vector<Target>& targets, const Ac
 std::vector<Target> Queue::targetsFor(const Filter& f) {
     const Where w = buildWhere(f);
     const std::string idCol = isJobs() ? "id" : "message_id";
-    auto st = reader().cached("SELECT " + idCol + ", " + m_sql->tokenCol + " FROM " +
-                              quoteIdent(m_info.table) + w.sql + " ORDER BY rowid");
+    auto st = reader().cached("SELECT " + idCol + ", " + sql().tokenCol + " FROM " +
+                              quoteIdent(info().table) + w.sql + " ORDER BY rowid");
     bindAll(*st, w);
     std::vector<Target> out;
     while (st->step())
@@ -211,7 +211,7 @@ std::vector<Target> Queue::targetsFor(const Filter& f) {
 
 void Queue::undoChunk(Connection& c, Action a, const AppliedRow* begin, const AppliedRow* end,
                       ActionResult& r) {
-    const std::string tq = quoteIdent(m_info.table);
+    const std::string tq = quoteIdent(info().table);
     const TimeNs t = now();
     for (const AppliedRow* it = begin; it != end; ++it) {
         const Message& before = it->before;
@@ -228,8 +228,8 @@ void Queue::undoChunk(Connection& c, Action a, const AppliedRow* begin, const Ap
                                          : std::string("deleted since enqueued")});
                 continue;
             }
-            auto st = c.cached("DELETE FROM " + tq + " WHERE rowid = ?1 AND " + m_sql->tokenCol +
-                               " = ?2");
+            auto st =
+                c.cached("DELETE FROM " + tq + " WHERE rowid = ?1 AND " + sql().tokenCol + " = ?2");
             st->bind(1, current->rowid).bind(2, current->token).exec();
             if (c.changes() == 1)
                 r.applied.push_back({*current, *current});
@@ -253,7 +253,7 @@ void Queue::undoChunk(Connection& c, Action a, const AppliedRow* begin, const Ap
                     bindTime(*st, 4, *before.lockedUntil);
                 st->bind(5, before.attempts).exec();
             } else {
-                const bool claims = m_info.hasClaimId;
+                const bool claims = info().hasClaimId;
                 auto st = c.cached(
                     "INSERT INTO " + tq +
                     (claims ? " (data, message_id, status, in_time, lock_time, done_time, "
@@ -312,7 +312,7 @@ void Queue::undoChunk(Connection& c, Action a, const AppliedRow* begin, const Ap
             auto st = c.cached("UPDATE " + tq +
                                " SET status = ?4, done_time = ?5 WHERE rowid = "
                                "?1 AND status = ?2 AND " +
-                               m_sql->tokenCol + " = ?3");
+                               sql().tokenCol + " = ?3");
             st->bind(1, m.rowid).bind(2, m.rawStatus).bind(3, m.token).bind(4, before.rawStatus);
             if (before.doneTime)
                 bindTime(*st, 5, *before.doneTime);

@@ -101,13 +101,13 @@ Queue::Where Queue::buildWhere(const Filter& f) const {
             "(" + idCol + " LIKE ? ESCAPE '\\' OR " + dataCol + " LIKE ? ESCAPE '\\'";
         w.binds.push_back(pattern);
         w.binds.push_back(pattern);
-        if (m_info.hasIdempotencyKey) {
+        if (info().hasIdempotencyKey) {
             cond += " OR idempotency_key LIKE ? ESCAPE '\\'";
             w.binds.push_back(pattern);
         }
         parts.push_back(cond + ")");
     }
-    const std::string& inCol = m_sql->inCol;
+    const std::string& inCol = sql().inCol;
     if (f.olderThanSeconds) {
         parts.push_back(inCol + " < ?");
         w.binds.push_back(timeValue(t - secondsToNs(*f.olderThanSeconds)));
@@ -162,7 +162,7 @@ std::string Queue::orderBy(const Sort& s) const {
         key = isJobs() ? "run_at" : "message_id";
         break;
     case SortKey::InTime:
-        key = m_sql->inCol;
+        key = sql().inCol;
         break;
     case SortKey::LockTime:
         key = isJobs() ? "locked_until" : "lock_time";
@@ -177,11 +177,11 @@ std::string Queue::orderBy(const Sort& s) const {
         key = isJobs() ? "run_at" : "(done_time - lock_time)";
         break;
     case SortKey::Age:
-        key = m_sql->inCol;
+        key = sql().inCol;
         desc = !desc;
         break;
     case SortKey::Claim:
-        key = m_sql->tokenCol;
+        key = sql().tokenCol;
         break;
     case SortKey::Status:
         key = isJobs() ? "locked_until" : "status";
@@ -195,7 +195,7 @@ Counts Queue::counts(TimeNs stuckAfterNs) {
     Counts c;
     const TimeNs t = now();
     Connection& r = reader();
-    const std::string tq = quoteIdent(m_info.table);
+    const std::string tq = quoteIdent(info().table);
     if (isJobs()) {
         auto st = r.cached("SELECT count(*), "
                            "coalesce(sum(locked_until >= ?1), 0), "
@@ -254,7 +254,7 @@ Counts Queue::counts(TimeNs stuckAfterNs) {
 
 std::int64_t Queue::count(const Filter& f) {
     const Where w = buildWhere(f);
-    auto st = reader().cached("SELECT count(*) FROM " + quoteIdent(m_info.table) + w.sql);
+    auto st = reader().cached("SELECT count(*) FROM " + quoteIdent(info().table) + w.sql);
     bindAll(*st, w);
     return st->step() ? st->int64(0) : 0;
 }
@@ -263,8 +263,8 @@ std::vector<Message> Queue::list(const Filter& f, const Sort& s, std::int64_t of
                                  std::int64_t limit) {
     const Where w = buildWhere(f);
     const TimeNs t = f.now ? *f.now : now();
-    auto st = reader().cached("SELECT " + m_sql->cols + " FROM " + quoteIdent(m_info.table) +
-                              w.sql + orderBy(s) + " LIMIT ? OFFSET ?");
+    auto st = reader().cached("SELECT " + sql().cols + " FROM " + quoteIdent(info().table) + w.sql +
+                              orderBy(s) + " LIMIT ? OFFSET ?");
     bindAll(*st, w);
     const int n = static_cast<int>(w.binds.size());
     st->bind(n + 1, limit < 0 ? std::int64_t{-1} : limit);
@@ -277,7 +277,7 @@ std::vector<Message> Queue::list(const Filter& f, const Sort& s, std::int64_t of
 
 std::vector<std::int64_t> Queue::orderedRowids(const Filter& f, const Sort& s) {
     const Where w = buildWhere(f);
-    auto st = reader().cached("SELECT rowid FROM " + quoteIdent(m_info.table) + w.sql + orderBy(s));
+    auto st = reader().cached("SELECT rowid FROM " + quoteIdent(info().table) + w.sql + orderBy(s));
     bindAll(*st, w);
     std::vector<std::int64_t> out;
     while (st->step())
@@ -289,7 +289,7 @@ std::vector<Message> Queue::fetchRowids(const std::vector<std::int64_t>& rowids)
     std::vector<Message> out;
     out.reserve(rowids.size());
     const TimeNs t = now();
-    auto st = reader().cached("SELECT " + m_sql->cols + " FROM " + quoteIdent(m_info.table) +
+    auto st = reader().cached("SELECT " + sql().cols + " FROM " + quoteIdent(info().table) +
                               " WHERE rowid = ?1");
     // One read transaction for the whole block so it is a consistent snapshot.
     Connection& r = reader();
@@ -336,7 +336,7 @@ TimingColumns Queue::timingRange(const Filter& f,
     const std::string sel = isJobs()
                                 ? "SELECT locked_until, run_at, attempts, NULL, locked_until FROM "
                                 : "SELECT status, in_time, lock_time, done_time FROM ";
-    auto st = reader().cached(sel + quoteIdent(m_info.table) + w.sql);
+    auto st = reader().cached(sel + quoteIdent(info().table) + w.sql);
     bindAll(*st, w);
     constexpr TimeNs none = TimingColumns::kNoTime;
     while (st->step()) {
@@ -369,7 +369,7 @@ TimingColumns Queue::timing(const Filter& f) {
     constexpr std::int64_t kSplitAbove = 200'000;
     std::int64_t lo = 0, hi = -1;
     if (!inOwnTransaction()) {
-        auto st = reader().cached("SELECT min(rowid), max(rowid) FROM " + quoteIdent(m_info.table));
+        auto st = reader().cached("SELECT min(rowid), max(rowid) FROM " + quoteIdent(info().table));
         if (st->step() && !st->isNull(0)) {
             lo = st->int64(0);
             hi = st->int64(1);

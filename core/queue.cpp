@@ -71,16 +71,22 @@ void Queue::setClock(Clock c) {
 std::unique_ptr<Queue> Queue::open(const std::string& path, OpenOptions opts) {
     checkPathForOpen(path);
     std::unique_ptr<Queue> q(new Queue(path, std::move(opts)));
-    q->init();
+    q->publish(detectFormat(q->reader(), q->m_opts.table));
     return q;
 }
 
-void Queue::init() {
-    m_info = detectFormat(reader(), m_opts.table);
-    m_sql = std::make_unique<Sql>();
-    Sql& s = *m_sql;
-    const std::string t = quoteIdent(m_info.table);
-    switch (m_info.format) {
+Queue::Schema::~Schema() = default;
+
+const Queue::Sql& Queue::sql() const {
+    return *m_schema.load(std::memory_order_acquire)->sql;
+}
+
+void Queue::publish(FormatInfo fi) {
+    auto schema = std::make_unique<Schema>();
+    schema->sql = std::make_unique<Sql>();
+    Sql& s = *schema->sql;
+    const std::string t = quoteIdent(fi.table);
+    switch (fi.format) {
     case Format::JobsLease:
         s.cols = "rowid, payload, id, NULL, NULL, NULL, NULL, NULL, attempts, run_at, "
                  "locked_until";
@@ -98,9 +104,9 @@ void Queue::init() {
         s.byId = "SELECT " + s.cols + " FROM " + t + " WHERE id = ?1";
         break;
     default: {
-        const bool claims = m_info.hasClaimId;
+        const bool claims = fi.hasClaimId;
         s.cols = std::string("rowid, data, message_id, status, in_time, lock_time, done_time, ") +
-                 (m_info.hasIdempotencyKey ? "idempotency_key, " : "NULL, ") +
+                 (fi.hasIdempotencyKey ? "idempotency_key, " : "NULL, ") +
                  (claims ? "claim_id" : "0") + ", NULL, NULL";
         s.tokenCol = claims ? "claim_id" : "coalesce(lock_time, 0)";
         s.inCol = "in_time";
@@ -128,6 +134,10 @@ void Queue::init() {
         break;
     }
     }
+    schema->info = std::move(fi);
+    std::lock_guard lock(m_schemaMutex);
+    m_schema.store(schema.get(), std::memory_order_release);
+    m_schemas.push_back(std::move(schema));
 }
 
 std::unique_ptr<Queue> Queue::create(const std::string& path, std::optional<std::int64_t> maxsize,
@@ -174,28 +184,28 @@ std::unique_ptr<Queue> Queue::create(const std::string& path, std::optional<std:
         c.exec("PRAGMA journal_mode = WAL");
     }
     auto q = open(path, std::move(opts));
-    if (q->m_info.format != Format::Litequeue014)
-        throw Unsupported(path, std::string("is a ") + formatId(q->m_info.format) +
+    if (q->info().format != Format::Litequeue014)
+        throw Unsupported(path, std::string("is a ") + formatId(q->info().format) +
                                     " queue, not litequeue-0.14; run `lqctl upgrade` first");
-    if (!fresh && maxsize && q->m_info.maxsize != maxsize)
+    if (!fresh && maxsize && q->info().maxsize != maxsize)
         throw Error(
             ErrorKind::InvalidArgument, path,
             "maxsize is immutable: the queue stores " +
-                (q->m_info.maxsize ? std::to_string(*q->m_info.maxsize) : std::string("no limit")) +
+                (q->info().maxsize ? std::to_string(*q->info().maxsize) : std::string("no limit")) +
                 ", not " + std::to_string(*maxsize) + "; omit it to use the stored value");
     return q;
 }
 
 bool Queue::readOnly() const noexcept {
-    return m_opts.readOnly || m_info.formatReadOnly();
+    return m_opts.readOnly || info().formatReadOnly();
 }
 
 void Queue::requireWritable(const char* what) const {
     if (m_opts.readOnly)
         throw ReadOnly(m_path, std::string("opened read-only: ") + what +
                                    " refused; turn off read-only mode to change the queue");
-    if (m_info.formatReadOnly())
-        throw ReadOnly(m_path, std::string(what) + " refused: " + m_info.readOnlyReason);
+    if (info().formatReadOnly())
+        throw ReadOnly(m_path, std::string(what) + " refused: " + info().readOnlyReason);
 }
 
 Connection& Queue::reader() {
@@ -244,14 +254,14 @@ std::optional<TimeNs> Queue::timeAt(Statement& st, int col) const {
     switch (st.columnType(col)) {
     case SQLITE_INTEGER: {
         const std::int64_t v = st.int64(col);
-        if (m_info.timeUnit == TimeUnit::Nanoseconds)
+        if (info().timeUnit == TimeUnit::Nanoseconds)
             return v;
         if (v > INT64_MAX / kNsPerSecond || v < INT64_MIN / kNsPerSecond)
             return std::nullopt;
         return v * kNsPerSecond;
     }
     case SQLITE_FLOAT: {
-        const double v = st.real(col) * (m_info.timeUnit == TimeUnit::Seconds ? 1e9 : 1.0);
+        const double v = st.real(col) * (info().timeUnit == TimeUnit::Seconds ? 1e9 : 1.0);
         if (!std::isfinite(v) || v > 9.2e18 || v < -9.2e18)
             return std::nullopt;
         return static_cast<TimeNs>(std::llround(v));
@@ -262,7 +272,7 @@ std::optional<TimeNs> Queue::timeAt(Statement& st, int col) const {
 }
 
 std::variant<std::int64_t, double, std::string> Queue::timeValue(TimeNs t) const {
-    if (m_info.timeUnit == TimeUnit::Seconds)
+    if (info().timeUnit == TimeUnit::Seconds)
         return static_cast<double>(t) / 1e9;
     return t;
 }
@@ -272,7 +282,7 @@ std::variant<std::int64_t, double, std::string> Queue::durationValue(TimeNs d) c
 }
 
 void Queue::bindTime(Statement& st, int i, TimeNs t) const {
-    if (m_info.timeUnit == TimeUnit::Seconds)
+    if (info().timeUnit == TimeUnit::Seconds)
         st.bind(i, static_cast<double>(t) / 1e9);
     else
         st.bind(i, t);
@@ -312,7 +322,7 @@ Message Queue::readRow(Statement& st, TimeNs now) const {
         m.lockedUntil = timeAt(st, 10);
     } else {
         m.claimId = st.int64(8);
-        m.token = m_info.hasClaimId ? m.claimId : (st.isNull(5) ? 0 : st.int64(5));
+        m.token = info().hasClaimId ? m.claimId : (st.isNull(5) ? 0 : st.int64(5));
     }
     classify(m, now);
     return m;
@@ -323,9 +333,9 @@ Message Queue::readRow(Statement& st, TimeNs now) const {
 Message Queue::insertOne(Connection& c, const PutItem& item, TimeNs now, bool* inserted) {
     if (inserted)
         *inserted = false;
-    const Sql& s = *m_sql;
+    const Sql& s = sql();
     if (item.idempotencyKey) {
-        if (!m_info.hasIdempotencyKey)
+        if (!info().hasIdempotencyKey)
             throw Unsupported(m_path, "idempotency keys need a litequeue 0.13+ file; upgrade it "
                                       "first");
         auto st = c.cached(s.byKey);
@@ -367,7 +377,7 @@ Message Queue::insertOne(Connection& c, const PutItem& item, TimeNs now, bool* i
         m.inTime = now;
         st->bind(1, std::string_view(m.data)).bind(2, std::string_view(m.messageId));
         bindTime(*st, 3, now);
-        if (m_info.hasClaimId)
+        if (info().hasClaimId)
             st->bind(4, m.idempotencyKey);
     }
     st->exec();
@@ -403,7 +413,7 @@ std::optional<Message> Queue::pop() {
     requireWritable("pop");
     const TimeNs t = now();
     return write(true, [&](Connection& c) -> std::optional<Message> {
-        auto st = c.cached(m_sql->pop);
+        auto st = c.cached(sql().pop);
         bindTime(*st, 1, t);
         if (isJobs())
             bindTime(*st, 2, t + 30 * kNsPerSecond);
@@ -415,7 +425,7 @@ std::optional<Message> Queue::pop() {
 
 bool Queue::transition(std::string_view id, std::int64_t claim, int toStatus, bool setDone) {
     const TimeNs t = now();
-    const std::string tq = quoteIdent(m_info.table);
+    const std::string tq = quoteIdent(info().table);
     return write(false, [&](Connection& c) {
         if (isJobs()) {
             // done() on a jobs-lease queue is the seed's finish(); retry() its
@@ -437,7 +447,7 @@ bool Queue::transition(std::string_view id, std::int64_t claim, int toStatus, bo
         }
         const std::string sql =
             "UPDATE " + tq + " SET status = ?1, done_time = " + (setDone ? "?4" : "NULL") +
-            " WHERE message_id = ?2 AND status = 1 AND " + m_sql->tokenCol + " = ?3";
+            " WHERE message_id = ?2 AND status = 1 AND " + this->sql().tokenCol + " = ?3";
         auto st = c.cached(sql);
         st->bind(1, toStatus).bind(2, id).bind(3, claim);
         if (setDone)
@@ -465,7 +475,7 @@ bool Queue::retry(std::string_view messageId, std::int64_t claim) {
 std::int64_t Queue::retryExpired(double thresholdSeconds) {
     requireWritable("retry_expired");
     const TimeNs cutoff = now() - secondsToNs(thresholdSeconds);
-    const std::string tq = quoteIdent(m_info.table);
+    const std::string tq = quoteIdent(info().table);
     return write(false, [&](Connection& c) {
         const std::string sql =
             isJobs() ? "UPDATE " + tq + " SET locked_until = NULL WHERE locked_until < ?1"
@@ -483,7 +493,7 @@ std::int64_t Queue::prune(bool includeFailed, std::optional<double> olderThanSec
     if (isJobs())
         return 0;
     const TimeNs t = now();
-    const std::string tq = quoteIdent(m_info.table);
+    const std::string tq = quoteIdent(info().table);
     return write(false, [&](Connection& c) {
         std::string sql =
             "DELETE FROM " + tq + " WHERE status IN (2" + std::string(includeFailed ? ", 3)" : ")");
@@ -511,7 +521,7 @@ std::pair<std::int64_t, std::int64_t> Queue::vacuum() {
 }
 
 std::optional<Message> Queue::getOn(Connection& c, std::string_view messageId) {
-    auto st = c.cached(m_sql->byId);
+    auto st = c.cached(sql().byId);
     st->bind(1, messageId);
     if (!st->step())
         return std::nullopt;
@@ -524,7 +534,7 @@ std::optional<Message> Queue::get(std::string_view messageId) {
 
 std::optional<Message> Queue::peek() {
     const TimeNs t = now();
-    auto st = reader().cached(m_sql->peek);
+    auto st = reader().cached(sql().peek);
     if (isJobs())
         bindTime(*st, 1, t);
     if (!st->step())
@@ -568,24 +578,24 @@ std::int64_t Queue::storedCount() {
 }
 
 bool Queue::full() {
-    return m_info.maxsize && readyCount() >= *m_info.maxsize;
+    return info().maxsize && readyCount() >= *info().maxsize;
 }
 
 void Queue::upgrade() {
-    if (m_info.format == Format::Litequeue014)
+    if (info().format == Format::Litequeue014)
         return;
     requireWritable("upgrade");
-    if (m_info.format != Format::LitequeueLegacy && m_info.format != Format::Litequeue013)
+    if (info().format != Format::LitequeueLegacy && info().format != Format::Litequeue013)
         throw Unsupported(m_path,
-                          std::string("cannot upgrade a ") + formatId(m_info.format) + " file");
+                          std::string("cannot upgrade a ") + formatId(info().format) + " file");
     std::lock_guard lock(m_writeMutex);
     {
         write(true, [&](Connection& c) {
-            const std::string tq = quoteIdent(m_info.table);
-            if (m_info.format == Format::LitequeueLegacy) {
-                if (!m_info.hasIdempotencyKey)
+            const std::string tq = quoteIdent(info().table);
+            if (info().format == Format::LitequeueLegacy) {
+                if (!info().hasIdempotencyKey)
                     c.exec("ALTER TABLE " + tq + " ADD COLUMN idempotency_key TEXT");
-                if (!m_info.hasClaimId)
+                if (!info().hasClaimId)
                     c.exec("ALTER TABLE " + tq + " ADD COLUMN claim_id INTEGER NOT NULL DEFAULT 0");
                 // Their workers cannot hold a claim id: give the messages back.
                 c.exec("UPDATE " + tq + " SET status = 0 WHERE status = 1");
@@ -599,14 +609,10 @@ void Queue::upgrade() {
                    tq + "(idempotency_key) WHERE idempotency_key IS NOT NULL");
             c.exec("PRAGMA user_version = 3");
         });
-        m_info = detectFormat(writer(), m_opts.table);
+        // Other threads' read connections stay: they may be in use, and
+        // SQLite re-prepares their statements for the new schema itself.
+        publish(detectFormat(writer(), m_opts.table));
     }
-    // Statements cached on readers refer to the old schema; drop them.
-    {
-        std::lock_guard rl(m_readersMutex);
-        m_readers.clear();
-    }
-    init();
 }
 
 // ---- transactions ------------------------------------------------------------

@@ -32,6 +32,7 @@
 #include "query.h"
 #include "stats.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -80,7 +81,11 @@ public:
     Queue& operator=(const Queue&) = delete;
 
     const std::string& path() const noexcept { return m_path; }
-    const FormatInfo& info() const noexcept { return m_info; }
+    /// The file's format. Fixed at open; replaced (never freed while the
+    /// Queue lives) by upgrade(), so a reference stays valid.
+    const FormatInfo& info() const noexcept {
+        return m_schema.load(std::memory_order_acquire)->info;
+    }
     /// Writes refused (asked for, or forced by the format).
     bool readOnly() const noexcept;
     TimeNs now() const;
@@ -115,7 +120,7 @@ public:
     std::int64_t qsize() { return readyCount(); }
     bool empty() { return readyCount() == 0; }
     bool full();
-    std::optional<std::int64_t> maxsize() const { return m_info.maxsize; }
+    std::optional<std::int64_t> maxsize() const { return info().maxsize; }
     /// Migrates a legacy or 0.13 file to 0.14 in one transaction (SPEC §3.1).
     /// Old workers must be stopped first. No-op on 0.14.
     void upgrade();
@@ -183,7 +188,6 @@ private:
     };
 
     Queue(std::string path, OpenOptions opts);
-    void init();
     Connection& reader();
     Connection& writer();
     bool inOwnTransaction() const;
@@ -214,14 +218,25 @@ private:
                     const ActionOptions& o, TimeNs now, ActionResult& r);
     void undoChunk(Connection& c, Action a, const AppliedRow* begin, const AppliedRow* end,
                    ActionResult& r);
-    bool isJobs() const { return m_info.format == Format::JobsLease; }
+    bool isJobs() const { return info().format == Format::JobsLease; }
 
     std::string m_path;
     OpenOptions m_opts;
     Clock m_clock;
     mutable std::mutex m_clockMutex;
-    FormatInfo m_info;
-    std::unique_ptr<Sql> m_sql;
+    // The schema (format facts and the SQL built from them) is published
+    // atomically and every version is kept until the Queue goes: upgrade()
+    // swaps it while other threads may still be reading the previous one.
+    struct Schema {
+        FormatInfo info;
+        std::unique_ptr<Sql> sql;
+        ~Schema();
+    };
+    void publish(FormatInfo info);
+    const Sql& sql() const;
+    std::mutex m_schemaMutex;
+    std::vector<std::unique_ptr<Schema>> m_schemas;
+    std::atomic<Schema*> m_schema{nullptr};
 
     mutable std::recursive_mutex m_writeMutex;
     std::unique_ptr<Connection> m_writer;

@@ -7,8 +7,10 @@
 #include <QTest>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
+#include <thread>
 
 using namespace lq::core;
 using namespace lqtest;
@@ -75,6 +77,7 @@ private slots:
 
     void legacy();
     void legacyKeepsQueueUsable();
+    void upgradeWhileOtherThreadsRead();
     void noopOn014();
     void refusedOnMulti();
     void read013();
@@ -355,6 +358,45 @@ void TstUpgrade::putManyOrder() {
     QCOMPARE(q->storedCount(), 100);
     QCOMPARE(q->pop().value().messageId, out[0].messageId);
     QVERIFY(q->putMany({}).empty());
+}
+
+// upgrade() while other threads read through the same Queue (the GUI's block
+// loads): their read connections and the schema they use must stay valid
+// (this crashed with a double free when upgrade() closed their connections).
+void TstUpgrade::upgradeWhileOtherThreadsRead() {
+    const std::string file = copyFixture(*m_dir, QStringLiteral("litequeue-head-mixed.sqlite3"));
+    auto q = Queue::open(file, optionsWith(m_clock.clock()));
+    std::atomic_bool stop{false};
+    std::atomic<int> reads{0};
+    std::atomic<int> failures{0};
+    std::vector<std::thread> readers;
+    for (int t = 0; t < 3; ++t) {
+        readers.emplace_back([&] {
+            while (!stop) {
+                try {
+                    const auto ids = q->orderedRowids(Filter{}, Sort{});
+                    const std::vector<std::int64_t> block(
+                        ids.begin(), ids.begin() + std::min<std::size_t>(64, ids.size()));
+                    if (q->fetchRowids(block).size() != block.size())
+                        ++failures;
+                    q->counts();
+                    ++reads;
+                } catch (const lq::core::Error&) {
+                    ++failures; // a read may see the schema change; it must not crash
+                }
+            }
+        });
+    }
+    QTRY_VERIFY(reads > 10);
+    q->upgrade();
+    const int after = reads + 20;
+    QTRY_VERIFY(reads > after);
+    stop = true;
+    for (auto& t : readers)
+        t.join();
+    QCOMPARE(q->info().format, Format::Litequeue014);
+    QCOMPARE(q->storedCount(), 400);
+    QCOMPARE(failures.load(), 0);
 }
 
 QTEST_GUILESS_MAIN(TstUpgrade)
