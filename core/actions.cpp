@@ -25,6 +25,8 @@ const char* actionName(Action a) noexcept {
         return "delete";
     case Action::Prune:
         return "prune";
+    case Action::RetryExpired:
+        return "retry-expired";
     case Action::Enqueue:
         return "enqueue";
     case Action::Vacuum:
@@ -33,6 +35,20 @@ const char* actionName(Action a) noexcept {
         return "upgrade";
     }
     return "action";
+}
+
+const char* skipKindName(SkipKind k) noexcept {
+    switch (k) {
+    case SkipKind::Changed:
+        return "changed since shown";
+    case SkipKind::Gone:
+        return "gone";
+    case SkipKind::Conflict:
+        return "conflict";
+    case SkipKind::NotApplicable:
+        return "not applicable";
+    }
+    return "skipped";
 }
 
 namespace {
@@ -66,6 +82,11 @@ std::string refusalReason(Action a, const Message& m) {
             return {};
         return std::string("is ") + stateName(m.state) +
                ": retry applies to LOCKED or FAILED messages";
+    case Action::RetryExpired:
+        if (is(State::Locked))
+            return {};
+        return std::string("is ") + stateName(m.state) +
+               ": retry expired applies to LOCKED messages";
     case Action::MarkFailed:
         if (is(State::Locked) || is(State::Ready))
             return {};
@@ -88,6 +109,17 @@ std::string refusalReason(Action a, const Message& m) {
     return "unknown action";
 }
 
+namespace {
+
+/// A per-row write that SQLite refuses for a reason of the row itself (a
+/// unique key, the maxsize trigger): the row is skipped, the chunk goes on.
+/// SQLite aborts only the failing statement, so the transaction stays valid.
+bool isRowConflict(const Error& e) {
+    return e.kind() == ErrorKind::QueueFull || (e.sqliteCode() & 0xff) == SQLITE_CONSTRAINT;
+}
+
+} // namespace
+
 void Queue::applyChunk(Connection& c, Action a, const Target* begin, const Target* end,
                        const ActionOptions& o, TimeNs t, ActionResult& r) {
     const std::string tq = quoteIdent(info().table);
@@ -95,7 +127,8 @@ void Queue::applyChunk(Connection& c, Action a, const Target* begin, const Targe
     for (const Target* it = begin; it != end; ++it) {
         auto current = getOn(c, it->messageId);
         if (!current) {
-            r.skipped.push_back({it->messageId, "not found: deleted or pruned since shown"});
+            r.skipped.push_back(
+                {it->messageId, "not found: deleted or pruned since shown", SkipKind::Gone});
             continue;
         }
         const Message& m = *current;
@@ -104,56 +137,126 @@ void Queue::applyChunk(Connection& c, Action a, const Target* begin, const Targe
             std::string reason = std::string("changed since shown: ") + what + " " +
                                  std::to_string(it->token) + " → " + std::to_string(m.token);
             reason += std::string(", now ") + stateName(m.state);
-            r.skipped.push_back({it->messageId, reason});
+            r.skipped.push_back({it->messageId, reason, SkipKind::Changed});
             continue;
         }
         if (auto why = refusalReason(a, m); !why.empty()) {
-            r.skipped.push_back({it->messageId, why});
+            r.skipped.push_back({it->messageId, why, SkipKind::NotApplicable});
             continue;
         }
         Message after = m;
         std::int64_t changed = 0;
-        if (isJobs()) {
-            if (a == Action::Delete) {
-                auto st = c.cached("DELETE FROM " + tq + " WHERE rowid = ?1 AND attempts = ?2");
-                st->bind(1, m.rowid).bind(2, m.token).exec();
+        try {
+            if (isJobs()) {
+                if (a == Action::Delete) {
+                    auto st = c.cached("DELETE FROM " + tq + " WHERE rowid = ?1 AND attempts = ?2");
+                    st->bind(1, m.rowid).bind(2, m.token).exec();
+                } else {
+                    const TimeNs runAt =
+                        a == Action::Reschedule ? t + secondsToNs(o.delaySeconds) : t;
+                    auto st = c.cached("UPDATE " + tq +
+                                       " SET locked_until = NULL, run_at = ?3 WHERE rowid = ?1 "
+                                       "AND attempts = ?2");
+                    st->bind(1, m.rowid).bind(2, m.token);
+                    bindTime(*st, 3, runAt);
+                    st->exec();
+                    after.lockedUntil.reset();
+                    after.runAt = runAt;
+                    classify(after, t);
+                }
+                changed = c.changes();
+            } else if (a == Action::Prune) {
+                auto st = c.cached("DELETE FROM " + tq + " WHERE rowid = ?1 AND status = ?2 AND " +
+                                   tok + " = ?3");
+                st->bind(1, m.rowid).bind(2, m.rawStatus).bind(3, m.token).exec();
+                changed = c.changes();
             } else {
-                const TimeNs runAt = a == Action::Reschedule ? t + secondsToNs(o.delaySeconds) : t;
+                const bool fail = a == Action::MarkFailed;
                 auto st = c.cached("UPDATE " + tq +
-                                   " SET locked_until = NULL, run_at = ?3 WHERE rowid = ?1 AND "
-                                   "attempts = ?2");
-                st->bind(1, m.rowid).bind(2, m.token);
-                bindTime(*st, 3, runAt);
+                                   " SET status = ?4, done_time = " + (fail ? "?5" : "NULL") +
+                                   " WHERE rowid = ?1 AND status = ?2 AND " + tok + " = ?3");
+                st->bind(1, m.rowid).bind(2, m.rawStatus).bind(3, m.token).bind(4, fail ? 3 : 0);
+                if (fail)
+                    bindTime(*st, 5, t);
                 st->exec();
-                after.lockedUntil.reset();
-                after.runAt = runAt;
-                classify(after, t);
+                changed = c.changes();
+                after.rawStatus = fail ? 3 : 0;
+                after.state = fail ? State::Failed : State::Ready;
+                after.doneTime = fail ? std::optional<TimeNs>(t) : std::nullopt;
             }
-            changed = c.changes();
-        } else if (a == Action::Prune) {
-            auto st = c.cached("DELETE FROM " + tq + " WHERE rowid = ?1 AND status = ?2 AND " +
-                               tok + " = ?3");
-            st->bind(1, m.rowid).bind(2, m.rawStatus).bind(3, m.token).exec();
-            changed = c.changes();
-        } else {
-            const bool fail = a == Action::MarkFailed;
-            auto st = c.cached("UPDATE " + tq +
-                               " SET status = ?4, done_time = " + (fail ? "?5" : "NULL") +
-                               " WHERE rowid = ?1 AND status = ?2 AND " + tok + " = ?3");
-            st->bind(1, m.rowid).bind(2, m.rawStatus).bind(3, m.token).bind(4, fail ? 3 : 0);
-            if (fail)
-                bindTime(*st, 5, t);
-            st->exec();
-            changed = c.changes();
-            after.rawStatus = fail ? 3 : 0;
-            after.state = fail ? State::Failed : State::Ready;
-            after.doneTime = fail ? std::optional<TimeNs>(t) : std::nullopt;
+        } catch (const Error& e) {
+            if (!isRowConflict(e))
+                throw;
+            r.skipped.push_back(
+                {it->messageId, "refused by the file: " + e.detail(), SkipKind::Conflict});
+            continue;
         }
         if (changed == 1)
-            r.applied.push_back({m, after});
+            r.applied.push_back({m, after, {}});
         else
-            r.skipped.push_back({it->messageId, "changed while the action ran"});
+            r.skipped.push_back({it->messageId, "changed while the action ran", SkipKind::Changed});
     }
+}
+
+template <class Item, class ChunkFn>
+ActionResult Queue::runChunks(Action a, const std::vector<Item>& items, const ActionOptions& o,
+                              ChunkFn&& chunkFn) {
+    ActionResult r;
+    r.action = a;
+    const std::size_t chunk = o.chunkSize ? o.chunkSize : 500;
+    std::size_t done = 0;
+    std::size_t index = 0;
+    while (done < items.size()) {
+        if (o.cancel && o.cancel->load()) {
+            r.cancelled = true;
+            break;
+        }
+        const std::size_t n = std::min(chunk, items.size() - done);
+        ActionResult part;
+        part.action = a;
+        bool hookRan = false;
+        try {
+            std::lock_guard lock(m_writeMutex);
+            Connection& c = writer();
+            const bool own = inOwnTransaction();
+            std::optional<Transaction> tx;
+            if (!own)
+                tx.emplace(c, Transaction::Kind::Immediate);
+            // Inside the write lock: the path must still name the file that was opened.
+            requireSameFile();
+            chunkFn(c, items.data() + done, items.data() + done + n, part);
+            if (o.beforeCommit) {
+                o.beforeCommit(part, index);
+                hookRan = true;
+            }
+            if (tx)
+                tx->commit();
+        } catch (const Error& e) {
+            if (hookRan && o.rolledBack)
+                o.rolledBack(index);
+            r.errorKind = e.kind();
+            r.error = e.detail();
+            break;
+        } catch (const std::exception& e) {
+            if (hookRan && o.rolledBack)
+                o.rolledBack(index);
+            r.errorKind = ErrorKind::Io;
+            r.error = e.what();
+            break;
+        }
+        // Only a committed chunk counts.
+        r.applied.insert(r.applied.end(), std::make_move_iterator(part.applied.begin()),
+                         std::make_move_iterator(part.applied.end()));
+        r.skipped.insert(r.skipped.end(), std::make_move_iterator(part.skipped.begin()),
+                         std::make_move_iterator(part.skipped.end()));
+        done += n;
+        ++index;
+        ++r.chunksDone;
+        if (o.progress)
+            o.progress(done, items.size());
+    }
+    r.notAttempted = items.size() - done;
+    return r;
 }
 
 ActionResult Queue::apply(Action a, const std::vector<Target>& targets, const ActionOptions& o) {
@@ -161,40 +264,10 @@ ActionResult Queue::apply(Action a, const std::vector<Target>& targets, const Ac
     if (a == Action::Enqueue || a == Action::Vacuum || a == Action::Upgrade)
         throw Error(ErrorKind::InvalidArgument, m_path,
                     std::string(actionName(a)) + " is not a per-message action");
-    ActionResult r;
-    r.action = a;
-    const std::size_t chunk = o.chunkSize ? o.chunkSize : 500;
-    std::size_t done = 0;
-    while (done < targets.size()) {
-        if (o.cancel && o.cancel->load()) {
-            r.cancelled = true;
-            break;
-        }
-        const std::size_t n = std::min(chunk, targets.size() - done);
-        const TimeNs t = now();
-        {
-            std::lock_guard lock(m_writeMutex);
-            Connection& c = writer();
-            ActionResult part;
-            if (inOwnTransaction()) {
-                applyChunk(c, a, targets.data() + done, targets.data() + done + n, o, t, part);
-            } else {
-                Transaction tx(c, Transaction::Kind::Immediate);
-                applyChunk(c, a, targets.data() + done, targets.data() + done + n, o, t, part);
-                tx.commit();
-            }
-            // Only a committed chunk counts.
-            r.applied.insert(r.applied.end(), std::make_move_iterator(part.applied.begin()),
-                             std::make_move_iterator(part.applied.end()));
-            r.skipped.insert(r.skipped.end(), std::make_move_iterator(part.skipped.begin()),
-                             std::make_move_iterator(part.skipped.end()));
-        }
-        done += n;
-        ++r.chunksDone;
-        if (o.progress)
-            o.progress(done, targets.size());
-    }
-    return r;
+    return runChunks(a, targets, o,
+                     [&](Connection& c, const Target* b, const Target* e, ActionResult& part) {
+                         applyChunk(c, a, b, e, o, now(), part);
+                     });
 }
 
 std::vector<Target> Queue::targetsFor(const Filter& f) {
@@ -211,150 +284,164 @@ std::vector<Target> Queue::targetsFor(const Filter& f) {
 
 void Queue::undoChunk(Connection& c, Action a, const AppliedRow* begin, const AppliedRow* end,
                       ActionResult& r) {
-    const std::string tq = quoteIdent(info().table);
     const TimeNs t = now();
     for (const AppliedRow* it = begin; it != end; ++it) {
-        const Message& before = it->before;
-        const Message& wrote = it->after;
-        auto current = getOn(c, before.messageId);
-        if (a == Action::Enqueue) {
-            // Undoing an enqueue deletes the message while nobody claimed it.
-            if (!current || current->token != wrote.token ||
-                (current->state != State::Ready && current->state != State::Scheduled)) {
-                r.skipped.push_back({before.messageId,
-                                     current
-                                         ? std::string("claimed or changed since enqueued: now ") +
-                                               stateName(current->state)
-                                         : std::string("deleted since enqueued")});
-                continue;
-            }
-            auto st =
-                c.cached("DELETE FROM " + tq + " WHERE rowid = ?1 AND " + sql().tokenCol + " = ?2");
-            st->bind(1, current->rowid).bind(2, current->token).exec();
-            if (c.changes() == 1)
-                r.applied.push_back({*current, *current});
-            else
-                r.skipped.push_back({before.messageId, "changed while undoing"});
-            continue;
-        }
-        if (a == Action::Prune || a == Action::Delete) {
-            if (current) {
-                r.skipped.push_back({before.messageId, "a message with this id exists again"});
-                continue;
-            }
-            if (isJobs()) {
-                auto st = c.cached("INSERT INTO " + tq +
-                                   " (id, payload, run_at, locked_until, attempts) VALUES (?1, "
-                                   "?2, ?3, ?4, ?5)");
-                st->bind(1, std::string_view(before.messageId))
-                    .bind(2, std::string_view(before.data));
-                bindTime(*st, 3, before.runAt.value_or(t));
-                if (before.lockedUntil)
-                    bindTime(*st, 4, *before.lockedUntil);
-                st->bind(5, before.attempts).exec();
-            } else {
-                const bool claims = info().hasClaimId;
-                auto st = c.cached(
-                    "INSERT INTO " + tq +
-                    (claims ? " (data, message_id, status, in_time, lock_time, done_time, "
-                              "idempotency_key, claim_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-                            : " (data, message_id, status, in_time, lock_time, done_time) "
-                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
-                if (before.dataIsBlob)
-                    st->bindBlob(1, before.data);
-                else
-                    st->bind(1, std::string_view(before.data));
-                st->bind(2, std::string_view(before.messageId)).bind(3, before.rawStatus);
-                const auto bindOpt = [&](int i, const std::optional<TimeNs>& v) {
-                    if (v)
-                        bindTime(*st, i, *v);
-                    else
-                        st->bindNull(i);
-                };
-                bindOpt(4, before.inTime);
-                bindOpt(5, before.lockTime);
-                bindOpt(6, before.doneTime);
-                if (claims)
-                    st->bind(7, before.idempotencyKey).bind(8, before.claimId);
-                st->exec();
-            }
-            Message restored = before;
-            r.applied.push_back({Message{}, restored});
-            continue;
-        }
-        if (!current) {
-            r.skipped.push_back({before.messageId, "deleted since the action"});
-            continue;
-        }
-        const Message& m = *current;
-        const bool same = isJobs() ? (m.token == wrote.token && m.runAt == wrote.runAt &&
-                                      m.lockedUntil == wrote.lockedUntil)
-                                   : (m.rawStatus == wrote.rawStatus && m.token == wrote.token &&
-                                      m.doneTime == wrote.doneTime);
-        if (!same) {
-            r.skipped.push_back({before.messageId, std::string("moved on since the action: now ") +
-                                                       stateName(m.state) + ", token " +
-                                                       std::to_string(m.token)});
-            continue;
-        }
-        if (isJobs()) {
-            auto st = c.cached("UPDATE " + tq +
-                               " SET run_at = ?3, locked_until = ?4 WHERE rowid = ?1 AND "
-                               "attempts = ?2");
-            st->bind(1, m.rowid).bind(2, m.token);
-            bindTime(*st, 3, before.runAt.value_or(t));
-            if (before.lockedUntil)
-                bindTime(*st, 4, *before.lockedUntil);
-            else
-                st->bindNull(4);
-            st->exec();
-        } else {
-            auto st = c.cached("UPDATE " + tq +
-                               " SET status = ?4, done_time = ?5 WHERE rowid = "
-                               "?1 AND status = ?2 AND " +
-                               sql().tokenCol + " = ?3");
-            st->bind(1, m.rowid).bind(2, m.rawStatus).bind(3, m.token).bind(4, before.rawStatus);
-            if (before.doneTime)
-                bindTime(*st, 5, *before.doneTime);
-            else
-                st->bindNull(5);
-            st->exec();
-        }
-        if (c.changes() == 1) {
-            Message restored = before;
-            restored.token = m.token;
-            r.applied.push_back({m, restored});
-        } else {
-            r.skipped.push_back({before.messageId, "changed while undoing"});
+        try {
+            undoRow(c, a, *it, t, r);
+        } catch (const Error& e) {
+            if (!isRowConflict(e))
+                throw;
+            r.skipped.push_back(
+                {it->before.messageId, "refused by the file: " + e.detail(), SkipKind::Conflict});
         }
     }
 }
 
-ActionResult Queue::undo(Action original, const std::vector<AppliedRow>& applied) {
+void Queue::undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs t, ActionResult& r) {
+    const std::string tq = quoteIdent(info().table);
+    const Message& before = row.before;
+    const Message& wrote = row.after;
+    auto current = getOn(c, before.messageId);
+    if (a == Action::Enqueue) {
+        // Undoing an enqueue deletes the message while nobody claimed it.
+        if (!current) {
+            r.skipped.push_back({before.messageId, "deleted since enqueued", SkipKind::Gone});
+            return;
+        }
+        if (current->token != wrote.token ||
+            (current->state != State::Ready && current->state != State::Scheduled)) {
+            r.skipped.push_back(
+                {before.messageId,
+                 std::string("claimed or changed since enqueued: now ") + stateName(current->state),
+                 SkipKind::Changed});
+            return;
+        }
+        auto st =
+            c.cached("DELETE FROM " + tq + " WHERE rowid = ?1 AND " + sql().tokenCol + " = ?2");
+        st->bind(1, current->rowid).bind(2, current->token).exec();
+        if (c.changes() == 1)
+            r.applied.push_back({*current, *current, {}});
+        else
+            r.skipped.push_back({before.messageId, "changed while undoing", SkipKind::Changed});
+        return;
+    }
+    if (a == Action::Prune || a == Action::Delete) {
+        if (current) {
+            r.skipped.push_back(
+                {before.messageId, "a message with this id exists again", SkipKind::Conflict});
+            return;
+        }
+        Message restored = before;
+        std::string note;
+        if (isJobs()) {
+            auto st = c.cached("INSERT INTO " + tq +
+                               " (id, payload, run_at, locked_until, attempts) VALUES (?1, "
+                               "?2, ?3, ?4, ?5)");
+            st->bind(1, std::string_view(before.messageId)).bind(2, std::string_view(before.data));
+            bindTime(*st, 3, before.runAt.value_or(t));
+            if (before.lockedUntil)
+                bindTime(*st, 4, *before.lockedUntil);
+            st->bind(5, before.attempts).exec();
+        } else {
+            const bool claims = info().hasClaimId;
+            // A pruned message's idempotency key is free again (SPEC §3.1) and
+            // may have been taken by a new message since: restore the message
+            // without its key rather than lose it, and say so.
+            if (claims && before.idempotencyKey) {
+                auto byKey = c.cached(sql().byKey);
+                byKey->bind(1, std::string_view(*before.idempotencyKey));
+                if (byKey->step()) {
+                    const Message holder = readRow(*byKey, t);
+                    note = "restored without its idempotency key '" + *before.idempotencyKey +
+                           "': the key is now held by message " + holder.messageId;
+                    restored.idempotencyKey.reset();
+                }
+            }
+            auto st = c.cached(
+                "INSERT INTO " + tq +
+                (claims ? " (data, message_id, status, in_time, lock_time, done_time, "
+                          "idempotency_key, claim_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                        : " (data, message_id, status, in_time, lock_time, done_time) "
+                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
+            if (before.dataIsBlob)
+                st->bindBlob(1, before.data);
+            else
+                st->bind(1, std::string_view(before.data));
+            st->bind(2, std::string_view(before.messageId)).bind(3, before.rawStatus);
+            const auto bindOpt = [&](int i, const std::optional<TimeNs>& v) {
+                if (v)
+                    bindTime(*st, i, *v);
+                else
+                    st->bindNull(i);
+            };
+            bindOpt(4, before.inTime);
+            bindOpt(5, before.lockTime);
+            bindOpt(6, before.doneTime);
+            if (claims)
+                st->bind(7, restored.idempotencyKey).bind(8, before.claimId);
+            st->exec();
+        }
+        restored.rowid = c.lastInsertRowid();
+        r.applied.push_back({Message{}, restored, std::move(note)});
+        return;
+    }
+    if (!current) {
+        r.skipped.push_back({before.messageId, "deleted since the action", SkipKind::Gone});
+        return;
+    }
+    const Message& m = *current;
+    const bool same = isJobs() ? (m.token == wrote.token && m.runAt == wrote.runAt &&
+                                  m.lockedUntil == wrote.lockedUntil)
+                               : (m.rawStatus == wrote.rawStatus && m.token == wrote.token &&
+                                  m.doneTime == wrote.doneTime);
+    if (!same) {
+        r.skipped.push_back({before.messageId,
+                             std::string("moved on since the action: now ") + stateName(m.state) +
+                                 ", token " + std::to_string(m.token),
+                             SkipKind::Changed});
+        return;
+    }
+    if (isJobs()) {
+        auto st = c.cached("UPDATE " + tq +
+                           " SET run_at = ?3, locked_until = ?4 WHERE rowid = ?1 AND "
+                           "attempts = ?2");
+        st->bind(1, m.rowid).bind(2, m.token);
+        bindTime(*st, 3, before.runAt.value_or(t));
+        if (before.lockedUntil)
+            bindTime(*st, 4, *before.lockedUntil);
+        else
+            st->bindNull(4);
+        st->exec();
+    } else {
+        auto st = c.cached("UPDATE " + tq +
+                           " SET status = ?4, done_time = ?5 WHERE rowid = "
+                           "?1 AND status = ?2 AND " +
+                           sql().tokenCol + " = ?3");
+        st->bind(1, m.rowid).bind(2, m.rawStatus).bind(3, m.token).bind(4, before.rawStatus);
+        if (before.doneTime)
+            bindTime(*st, 5, *before.doneTime);
+        else
+            st->bindNull(5);
+        st->exec();
+    }
+    if (c.changes() == 1) {
+        Message restored = before;
+        restored.token = m.token;
+        r.applied.push_back({m, restored, {}});
+    } else {
+        r.skipped.push_back({before.messageId, "changed while undoing", SkipKind::Changed});
+    }
+}
+
+ActionResult Queue::undo(Action original, const std::vector<AppliedRow>& applied,
+                         const ActionOptions& o) {
     requireWritable("undo");
     if (!isUndoable(original))
         throw Error(ErrorKind::InvalidArgument, m_path,
                     std::string(actionName(original)) + " cannot be undone");
-    ActionResult r;
-    r.action = original;
-    const std::size_t chunk = 500;
-    for (std::size_t done = 0; done < applied.size(); done += chunk) {
-        const std::size_t n = std::min(chunk, applied.size() - done);
-        std::lock_guard lock(m_writeMutex);
-        Connection& c = writer();
-        ActionResult part;
-        if (inOwnTransaction()) {
-            undoChunk(c, original, applied.data() + done, applied.data() + done + n, part);
-        } else {
-            Transaction tx(c, Transaction::Kind::Immediate);
-            undoChunk(c, original, applied.data() + done, applied.data() + done + n, part);
-            tx.commit();
-        }
-        r.applied.insert(r.applied.end(), part.applied.begin(), part.applied.end());
-        r.skipped.insert(r.skipped.end(), part.skipped.begin(), part.skipped.end());
-        ++r.chunksDone;
-    }
-    return r;
+    return runChunks(original, applied, o,
+                     [&](Connection& c, const AppliedRow* b, const AppliedRow* e,
+                         ActionResult& part) { undoChunk(c, original, b, e, part); });
 }
 
 } // namespace lq::core

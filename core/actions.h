@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "error.h"
 #include "message.h"
 
 #include <atomic>
@@ -21,6 +22,9 @@ enum class Action {
     Reschedule, ///< jobs-lease: run_at = now + delay
     Delete,     ///< jobs-lease: the seed's finish()
     Prune,      ///< DONE (+FAILED) -> deleted (litequeue)
+    /// LOCKED past a lock-age threshold -> READY: Retry's row semantics, as
+    /// the operator chose it (the audit log records "retry-expired").
+    RetryExpired,
     // Writes that are not row compare-and-swaps; recorded in the audit log.
     Enqueue, ///< put(): undo deletes the message while it is still unclaimed
     Vacuum,  ///< not undoable
@@ -41,12 +45,26 @@ struct Target {
 /// A row the action changed, with its values before and after.
 struct AppliedRow {
     Message before;
-    Message after; ///< for Prune/Delete: same as before (the row is gone)
+    Message after;         ///< for Prune/Delete: same as before (the row is gone)
+    std::string note = {}; ///< how it was applied differently, e.g. restored without its key
 };
+
+/// Why a row was not written. A row that cannot be written as it was shown
+/// is skipped with its reason; it never aborts the rest of the action.
+enum class SkipKind {
+    Changed,       ///< its state or claim token moved since it was shown
+    Gone,          ///< deleted (or pruned) since it was shown
+    Conflict,      ///< a unique key or the maxsize trigger refuses it now
+    NotApplicable, ///< the action does not apply to its state
+};
+
+/// "changed since shown", "gone", "conflict", "not applicable".
+const char* skipKindName(SkipKind k) noexcept;
 
 struct SkippedRow {
     std::string messageId;
     std::string reason; ///< "changed since shown: claim 3 → 4", "not found", ...
+    SkipKind kind = SkipKind::Changed;
 };
 
 struct ActionResult {
@@ -55,6 +73,12 @@ struct ActionResult {
     std::vector<SkippedRow> skipped;
     bool cancelled = false; ///< stopped between chunks; applied chunks stay
     std::int64_t chunksDone = 0;
+    /// Rows never looked at: the action was cancelled or stopped by an error.
+    std::size_t notAttempted = 0;
+    /// Set when a chunk failed (busy, I/O, the file replaced, the audit log
+    /// not writable): that chunk left nothing behind, earlier chunks stay.
+    std::optional<ErrorKind> errorKind;
+    std::string error;
 };
 
 struct ActionOptions {
@@ -64,6 +88,13 @@ struct ActionOptions {
     const std::atomic_bool* cancel = nullptr;
     /// Called after each chunk with (rows done, rows total).
     std::function<void(std::size_t, std::size_t)> progress;
+    /// Called inside each chunk's transaction, after its rows were written
+    /// and before COMMIT, with that chunk's result and index. The audit log
+    /// is written here, so a committed chunk is always on record. Throwing
+    /// rolls the chunk back and stops the action.
+    std::function<void(const ActionResult& chunk, std::size_t index)> beforeCommit;
+    /// Called when COMMIT failed after beforeCommit ran for that chunk.
+    std::function<void(std::size_t index)> rolledBack;
 };
 
 /// Why `m` cannot take `a` (empty when it can). Used for the skip reasons and

@@ -42,6 +42,8 @@ const char* errorKindName(ErrorKind kind) noexcept {
         return "not found";
     case ErrorKind::InvalidArgument:
         return "invalid argument";
+    case ErrorKind::FileChanged:
+        return "file changed";
     }
     return "error";
 }

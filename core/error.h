@@ -20,6 +20,7 @@ enum class ErrorKind {
     Io,                  ///< the path is missing, a directory, unreadable
     NotFound,            ///< no message with that id
     InvalidArgument,     ///< the caller passed something meaningless
+    FileChanged,         ///< the path no longer names the file that was opened
 };
 
 /// The one error type of lqcore. Carries SQLite's code and extended code when
@@ -59,6 +60,7 @@ LQ_CORE_DECLARE_ERROR(Unsupported)
 LQ_CORE_DECLARE_ERROR(Busy)
 LQ_CORE_DECLARE_ERROR(Corrupt)
 LQ_CORE_DECLARE_ERROR(ReadOnly)
+LQ_CORE_DECLARE_ERROR(FileChanged)
 #undef LQ_CORE_DECLARE_ERROR
 
 /// Human name of a kind ("busy", "not a queue", ...).

@@ -6,7 +6,11 @@
 
 #include <sqlite3.h>
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -71,6 +75,10 @@ void Queue::setClock(Clock c) {
 std::unique_ptr<Queue> Queue::open(const std::string& path, OpenOptions opts) {
     checkPathForOpen(path);
     std::unique_ptr<Queue> q(new Queue(path, std::move(opts)));
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0)
+        q->m_identity = {static_cast<std::uint64_t>(st.st_dev),
+                         static_cast<std::uint64_t>(st.st_ino)};
     q->publish(detectFormat(q->reader(), q->m_opts.table));
     return q;
 }
@@ -208,6 +216,23 @@ void Queue::requireWritable(const char* what) const {
         throw ReadOnly(m_path, std::string(what) + " refused: " + info().readOnlyReason);
 }
 
+std::string Queue::fileChange() const {
+    struct stat st {};
+    if (::stat(m_path.c_str(), &st) != 0)
+        return errno == ENOENT ? std::string("was deleted or moved since it was opened")
+                               : std::string("cannot be checked: ") + std::strerror(errno);
+    if (static_cast<std::uint64_t>(st.st_dev) != m_identity.device ||
+        static_cast<std::uint64_t>(st.st_ino) != m_identity.inode)
+        return "was replaced by another file since it was opened";
+    return {};
+}
+
+void Queue::requireSameFile() const {
+    if (std::string what = fileChange(); !what.empty())
+        throw FileChanged(m_path, what + "; nothing was changed. Reopen it to act on what the "
+                                         "path names now");
+}
+
 Connection& Queue::reader() {
     if (inOwnTransaction())
         return *m_writer;
@@ -235,9 +260,14 @@ bool Queue::inOwnTransaction() const {
 template <class F> auto Queue::write(bool immediate, F&& f) {
     std::lock_guard lock(m_writeMutex);
     Connection& w = writer();
-    if (inOwnTransaction() || !immediate)
+    if (inOwnTransaction())
         return f(w);
+    if (!immediate) {
+        requireSameFile();
+        return f(w);
+    }
     Transaction tx(w, Transaction::Kind::Immediate);
+    requireSameFile();
     if constexpr (std::is_void_v<decltype(f(w))>) {
         f(w);
         tx.commit();
@@ -514,6 +544,7 @@ std::pair<std::int64_t, std::int64_t> Queue::vacuum() {
     if (inOwnTransaction())
         throw Error(ErrorKind::InvalidArgument, m_path, "vacuum cannot run inside a transaction");
     Connection& w = writer();
+    requireSameFile();
     w.exec("VACUUM");
     // Fold the rewritten pages back into the main file so the size is real.
     sqlite3_wal_checkpoint_v2(w.handle(), nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
@@ -622,11 +653,20 @@ Queue::TransactionGuard::TransactionGuard(Queue& q)
     q.requireWritable("transaction");
     q.m_writeMutex.lock();
     try {
+        Connection& w = q.writer();
         if (q.m_txDepth == 0) {
-            q.writer().cached("BEGIN IMMEDIATE")->exec();
+            w.cached("BEGIN IMMEDIATE")->exec();
+            try {
+                q.requireSameFile();
+            } catch (...) {
+                sqlite3_exec(w.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+                throw;
+            }
             q.m_txOwner = std::this_thread::get_id();
+        } else {
+            w.exec("SAVEPOINT lq_tx_" + std::to_string(q.m_txDepth + 1));
         }
-        ++q.m_txDepth;
+        m_depth = ++q.m_txDepth;
     } catch (...) {
         q.m_writeMutex.unlock();
         throw;
@@ -636,8 +676,17 @@ Queue::TransactionGuard::TransactionGuard(Queue& q)
 Queue::TransactionGuard::~TransactionGuard() {
     if (m_released)
         return;
-    if (!m_done && m_q.m_txDepth == 1 && m_q.m_writer && m_q.m_writer->inTransaction())
-        sqlite3_exec(m_q.m_writer->handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+    if (!m_done && m_q.m_writer && m_q.m_writer->inTransaction()) {
+        sqlite3* db = m_q.m_writer->handle();
+        if (m_depth == 1) {
+            sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+        } else {
+            // Undo this guard's own work only; the outer guard decides the rest.
+            const std::string sp = "lq_tx_" + std::to_string(m_depth);
+            sqlite3_exec(db, ("ROLLBACK TO " + sp).c_str(), nullptr, nullptr, nullptr);
+            sqlite3_exec(db, ("RELEASE " + sp).c_str(), nullptr, nullptr, nullptr);
+        }
+    }
     release();
 }
 
@@ -651,16 +700,15 @@ void Queue::TransactionGuard::release() {
 void Queue::TransactionGuard::commit() {
     if (m_done)
         return;
-    if (m_q.m_txDepth == 1) {
-        // The outermost guard ends the transaction at commit, not at its
-        // destruction, so `tx = q->transaction()` after `tx->commit()`
-        // begins a fresh transaction instead of nesting in a finished one.
+    // The guard ends its part at commit, not at its destruction, so
+    // `tx = q->transaction()` after `tx->commit()` begins a fresh
+    // transaction instead of nesting in a finished one.
+    if (m_depth == 1)
         m_q.writer().cached("COMMIT")->exec();
-        m_done = true;
-        release();
-    } else {
-        m_done = true;
-    }
+    else
+        m_q.writer().exec("RELEASE lq_tx_" + std::to_string(m_depth));
+    m_done = true;
+    release();
 }
 
 std::unique_ptr<Queue::TransactionGuard> Queue::transaction() {

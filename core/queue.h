@@ -127,7 +127,9 @@ public:
 
     /// An explicit write transaction: while it lives, this thread's queue
     /// calls run inside it and other writers wait. Commits on commit(), rolls
-    /// back otherwise.
+    /// back otherwise. A guard made while another is open on this thread is
+    /// a SAVEPOINT: destroyed without commit() it rolls back its own work
+    /// only, and the outer guard decides about the rest.
     class TransactionGuard {
     public:
         explicit TransactionGuard(Queue& q);
@@ -138,6 +140,7 @@ public:
     private:
         void release();
         Queue& m_q;
+        int m_depth = 0; ///< 1: the outermost (BEGIN); deeper: a SAVEPOINT
         bool m_done = false;
         bool m_released = false;
     };
@@ -173,8 +176,22 @@ public:
     /// what the confirmation dialog counts and the action then uses.
     std::vector<Target> targetsFor(const Filter& f);
     /// Restores `applied` rows that still hold what the action wrote (same
-    /// guard); returns the restored rows and the ones that moved on.
-    ActionResult undo(Action original, const std::vector<AppliedRow>& applied);
+    /// guard), chunked like apply(); returns the restored rows and the ones
+    /// that moved on. A row that cannot be restored is skipped with its
+    /// reason; it never stops the rest.
+    ActionResult undo(Action original, const std::vector<AppliedRow>& applied,
+                      const ActionOptions& o = {});
+
+    /// The file as opened: its device and inode. Every write checks, inside
+    /// its transaction, that the path still names this file, and refuses
+    /// with ErrorKind::FileChanged when it was deleted, replaced or moved.
+    struct FileIdentity {
+        std::uint64_t device = 0;
+        std::uint64_t inode = 0;
+    };
+    FileIdentity identity() const noexcept { return m_identity; }
+    /// Empty when the path still names the opened file; else what happened.
+    std::string fileChange() const;
 
     /// litequeue-compatible UUIDv7 for a new message (monotonic per process).
     static std::string newMessageId(TimeNs now);
@@ -218,9 +235,16 @@ private:
                     const ActionOptions& o, TimeNs now, ActionResult& r);
     void undoChunk(Connection& c, Action a, const AppliedRow* begin, const AppliedRow* end,
                    ActionResult& r);
+    void undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs t, ActionResult& r);
+    template <class Item, class ChunkFn>
+    ActionResult runChunks(Action a, const std::vector<Item>& items, const ActionOptions& o,
+                           ChunkFn&& chunkFn);
+    /// Throws FileChanged when the path no longer names the opened file.
+    void requireSameFile() const;
     bool isJobs() const { return info().format == Format::JobsLease; }
 
     std::string m_path;
+    FileIdentity m_identity;
     OpenOptions m_opts;
     Clock m_clock;
     mutable std::mutex m_clockMutex;

@@ -71,65 +71,11 @@ QSettings settings() {
     return QSettings(QStringLiteral("LiteQueue"), QStringLiteral("lqadmin"));
 }
 
-QString actionTitle(Action a) {
-    switch (a) {
-    case Action::Retry:
-        return MainWindow::tr("Retry");
-    case Action::MarkFailed:
-        return MainWindow::tr("Mark failed");
-    case Action::Release:
-        return MainWindow::tr("Release");
-    case Action::Reschedule:
-        return MainWindow::tr("Reschedule");
-    case Action::Delete:
-        return MainWindow::tr("Delete");
-    case Action::Prune:
-        return MainWindow::tr("Prune");
-    case Action::Enqueue:
-        return MainWindow::tr("Enqueue");
-    case Action::Vacuum:
-        return MainWindow::tr("Vacuum");
-    case Action::Upgrade:
-        return MainWindow::tr("Upgrade");
-    }
-    return {};
-}
-
-std::string currentUser() {
-    return toStd(qEnvironmentVariable("USER"));
-}
-
 QString errorMessage(const std::exception& e) {
     return QString::fromUtf8(e.what());
 }
 
-MainWindow::ActionReport reportFrom(const QString& title, const core::ActionResult& r) {
-    MainWindow::ActionReport rep;
-    rep.title = title;
-    rep.applied = qint64(r.applied.size());
-    rep.skipped = qint64(r.skipped.size());
-    rep.cancelled = r.cancelled;
-    for (const auto& a : r.applied) {
-        rep.appliedIds << fromStd(a.before.messageId);
-    }
-    for (const auto& s : r.skipped) {
-        rep.skippedLines << fromStd(s.messageId) + QStringLiteral(": ") + fromStd(s.reason);
-    }
-    return rep;
-}
-
 } // namespace
-
-QString MainWindow::ActionReport::summary() const {
-    if (!error.isEmpty()) {
-        return tr("%1 failed: %2").arg(title, error);
-    }
-    QString s = tr("%1: %2 applied, %3 skipped").arg(title).arg(applied).arg(skipped);
-    if (cancelled) {
-        s += tr(" (cancelled)");
-    }
-    return s;
-}
 
 struct MainWindow::OpenResult {
     quint64 generation = 0;
@@ -875,6 +821,8 @@ void MainWindow::onOpened(OpenResult&& r) {
     m_queue = std::move(r.queue);
     m_info = r.info;
     m_queueReadOnly = r.readOnly;
+    m_fileGone = false;
+    m_banners->removeBanner(QStringLiteral("file"));
     m_path = r.path;
     m_table = fromStd(m_info.table);
     {
@@ -978,21 +926,30 @@ void MainWindow::updateBanners() {
 }
 
 void MainWindow::onFileStateChanged(MessageModel::FileState state) {
+    // A file deleted, replaced or moved while shown is read-only at once:
+    // core refuses such a write too (it checks the inode inside the
+    // transaction), but the operator should not be offered one.
+    m_fileGone = state != MessageModel::FileState::Ok;
     switch (state) {
     case MessageModel::FileState::Ok:
         m_banners->removeBanner(QStringLiteral("file"));
         break;
     case MessageModel::FileState::Missing:
         m_banners->setBanner(QStringLiteral("file"), BannerBar::Level::Error,
-                             tr("%1 was deleted. The table shows what was last read.").arg(m_path));
+                             tr("%1 was deleted or moved. The table shows what was last read; "
+                                "every action that writes is off.")
+                                 .arg(m_path),
+                             tr("Reopen"), [this] { reopen(); });
         break;
     case MessageModel::FileState::Replaced:
-        m_banners->setBanner(
-            QStringLiteral("file"), BannerBar::Level::Error,
-            tr("%1 was replaced by another file. The table shows the old one.").arg(m_path),
-            tr("Reopen"), [this] { reopen(); });
+        m_banners->setBanner(QStringLiteral("file"), BannerBar::Level::Error,
+                             tr("%1 was replaced by another file. The table shows the old one; "
+                                "every action that writes is off.")
+                                 .arg(m_path),
+                             tr("Reopen"), [this] { reopen(); });
         break;
     }
+    updateActions();
 }
 
 void MainWindow::updateStatusBar() {
@@ -1017,7 +974,7 @@ void MainWindow::updateStatusBar() {
 
 void MainWindow::updateActions() {
     const bool open = m_queue != nullptr;
-    const bool writable = open && !m_queueReadOnly;
+    const bool writable = open && !m_queueReadOnly && !m_fileGone;
     const bool litequeue = open && m_info.format != core::Format::JobsLease;
     const bool rows = open && (applyToAllMatching() || m_view->selectionModel()->hasSelection());
     const bool jobs = open && m_info.format == core::Format::JobsLease;
@@ -1044,24 +1001,6 @@ void MainWindow::applyColumnSet() {
     const bool jobs = m_info.format == core::Format::JobsLease;
     for (int c : {MessageModel::IdempotencyKey, MessageModel::Wait, MessageModel::Processing}) {
         m_view->setColumnHidden(c, jobs);
-    }
-}
-
-QString MainWindow::auditWrite(const std::string& path, Action action,
-                               std::vector<core::AppliedRow> applied, const std::string& note) {
-    core::AuditEntry e;
-    e.when = core::systemNowNs();
-    e.queuePath = path;
-    e.action = action;
-    e.user = currentUser();
-    e.tool = "lqadmin";
-    e.applied = std::move(applied);
-    e.note = note;
-    try {
-        core::AuditLog().append(e);
-        return {};
-    } catch (const std::exception& ex) {
-        return tr("done, but the audit log could not be written: %1").arg(errorMessage(ex));
     }
 }
 
@@ -1181,582 +1120,6 @@ void MainWindow::showError(const QString& text, bool dialog) {
     box->setTextFormat(Qt::PlainText); // names the file, may quote it
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
-}
-
-bool MainWindow::checkWritable() {
-    if (!m_queue) {
-        showError(tr("Open a queue file first (File › Open)."));
-        return false;
-    }
-    if (m_queueReadOnly) {
-        showError(m_info.formatReadOnly()
-                      ? tr("%1 is read-only: %2").arg(fileName(), fromStd(m_info.readOnlyReason))
-                      : tr("%1 is open read-only. Turn off File › Read-only to change it.")
-                            .arg(fileName()));
-        return false;
-    }
-    if (m_busyJobs > 0) {
-        showError(tr("Another action on %1 is still running.").arg(fileName()), false);
-        return false;
-    }
-    return true;
-}
-
-bool MainWindow::confirm(const QString& text, qint64 count) {
-    // Refresh pauses while the operator decides, so the count confirmed is
-    // the count shown.
-    const bool live = m_model->liveRefresh();
-    m_model->setLiveRefresh(false);
-    bool ok = false;
-    if (m_confirm) {
-        ok = m_confirm(text, count);
-    } else {
-        QMessageBox box(QMessageBox::Question, tr("Confirm"), text,
-                        QMessageBox::Ok | QMessageBox::Cancel, this);
-        box.setTextFormat(Qt::PlainText);
-        box.setDefaultButton(QMessageBox::Cancel);
-        ok = box.exec() == QMessageBox::Ok;
-    }
-    m_model->setLiveRefresh(live);
-    return ok;
-}
-
-void MainWindow::prepareTargets(Action action, TargetsReady ready) {
-    Q_UNUSED(action);
-    if (applyToAllMatching()) {
-        core::Filter f = m_model->filter();
-        f.now = core::systemNowNs(); // the filter is fixed at this moment
-        ++m_busyJobs;
-        runAsync(
-            this,
-            [q = m_queue, f]() -> std::pair<std::vector<Target>, QString> {
-                try {
-                    return {q->targetsFor(f), {}};
-                } catch (const std::exception& e) {
-                    return {{}, errorMessage(e)};
-                }
-            },
-            [this, ready](std::pair<std::vector<Target>, QString> r) {
-                --m_busyJobs;
-                if (!r.second.isEmpty()) {
-                    showError(r.second);
-                    return;
-                }
-                ready(std::move(r.first));
-            });
-        return;
-    }
-    // The selection, with the tokens of the rows as they were shown.
-    std::vector<Target> targets;
-    std::vector<std::int64_t> unloaded;
-    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
-    for (const QModelIndex& i : rows) {
-        if (const MessageRow* r = m_model->rowAt(i.row())) {
-            targets.push_back({r->msg.messageId, r->msg.token});
-        } else if (m_model->rowIdAt(i.row()) >= 0) {
-            unloaded.push_back(m_model->rowIdAt(i.row()));
-        }
-    }
-    if (unloaded.empty()) {
-        ready(std::move(targets));
-        return;
-    }
-    // Rows selected but never shown (a shift-click over pages): read their
-    // current tokens.
-    ++m_busyJobs;
-    runAsync(
-        this,
-        [q = m_queue, targets = std::move(targets),
-         unloaded]() mutable -> std::pair<std::vector<Target>, QString> {
-            try {
-                for (const core::Message& m : q->fetchRowids(unloaded)) {
-                    targets.push_back({m.messageId, m.token});
-                }
-                return {std::move(targets), {}};
-            } catch (const std::exception& e) {
-                return {{}, errorMessage(e)};
-            }
-        },
-        [this, ready](std::pair<std::vector<Target>, QString> r) {
-            --m_busyJobs;
-            if (!r.second.isEmpty()) {
-                showError(r.second);
-                return;
-            }
-            ready(std::move(r.first));
-        });
-}
-
-void MainWindow::runRowAction(Action a, double delaySeconds) {
-    if (!checkWritable()) {
-        return;
-    }
-    const bool jobs = m_info.format == core::Format::JobsLease;
-    const bool jobsAction = a == Action::Release || a == Action::Reschedule || a == Action::Delete;
-    if (jobs != jobsAction) {
-        showError(
-            jobs
-                ? tr("%1 is a jobs-lease queue: use Release, Reschedule or Delete.").arg(fileName())
-                : tr("%1 applies to jobs-lease queues only.").arg(actionTitle(a)),
-            false);
-        return;
-    }
-    if (!applyToAllMatching() && !m_view->selectionModel()->hasSelection()) {
-        showError(tr("Select messages first, or choose Actions › Apply to all matching the "
-                     "filter."),
-                  false);
-        return;
-    }
-    const bool all = applyToAllMatching();
-    // Pause refresh from the moment the targets are taken.
-    m_model->setLiveRefresh(false);
-    prepareTargets(a, [this, a, all, delaySeconds](std::vector<Target> targets) {
-        m_model->setLiveRefresh(action(QStringLiteral("live"))->isChecked());
-        const QString title = actionTitle(a);
-        if (targets.empty()) {
-            ActionReport rep;
-            rep.title = title;
-            rep.error = tr("no message matches");
-            finishReport(rep);
-            return;
-        }
-        const qint64 n = qint64(targets.size());
-        const QString scope =
-            all ? tr("every message matching the current filter") : tr("the selected messages");
-        QString text =
-            tr("%1 %2 message(s) (%3) in %4?").arg(title, QLocale().toString(n), scope, fileName());
-        if (a == Action::Reschedule) {
-            text = tr("Reschedule %1 job(s) (%2) in %3 to run in %4?")
-                       .arg(QLocale().toString(n), scope, fileName(),
-                            humanDuration(core::secondsToNs(delaySeconds)));
-        } else if (a == Action::Delete) {
-            text = tr("Delete %1 job(s) (%2) from %3? Undo can restore them.")
-                       .arg(QLocale().toString(n), scope, fileName());
-        }
-        if (!confirm(text, n)) {
-            return;
-        }
-        applyTargets(a, std::move(targets), title, 500, delaySeconds);
-    });
-}
-
-void MainWindow::retrySelected() {
-    // "Retry now" on a jobs-lease file is its release.
-    runRowAction(m_info.format == core::Format::JobsLease ? Action::Release : Action::Retry);
-}
-
-void MainWindow::releaseSelected() {
-    runRowAction(Action::Release);
-}
-
-void MainWindow::rescheduleSelected(double delaySeconds) {
-    runRowAction(Action::Reschedule, delaySeconds);
-}
-
-void MainWindow::deleteSelected() {
-    runRowAction(Action::Delete);
-}
-
-void MainWindow::markFailedSelected() {
-    runRowAction(Action::MarkFailed);
-}
-
-void MainWindow::applyTargets(Action a, std::vector<Target> targets, const QString& title,
-                              std::size_t chunkSize, double delaySeconds) {
-    auto cancel = std::make_shared<std::atomic_bool>(false);
-    QPointer<QProgressDialog> progress;
-    if (targets.size() >= kProgressThreshold) {
-        progress = new QProgressDialog(tr("%1 in %2\u2026").arg(title, fileName()), tr("Cancel"), 0,
-                                       int(targets.size()), this);
-        progress->setWindowModality(Qt::WindowModal);
-        progress->setMinimumDuration(300);
-        progress->setAutoClose(false);
-        progress->setAutoReset(false);
-        connect(progress, &QProgressDialog::canceled, this, [cancel] { cancel->store(true); });
-    }
-    ++m_busyJobs;
-    QPointer<MainWindow> self(this);
-    auto work = [q = m_queue, a, targets = std::move(targets), cancel, chunkSize, progress,
-                 path = toStd(m_path), self,
-                 delaySeconds]() -> std::pair<core::ActionResult, QString> {
-        try {
-            core::ActionOptions o;
-            o.delaySeconds = delaySeconds;
-            o.cancel = cancel.get();
-            o.chunkSize = std::max<std::size_t>(1, chunkSize);
-            o.progress = [progress, self](std::size_t done, std::size_t) {
-                if (!self) {
-                    return;
-                }
-                QMetaObject::invokeMethod(
-                    self.data(),
-                    [progress, done] {
-                        if (progress) {
-                            progress->setValue(int(done));
-                        }
-                    },
-                    Qt::QueuedConnection);
-            };
-            core::ActionResult r = q->apply(a, targets, o);
-            if (!r.applied.empty()) {
-                core::AuditEntry e;
-                e.when = core::systemNowNs();
-                e.queuePath = path;
-                e.action = a;
-                e.user = currentUser();
-                e.tool = "lqadmin";
-                e.applied = r.applied;
-                e.skipped = std::int64_t(r.skipped.size());
-                try {
-                    core::AuditLog().append(e);
-                } catch (const std::exception& ex) {
-                    return {std::move(r), QObject::tr("applied, but the audit log could not be "
-                                                      "written: %1")
-                                              .arg(errorMessage(ex))};
-                }
-            }
-            return {std::move(r), {}};
-        } catch (const std::exception& e) {
-            return {{}, errorMessage(e)};
-        }
-    };
-    runAsync(this, std::move(work),
-             [this, title, progress](std::pair<core::ActionResult, QString> r) {
-                 --m_busyJobs;
-                 if (progress) {
-                     progress->close();
-                     progress->deleteLater();
-                 }
-                 ActionReport rep = reportFrom(title, r.first);
-                 rep.error = r.second;
-                 finishReport(rep);
-                 m_model->refreshNow();
-             });
-}
-
-void MainWindow::finishReport(const ActionReport& report) {
-    m_lastReport = report;
-    ++m_reportCount;
-    statusBar()->showMessage(report.summary(), 15000);
-    if (!report.error.isEmpty()) {
-        m_lastError = report.summary();
-    }
-    if (m_report) {
-        m_report(report);
-        return;
-    }
-    auto* box =
-        new QMessageBox(report.error.isEmpty() ? QMessageBox::Information : QMessageBox::Warning,
-                        report.title, report.summary(), QMessageBox::Ok, this);
-    box->setTextFormat(Qt::PlainText);
-    QStringList details;
-    if (!report.appliedIds.isEmpty()) {
-        details << tr("Applied (%1):").arg(report.applied);
-        details << report.appliedIds.mid(0, 1000);
-    }
-    if (!report.skippedLines.isEmpty()) {
-        details << tr("Skipped (%1):").arg(report.skipped);
-        details << report.skippedLines.mid(0, 1000);
-    }
-    if (!details.isEmpty()) {
-        box->setDetailedText(details.join(u'\n'));
-    }
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->setModal(false);
-    box->show();
-}
-
-void MainWindow::retryExpired(double thresholdSeconds) {
-    if (!checkWritable()) {
-        return;
-    }
-    core::Filter f;
-    f.states = {core::State::Locked};
-    f.stuckOnly = true;
-    f.stuckAfterNs = core::secondsToNs(thresholdSeconds);
-    f.now = core::systemNowNs();
-    ++m_busyJobs;
-    runAsync(
-        this,
-        [q = m_queue, f]() -> std::pair<std::vector<Target>, QString> {
-            try {
-                return {q->targetsFor(f), {}};
-            } catch (const std::exception& e) {
-                return {{}, errorMessage(e)};
-            }
-        },
-        [this, thresholdSeconds](std::pair<std::vector<Target>, QString> r) {
-            --m_busyJobs;
-            const QString title = tr("Retry expired");
-            if (!r.second.isEmpty()) {
-                showError(r.second);
-                return;
-            }
-            if (r.first.empty()) {
-                ActionReport rep;
-                rep.title = title;
-                rep.error = tr("no LOCKED message is older than %1")
-                                .arg(humanDuration(core::secondsToNs(thresholdSeconds)));
-                finishReport(rep);
-                return;
-            }
-            const qint64 n = qint64(r.first.size());
-            if (!confirm(tr("Retry %1 LOCKED message(s) whose lock is older than %2 in %3? Their "
-                            "workers lose them.")
-                             .arg(QLocale().toString(n),
-                                  humanDuration(core::secondsToNs(thresholdSeconds)), fileName()),
-                         n)) {
-                return;
-            }
-            // One chunk: atomic, as retry_expired is.
-            applyTargets(Action::Retry, std::move(r.first), title, r.first.size());
-        });
-}
-
-void MainWindow::prune(std::optional<double> olderThanSeconds, bool includeFailed) {
-    if (!checkWritable()) {
-        return;
-    }
-    core::Filter f;
-    f.states = {core::State::Done};
-    if (includeFailed) {
-        f.states.push_back(core::State::Failed);
-    }
-    const core::TimeNs now = core::systemNowNs();
-    f.now = now;
-    if (olderThanSeconds) {
-        f.doneBefore = now - core::secondsToNs(*olderThanSeconds);
-    }
-    ++m_busyJobs;
-    runAsync(
-        this,
-        [q = m_queue, f]() -> std::pair<std::vector<Target>, QString> {
-            try {
-                return {q->targetsFor(f), {}};
-            } catch (const std::exception& e) {
-                return {{}, errorMessage(e)};
-            }
-        },
-        [this, olderThanSeconds, includeFailed](std::pair<std::vector<Target>, QString> r) {
-            --m_busyJobs;
-            const QString title = tr("Prune");
-            if (!r.second.isEmpty()) {
-                showError(r.second);
-                return;
-            }
-            if (r.first.empty()) {
-                ActionReport rep;
-                rep.title = title;
-                rep.error = tr("nothing to prune");
-                finishReport(rep);
-                return;
-            }
-            const qint64 n = qint64(r.first.size());
-            const QString what = includeFailed ? tr("DONE and FAILED") : tr("DONE");
-            const QString when = olderThanSeconds
-                                     ? tr(" finished more than %1 ago")
-                                           .arg(humanDuration(core::secondsToNs(*olderThanSeconds)))
-                                     : QString();
-            if (!confirm(tr("Delete %1 %2 message(s)%3 from %4?")
-                             .arg(QLocale().toString(n), what, when, fileName()),
-                         n)) {
-                return;
-            }
-            applyTargets(Action::Prune, std::move(r.first), title);
-        });
-}
-
-void MainWindow::vacuum() {
-    if (!checkWritable()) {
-        return;
-    }
-    if (!confirm(tr("Vacuum %1? SQLite rewrites the whole file; writers wait until it is done.")
-                     .arg(fileName()),
-                 -1)) {
-        return;
-    }
-    ++m_busyJobs;
-    QApplication::setOverrideCursor(Qt::BusyCursor);
-    runAsync(
-        this,
-        [q = m_queue,
-         path = toStd(m_path)]() -> std::pair<std::pair<std::int64_t, std::int64_t>, QString> {
-            try {
-                const auto sizes = q->vacuum();
-                const std::string note = "vacuum: " + toStd(humanBytes(sizes.first)) + " -> " +
-                                         toStd(humanBytes(sizes.second));
-                return {sizes, auditWrite(path, Action::Vacuum, {}, note)};
-            } catch (const std::exception& e) {
-                return {{0, 0}, errorMessage(e)};
-            }
-        },
-        [this](std::pair<std::pair<std::int64_t, std::int64_t>, QString> r) {
-            --m_busyJobs;
-            QApplication::restoreOverrideCursor();
-            ActionReport rep;
-            rep.title = tr("Vacuum");
-            rep.error = r.second;
-            finishReport(rep);
-            if (r.second.isEmpty()) {
-                statusBar()->showMessage(
-                    tr("Vacuum: %1 before, %2 after")
-                        .arg(humanBytes(r.first.first), humanBytes(r.first.second)),
-                    15000);
-            }
-            // VACUUM may renumber rowids: start over, the current message is kept by id.
-            rememberCurrent();
-            m_model->setFilter(m_model->filter());
-        });
-}
-
-void MainWindow::enqueue(const QString& payload, const QString& idempotencyKey) {
-    if (!checkWritable()) {
-        return;
-    }
-    ++m_busyJobs;
-    std::optional<std::string> key;
-    if (!idempotencyKey.isEmpty()) {
-        key = toStd(idempotencyKey);
-    }
-    runAsync(
-        this,
-        [q = m_queue, d = toStd(payload), key,
-         path = toStd(m_path)]() -> std::pair<QString, QString> {
-            try {
-                bool inserted = false;
-                core::Message m = q->put(d, key, &inserted);
-                QString auditError;
-                if (inserted) {
-                    // Undo deletes it while no worker has claimed it.
-                    auditError = auditWrite(path, Action::Enqueue, {{m, m}}, {});
-                }
-                return {fromStd(m.messageId), auditError};
-            } catch (const std::exception& e) {
-                return {{}, errorMessage(e)};
-            }
-        },
-        [this](std::pair<QString, QString> r) {
-            --m_busyJobs;
-            ActionReport rep;
-            rep.title = tr("Enqueue");
-            rep.error = r.second;
-            if (!r.first.isEmpty()) {
-                rep.applied = 1;
-                rep.appliedIds << r.first;
-            }
-            finishReport(rep);
-            m_model->refreshNow();
-        });
-}
-
-void MainWindow::upgradeFile() {
-    if (!checkWritable()) {
-        return;
-    }
-    if (m_info.format != core::Format::LitequeueLegacy &&
-        m_info.format != core::Format::Litequeue013) {
-        showError(tr("%1 is already in the current format.").arg(fileName()), false);
-        return;
-    }
-    const QString text =
-        tr("Upgrade %1 from %2 to litequeue-0.14?\n\nStop every worker that uses this file "
-           "first: old litequeue versions cannot use the upgraded file, and LOCKED messages "
-           "become READY (their workers hold no claim id).")
-            .arg(fileName(), QString::fromLatin1(core::formatId(m_info.format)));
-    if (!confirm(text, -1)) {
-        return;
-    }
-    ++m_busyJobs;
-    runAsync(
-        this,
-        [q = m_queue, path = toStd(m_path),
-         from = std::string(core::formatId(m_info.format))]() -> QString {
-            try {
-                q->upgrade();
-                return auditWrite(path, Action::Upgrade, {},
-                                  "upgrade: " + from + " -> " +
-                                      core::formatId(core::Format::Litequeue014));
-            } catch (const std::exception& e) {
-                return errorMessage(e);
-            }
-        },
-        [this](const QString& error) {
-            --m_busyJobs;
-            ActionReport rep;
-            rep.title = tr("Upgrade");
-            rep.error = error;
-            finishReport(rep);
-            if (error.isEmpty()) {
-                reopen(); // the format changed
-            }
-        });
-}
-
-void MainWindow::undoLastAction() {
-    if (!checkWritable()) {
-        return;
-    }
-    ++m_busyJobs;
-    runAsync(
-        this,
-        [path = toStd(m_path)]() -> std::pair<std::optional<core::AuditEntry>, QString> {
-            try {
-                return {core::AuditLog().lastUndoable(path), {}};
-            } catch (const std::exception& e) {
-                return {std::nullopt, errorMessage(e)};
-            }
-        },
-        [this](std::pair<std::optional<core::AuditEntry>, QString> r) {
-            --m_busyJobs;
-            const QString title = tr("Undo");
-            if (!r.second.isEmpty() || !r.first) {
-                ActionReport rep;
-                rep.title = title;
-                rep.error =
-                    r.second.isEmpty() ? tr("nothing to undo in %1").arg(fileName()) : r.second;
-                finishReport(rep);
-                return;
-            }
-            core::AuditEntry entry = std::move(*r.first);
-            const qint64 n = qint64(entry.applied.size());
-            const QString when = formatInstant(entry.when, m_model->utc());
-            if (!confirm(
-                    tr("Undo %1 of %2 message(s) made at %3 in %4? Rows that changed since "
-                       "are left alone.")
-                        .arg(actionTitle(entry.action), QLocale().toString(n), when, fileName()),
-                    n)) {
-                return;
-            }
-            ++m_busyJobs;
-            runAsync(
-                this,
-                [q = m_queue, entry,
-                 path = toStd(m_path)]() -> std::pair<core::ActionResult, QString> {
-                    try {
-                        core::ActionResult res = q->undo(entry.action, entry.applied);
-                        core::AuditEntry e;
-                        e.when = core::systemNowNs();
-                        e.queuePath = path;
-                        e.action = entry.action;
-                        e.user = currentUser();
-                        e.tool = "lqadmin";
-                        e.applied = res.applied;
-                        e.skipped = std::int64_t(res.skipped.size());
-                        e.undone = true;
-                        core::AuditLog().append(e);
-                        return {std::move(res), {}};
-                    } catch (const std::exception& ex) {
-                        return {{}, errorMessage(ex)};
-                    }
-                },
-                [this, title](std::pair<core::ActionResult, QString> res) {
-                    --m_busyJobs;
-                    ActionReport rep = reportFrom(title, res.first);
-                    rep.error = res.second;
-                    finishReport(rep);
-                    m_model->refreshNow();
-                });
-        });
 }
 
 } // namespace lq::ui

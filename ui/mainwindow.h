@@ -3,6 +3,7 @@
 
 #include "core/actions.h"
 #include "core/format.h"
+#include "core/operator.h"
 #include "ui/messagemodel.h"
 #include "ui/statusfilterbar.h"
 
@@ -55,10 +56,15 @@ public:
         QString title;
         qint64 applied = 0;
         qint64 skipped = 0;
+        qint64 notAttempted = 0;
         bool cancelled = false;
-        QString error;            ///< the action failed as a whole
+        QString error;            ///< what stopped it (nothing applied, or part of it)
+        QString notice;           ///< nothing to do: information, not a failure
+        QString skippedByReason;  ///< "changed since shown 10, gone 2"
         QStringList appliedIds;   ///< message ids changed
         QStringList skippedLines; ///< "id: reason"
+        QStringList noteLines;    ///< "id: restored without its idempotency key ..."
+        QString recordId;         ///< the audit record written
         QString summary() const;
     };
     using ReportHandler = std::function<void(const ActionReport&)>;
@@ -109,6 +115,9 @@ public:
     void setApplyToAllMatching(bool on);
     bool applyToAllMatching() const;
     bool readOnlyMode() const;
+    /// The file was deleted, replaced or moved since it was opened: every
+    /// write action is off until it is reopened.
+    bool fileGone() const { return m_fileGone; }
     void setReadOnlyMode(bool on);
 
 signals:
@@ -140,7 +149,7 @@ protected:
 
 private:
     struct OpenResult;
-    using TargetsReady = std::function<void(std::vector<core::Target> targets)>;
+    using PlanReady = std::function<void(core::Plan plan)>;
 
     void createActions();
     void createMenus();
@@ -169,14 +178,13 @@ private:
     /// The selection's (id, token) pairs as the user saw them, or every
     /// match of the (pinned) filter when "apply to all" is on; in a worker
     /// when lqcore must be asked.
-    void prepareTargets(core::Action action, TargetsReady ready);
+    void preparePlan(core::Action action, PlanReady ready);
     void runRowAction(core::Action action, double delaySeconds = 0);
-    void applyTargets(core::Action action, std::vector<core::Target> targets, const QString& title,
-                      std::size_t chunkSize = 500, double delaySeconds = 0);
-    /// Appends a non-row write (vacuum, upgrade, enqueue) to the audit log
-    /// from a worker; returns the error text, empty when it was written.
-    static QString auditWrite(const std::string& path, core::Action action,
-                              std::vector<core::AppliedRow> applied, const std::string& note);
+    /// Runs a confirmed plan (or an undo when `undo` is set) in a worker,
+    /// through core::Operator, with progress and cancel for long ones.
+    void runPlan(core::Plan plan, const QString& title,
+                 std::optional<core::AuditEntry> undo = std::nullopt);
+
     void finishReport(const ActionReport& report);
     void showError(const QString& text, bool dialog = true);
     QString fileName() const;
@@ -184,6 +192,7 @@ private:
     std::shared_ptr<core::Queue> m_queue;
     core::FormatInfo m_info;
     bool m_queueReadOnly = false;
+    bool m_fileGone = false; ///< deleted, replaced or moved: every write is off
     QString m_path;
     QString m_table; ///< the queue table asked for (multi files)
     quint64 m_openGeneration = 0;

@@ -60,6 +60,7 @@ const OptionDef kOptions[] = {
     {"duration", "SECONDS", "Stop after SECONDS (default 0: until Ctrl-C)."},
     {"quiet", nullptr, "Do not print a line of counts per second."},
     {"delay", "SECONDS", "reschedule: run the job again SECONDS from now."},
+    {"record", "ID", "undo: the audit record to undo (default: the newest undoable one; see `lqctl audit`)."},
 };
 // clang-format on
 
@@ -92,6 +93,8 @@ const std::vector<CommandDef>& commands() {
         {"prune", "", 0, 0, "Delete DONE (and FAILED) messages; asks first.", {"keep-failed", "older-than", "yes"}, cmdPrune},
         {"vacuum", "", 0, 0, "Rebuild the file to reclaim free pages; prints the sizes.", {}, cmdVacuum},
         {"upgrade", "", 0, 0, "Migrate a legacy or 0.13 file to litequeue-0.14; asks first.", {"yes"}, cmdUpgrade},
+        {"undo", "", 0, 0, "Revert an operator action recorded in the audit log, for the rows that still hold what it wrote.", {"record"}, cmdUndo},
+        {"audit", "", 0, 0, "List the audit records of FILE: every write the tools made, oldest first.", {}, cmdAudit},
         {"watch", "", 0, 0, "Print a line of counts whenever the queue changes, until Ctrl-C.", {"interval"}, cmdWatch},
         {"fleet", "", 0, 0, "Every queue file of the folder DIR: counts, backlog, skipped files.", {"prometheus"}, cmdFleet},
         {"demo", "", 0, 0, "Run a live synthetic workload on FILE (created if missing).", {"rate", "workers", "fail-ratio", "duration", "quiet", "maxsize"}, cmdDemo},
@@ -287,6 +290,8 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
     o.create = set("create");
     if (set("maxsize"))
         o.maxsize = parseInt(p, "maxsize", 0);
+    if (set("record"))
+        o.record = p.value(QStringLiteral("record")).toStdString();
     o.keepFailed = set("keep-failed");
     o.yes = set("yes");
     if (set("interval")) {
@@ -325,6 +330,7 @@ int exitCodeFor(const core::Error& e) {
     case core::ErrorKind::QueueFull:
     case core::ErrorKind::IdempotencyConflict:
     case core::ErrorKind::NotFound:
+    case core::ErrorKind::FileChanged:
         return ExitRefused;
     case core::ErrorKind::InvalidArgument:
         return ExitUsage;

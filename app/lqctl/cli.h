@@ -71,6 +71,7 @@ struct Options {
     std::optional<std::string> key;
     std::optional<std::int64_t> claim;
     std::optional<double> delay; ///< reschedule
+    std::string record;          ///< undo: the audit record id
     bool create = false;
     std::optional<std::int64_t> maxsize;
 

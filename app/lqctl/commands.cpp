@@ -20,8 +20,6 @@ using core::Message;
 using core::Queue;
 using core::TimeNs;
 
-namespace {
-
 std::string absolutePath(const std::string& path) {
     std::error_code ec;
     auto p = std::filesystem::absolute(path, ec);
@@ -62,6 +60,8 @@ void confirm(const Options& o, const std::string& question, const std::string& w
         throw Refused("cancelled; nothing was changed");
 }
 
+namespace {
+
 core::Filter filterFrom(const Options& o) {
     core::Filter f;
     f.states = o.states;
@@ -73,17 +73,6 @@ core::Filter filterFrom(const Options& o) {
     f.olderThanSeconds = o.olderThan;
     f.now = o.now;
     return f;
-}
-
-std::string tokenLabel(core::Format f) {
-    switch (f) {
-    case core::Format::LitequeueLegacy:
-        return "lock_time token";
-    case core::Format::JobsLease:
-        return "attempts";
-    default:
-        return "claim";
-    }
 }
 
 std::string instantText(const std::optional<TimeNs>& t) {
@@ -171,84 +160,6 @@ std::string summaryLine(const core::Summary& s) {
            durationOrDash(s.max);
 }
 
-const std::string& requireArg(const Options& o, std::size_t i) {
-    if (o.args.size() <= i)
-        throw UsageError(o.command + ": missing argument");
-    return o.args[i];
-}
-
-/// The single-message actions: retry and fail (litequeue), release,
-/// reschedule and delete (jobs-lease; retry means release there).
-int singleAction(const Options& o, core::Action a, const char* verb) {
-    const std::string& id = requireArg(o, 0);
-    auto q = openQueue(o, true);
-    const bool jobsAction =
-        a == core::Action::Release || a == core::Action::Reschedule || a == core::Action::Delete;
-    if (q->info().format == core::Format::JobsLease) {
-        // SPEC §3.3: a lease file has release (retry now) but no FAILED state.
-        if (a == core::Action::MarkFailed)
-            throw Refused("jobs-lease files have no FAILED state; nothing was changed");
-        if (a == core::Action::Retry)
-            a = core::Action::Release;
-    } else if (jobsAction) {
-        throw Refused(std::string(o.command) + " applies to jobs-lease files only (this is " +
-                      core::formatId(q->info().format) + "); nothing was changed");
-    }
-    if (a == core::Action::Reschedule && !o.delay)
-        throw UsageError("reschedule: --delay SECONDS is required");
-    std::int64_t token = 0;
-    if (o.claim) {
-        token = *o.claim;
-    } else {
-        // No token from the operator: use the one stored right now. This
-        // still guards against a worker finishing between here and the write.
-        const auto m = q->get(id);
-        if (!m)
-            throw Refused("no message with id " + terminalSafe(id));
-        token = m->token;
-        if (!o.json) {
-            out(terminalSafe(id) + ": " + statusText(*m) + ", using " +
-                tokenLabel(q->info().format) + " " + num(token) +
-                " (read just now; pass --claim to act only on what you saw)\n");
-        }
-    }
-    core::ActionOptions ao;
-    ao.delaySeconds = o.delay.value_or(0);
-    const auto r = q->apply(a, {core::Target{id, token}}, ao);
-    recordAudit(*q, a, r);
-
-    if (o.json) {
-        Json j = Json::object();
-        j.set("action", core::actionName(a));
-        j.set("message_id", id);
-        j.set("token", token);
-        j.set("applied", static_cast<std::int64_t>(r.applied.size()));
-        Json skipped = Json::array();
-        for (const auto& s : r.skipped) {
-            Json sj = Json::object();
-            sj.set("message_id", s.messageId);
-            sj.set("reason", s.reason);
-            skipped.push(std::move(sj));
-        }
-        j.set("skipped", std::move(skipped));
-        if (!r.applied.empty())
-            j.set("message", messageJson(r.applied.front().after, q->now(), q->info().format));
-        printJson(j);
-    }
-    if (r.applied.empty()) {
-        const std::string reason =
-            r.skipped.empty() ? std::string("nothing changed") : r.skipped.front().reason;
-        throw Refused(terminalSafe(id) + " not " + verb + ": " + terminalSafe(reason));
-    }
-    if (!o.json) {
-        const auto& ar = r.applied.front();
-        out(terminalSafe(id) + ": " + statusText(ar.before) + " -> " +
-            (a == core::Action::Delete ? std::string("deleted") : statusText(ar.after)) + " (" +
-            tokenLabel(q->info().format) + " " + num(token) + ")\n");
-    }
-    return ExitOk;
-}
-
 Json fleetEntryJson(const core::FleetEntry& e, TimeNs now) {
     Json j = Json::object();
     j.set("path", e.path);
@@ -278,6 +189,23 @@ Json fleetEntryJson(const core::FleetEntry& e, TimeNs now) {
 
 } // namespace
 
+std::string tokenLabel(core::Format f) {
+    switch (f) {
+    case core::Format::LitequeueLegacy:
+        return "lock_time token";
+    case core::Format::JobsLease:
+        return "attempts";
+    default:
+        return "claim";
+    }
+}
+
+const std::string& requireArg(const Options& o, std::size_t i) {
+    if (o.args.size() <= i)
+        throw UsageError(o.command + ": missing argument");
+    return o.args[i];
+}
+
 core::OpenOptions openOptions(const Options& o, bool write) {
     core::OpenOptions opts;
     opts.readOnly = !write;
@@ -295,31 +223,6 @@ std::unique_ptr<Queue> openQueue(const Options& o, bool write) {
                                          ". Nothing was changed.");
     }
     return q;
-}
-
-void recordAudit(const Queue& q, core::Action a, const core::ActionResult& r,
-                 const std::string& note) {
-    if (r.applied.empty() && note.empty())
-        return;
-    core::AuditEntry e;
-    e.when = core::systemNowNs();
-    e.queuePath = absolutePath(q.path());
-    e.action = a;
-    if (const char* user = std::getenv("USER"))
-        e.user = user;
-    e.tool = "lqctl";
-    e.applied = r.applied;
-    e.skipped = static_cast<std::int64_t>(r.skipped.size());
-    e.note = note;
-    try {
-        core::AuditLog log;
-        log.append(e);
-    } catch (const std::exception& ex) {
-        err("lqctl: " + q.path() +
-            ": warning: the change was made but could not be recorded "
-            "in the audit log: " +
-            ex.what() + "\n");
-    }
 }
 
 int cmdInfo(const Options& o) {
@@ -554,66 +457,6 @@ int cmdGet(const Options& o) {
     return ExitOk;
 }
 
-int cmdPut(const Options& o) {
-    const std::string& arg = requireArg(o, 0);
-    std::string data;
-    if (arg == "-") {
-        char buf[65536];
-        std::size_t n = 0;
-        while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0)
-            data.append(buf, n);
-        if (std::ferror(stdin))
-            throw core::Error(core::ErrorKind::Io, o.file, "could not read the payload from stdin");
-    } else {
-        data = arg;
-    }
-    if (o.maxsize && !o.create)
-        throw UsageError("--maxsize only applies with --create");
-
-    std::unique_ptr<Queue> q;
-    if (o.create) {
-        q = Queue::create(o.file, o.maxsize, openOptions(o, true));
-        if (q->readOnly())
-            throw core::ReadOnly(o.file, "the queue is read-only: " + q->info().readOnlyReason);
-    } else {
-        try {
-            q = openQueue(o, true);
-        } catch (const core::Error& e) {
-            std::error_code ec;
-            if (e.kind() == core::ErrorKind::Io && !std::filesystem::exists(o.file, ec)) {
-                throw core::Error(core::ErrorKind::Io, o.file,
-                                  e.detail() + " (pass --create to create a new queue there, or "
-                                               "run `lqctl demo FILE` for one with a live "
-                                               "workload)");
-            }
-            throw;
-        }
-    }
-    bool inserted = false;
-    const Message m = q->put(data, o.key, &inserted);
-    if (inserted) {
-        core::ActionResult r;
-        r.action = core::Action::Enqueue;
-        r.applied.push_back({m, m});
-        recordAudit(*q, core::Action::Enqueue, r);
-    }
-    if (o.json)
-        printJson(messageJson(m, q->now(), q->info().format));
-    else
-        out(m.messageId + "\n");
-    return ExitOk;
-}
-
-int cmdRelease(const Options& o) {
-    return singleAction(o, core::Action::Release, "released");
-}
-int cmdReschedule(const Options& o) {
-    return singleAction(o, core::Action::Reschedule, "rescheduled");
-}
-int cmdDelete(const Options& o) {
-    return singleAction(o, core::Action::Delete, "deleted");
-}
-
 int cmdFleet(const Options& o) {
     const TimeNs now = o.now ? *o.now : core::systemNowNs();
     // Throws Io (exit 5) when o.file is not a readable folder.
@@ -684,172 +527,6 @@ int cmdFleet(const Options& o) {
     text += "\n" + plural(std::int64_t(queues.size()), "queue", "queues") + ", " +
             num(std::int64_t(skipped.size())) + " skipped\n";
     out(text);
-    return ExitOk;
-}
-
-int cmdRetry(const Options& o) {
-    return singleAction(o, core::Action::Retry, "retried");
-}
-
-int cmdFail(const Options& o) {
-    return singleAction(o, core::Action::MarkFailed, "marked failed");
-}
-
-int cmdRetryExpired(const Options& o) {
-    if (!o.olderThan)
-        throw UsageError("retry-expired needs --older-than SECONDS (the lock age that counts as "
-                         "expired)");
-    auto q = openQueue(o, true);
-    const double threshold = *o.olderThan;
-    // What will change, for the audit log's prior values.
-    const auto before = q->listLocked(threshold);
-    const std::int64_t n = q->retryExpired(threshold);
-    const std::int64_t lockedAfter = q->lockedCount();
-
-    if (n > 0) {
-        // Prior values for the audit log: the rows listed before that now
-        // hold what retry_expired wrote (same token, READY).
-        core::ActionResult r;
-        r.action = core::Action::Retry;
-        for (const auto& m : before) {
-            const auto cur = q->get(m.messageId);
-            if (cur && cur->state == core::State::Ready && cur->token == m.token)
-                r.applied.push_back({m, *cur});
-        }
-        recordAudit(*q, core::Action::Retry, r);
-    }
-
-    if (o.json) {
-        Json j = Json::object();
-        j.set("older_than_s", threshold);
-        j.set("expired_before", static_cast<std::int64_t>(before.size()));
-        j.set("retried", n);
-        j.set("locked_after", lockedAfter);
-        printJson(j);
-    } else {
-        out(plural(n, "message", "messages") + " locked for more than " + secondsText(threshold) +
-            " set back to READY (" + num(static_cast<std::int64_t>(before.size())) +
-            " expired before, " + num(lockedAfter) + " still locked)\n");
-    }
-    return ExitOk;
-}
-
-int cmdPrune(const Options& o) {
-    auto q = openQueue(o, true);
-    const TimeNs now = q->now();
-    core::Filter f;
-    f.states = {core::State::Done};
-    if (!o.keepFailed)
-        f.states.push_back(core::State::Failed);
-    f.now = now;
-    if (o.olderThan)
-        f.doneBefore = now - core::secondsToNs(*o.olderThan);
-    // The cutoff and the set are fixed here: what finishes while the operator
-    // reads the question is not deleted.
-    const auto targets = q->targetsFor(f);
-    const auto count = static_cast<std::int64_t>(targets.size());
-    const std::string what = o.keepFailed ? "DONE" : "DONE and FAILED";
-    const std::string cutoff =
-        f.doneBefore ? " finished before " + core::isoUtc(*f.doneBefore) : std::string();
-
-    if (count == 0) {
-        if (o.json) {
-            Json j = Json::object();
-            j.set("matched", 0);
-            j.set("pruned", 0);
-            j.set("skipped", 0);
-            printJson(j);
-        } else {
-            out("nothing to prune: no " + what + " messages" + cutoff + "\n");
-        }
-        return ExitOk;
-    }
-    confirm(o,
-            "Delete " + plural(count, "message", "messages") + " (" + what + cutoff + ") from " +
-                q->path() + "?",
-            "delete " + plural(count, "message", "messages"));
-
-    const auto r = q->apply(core::Action::Prune, targets);
-    recordAudit(*q, core::Action::Prune, r);
-    const auto pruned = static_cast<std::int64_t>(r.applied.size());
-    const auto skipped = static_cast<std::int64_t>(r.skipped.size());
-    if (o.json) {
-        Json j = Json::object();
-        j.set("matched", count);
-        j.set("pruned", pruned);
-        j.set("skipped", skipped);
-        j.set("cutoff_ns", f.doneBefore ? Json(*f.doneBefore) : Json());
-        printJson(j);
-    } else {
-        out("pruned " + plural(pruned, "message", "messages"));
-        if (skipped > 0)
-            out(" (" + num(skipped) + " skipped: changed since they were counted)");
-        out("\n");
-    }
-    return ExitOk;
-}
-
-int cmdVacuum(const Options& o) {
-    auto q = openQueue(o, true);
-    const auto [before, after] = q->vacuum();
-    recordAudit(*q, core::Action::Vacuum, {},
-                "vacuum: " + std::to_string(before) + " -> " + std::to_string(after) + " bytes");
-    if (o.json) {
-        Json j = Json::object();
-        j.set("before", before);
-        j.set("after", after);
-        printJson(j);
-    } else {
-        out(q->path() + ": " + core::humanBytes(before) + " (" + num(before) + " bytes) -> " +
-            core::humanBytes(after) + " (" + num(after) + " bytes)\n");
-    }
-    return ExitOk;
-}
-
-int cmdUpgrade(const Options& o) {
-    auto q = openQueue(o, true);
-    const auto from = q->info().format;
-    if (from == core::Format::Litequeue014) {
-        if (o.json) {
-            Json j = Json::object();
-            j.set("from", core::formatId(from));
-            j.set("to", core::formatId(from));
-            j.set("upgraded", false);
-            printJson(j);
-        } else {
-            out(q->path() + ": already litequeue-0.14; nothing to do\n");
-        }
-        return ExitOk;
-    }
-    if (from != core::Format::LitequeueLegacy && from != core::Format::Litequeue013) {
-        throw core::Unsupported(o.file, std::string("cannot upgrade a ") + core::formatId(from) +
-                                            " file: only litequeue-legacy and litequeue-0.13 "
-                                            "files can be upgraded");
-    }
-    const std::int64_t locked = q->lockedCount();
-    err(std::string("Upgrading ") + q->path() + " from " + core::formatId(from) +
-        " to litequeue-0.14.\nStop every worker that uses this queue first: workers of the old "
-        "version cannot use the upgraded file" +
-        (locked > 0 ? ", and the " + plural(locked, "LOCKED message", "LOCKED messages") +
-                          " will be set back to READY (their workers hold no claim id)"
-                    : std::string()) +
-        ".\n");
-    confirm(o, "Upgrade " + q->path() + "?", "upgrade the file");
-    q->upgrade();
-    recordAudit(*q, core::Action::Upgrade, {},
-                std::string("upgrade: ") + core::formatId(from) + " -> litequeue-0.14");
-    q.reset();
-    auto after = Queue::open(o.file, openOptions(o, false));
-    if (o.json) {
-        Json j = Json::object();
-        j.set("from", core::formatId(from));
-        j.set("to", core::formatId(after->info().format));
-        j.set("upgraded", true);
-        printJson(j);
-    } else {
-        out(o.file + ": upgraded from " + core::formatId(from) + " to " +
-            core::formatId(after->info().format) + "\n");
-    }
     return ExitOk;
 }
 

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 
+#include <core/json.h>
 #include <core/queue.h>
 
 #include <memory>
@@ -28,6 +29,8 @@ int cmdDemo(const Options& o);
 int cmdRelease(const Options& o);
 int cmdReschedule(const Options& o);
 int cmdDelete(const Options& o);
+int cmdUndo(const Options& o);
+int cmdAudit(const Options& o);
 /// `lqctl fleet DIR`: every queue file of a folder (o.file is the folder).
 int cmdFleet(const Options& o);
 
@@ -38,9 +41,15 @@ std::unique_ptr<core::Queue> openQueue(const Options& o, bool write);
 /// The OpenOptions the global options describe.
 core::OpenOptions openOptions(const Options& o, bool write);
 
-/// Records a write in the audit log (SPEC §3.2); a failure to record is a
-/// warning on stderr, not an error: the write already happened.
-void recordAudit(const core::Queue& q, core::Action a, const core::ActionResult& r,
-                 const std::string& note = {});
+// Helpers shared by the command files.
+std::string absolutePath(const std::string& path);
+std::string num(std::int64_t v);
+std::string plural(std::int64_t n, const char* one, const char* many);
+std::string secondsText(double s);
+void printJson(const core::Json& j);
+/// Asks on a terminal; without one, refuses unless --yes was given.
+void confirm(const Options& o, const std::string& question, const std::string& what);
+const std::string& requireArg(const Options& o, std::size_t i);
+std::string tokenLabel(core::Format f);
 
 } // namespace lq::ctl

@@ -4,7 +4,9 @@
 // tests/data/facts.json and against independent SQLite queries.
 #include <core/queue.h>
 
+#include <pwd.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -1109,6 +1111,140 @@ private slots:
         r = run({QStringLiteral("prune"), QStringLiteral("--help")});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains("--keep-failed"));
+    }
+
+    // ---- undo and audit (issue 11) --------------------------------------
+
+    /// `lqctl ARGS --json` with USER unset: the record must name the OS account.
+    QJsonDocument runJsonNoUser(const QStringList& args, int expectCode = 0) {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("LQ_AUDIT_DIR"), m_audit.path());
+        env.remove(QStringLiteral("USER"));
+        env.remove(QStringLiteral("LOGNAME"));
+        p.setProcessEnvironment(env);
+        p.start(lqctlPath(), args);
+        p.closeWriteChannel();
+        if (!p.waitForFinished(30000))
+            return {};
+        const int code = p.exitCode();
+        if (code != expectCode) {
+            qWarning("lqctl %s: exit %d: %s", qPrintable(args.join(QLatin1Char(' '))), code,
+                     p.readAllStandardError().constData());
+            return {};
+        }
+        return QJsonDocument::fromJson(p.readAllStandardOutput());
+    }
+
+    void undoAndAuditOfRetryExpired() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, kMixed);
+        QVERIFY(!path.isEmpty());
+        const qint64 lockedBefore = queryInt(path, "SELECT count(*) FROM Queue WHERE status = 1");
+        QVERIFY(lockedBefore > 0);
+        const QJsonObject re =
+            runJsonNoUser({QStringLiteral("retry-expired"), path, QStringLiteral("--older-than"),
+                           QStringLiteral("1"), QStringLiteral("--json")})
+                .object();
+        QCOMPARE(re.value(QStringLiteral("retried")).toInteger(), lockedBefore);
+        const QString recordId = re.value(QStringLiteral("record")).toString();
+        QVERIFY(!recordId.isEmpty());
+
+        QJsonArray recs =
+            runJsonNoUser({QStringLiteral("audit"), path, QStringLiteral("--json")}).array();
+        QCOMPARE(recs.size(), 1);
+        QJsonObject r0 = recs.at(0).toObject();
+        QCOMPARE(r0.value(QStringLiteral("id")).toString(), recordId);
+        QCOMPARE(r0.value(QStringLiteral("action")).toString(), QStringLiteral("retry-expired"));
+        QCOMPARE(r0.value(QStringLiteral("user")).toString(),
+                 QString::fromLocal8Bit(getpwuid(geteuid())->pw_name));
+        QVERIFY(!r0.value(QStringLiteral("host")).toString().isEmpty());
+        QCOMPARE(r0.value(QStringLiteral("applied")).toInteger(), lockedBefore);
+        QCOMPARE(r0.value(QStringLiteral("skipped")).toInteger(), 0);
+        QVERIFY(r0.value(QStringLiteral("undone_by")).isNull());
+        QVERIFY(r0.value(QStringLiteral("cutoff_ns")).toInteger() > 0);
+        QVERIFY(r0.value(QStringLiteral("filter")).isObject());
+        QCOMPARE(r0.value(QStringLiteral("messages")).toArray().size(), lockedBefore);
+        QCOMPARE(r0.value(QStringLiteral("messages"))
+                     .toArray()
+                     .at(0)
+                     .toObject()
+                     .value(QStringLiteral("before")),
+                 QJsonValue(QStringLiteral("LOCKED")));
+
+        const QJsonObject u =
+            runJsonNoUser({QStringLiteral("undo"), path, QStringLiteral("--json")}).object();
+        QCOMPARE(u.value(QStringLiteral("undoes")).toString(), recordId);
+        QCOMPARE(u.value(QStringLiteral("applied")).toInteger(), lockedBefore);
+        QCOMPARE(queryInt(path, "SELECT count(*) FROM Queue WHERE status = 1"), lockedBefore);
+
+        recs = runJsonNoUser({QStringLiteral("audit"), path, QStringLiteral("--json")}).array();
+        QCOMPARE(recs.size(), 2);
+        r0 = recs.at(0).toObject();
+        const QJsonObject r1 = recs.at(1).toObject();
+        QCOMPARE(r1.value(QStringLiteral("action")).toString(), QStringLiteral("undo"));
+        QCOMPARE(r1.value(QStringLiteral("undoes")).toString(), recordId);
+        QCOMPARE(r0.value(QStringLiteral("undone_by")).toString(),
+                 r1.value(QStringLiteral("id")).toString());
+
+        // Nothing left: refused (exit 1), and undoing the same record again too.
+        QCOMPARE(run({QStringLiteral("undo"), path}).code, 1);
+        const Result again =
+            run({QStringLiteral("undo"), path, QStringLiteral("--record"), recordId});
+        QCOMPARE(again.code, 1);
+        QVERIFY(again.err.contains("already undone"));
+        QCOMPARE(run({QStringLiteral("undo"), path, QStringLiteral("--record"),
+                      QStringLiteral("no-such-record")})
+                     .code,
+                 1);
+    }
+
+    void undoPruneRestoresMessagesWhoseKeyWasReused() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("keys.sqlite3"));
+        for (int i = 0; i < 6; ++i) {
+            QCOMPARE(run({QStringLiteral("put"), path, QStringLiteral("job %1").arg(i),
+                          QStringLiteral("--key"), QStringLiteral("k%1").arg(i),
+                          QStringLiteral("--create")})
+                         .code,
+                     0);
+        }
+        // Finished by a worker (written by hand, as the library would).
+        QVERIFY(execSql(path, "UPDATE Queue SET status = 2, claim_id = 1, lock_time = in_time, "
+                              "done_time = in_time + 1000"));
+        const QJsonObject pr = runJsonNoUser({QStringLiteral("prune"), path,
+                                              QStringLiteral("--yes"), QStringLiteral("--json")})
+                                   .object();
+        QCOMPARE(pr.value(QStringLiteral("pruned")).toInteger(), 6);
+        // Two keys are taken again by new messages (allowed: they are free).
+        for (int i : {1, 4}) {
+            QCOMPARE(run({QStringLiteral("put"), path, QStringLiteral("new %1").arg(i),
+                          QStringLiteral("--key"), QStringLiteral("k%1").arg(i)})
+                         .code,
+                     0);
+        }
+        // The newest undoable record is the last put: name the prune's record.
+        const Result u =
+            run({QStringLiteral("undo"), path, QStringLiteral("--record"),
+                 pr.value(QStringLiteral("record")).toString(), QStringLiteral("--json")});
+        QCOMPARE(u.code, 0);
+        const QJsonObject uj = QJsonDocument::fromJson(u.out).object();
+        QCOMPARE(uj.value(QStringLiteral("applied")).toInteger(), 6);
+        QCOMPARE(uj.value(QStringLiteral("not_attempted")).toInteger(), 0);
+        QCOMPARE(uj.value(QStringLiteral("notes")).toArray().size(), 2);
+        QCOMPARE(queryInt(path, "SELECT count(*) FROM Queue WHERE status = 2"), 6);
+        QCOMPARE(queryInt(path, "SELECT count(*) FROM Queue WHERE status = 2 AND "
+                                "idempotency_key IS NULL"),
+                 2);
+        QCOMPARE(queryInt(path, "SELECT count(*) FROM Queue WHERE status = 0"), 2);
+    }
+
+    void auditOfAnUnknownFileIsEmpty() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("never.sqlite3"));
+        const Result r = run({QStringLiteral("audit"), path, QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(QJsonDocument::fromJson(r.out).array().size(), 0);
     }
 };
 

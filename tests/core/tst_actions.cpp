@@ -584,6 +584,8 @@ void TstActions::notUndoable() {
     AuditEntry retry;
     retry.queuePath = freshPath();
     retry.action = Action::Retry;
+    const auto m = q->put("x");
+    retry.applied.push_back({m, m});
     log.append(retry);
     AuditEntry vac;
     vac.queuePath = freshPath();
@@ -726,6 +728,7 @@ void TstActions::auditLog() {
     QVERIFY(!log.lastUndoable(q->path()));
 
     AuditEntry e;
+    e.id = "record-1";
     e.when = m_clock.now();
     e.queuePath = q->path();
     e.action = r.action;
@@ -735,6 +738,7 @@ void TstActions::auditLog() {
     e.skipped = static_cast<std::int64_t>(r.skipped.size());
     log.append(e);
     AuditEntry e2 = e;
+    e2.id = "record-2";
     e2.when += kSec;
     e2.action = Action::Retry;
     e2.applied.resize(1);
@@ -775,13 +779,19 @@ void TstActions::auditLog() {
     QCOMPARE(rt.when, e.when);
     QCOMPARE(rt.applied.size(), e.applied.size());
 
-    // An undo entry is never itself the last undoable action.
+    // An undo entry is never itself the last undoable action, and the
+    // record it reverted is not either: the one before it is.
     AuditEntry u = e2;
+    u.id = "record-3";
     u.when += kSec;
     u.undone = true;
+    u.undoes = e2.id;
     log.append(u);
     const auto last2 = log.lastUndoable(q->path());
-    QVERIFY(!last2 || last2->when != u.when);
+    QVERIFY(last2);
+    QCOMPARE(last2->id, e.id);
+    QCOMPARE(last2->when, e.when);
+    QCOMPARE(log.entries(q->path())[1].undoneBy, u.id);
     QCOMPARE(log.entries(q->path()).size(), std::size_t(3));
     // Another queue has its own log.
     QVERIFY(log.logPathFor(q->path()) != log.logPathFor(q->path() + ".other"));

@@ -103,6 +103,7 @@ private slots:
     void commandLineFiles();
     void applyToAllMatchingWithProgress();
     void deletedAndReplacedFileBanners();
+    void noWritesToADeletedFile();
     void jobsLeaseFile();
     void upgradeAndVacuum();
 
@@ -326,11 +327,12 @@ void TestMainWindow::undoRevertsRetry() {
     QCOMPARE(qint64(back->token), token);
     QTRY_COMPARE_WITH_TIMEOUT(h.model()->rowCount(), 20, 3000);
 
-    // Nothing left to undo.
+    // Nothing left to undo: said as information, nothing applied.
     reports = h.w.reportCount();
     h.w.undoLastAction();
     QCOMPARE(waitReport(h, reports), reports + 1);
-    QVERIFY(!h.w.lastReport().error.isEmpty());
+    QVERIFY(!h.w.lastReport().notice.isEmpty());
+    QCOMPARE(h.w.lastReport().applied, 0);
 }
 
 void TestMainWindow::brokenFileIsAMessage() {
@@ -459,6 +461,39 @@ void TestMainWindow::deletedAndReplacedFileBanners() {
     QVERIFY(
         h.w.bannerBar()->bannerText(QStringLiteral("file")).contains(QStringLiteral("deleted")));
     QCOMPARE(h.model()->rowCount(), 37); // still showing what was read
+}
+
+void TestMainWindow::noWritesToADeletedFile() {
+    // The fault: with the banner saying the file was deleted, Retry
+    // expired…, Prune…, Vacuum and Enqueue… stayed enabled, and Retry
+    // expired ran against the deleted file.
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    const QStringList writes = {QStringLiteral("retryExpired"), QStringLiteral("prune"),
+                                QStringLiteral("vacuum"), QStringLiteral("enqueue"),
+                                QStringLiteral("undo")};
+    for (const QString& name : writes) {
+        QVERIFY2(h.w.action(name)->isEnabled(), qPrintable(name));
+    }
+    // Keep the deleted file's inode alive, as a worker holding it open would.
+    QFile held(path);
+    QVERIFY(held.open(QIODevice::ReadOnly));
+    QVERIFY(QFile::remove(path));
+    QTRY_VERIFY_WITH_TIMEOUT(h.w.bannerBar()->hasBanner(QStringLiteral("file")), 4000);
+    QVERIFY(h.w.fileGone());
+    for (const QString& name : writes) {
+        QVERIFY2(!h.w.action(name)->isEnabled(), qPrintable(name));
+    }
+    QVERIFY(!h.w.action(QStringLiteral("retry"))->isEnabled());
+    QVERIFY(h.w.action(QStringLiteral("reopen"))->isEnabled());
+    // Called anyway (a shortcut, a script): refused, nothing asked, nothing written.
+    const int asked = h.questions.size();
+    h.w.retryExpired(1);
+    QCOMPARE(h.questions.size(), asked);
+    QVERIFY(h.w.lastError().contains(QStringLiteral("deleted")));
+    QVERIFY(!QFile::exists(path));
 }
 
 void TestMainWindow::jobsLeaseFile() {

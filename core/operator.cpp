@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+#include "operator.h"
+
+#include "json.h"
+#include "queue.h"
+
+#include <filesystem>
+
+namespace lq::core {
+
+namespace {
+
+std::string absolute(const std::string& path) {
+    std::error_code ec;
+    auto p = std::filesystem::absolute(path, ec);
+    return ec ? path : p.lexically_normal().string();
+}
+
+} // namespace
+
+std::string groupedNumber(std::int64_t n) {
+    const unsigned long long mag =
+        n < 0 ? 0ULL - static_cast<unsigned long long>(n) : static_cast<unsigned long long>(n);
+    const std::string digits = std::to_string(mag);
+    std::string out;
+    const std::size_t lead = digits.size() % 3;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i && (i - lead) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return n < 0 ? "-" + out : out;
+}
+
+std::string filterToJson(const Filter& f) {
+    Json j = Json::object();
+    if (!f.states.empty()) {
+        Json states = Json::array();
+        for (State s : f.states)
+            states.push(stateName(s));
+        j.set("states", std::move(states));
+    }
+    if (f.stuckOnly) {
+        j.set("stuck_only", true);
+        j.set("stuck_after_ns", f.stuckAfterNs);
+    }
+    if (!f.search.empty())
+        j.set("search", f.search);
+    if (f.olderThanSeconds)
+        j.set("older_than_s", *f.olderThanSeconds);
+    if (f.inTimeFrom)
+        j.set("in_time_from", *f.inTimeFrom);
+    if (f.inTimeTo)
+        j.set("in_time_to", *f.inTimeTo);
+    if (f.doneBefore)
+        j.set("done_before", *f.doneBefore);
+    if (f.metric != Filter::Metric::None) {
+        static const char* names[] = {"", "wait", "processing", "total", "time_to_failure"};
+        j.set("metric", names[static_cast<int>(f.metric)]);
+        j.set("metric_lo_ns", f.metricLo);
+        j.set("metric_hi_ns", f.metricHi);
+    }
+    if (f.now)
+        j.set("now", *f.now);
+    return j.dump();
+}
+
+std::vector<std::pair<SkipKind, std::size_t>> Report::skippedByKind() const {
+    std::vector<std::pair<SkipKind, std::size_t>> out;
+    for (SkipKind k :
+         {SkipKind::Changed, SkipKind::Gone, SkipKind::Conflict, SkipKind::NotApplicable}) {
+        std::size_t n = 0;
+        for (const auto& s : result.skipped)
+            n += s.kind == k;
+        if (n)
+            out.emplace_back(k, n);
+    }
+    return out;
+}
+
+std::size_t Report::notes() const {
+    std::size_t n = 0;
+    for (const auto& a : result.applied)
+        n += !a.note.empty();
+    return n;
+}
+
+std::string Report::summary() const {
+    std::string s = "applied " + groupedNumber(static_cast<std::int64_t>(applied()));
+    if (const std::size_t n = notes())
+        s += " (" + groupedNumber(static_cast<std::int64_t>(n)) + " with a note)";
+    s += "; skipped " + groupedNumber(static_cast<std::int64_t>(skipped()));
+    const auto kinds = skippedByKind();
+    if (!kinds.empty()) {
+        s += " (";
+        for (std::size_t i = 0; i < kinds.size(); ++i) {
+            if (i)
+                s += ", ";
+            s += std::string(skipKindName(kinds[i].first)) + " " +
+                 groupedNumber(static_cast<std::int64_t>(kinds[i].second));
+        }
+        s += ")";
+    }
+    s += "; not attempted " + groupedNumber(static_cast<std::int64_t>(notAttempted()));
+    if (result.cancelled)
+        s += "; cancelled";
+    if (!result.error.empty())
+        s += "; stopped: " + result.error;
+    return s;
+}
+
+Operator::Operator(Queue& q, std::string tool, AuditLog log)
+    : m_q(q)
+    , m_tool(std::move(tool))
+    , m_log(std::move(log))
+    , m_path(absolute(q.path())) {}
+
+AuditEntry Operator::header(Action a) const {
+    AuditEntry e;
+    e.id = AuditLog::newId();
+    e.when = systemNowNs();
+    e.queuePath = m_path;
+    e.device = m_q.identity().device;
+    e.inode = m_q.identity().inode;
+    e.action = a;
+    e.user = AuditLog::currentUser();
+    e.host = AuditLog::hostName();
+    e.tool = m_tool;
+    return e;
+}
+
+Plan Operator::planTargets(Action a, std::vector<Target> targets) const {
+    Plan p;
+    p.action = a;
+    p.targets = std::move(targets);
+    p.fixedAt = m_q.now();
+    return p;
+}
+
+Plan Operator::planFilter(Action a, Filter f) const {
+    if (!f.now)
+        f.now = m_q.now();
+    Plan p;
+    p.action = a;
+    p.fixedAt = *f.now;
+    p.targets = m_q.targetsFor(f);
+    p.wholeFilter = true;
+    p.filterJson = filterToJson(f);
+    p.cutoff = f.doneBefore;
+    return p;
+}
+
+Plan Operator::planRetryExpired(double thresholdSeconds, std::optional<TimeNs> now) const {
+    Filter f;
+    f.states = {State::Locked};
+    f.stuckOnly = true;
+    f.stuckAfterNs = secondsToNs(thresholdSeconds);
+    f.now = now ? *now : m_q.now();
+    Plan p = planFilter(Action::RetryExpired, f);
+    p.cutoff = *f.now - f.stuckAfterNs;
+    // Atomic, as litequeue's retry_expired is.
+    p.chunkSize = std::max<std::size_t>(1, p.targets.size());
+    return p;
+}
+
+Plan Operator::planPrune(bool includeFailed, std::optional<double> olderThanSeconds,
+                         std::optional<TimeNs> now) const {
+    Filter f;
+    f.states = {State::Done};
+    if (includeFailed)
+        f.states.push_back(State::Failed);
+    f.now = now ? *now : m_q.now();
+    if (olderThanSeconds)
+        f.doneBefore = *f.now - secondsToNs(*olderThanSeconds);
+    return planFilter(Action::Prune, f);
+}
+
+Report Operator::runChunked(AuditEntry head,
+                            const std::function<ActionResult(ActionOptions&)>& body,
+                            const std::atomic_bool* cancel, Progress progress) {
+    Report rep;
+    rep.action = head.action;
+    rep.undo = head.undone;
+    rep.recordId = head.id;
+    ActionOptions o;
+    o.cancel = cancel;
+    o.progress = std::move(progress);
+    std::string auditError;
+    o.beforeCommit = [&](const ActionResult& chunk, std::size_t index) {
+        if (chunk.applied.empty() && chunk.skipped.empty())
+            return;
+        try {
+            m_log.appendChunk(head, index, chunk);
+        } catch (const Error& e) {
+            // Nothing unrecorded is applied: the chunk rolls back.
+            auditError = e.what();
+            throw Error(ErrorKind::Io, e.path(),
+                        "the audit log could not be written, so this chunk was rolled back: " +
+                            e.detail());
+        }
+    };
+    o.rolledBack = [&](std::size_t index) {
+        try {
+            m_log.appendRollback(head, index);
+        } catch (const Error&) {
+            // The chunk line then claims rows that did not commit; undo
+            // finds them not holding what was written and skips them.
+        }
+    };
+    try {
+        rep.result = body(o);
+    } catch (const Error& e) {
+        // A refusal before the first chunk (read-only, not undoable): the
+        // file is unchanged; say so in the report, nothing to record.
+        rep.result.action = head.action;
+        rep.result.errorKind = e.kind();
+        rep.result.error = e.detail();
+        return rep;
+    }
+    rep.auditError = auditError;
+    head.applied = rep.result.applied;
+    head.skipped = static_cast<std::int64_t>(rep.result.skipped.size());
+    head.notAttempted = static_cast<std::int64_t>(rep.result.notAttempted);
+    head.cancelled = rep.result.cancelled;
+    head.error = rep.result.error;
+    try {
+        m_log.appendEnd(head);
+    } catch (const Error& e) {
+        if (rep.auditError.empty())
+            rep.auditError = std::string("the changes are on record chunk by chunk, but the "
+                                         "closing line could not be written: ") +
+                             e.what();
+    }
+    return rep;
+}
+
+Report Operator::run(const Plan& p, const std::atomic_bool* cancel, Progress progress) {
+    AuditEntry head = header(p.action);
+    head.filter = p.filterJson;
+    head.cutoff = p.cutoff;
+    return runChunked(
+        std::move(head),
+        [&](ActionOptions& o) {
+            o.chunkSize = p.chunkSize;
+            o.delaySeconds = p.delaySeconds;
+            return m_q.apply(p.action, p.targets, o);
+        },
+        cancel, std::move(progress));
+}
+
+Report Operator::undo(const AuditEntry& record, const std::atomic_bool* cancel, Progress progress) {
+    AuditEntry head = header(record.action);
+    head.undone = true;
+    head.undoes = record.id;
+    return runChunked(
+        std::move(head),
+        [&](ActionOptions& o) { return m_q.undo(record.action, record.applied, o); }, cancel,
+        std::move(progress));
+}
+
+Report Operator::enqueue(const std::string& data, std::optional<std::string> key, Message* stored) {
+    AuditEntry head = header(Action::Enqueue);
+    Report rep;
+    rep.action = Action::Enqueue;
+    rep.recordId = head.id;
+    bool inserted = false;
+    // The record is written inside the insert's transaction: no enqueue
+    // commits without it.
+    auto tx = m_q.transaction();
+    const Message m = m_q.put(data, std::move(key), &inserted);
+    if (stored)
+        *stored = m;
+    if (inserted) {
+        head.applied.push_back({m, m, {}});
+        m_log.append(head); // throws: the insert rolls back with tx
+        rep.result.applied.push_back({m, m, {}});
+    }
+    tx->commit();
+    rep.result.action = Action::Enqueue;
+    return rep;
+}
+
+Report Operator::vacuum(std::pair<std::int64_t, std::int64_t>* sizes) {
+    AuditEntry head = header(Action::Vacuum);
+    Report rep;
+    rep.action = Action::Vacuum;
+    rep.recordId = head.id;
+    const auto s = m_q.vacuum();
+    if (sizes)
+        *sizes = s;
+    head.note = "vacuum: " + std::to_string(s.first) + " -> " + std::to_string(s.second) + " bytes";
+    try {
+        m_log.append(head);
+    } catch (const Error& e) {
+        rep.auditError =
+            std::string("vacuumed, but the audit log could not be written: ") + e.what();
+    }
+    return rep;
+}
+
+Report Operator::upgrade() {
+    AuditEntry head = header(Action::Upgrade);
+    Report rep;
+    rep.action = Action::Upgrade;
+    rep.recordId = head.id;
+    const std::string from = formatId(m_q.info().format);
+    m_q.upgrade();
+    head.note = "upgrade: " + from + " -> " + formatId(m_q.info().format);
+    try {
+        m_log.append(head);
+    } catch (const Error& e) {
+        rep.auditError =
+            std::string("upgraded, but the audit log could not be written: ") + e.what();
+    }
+    return rep;
+}
+
+std::vector<AuditEntry> Operator::records() const {
+    return m_log.entries(m_path);
+}
+
+std::optional<AuditEntry> Operator::lastUndoable() const {
+    return m_log.lastUndoable(m_path);
+}
+
+std::optional<AuditEntry> Operator::record(const std::string& id) const {
+    return m_log.find(m_path, id);
+}
+
+} // namespace lq::core

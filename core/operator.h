@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// lq::core::Operator — the one operator workflow that both front ends
+// present (SPEC §3.2): fix the targets (a selection, or everything a filter
+// matches, with its cutoff) for the confirmation; apply them in chunks, one
+// BEGIN IMMEDIATE transaction each, a compare-and-swap per row; write the
+// audit record of every chunk inside its transaction, before COMMIT; report
+// applied / skipped (by reason) / not attempted; undo a record to the end.
+//
+// The GUI and lqctl only ask and show. Nothing here throws once a run has
+// started: an error stops the run between chunks and is in the Report.
+
+#include "actions.h"
+#include "audit.h"
+#include "query.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lq::core {
+
+class Queue;
+
+/// What a confirmation shows and a run then does: the targets are fixed,
+/// with the tokens they had, and so are the filter and the cutoff.
+struct Plan {
+    Action action = Action::Retry;
+    std::vector<Target> targets;
+    bool wholeFilter = false;     ///< every message the filter matched
+    std::string filterJson;       ///< the filter as fixed, for the record
+    std::optional<TimeNs> cutoff; ///< prune: finished before; retry-expired: locked before
+    TimeNs fixedAt = 0;           ///< when the targets were taken
+    double delaySeconds = 0;      ///< Reschedule
+    std::size_t chunkSize = 500;  ///< retry-expired runs as one chunk (atomic)
+
+    std::size_t count() const noexcept { return targets.size(); }
+};
+
+/// What happened, for both front ends.
+struct Report {
+    Action action = Action::Retry;
+    bool undo = false;
+    std::string recordId; ///< the audit record written
+    ActionResult result;
+    /// The audit log could not be written: the chunk it concerned was rolled
+    /// back (nothing unrecorded is applied), or, for the end line, a warning.
+    std::string auditError;
+
+    std::size_t applied() const noexcept { return result.applied.size(); }
+    std::size_t skipped() const noexcept { return result.skipped.size(); }
+    std::size_t notAttempted() const noexcept { return result.notAttempted; }
+    bool failed() const noexcept { return result.errorKind.has_value(); }
+    /// Skipped rows counted by kind, in a fixed order, zero kinds left out.
+    std::vector<std::pair<SkipKind, std::size_t>> skippedByKind() const;
+    /// Applied rows that carry a note (restored without a key, ...).
+    std::size_t notes() const;
+    /// "applied 3,245; skipped 12 (changed since shown 10, gone 2); not
+    /// attempted 0" — counts formatted as the confirmations format them.
+    std::string summary() const;
+};
+
+/// 3245 -> "3,245": one number format for confirmations and reports.
+std::string groupedNumber(std::int64_t n);
+
+/// The filter as JSON text, for the audit record.
+std::string filterToJson(const Filter& f);
+
+class Operator {
+public:
+    using Progress = std::function<void(std::size_t done, std::size_t total)>;
+
+    /// `tool` names the front end in the audit record ("lqadmin", "lqctl").
+    Operator(Queue& q, std::string tool, AuditLog log = AuditLog());
+
+    // ---- plans (read only) ---------------------------------------------
+    /// The selection, with the tokens the operator saw.
+    Plan planTargets(Action a, std::vector<Target> targets) const;
+    /// Everything `f` matches now; `f.now` is pinned if unset.
+    Plan planFilter(Action a, Filter f) const;
+    /// LOCKED messages whose lock is older than the threshold, at `now`.
+    Plan planRetryExpired(double thresholdSeconds, std::optional<TimeNs> now = {}) const;
+    /// DONE (and FAILED unless kept) finished before now - olderThan.
+    Plan planPrune(bool includeFailed, std::optional<double> olderThanSeconds,
+                   std::optional<TimeNs> now = {}) const;
+
+    // ---- runs (write; never throw once started) -------------------------
+    Report run(const Plan& p, const std::atomic_bool* cancel = nullptr, Progress progress = {});
+    /// Reverts a record's rows that still hold what it wrote, to the end.
+    Report undo(const AuditEntry& record, const std::atomic_bool* cancel = nullptr,
+                Progress progress = {});
+    /// put(), recorded (undo deletes the message while it is unclaimed).
+    /// Throws the queue's errors (full, conflict, read-only) before writing.
+    Report enqueue(const std::string& data, std::optional<std::string> key,
+                   Message* stored = nullptr);
+    /// VACUUM, recorded; `sizes` gets {bytes before, bytes after}.
+    Report vacuum(std::pair<std::int64_t, std::int64_t>* sizes = nullptr);
+    /// The legacy / 0.13 -> 0.14 migration, recorded.
+    Report upgrade();
+
+    // ---- the record ------------------------------------------------------
+    std::vector<AuditEntry> records() const;
+    std::optional<AuditEntry> lastUndoable() const;
+    std::optional<AuditEntry> record(const std::string& id) const;
+
+    const AuditLog& auditLog() const noexcept { return m_log; }
+    /// The queue's path as the record names it (absolute).
+    const std::string& path() const noexcept { return m_path; }
+
+private:
+    AuditEntry header(Action a) const;
+    Report runChunked(AuditEntry header, const std::function<ActionResult(ActionOptions&)>& body,
+                      const std::atomic_bool* cancel, Progress progress);
+
+    Queue& m_q;
+    std::string m_tool;
+    AuditLog m_log;
+    std::string m_path;
+};
+
+} // namespace lq::core
