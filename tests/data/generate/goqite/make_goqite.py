@@ -14,10 +14,11 @@ proxy), so this script reproduces it faithfully:
   `rfc3339Milli` = "2006-01-02T15:04:05.000Z07:00" (so `...sss` + `Z`).
 
 The columns `created`/`updated` come from the column defaults and the trigger,
-i.e. from SQLite's own clock, exactly as with the library. The generator
-therefore uses the real clock throughout and prints the generation instants;
-tests/data/FIXTURES.md records them, and state facts are given at `now` =
-the end of generation.
+i.e. from SQLite's own clock, exactly as with the library. To make the file
+reproducible, the script runs on a fixed fake clock: Go's time.Now() is replaced
+by it, and SQLite's 'now' is redirected to it by overriding strftime() on the
+writing connection (an application-defined function replaces the built-in, and
+column defaults and triggers call it too); randomblob() is seeded the same way. State facts are valid at NOW.
 
 MaxReceive is app config (default 3, not stored); every queue here uses 3.
 The per-queue Timeout (lease) is 30 min so LOCKED rows stay LOCKED for a
@@ -29,9 +30,9 @@ Usage: python3 make_goqite.py OUT.sqlite3 [--goqite-src <checkout>]
 import datetime as dt
 import json
 import os
+import random
 import sqlite3
 import sys
-import time
 
 SCHEMA = """create table goqite (
   id text primary key default ('m_' || lower(hex(randomblob(16)))),
@@ -76,8 +77,31 @@ def go_time(t):
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (t.microsecond // 1000)
 
 
+NOW = dt.datetime(2026, 11, 30, 12, 0, 0, tzinfo=dt.timezone.utc)
+_clock = [NOW - dt.timedelta(hours=2)]
+
+
 def now():
-    return dt.datetime.now(dt.timezone.utc)
+    _clock[0] += dt.timedelta(microseconds=1700)
+    return _clock[0]
+
+
+def sleep(seconds):
+    _clock[0] += dt.timedelta(seconds=seconds)
+
+
+def install_fake_sqlite_clock(db):
+    helper = sqlite3.connect(":memory:")
+
+    def strftime(fmt, *args):
+        t = _clock[0]
+        text = t.strftime("%Y-%m-%d %H:%M:%S.") + "%03d" % (t.microsecond // 1000)
+        args = [text if a == "now" else a for a in args] or [text]
+        return helper.execute("SELECT strftime(?" + ",?" * len(args) + ")", [fmt, *args]).fetchone()[0]
+    db.create_function("strftime", -1, strftime)
+    # ... and randomblob() (the id default) from a seeded PRNG, for reproducible ids
+    rng = random.Random(23697)
+    db.create_function("randomblob", 1, lambda n: rng.getrandbits(8 * n).to_bytes(n, "big"))
 
 
 class Queue:
@@ -126,10 +150,12 @@ def main():
         if os.path.exists(out + suffix):
             os.remove(out + suffix)
     db = sqlite3.connect(out, isolation_level=None)
+    install_fake_sqlite_clock(db)
     # goqite's README/tests open SQLite with WAL (`_journal=WAL`); keep WAL.
     db.execute("PRAGMA journal_mode=WAL")
     db.executescript(schema)
     started = go_time(now())
+    sleep(5 * 60)
 
     emails = Queue(db, "emails")
     fast_emails = Queue(db, "emails", timeout_s=0.001)
@@ -144,15 +170,16 @@ def main():
     # reaches MaxReceive=3 via three receives whose 1 ms lease each lapses.
     dead_e = emails.send(body("email", 0))
     for _ in range(3):
-        time.sleep(0.01)
+        sleep(0.01)
         fast_emails.receive()
     dead_t = thumbs.send(b"\x89PNG\r\n\x1a\n\x00\x00broken")
     for _ in range(3):
-        time.sleep(0.01)
+        sleep(0.01)
         fast_thumbs.receive()
-    time.sleep(0.01)
+    sleep(0.01)
     ids = {"dead_emails": dead_e, "dead_thumbnails": dead_t}
-    # Normal traffic.
+    # Normal traffic, an hour later.
+    sleep(3600)
     e = [emails.send(body("email", i)) for i in range(2, 9)]         # 7
     t = [thumbs.send(body("thumb", i), priority=(1 if i == 3 else 0)) for i in range(2, 8)]  # 6
     w = [webhooks.send(body("hook", i)) for i in range(1, 5)]        # 4
@@ -163,6 +190,7 @@ def main():
 
     # Receives: the dead-letter rows are skipped (received >= 3); rows with a
     # lapsed 1 ms lease are taken first by `created` order.
+    sleep(50 * 60)   # 11:55: receives whose 30 min lease is still live at NOW
     got = []
     for _ in range(3):
         got.append(emails.receive())          # e[0], e[1], e[2]
@@ -180,16 +208,17 @@ def main():
 
     # Failed deliveries whose lease lapsed: READY again with received 1 / 2.
     # Priority 2 makes the 1 ms-lease receive pick exactly these rows.
-    time.sleep(0.01)
+    sleep(0.01)
     ids["ready_received1"] = emails.send(body("email", 90), priority=2)
     fast_emails.receive()
     ids["ready_received2"] = thumbs.send(body("thumb", 90), priority=2)
-    fast_thumbs.receive(); time.sleep(0.01); fast_thumbs.receive(); time.sleep(0.01)
+    fast_thumbs.receive(); sleep(0.01); fast_thumbs.receive(); sleep(0.01)
 
     ended = go_time(now())
+    assert _clock[0] < NOW
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
-    print(json.dumps({"generation_started": started, "generation_ended": ended, "ids": ids}, indent=1))
+    print(json.dumps({"now": go_time(NOW), "fake_clock_start": started, "fake_clock_end": ended, "ids": ids}, indent=1))
 
 
 if __name__ == "__main__":
