@@ -221,7 +221,7 @@ def main():
     o.stage()
     assert o.fetch("mailers", 1) == [mails[5]]
     o.complete(mails[5], ms(95))
-    ids["available_after_error"] = got[4]
+    ids["retried_then_executing_live"] = got[4]
 
     # 09:00 - a job discarded at 2/2 attempts, retried from Oban Web (available again, errors kept)
     o.at(NOW - dt.timedelta(hours=3))
@@ -263,6 +263,7 @@ def main():
     o.at(NOW - dt.timedelta(seconds=40))
     live = [o.insert("MyApp.Workers.Mailer", {"account_id": 4, "template": "receipt"}, queue="mailers", priority=0),
             o.insert("MyApp.Workers.Thumbnail", {"upload_id": 700, "size": "320x240"}, queue="media", max_attempts=3)]
+    # (the mailers fetch also takes job got[4], available since its retry was staged)
     ids["executing_live"] = o.fetch("mailers", 2) + o.fetch("media", 1)
     rt = o.insert("MyApp.Workers.BillingSync", {"account_id": 5}, priority=2)
     assert o.fetch("default", 1) == [rt]
@@ -274,8 +275,7 @@ def main():
     o.error(rf, ms(200), "** (Req.TransportError) timeout")       # due after NOW
     ids["retryable_future"] = rf
     o.at(NOW - dt.timedelta(seconds=5))
-    ids["available"] = [got[4],
-                        o.insert("MyApp.Workers.Mailer", {"account_id": 5, "template": "welcome"}, queue="mailers", tags=["signup"]),
+    ids["available"] = [o.insert("MyApp.Workers.Mailer", {"account_id": 5, "template": "welcome"}, queue="mailers", tags=["signup"]),
                         o.insert("MyApp.Workers.BillingSync", {"account_id": 6}, priority=3)]
     ids["scheduled"] = [o.insert("MyApp.Workers.Mailer", {"account_id": 1, "template": "trial_ending"}, queue="mailers",
                                  scheduled_in=dt.timedelta(days=3)),
