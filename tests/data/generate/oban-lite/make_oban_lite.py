@@ -125,7 +125,13 @@ class Oban:
                         ("completed", ecto(self.now()), jid))
 
     def _err(self, jid, message):
-        attempt = self.db.execute('SELECT "attempt" FROM "oban_jobs" WHERE "id" = ?', (jid,)).fetchone()[0]
+        attempt, worker = self.db.execute('SELECT "attempt", "worker" FROM "oban_jobs" WHERE "id" = ?', (jid,)).fetchone()
+        # Job.format_attempt: error = Exception.format(kind, blamed, stacktrace), i.e. the
+        # "** (Exception) message" line followed by the formatted stack trace
+        mod = worker.split(".")[-1].lower()
+        message += ("\n    (my_app 0.1.0) lib/my_app/workers/%s.ex:%d: %s.perform/1"
+                    "\n    (oban 2.23.0) lib/oban/queue/executor.ex:145: Oban.Queue.Executor.perform/1"
+                    "\n    (oban 2.23.0) lib/oban/queue/executor.ex:77: Oban.Queue.Executor.call/1" % (mod, 10 + jid, worker))
         # Job.format_attempt -> %{attempt, at, error}; the JSON encoder writes small maps in key order
         return json.dumps({"at": ecto(self.clock), "attempt": attempt, "error": message}, separators=(",", ":")), attempt
 
