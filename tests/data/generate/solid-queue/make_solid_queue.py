@@ -319,12 +319,13 @@ def main():
         s.finish(j, dt.timedelta(milliseconds=180 + 40 * u))
     run_at = dt.datetime(2026, 11, 29, 11, 12, 0, tzinfo=UTC)
     s.at(run_at)
-    rj = s.enqueue("ActiveJob::QueueAdapters::SolidQueueAdapter::RecurringJob", "default",
-                   [{"command": "SolidQueue::Job.clear_finished_in_batches(sleep_between_batches: 0.3)"}],
-                   class_name="SolidQueue::RecurringJob")
+    # RecurringTask#enqueue_and_record: SolidQueue::RecurringJob (queue_as :solid_queue_recurring)
+    # with the command as its argument, then the recurring_executions row
+    rj = s.enqueue("SolidQueue::RecurringJob", "solid_queue_recurring",
+                   ["SolidQueue::Job.clear_finished_in_batches(sleep_between_batches: 0.3)"])
     db.execute('INSERT INTO "solid_queue_recurring_executions" ("job_id", "task_key", "run_at", "created_at") VALUES (?, ?, ?, ?)',
                (rj, "clear_solid_queue_finished_jobs", q(run_at), q(s.now())))
-    assert s.claim(["default"], 1, worker) == [rj]
+    assert s.claim(["solid_queue_recurring"], 1, worker) == [rj]
     s.finish(rj, dt.timedelta(milliseconds=35))
     ids["finished_recurring"] = rj
 
