@@ -20,6 +20,10 @@ by it, and SQLite's 'now' is redirected to it by overriding strftime() on the
 writing connection (an application-defined function replaces the built-in, and
 column defaults and triggers call it too); randomblob() is seeded the same way. State facts are valid at NOW.
 
+The queue `jobs` holds goqite jobs-runner messages (jobs/runner.go `Create`): gob
+bodies of struct{Name string; Message []byte}, produced by `gobbody.go` with Go's
+standard library (Debian golang-go 1.19; `go` must be on PATH).
+
 MaxReceive is app config (default 3, not stored); every queue here uses 3.
 The per-queue Timeout (lease) is 30 min so LOCKED rows stay LOCKED for a
 while after generation; the dead-letter rows were driven to received=3 with a
@@ -32,6 +36,7 @@ import json
 import os
 import random
 import sqlite3
+import subprocess
 import sys
 
 SCHEMA = """create table goqite (
@@ -70,6 +75,16 @@ RECEIVE = """
 			returning id, body"""
 EXTEND = "update goqite set timeout = ? where queue = ? and id = ?"
 DELETE = "delete from goqite where queue = ? and id = ?"
+
+
+def gob_bodies(pairs):
+    """jobs.Create bodies, from gobbody.go (encoding/gob, deterministic)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, GOFLAGS="-mod=mod", GOPATH=os.environ.get("GOPATH", "/tmp/lqa-gopath"),
+               GOCACHE=os.environ.get("GOCACHE", "/tmp/lqa-gocache"), GO111MODULE="off")
+    out = subprocess.run(["go", "run", os.path.join(here, "gobbody.go")], input="".join("%s\t%s\n" % p for p in pairs),
+                         capture_output=True, text=True, env=env, check=True).stdout
+    return [bytes.fromhex(line) for line in out.split()]
 
 
 def go_time(t):
@@ -187,6 +202,15 @@ def main():
              webhooks.send(body("hook-later", 1), delay_s=2 * 3600),
              webhooks.send(body("hook-later", 2), delay_s=24 * 3600, priority=5)]
     ids["scheduled"] = sched
+
+    # jobs-runner messages (gob bodies) on queue "jobs": two due, one delayed 3 h,
+    # and one whose runner died after receiving it (lease lapsed: READY, received 1).
+    jobs_q = Queue(db, "jobs", timeout_s=5)
+    bodies = gob_bodies([("send-newsletter", '{"issue":48}'), ("rebuild-search-index", ""),
+                         ("send-newsletter", '{"issue":49}'), ("charge-subscriptions", '{"batch":7}')])
+    ids["jobs_runner"] = [jobs_q.send(bodies[0]), jobs_q.send(bodies[1]),
+                          jobs_q.send(bodies[2], delay_s=3 * 3600), jobs_q.send(bodies[3], priority=1)]
+    jobs_q.receive()                          # the priority-1 message; its 5 s lease lapses
 
     # Receives: the dead-letter rows are skipped (received >= 3); rows with a
     # lapsed 1 ms lease are taken first by `created` order.
