@@ -91,7 +91,8 @@ function build(file, small) {
   clock = NOW - 4 * 3600 * 1000;
   for (const s of ["", "-wal", "-shm", "-journal"]) if (fs.existsSync(file + s)) fs.unlinkSync(file + s);
   const db = new Database(file);
-  db.pragma("journal_mode = WAL");          // River's docs recommend WAL for SQLite
+  // River sets no journal_mode (only its `river bench` CLI command switches a target
+  // to WAL), so the file keeps SQLite's default rollback journal.
   // ---- migrations 1..7 ----
   const dir = "riverdriver/riversqlite/migration/main";
   const ups = fs.readdirSync(path.join(src, dir)).filter((f) => f.endsWith(".up.sql")).sort();
