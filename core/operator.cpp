@@ -23,9 +23,8 @@ std::string groupedNumber(std::int64_t n) {
         n < 0 ? 0ULL - static_cast<unsigned long long>(n) : static_cast<unsigned long long>(n);
     const std::string digits = std::to_string(mag);
     std::string out;
-    const std::size_t lead = digits.size() % 3;
     for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i && (i - lead) % 3 == 0)
+        if (i > 0 && (digits.size() - i) % 3 == 0)
             out += ',';
         out += digits[i];
     }

@@ -7,12 +7,12 @@
 #include <sqlite3.h>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
 namespace lq::core {
@@ -38,14 +38,14 @@ void checkPathForOpen(const std::string& path) {
         throw Error(ErrorKind::Io, path, "cannot read the file size: " + ec.message());
     if (size == 0)
         throw NotAQueue(path, "empty database: the file has 0 bytes");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    // Never open the database file other than through SQLite: closing any
+    // other descriptor on it drops every POSIX lock this process holds on
+    // it, including those of connections that are open now (another Queue
+    // on the same file, the GUI's window beside its fleet poll). Another
+    // process could then take itself for the last connection and delete the
+    // WAL under them. SQLite itself says "file is not a SQLite database".
+    if (::access(path.c_str(), R_OK) != 0)
         throw Error(ErrorKind::Io, path, "cannot open the file for reading (permissions?)");
-    char header[16] = {};
-    in.read(header, sizeof header);
-    if (in.gcount() < 16 ||
-        std::string_view(header, 16) != std::string_view("SQLite format 3\0", 16))
-        throw Corrupt(path, "file is not a SQLite database");
 }
 
 } // namespace

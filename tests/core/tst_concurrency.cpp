@@ -53,6 +53,7 @@ private slots:
     void sharedQueueTwoThreads();
     void twoProcesses();
     void fairUnderContention();
+    void openingAgainKeepsOtherConnectionsLocks();
 
 private:
     void fill();
@@ -137,7 +138,7 @@ void TstConcurrency::sharedQueueTwoThreads() {
 void TstConcurrency::twoProcesses() {
     const QString popper = QStringLiteral(LQPOPPER);
     if (!QFileInfo::exists(popper))
-        QSKIP("lqpopper was not built next to the test");
+        QFAIL("lqpopper was not built next to the test: the build is broken");
     QProcess p1, p2;
     const QStringList args{fromStd(m_path)};
     p1.start(popper, args);
@@ -159,6 +160,43 @@ void TstConcurrency::twoProcesses() {
         claimed.push_back(std::move(ids));
     }
     checkAllClaimedOnce(claimed);
+}
+
+void TstConcurrency::openingAgainKeepsOtherConnectionsLocks() {
+    // Found driving the GUI: the fleet sidebar opened the file again in the
+    // same process, Queue::open read its header through a file descriptor of
+    // its own, and closing that descriptor dropped every POSIX lock the
+    // process held on the file (how POSIX locks work). Another process then
+    // took itself for the last connection, checkpointed and deleted the WAL,
+    // and the writes that followed went to a deleted -wal file: lost.
+    const QString popper = QStringLiteral(LQPOPPER);
+    if (!QFileInfo::exists(popper))
+        QFAIL("lqpopper was not built next to the test: the build is broken");
+    const std::string path = toStd(m_dir->filePath(QStringLiteral("locks.sqlite3")));
+    auto q1 = Queue::create(path);
+    q1->put("first");
+    QCOMPARE(q1->storedCount(), 1); // a read connection, too
+    for (int i = 0; i < 3; ++i) {
+        auto again = Queue::open(path); // what a fleet poll does
+        QCOMPARE(again->storedCount(), 1);
+    }
+    // Another process writes with the plain sqlite3 shell, which (unlike
+    // lqcore) checkpoints and removes the WAL when it is the last connection.
+    QProcess p;
+    p.start(QStringLiteral("sqlite3"),
+            {fromStd(path), QStringLiteral("UPDATE Queue SET status = 2, done_time = in_time, "
+                                           "lock_time = in_time, claim_id = 1")});
+    QVERIFY2(p.waitForFinished(30000), "the sqlite3 shell (Debian package sqlite3) is missing");
+    QCOMPARE(p.exitCode(), 0);
+    try {
+        for (int i = 0; i < 10; ++i)
+            q1->put("after " + std::to_string(i));
+        auto fresh = Queue::open(path);
+        QCOMPARE(fresh->storedCount(), 11);
+        QCOMPARE(fresh->doneCount(), 1);
+    } catch (const Error& e) {
+        QFAIL(e.what());
+    }
 }
 
 void TstConcurrency::fairUnderContention() {

@@ -65,6 +65,7 @@ private slots:
     void unwritableAuditLogAppliesNothing();
     void nestedGuardRollsBackItsOwnWork();
     void oldOneLineRecordsStillUndo();
+    void groupedNumbers();
 
 private:
     std::string path() const { return toStd(m_dir->filePath(QStringLiteral("q.sqlite3"))); }
@@ -362,6 +363,18 @@ void TstOperator::oldOneLineRecordsStillUndo() {
     QCOMPARE(r.applied(), std::size_t(1));
     QCOMPARE(q->get(m.messageId)->state, State::Locked);
     QVERIFY(!op.lastUndoable());
+}
+
+void TstOperator::groupedNumbers() {
+    using lq::core::groupedNumber;
+    QCOMPARE(groupedNumber(0), std::string("0"));
+    QCOMPARE(groupedNumber(84), std::string("84"));
+    QCOMPARE(groupedNumber(999), std::string("999"));
+    QCOMPARE(groupedNumber(1000), std::string("1,000"));
+    QCOMPARE(groupedNumber(3245), std::string("3,245"));
+    QCOMPARE(groupedNumber(1234567), std::string("1,234,567"));
+    QCOMPARE(groupedNumber(-1234), std::string("-1,234"));
+    QCOMPARE(groupedNumber(INT64_MIN), std::string("-9,223,372,036,854,775,808"));
 }
 
 QTEST_GUILESS_MAIN(TstOperator)
