@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "fleet.h"
 
+#include "formats/queueformat.h"
+
 #include "queue.h"
 
 #include <algorithm>
@@ -50,7 +52,7 @@ std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeN
     try {
         auto q = Queue::open(path, opts);
         std::vector<std::string> tables = {q->info().table};
-        if (q->info().format == Format::LitequeueMulti)
+        if (QueueFormat::of(q->info()).multiTable())
             tables = q->info().queueTables;
         for (const auto& table : tables) {
             std::unique_ptr<Queue> tq;
@@ -65,6 +67,7 @@ std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeN
             e.path = path;
             e.table = table;
             e.format = formatId(use->info().format);
+            e.kind = &QueueFormat::of(use->info());
             e.readOnlyReason = use->info().readOnlyReason;
             e.maxsize = use->info().maxsize;
             e.counts = use->counts(stuckAfterNs);

@@ -14,6 +14,8 @@
 
 namespace lq::core {
 
+class QueueFormat;
+
 /// One queue found in a folder (a multi-table file gives one entry per table),
 /// or one file skipped with the reason.
 struct FleetEntry {
@@ -22,7 +24,8 @@ struct FleetEntry {
     bool skipped = false;
     std::string reason; ///< why skipped: "not a queue file: found tables users"
     ErrorKind errorKind = ErrorKind::Sqlite;
-    std::string format; ///< formatId()
+    std::string format;                ///< formatId()
+    const QueueFormat* kind = nullptr; ///< what the format offers (null when skipped)
     std::string readOnlyReason;
     Counts counts;
     std::optional<std::int64_t> maxsize;

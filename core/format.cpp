@@ -161,8 +161,6 @@ FormatInfo detectFormat(Connection& c, const std::string& preferTable) {
             } else if (info.userVersion == 2) {
                 info.format = Format::Litequeue013;
                 info.timeUnit = TimeUnit::Seconds;
-                info.warnings.push_back("litequeue 0.13 format (timestamps in seconds): "
-                                        "Upgrade to 0.14 is offered");
             } else {
                 info.format = Format::LitequeueOther;
                 auto st =
@@ -174,8 +172,6 @@ FormatInfo detectFormat(Connection& c, const std::string& preferTable) {
             }
         } else {
             info.format = Format::LitequeueLegacy;
-            info.warnings.push_back("litequeue 0.6–0.12 format: no claim ids, actions are "
-                                    "guarded by lock_time; Upgrade to 0.14 is offered");
         }
         if (!others.empty())
             info.readOnlyReason = "unexpected table(s) " + joinNames(others) +

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/dashboardwidget.h"
 
+#include "core/formats/queueformat.h"
+
 #include "core/queue.h"
 #include "core/timefmt.h"
 #include "ui/histogramchart.h"
@@ -287,7 +289,8 @@ DashboardWidget::DashboardWidget(QWidget* parent)
     scroll->setWidget(page);
     m_pages->addWidget(scroll);
 
-    // ---- jobs-lease page --------------------------------------------------
+    // ---- schedule page (formats without history)
+    // --------------------------------------------------
     auto* jobs = new QWidget;
     auto* jl = new QGridLayout(jobs);
     jl->setContentsMargins(0, 0, 0, 0);
@@ -295,7 +298,7 @@ DashboardWidget::DashboardWidget(QWidget* parent)
     m_jobsNote->setObjectName(QStringLiteral("jobsNote"));
     m_jobsNote->setWordWrap(true);
     m_jobsNote->setText(
-        tr("This is a jobs-lease queue. It stores no completion history (finishing a job deletes "
+        tr("This queue stores no completion history (finishing a job deletes "
            "its row) and no wait or processing times, so throughput and latency cannot be shown. "
            "Shown instead: the backlog age (from run_at), how far ahead the scheduled jobs are "
            "due, and how many attempts the stored jobs have had."));
@@ -441,11 +444,11 @@ DashboardData DashboardWidget::compute(const std::shared_ptr<core::Queue>& q, co
     DashboardData d;
     try {
         d.now = q->now();
-        d.format = q->info().format;
+        d.history = core::QueueFormat::of(q->info()).keepsHistory();
         d.maxsize = q->maxsize();
         d.rangeFrom = r.from;
         d.rangeTo = r.to;
-        const bool jobs = d.format == core::Format::JobsLease;
+        const bool jobs = !d.history;
 
         // One scan of the file; the time range is applied in memory, so the
         // whole-queue overview needs no second query.
@@ -600,7 +603,7 @@ void DashboardWidget::clearView() {
 void DashboardWidget::updateCards() {
     const DashboardData& d = m_data;
     const core::Counts& c = d.counts;
-    const bool jobs = d.format == core::Format::JobsLease;
+    const bool jobs = !d.history;
     const QLocale loc;
     auto card = [this](CardId id) -> Card& { return *m_cards[static_cast<std::size_t>(id)]; };
     const auto num = [&loc](std::int64_t n) { return loc.toString(n); };
@@ -648,7 +651,7 @@ void DashboardWidget::updateCards() {
 std::vector<std::function<void()>> DashboardWidget::chartSteps() {
     std::vector<std::function<void()>> steps;
     const DashboardData& d = m_data;
-    if (d.format == core::Format::JobsLease) {
+    if (!d.history) {
         steps.emplace_back([this] { updateCharts(); });
         return steps;
     }
@@ -674,7 +677,7 @@ std::vector<std::function<void()>> DashboardWidget::chartSteps() {
 
 void DashboardWidget::updateCharts() {
     const DashboardData& d = m_data;
-    const bool jobs = d.format == core::Format::JobsLease;
+    const bool jobs = !d.history;
     m_pages->setCurrentIndex(jobs ? 1 : 0);
     if (!jobs) {
         updateTimeCharts(true, true);
@@ -762,7 +765,7 @@ void DashboardWidget::updateRangeUi() {
         m_dayButton->setChecked(day);
         m_hourButton->group()->setExclusive(true);
     }
-    if (m_hasData && m_data.bucket > 0 && m_data.format != core::Format::JobsLease) {
+    if (m_hasData && m_data.bucket > 0 && m_data.history) {
         text += QStringLiteral(" · ") + tr("%1 buckets").arg(roundDurationLabel(m_data.bucket));
     }
     m_rangeLabel->setText(text);
@@ -905,7 +908,7 @@ bool DashboardWidget::exportCsv(const QString& path) const {
             << ',' << csvField(b.waitP50) << ',' << csvField(b.waitP99) << ','
             << csvField(b.processingP50) << ',' << csvField(b.processingP99) << '\n';
     }
-    if (d.format == core::Format::JobsLease) {
+    if (!d.history) {
         out << '\n' << "attempts,jobs\n";
         for (std::size_t k = 0; k < d.attempts.size(); ++k) {
             out << k << (k + 1 == d.attempts.size() ? "+" : "") << ',' << d.attempts[k] << '\n';

@@ -34,12 +34,14 @@ class TimeSeriesChart;
 /// widget shows.
 struct DashboardData {
     core::TimeNs now = 0; ///< the queue's clock when computed
-    core::Format format = core::Format::Litequeue014;
+    /// The format keeps finished history (latency charts); without it the
+    /// dashboard shows its schedule (attempts, leases) instead.
+    bool history = true;
     std::optional<std::int64_t> maxsize;
     core::Counts counts;
     core::QueueStats stats; ///< over the messages in the time range
     /// Whole-queue overview (the cards ignore the time range): the oldest
-    /// claimable message's in_time (run_at for jobs-lease), finished in the
+    /// claimable message's in_time (run_at where the format has a schedule), finished in the
     /// last hour.
     std::optional<core::TimeNs> backlogSince;
     std::int64_t doneLastHour = 0;
@@ -50,7 +52,7 @@ struct DashboardData {
     /// series has one bucket per `bucket` ns starting at spanFrom.
     core::TimeNs spanFrom = 0, spanTo = 0, bucket = 0;
     std::vector<core::TimeBucket> series;
-    // jobs-lease only (no completion history is stored)
+    // formats without history only (no completion history is stored)
     core::Histogram scheduledAhead; ///< run_at - now of SCHEDULED jobs
     core::Summary scheduledAheadSummary;
     std::vector<std::int64_t> attempts; ///< attempts[k]: jobs with k attempts; last: k or more
@@ -175,7 +177,7 @@ private:
     HistogramChart* m_failureHist = nullptr;
     PercentileModel* m_percentiles = nullptr;
     QTableView* m_table = nullptr;
-    // jobs-lease page
+    // the schedule page (formats without history)
     QLabel* m_jobsNote = nullptr;
     HistogramChart* m_scheduledHist = nullptr;
     HistogramChart* m_attemptsHist = nullptr;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/fleetmodel.h"
 
+#include "core/formats/queueformat.h"
+
 #include "core/error.h"
 #include "ui/filewatcher.h"
 #include "ui/runasync.h"
@@ -353,7 +355,7 @@ Qt::ItemFlags FleetModel::flags(const QModelIndex& index) const {
 
 QString FleetModel::displayName(const Row& r) const {
     QString name = QFileInfo(fromStd(r.entry.path)).fileName();
-    if (r.entry.format == "litequeue-multi") {
+    if (r.entry.kind && r.entry.kind->multiTable()) {
         name += QStringLiteral(" \u203a ") + fromStd(r.entry.table);
     }
     return name;
@@ -367,7 +369,7 @@ QString FleetModel::summary(const Row& r) const {
     const QLocale l;
     const auto& c = e.counts;
     QString s;
-    if (e.format == "jobs-lease") {
+    if (e.kind && e.kind->hasSchedule()) {
         s = tr("%1 ready \u00b7 %2 leased \u00b7 %3 expired \u00b7 %4 scheduled")
                 .arg(l.toString(c.ready), l.toString(c.leased), l.toString(c.expired),
                      l.toString(c.scheduled));
@@ -390,12 +392,12 @@ QString FleetModel::toolTip(const Row& r) const {
         lines << tr("Skipped: %1").arg(fromStd(e.reason));
         return plainToolTip(lines.join(u'\n'));
     }
-    if (e.format == "litequeue-multi") {
+    if (e.kind && e.kind->multiTable()) {
         lines << tr("Queue table: %1").arg(fromStd(e.table));
     }
     lines << tr("Format: %1").arg(fromStd(e.format));
     const auto& c = e.counts;
-    if (e.format == "jobs-lease") {
+    if (e.kind && e.kind->hasSchedule()) {
         lines << tr("%1 ready, %2 leased, %3 expired, %4 scheduled")
                      .arg(c.ready)
                      .arg(c.leased)

@@ -38,8 +38,8 @@ public:
         SkippedRole,                 ///< bool: not a queue
         ReasonRole,                  ///< QString: why skipped
         ReadOnlyReasonRole,          ///< QString: why the format is read-only
-        ReadyRole,                   ///< qint64 (jobs-lease: READY)
-        LockedRole,                  ///< qint64 (jobs-lease: LEASED)
+        ReadyRole,                   ///< qint64 (lease queues: READY)
+        LockedRole,                  ///< qint64 (lease queues: LEASED)
         StuckRole,                   ///< qint64
         FailedRole,                  ///< qint64
         DoneRole,                    ///< qint64

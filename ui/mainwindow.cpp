@@ -3,6 +3,7 @@
 
 #include "core/audit.h"
 #include "core/error.h"
+#include "core/formats/queueformat.h"
 #include "core/queue.h"
 #include "ui/bannerbar.h"
 #include "ui/dashboardwidget.h"
@@ -166,11 +167,11 @@ void MainWindow::createActions() {
             &QAction::triggered, this, &MainWindow::markFailedSelected);
     auto* release = make(QStringLiteral("release"), tr("Re&lease"), QStringLiteral("retry"),
                          QKeySequence(Qt::CTRL | Qt::Key_L));
-    release->setToolTip(tr("jobs-lease: end the lease and make the job due now"));
+    release->setToolTip(tr("End the lease and make the job due now"));
     connect(release, &QAction::triggered, this, &MainWindow::releaseSelected);
     auto* reschedule = make(QStringLiteral("reschedule"), tr("Re&schedule\u2026"), {},
                             QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
-    reschedule->setToolTip(tr("jobs-lease: run the job again after a delay"));
+    reschedule->setToolTip(tr("Run the job again after a delay"));
     connect(reschedule, &QAction::triggered, this, [this] {
         bool ok = false;
         const int s = QInputDialog::getInt(this, tr("Reschedule"),
@@ -182,7 +183,7 @@ void MainWindow::createActions() {
     });
     auto* del = make(QStringLiteral("delete"), tr("&Delete"), QStringLiteral("prune"),
                      QKeySequence::Delete);
-    del->setToolTip(tr("jobs-lease: delete the job (the seed's finish())"));
+    del->setToolTip(tr("Delete the job (as the queue's own finish does)"));
     connect(del, &QAction::triggered, this, &MainWindow::deleteSelected);
     connect(make(QStringLiteral("retryExpired"), tr("Retry e&xpired\u2026"),
                  QStringLiteral("retry"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R)),
@@ -838,7 +839,7 @@ void MainWindow::onOpened(OpenResult&& r) {
     if (!samePath) {
         m_filterBar->setChoice(StatusFilterBar::All);
     }
-    m_filterBar->setFormat(m_info.format);
+    m_filterBar->setStates(core::QueueFormat::of(m_info).states());
     applyColumnSet();
     m_detail->setQueue(m_queue);
     if (!samePath) {
@@ -872,7 +873,7 @@ void MainWindow::updateTitle() {
         return;
     }
     QString t = fileName();
-    if (m_info.format == core::Format::LitequeueMulti) {
+    if (core::QueueFormat::of(m_info).multiTable()) {
         t += QStringLiteral(" \u203a ") + m_table;
     }
     if (m_queueReadOnly) {
@@ -906,17 +907,12 @@ void MainWindow::updateBanners() {
     }
     const bool upgradable = !m_queueReadOnly && !m_info.formatReadOnly();
     auto upgradeButton = [this] { upgradeFile(); };
-    if (m_info.format == core::Format::LitequeueLegacy) {
+    const core::QueueFormat& format = core::QueueFormat::of(m_info);
+    if (const std::string notice = format.notice(m_info); !notice.empty()) {
         m_banners->setBanner(
-            QStringLiteral("format"), BannerBar::Level::Info,
-            tr("Legacy litequeue file (0.6\u20130.12): no claim ids, so actions check lock_time "
-               "as the claim token. Upgrading to 0.14 adds claim ids and idempotency keys."),
-            upgradable ? tr("Upgrade\u2026") : QString(), upgradeButton);
-    } else if (m_info.format == core::Format::Litequeue013) {
-        m_banners->setBanner(QStringLiteral("format"), BannerBar::Level::Info,
-                             tr("litequeue 0.13 file (times in seconds). Upgrading to 0.14 "
-                                "converts the times to nanoseconds."),
-                             upgradable ? tr("Upgrade\u2026") : QString(), upgradeButton);
+            QStringLiteral("format"), BannerBar::Level::Info, fromStd(notice),
+            upgradable && format.offers(Action::Upgrade, m_info) ? tr("Upgrade\u2026") : QString(),
+            upgradeButton);
     }
     int i = 0;
     for (const std::string& w : m_info.warnings) {
@@ -972,24 +968,38 @@ void MainWindow::updateStatusBar() {
                                 : tr("loading\u2026"));
 }
 
+namespace {
+
+/// The operator actions and the names of their QActions.
+constexpr std::pair<Action, const char*> kOperatorActions[] = {
+    {Action::Retry, "retry"},     {Action::MarkFailed, "markFailed"},
+    {Action::Release, "release"}, {Action::Reschedule, "reschedule"},
+    {Action::Delete, "delete"},   {Action::RetryExpired, "retryExpired"},
+    {Action::Prune, "prune"},     {Action::Vacuum, "vacuum"},
+    {Action::Enqueue, "enqueue"}, {Action::Upgrade, "upgrade"},
+};
+
+} // namespace
+
 void MainWindow::updateActions() {
     const bool open = m_queue != nullptr;
     const bool writable = open && !m_queueReadOnly && !m_fileGone;
-    const bool litequeue = open && m_info.format != core::Format::JobsLease;
     const bool rows = open && (applyToAllMatching() || m_view->selectionModel()->hasSelection());
-    const bool jobs = open && m_info.format == core::Format::JobsLease;
-    action(QStringLiteral("retry"))->setEnabled(writable && litequeue && rows);
-    action(QStringLiteral("markFailed"))->setEnabled(writable && litequeue && rows);
-    action(QStringLiteral("release"))->setEnabled(writable && jobs && rows);
-    action(QStringLiteral("reschedule"))->setEnabled(writable && jobs && rows);
-    action(QStringLiteral("delete"))->setEnabled(writable && jobs && rows);
-    action(QStringLiteral("retryExpired"))->setEnabled(writable && litequeue);
-    action(QStringLiteral("prune"))->setEnabled(writable && litequeue);
-    action(QStringLiteral("vacuum"))->setEnabled(writable);
-    action(QStringLiteral("enqueue"))->setEnabled(writable && litequeue);
-    action(QStringLiteral("upgrade"))
-        ->setEnabled(writable && (m_info.format == core::Format::LitequeueLegacy ||
-                                  m_info.format == core::Format::Litequeue013));
+    // The format says what it offers; a row action also needs rows.
+    const core::QueueFormat& format = core::QueueFormat::of(m_info);
+    const std::vector<Action> rowActions = format.rowActions();
+    for (const auto& [a, name] : kOperatorActions) {
+        QAction* qa = action(QString::fromLatin1(name));
+        const std::string why = open ? format.whyNot(a, m_info) : std::string();
+        const bool perRow = a == Action::Retry || a == Action::MarkFailed ||
+                            std::find(rowActions.begin(), rowActions.end(), a) != rowActions.end();
+        qa->setEnabled(writable && open && why.empty() && (!perRow || rows));
+        // A disabled action says why; an offered one keeps its own tooltip.
+        if (!qa->property("lqToolTip").isValid()) {
+            qa->setProperty("lqToolTip", qa->toolTip());
+        }
+        qa->setToolTip(why.empty() ? qa->property("lqToolTip").toString() : fromStd(why));
+    }
     action(QStringLiteral("undo"))->setEnabled(writable);
     action(QStringLiteral("reopen"))->setEnabled(open);
     action(QStringLiteral("refresh"))->setEnabled(open);
@@ -997,10 +1007,12 @@ void MainWindow::updateActions() {
 }
 
 void MainWindow::applyColumnSet() {
-    // jobs-lease rows have no key, no finish time and no latency history.
-    const bool jobs = m_info.format == core::Format::JobsLease;
-    for (int c : {MessageModel::IdempotencyKey, MessageModel::Wait, MessageModel::Processing}) {
-        m_view->setColumnHidden(c, jobs);
+    // A format without history has no finish time and no latency columns;
+    // one without keys no key column.
+    const core::QueueFormat& format = core::QueueFormat::of(m_info);
+    m_view->setColumnHidden(MessageModel::IdempotencyKey, !format.hasKeys(m_info));
+    for (int c : {MessageModel::Wait, MessageModel::Processing}) {
+        m_view->setColumnHidden(c, !format.keepsHistory());
     }
 }
 
@@ -1071,13 +1083,12 @@ void MainWindow::onCurrentChanged() {
 
 void MainWindow::showContextMenu(const QPoint& pos) {
     QMenu menu(this);
-    if (m_info.format == core::Format::JobsLease) {
-        for (const char* n : {"release", "reschedule", "delete"}) {
-            menu.addAction(action(QString::fromLatin1(n)));
+    for (Action a : core::QueueFormat::of(m_info).rowActions()) {
+        for (const auto& [known, name] : kOperatorActions) {
+            if (known == a) {
+                menu.addAction(action(QString::fromLatin1(name)));
+            }
         }
-    } else {
-        menu.addAction(action(QStringLiteral("retry")));
-        menu.addAction(action(QStringLiteral("markFailed")));
     }
     menu.addSeparator();
     menu.addAction(action(QStringLiteral("copyId")));

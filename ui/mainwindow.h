@@ -127,7 +127,7 @@ signals:
 public slots:
     void retrySelected();
     void markFailedSelected();
-    /// jobs-lease: release the selected jobs (run now), reschedule them
+    /// Lease queues: release the selected jobs (run now), reschedule them
     /// `delaySeconds` from now, or delete them (the seed's finish()).
     void releaseSelected();
     void rescheduleSelected(double delaySeconds);

@@ -5,6 +5,7 @@
 #include "ui/mainwindow.h"
 
 #include "core/error.h"
+#include "core/formats/queueformat.h"
 #include "core/operator.h"
 #include "core/queue.h"
 #include "ui/runasync.h"
@@ -246,14 +247,8 @@ void MainWindow::runRowAction(Action a, double delaySeconds) {
     if (!checkWritable()) {
         return;
     }
-    const bool jobs = m_info.format == core::Format::JobsLease;
-    const bool jobsAction = a == Action::Release || a == Action::Reschedule || a == Action::Delete;
-    if (jobs != jobsAction) {
-        showError(
-            jobs
-                ? tr("%1 is a jobs-lease queue: use Release, Reschedule or Delete.").arg(fileName())
-                : tr("%1 applies to jobs-lease queues only.").arg(actionTitle(a)),
-            false);
+    if (const std::string why = core::QueueFormat::of(m_info).whyNot(a, m_info); !why.empty()) {
+        showError(tr("%1: %2").arg(fileName(), fromStd(why)), false);
         return;
     }
     if (!applyToAllMatching() && !m_view->selectionModel()->hasSelection()) {
@@ -296,8 +291,8 @@ void MainWindow::runRowAction(Action a, double delaySeconds) {
 }
 
 void MainWindow::retrySelected() {
-    // "Retry now" on a jobs-lease file is its release.
-    runRowAction(m_info.format == core::Format::JobsLease ? Action::Release : Action::Retry);
+    // What "retry" means is the format's: a lease queue releases (run now).
+    runRowAction(core::QueueFormat::of(m_info).retryAction());
 }
 
 void MainWindow::releaseSelected() {
@@ -566,16 +561,16 @@ void MainWindow::upgradeFile() {
     if (!checkWritable()) {
         return;
     }
-    if (m_info.format != core::Format::LitequeueLegacy &&
-        m_info.format != core::Format::Litequeue013) {
-        showError(tr("%1 is already in the current format.").arg(fileName()), false);
+    const core::QueueFormat& format = core::QueueFormat::of(m_info);
+    if (const std::string why = format.whyNot(Action::Upgrade, m_info); !why.empty()) {
+        showError(tr("%1: %2").arg(fileName(), fromStd(why)), false);
         return;
     }
     const QString text =
-        tr("Upgrade %1 from %2 to litequeue-0.14?\n\nStop every worker that uses this file "
-           "first: old litequeue versions cannot use the upgraded file, and LOCKED messages "
-           "become READY (their workers hold no claim id).")
-            .arg(fileName(), QString::fromLatin1(core::formatId(m_info.format)));
+        tr("Upgrade %1 (%2) to the current format?\n\n%3\n\nStop every worker that uses this "
+           "file first: old versions cannot use the upgraded file, and LOCKED messages become "
+           "READY (their workers hold no claim id).")
+            .arg(fileName(), QString::fromLatin1(format.id()), fromStd(format.notice(m_info)));
     if (!confirm(text, -1)) {
         return;
     }
@@ -595,7 +590,7 @@ void MainWindow::upgradeFile() {
             rep.title = tr("Upgrade");
             rep.error = error;
             if (error.isEmpty()) {
-                rep.notice = tr("%1 is now a litequeue-0.14 file").arg(fileName());
+                rep.notice = tr("%1 is upgraded to the current format").arg(fileName());
             }
             finishReport(rep);
             reopen(); // the format changed

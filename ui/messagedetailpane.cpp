@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/messagedetailpane.h"
 
+#include "core/formats/queueformat.h"
+
 #include "core/queue.h"
 #include "ui/runasync.h"
 #include "ui/uitext.h"
@@ -163,8 +165,8 @@ QString MessageDetailPane::payloadText() const {
 
 void MessageDetailPane::setQueue(std::shared_ptr<core::Queue> queue) {
     m_queue = std::move(queue);
-    // The jobs-lease fields only where they exist (info() is fixed at open).
-    const bool jobs = m_queue && m_queue->info().format == core::Format::JobsLease;
+    // The schedule fields only where the format has them (info() is fixed at open).
+    const bool jobs = m_queue && core::QueueFormat::of(m_queue->info()).hasSchedule();
     for (const char* k : {"runat", "lockeduntil"}) {
         m_fields.value(QString::fromLatin1(k))->setVisible(jobs);
         m_titles.value(QString::fromLatin1(k))->setVisible(jobs);

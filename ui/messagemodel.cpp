@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/messagemodel.h"
 
+#include "core/formats/queueformat.h"
 #include "core/queue.h"
 #include "ui/filewatcher.h"
 #include "ui/runasync.h"
@@ -263,7 +264,7 @@ void MessageModel::setQueue(std::shared_ptr<core::Queue> queue, const QString& p
     m_fileState = FileState::Ok;
     m_lastRefresh = {};
     endResetModel();
-    // jobs-lease files name the columns differently.
+    // Formats with a schedule name the columns differently.
     emit headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
     if (stateWasBad) {
         emit fileStateChanged(FileState::Ok);
@@ -834,8 +835,8 @@ bool MessageModel::isSortable(int column) {
     return column != IdempotencyKey && column != Payload && column >= 0 && column < ColumnCount;
 }
 
-bool MessageModel::isJobs() const {
-    return m_queue && m_queue->info().format == core::Format::JobsLease;
+bool MessageModel::showsSchedule() const {
+    return m_queue && core::QueueFormat::of(m_queue->info()).hasSchedule();
 }
 
 std::optional<TimeNs> MessageModel::leaseRemaining(const Message& m, TimeNs now) {
@@ -936,7 +937,7 @@ QVariant MessageModel::toolTipData(const MessageRow& r, int column) const {
     }
     case Claim:
         return plainToolTip(tr("Claim token %1 (claim_id; lock_time in legacy files, attempts "
-                               "in jobs-lease files)")
+                               "in lease queues)")
                                 .arg(m.token));
     case IdempotencyKey:
         return m.idempotencyKey ? plainToolTip(fromStd(*m.idempotencyKey)) : QVariant();
@@ -1001,9 +1002,9 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
     const Message& m = r.msg;
     switch (role) {
     case Qt::DisplayRole:
-        return isJobs() ? jobsDisplayData(r, column) : displayData(r, column);
+        return showsSchedule() ? jobsDisplayData(r, column) : displayData(r, column);
     case Qt::ToolTipRole:
-        if (isJobs()) {
+        if (showsSchedule()) {
             switch (column) {
             case Enqueued:
                 return m.runAt ? plainToolTip(exactInstant(*m.runAt)) : QVariant();
@@ -1015,8 +1016,8 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
                 }
                 return {};
             case Claim:
-                return plainToolTip(tr("%n attempt(s): the claim token of jobs-lease files",
-                                       nullptr, int(m.attempts)));
+                return plainToolTip(tr("%n attempt(s): the claim token of a lease queue", nullptr,
+                                       int(m.attempts)));
             default:
                 break;
             }
@@ -1070,7 +1071,7 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
         auto v = [](const std::optional<TimeNs>& t) {
             return t ? QVariant(qint64(*t)) : QVariant();
         };
-        if (isJobs()) {
+        if (showsSchedule()) {
             switch (column) {
             case Enqueued:
                 return v(m.runAt);
@@ -1110,7 +1111,7 @@ QVariant MessageModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) {
         return QAbstractTableModel::headerData(section, orientation, role);
     }
-    if (isJobs() && (role == Qt::DisplayRole || role == Qt::ToolTipRole)) {
+    if (showsSchedule() && (role == Qt::DisplayRole || role == Qt::ToolTipRole)) {
         const bool tip = role == Qt::ToolTipRole;
         switch (Column(section)) {
         case MessageId:
@@ -1200,8 +1201,8 @@ void MessageModel::sort(int column, Qt::SortOrder order) {
         s.key = core::SortKey::LockTime;
         break;
     case Finished:
-        // jobs-lease: lease remaining orders as locked_until.
-        s.key = isJobs() ? core::SortKey::LockTime : core::SortKey::DoneTime;
+        // With a schedule: lease remaining orders as locked_until.
+        s.key = showsSchedule() ? core::SortKey::LockTime : core::SortKey::DoneTime;
         break;
     case Wait:
         s.key = core::SortKey::Wait;

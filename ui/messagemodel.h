@@ -180,10 +180,10 @@ private:
     void onWatcherChanged();
     core::TimeNs stuckNs() const;
     QVariant displayData(const MessageRow& r, int column) const;
-    /// jobs-lease files: the same columns show run_at, locked_until, the
+    /// formats with a schedule: the same columns show run_at, locked_until, the
     /// lease remaining and attempts (see headerData()).
     QVariant jobsDisplayData(const MessageRow& r, int column) const;
-    bool isJobs() const;
+    bool showsSchedule() const;
     static std::optional<core::TimeNs> leaseRemaining(const core::Message& m, core::TimeNs now);
     QVariant toolTipData(const MessageRow& r, int column) const;
     bool isStuck(const core::Message& m) const;

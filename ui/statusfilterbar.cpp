@@ -6,6 +6,8 @@
 #include <QLocale>
 #include <QToolButton>
 
+#include <algorithm>
+
 namespace lq::ui {
 
 StatusFilterBar::StatusFilterBar(QWidget* parent)
@@ -40,8 +42,8 @@ StatusFilterBar::StatusFilterBar(QWidget* parent)
             emit filterChanged(m_choice);
         }
     });
-    setFormat(core::Format::Litequeue014);
-    updateTexts();
+    setStates({core::State::Ready, core::State::Locked, core::State::Done, core::State::Failed,
+               core::State::Unknown});
 }
 
 void StatusFilterBar::setChoice(Choice c) {
@@ -54,24 +56,33 @@ void StatusFilterBar::setChoice(Choice c) {
     }
 }
 
-void StatusFilterBar::setFormat(core::Format format) {
-    m_format = format;
-    const bool jobs = format == core::Format::JobsLease;
-    m_buttons.value(Locked)->setVisible(!jobs);
-    m_buttons.value(Stuck)->setVisible(!jobs);
-    m_buttons.value(Done)->setVisible(!jobs);
-    m_buttons.value(Failed)->setVisible(!jobs);
-    m_buttons.value(Scheduled)->setVisible(jobs);
-    m_buttons.value(Leased)->setVisible(jobs);
-    m_buttons.value(Expired)->setVisible(jobs);
-    m_buttons.value(Unknown)->setVisible(!jobs && m_counts.unknown > 0);
+void StatusFilterBar::setStates(const std::vector<core::State>& states) {
+    m_states = states;
+    const auto has = [&](core::State st) {
+        return std::find(states.begin(), states.end(), st) != states.end();
+    };
+    m_buttons.value(Ready)->setVisible(has(core::State::Ready));
+    m_buttons.value(Locked)->setVisible(has(core::State::Locked));
+    m_buttons.value(Stuck)->setVisible(has(core::State::Locked));
+    m_buttons.value(Done)->setVisible(has(core::State::Done));
+    m_buttons.value(Failed)->setVisible(has(core::State::Failed));
+    m_buttons.value(Scheduled)->setVisible(has(core::State::Scheduled));
+    m_buttons.value(Leased)->setVisible(has(core::State::Leased));
+    m_buttons.value(Expired)->setVisible(has(core::State::Expired));
+    updateUnknown();
     updateTexts();
+}
+
+void StatusFilterBar::updateUnknown() {
+    // Unknown statuses are shown only when a file has some.
+    const bool possible =
+        std::find(m_states.begin(), m_states.end(), core::State::Unknown) != m_states.end();
+    m_buttons.value(Unknown)->setVisible(possible && (m_counts.unknown > 0 || m_choice == Unknown));
 }
 
 void StatusFilterBar::setCounts(const core::Counts& counts) {
     m_counts = counts;
-    m_buttons.value(Unknown)->setVisible(m_format != core::Format::JobsLease &&
-                                         (counts.unknown > 0 || m_choice == Unknown));
+    updateUnknown();
     updateTexts();
 }
 
@@ -102,7 +113,6 @@ QString StatusFilterBar::label(Choice c) const {
 }
 
 void StatusFilterBar::updateTexts() {
-    const bool jobs = m_format == core::Format::JobsLease;
     auto count = [&](int c) -> qint64 {
         switch (Choice(c)) {
         case All:
@@ -122,7 +132,7 @@ void StatusFilterBar::updateTexts() {
         case Scheduled:
             return m_counts.scheduled;
         case Leased:
-            return jobs ? m_counts.leased : m_counts.locked;
+            return m_counts.leased;
         case Expired:
             return m_counts.expired;
         }

@@ -23,8 +23,9 @@ public:
     explicit StatusFilterBar(QWidget* parent = nullptr);
 
     void setCounts(const core::Counts& counts);
-    /// jobs-lease files have other states than litequeue files.
-    void setFormat(core::Format format);
+    /// The states the file's format has (QueueFormat::states()): one
+    /// button each, Stuck with Locked.
+    void setStates(const std::vector<core::State>& states);
     Choice choice() const { return m_choice; }
     void setChoice(Choice c);
     QToolButton* button(Choice c) const { return m_buttons.value(c); }
@@ -38,11 +39,12 @@ signals:
 private:
     QString label(Choice c) const;
     void updateTexts();
+    void updateUnknown();
 
     QHash<int, QToolButton*> m_buttons;
     QButtonGroup* m_group;
     core::Counts m_counts;
-    core::Format m_format = core::Format::Litequeue014;
+    std::vector<core::State> m_states;
     Choice m_choice = All;
 };
 

@@ -49,7 +49,7 @@ const OptionDef kOptions[] = {
     {"prometheus", nullptr, "Print the Prometheus text format (for node_exporter's textfile collector)."},
     {"key", "K", "Idempotency key: a put with a stored key and the same data returns the stored message."},
     {"claim", "N", "Act only if the message still holds claim token N (what you saw)."},
-    {"create", nullptr, "Create a litequeue-0.14 queue if FILE does not exist."},
+    {"create", nullptr, "Create a new litequeue queue (the current 0.14 format) if FILE does not exist."},
     {"maxsize", "N", "With --create (or demo): the new queue's limit on READY messages."},
     {"keep-failed", nullptr, "Keep FAILED messages; prune only DONE ones."},
     {"yes", nullptr, "Do not ask for confirmation (needed when stdin is not a terminal)."},
@@ -86,13 +86,13 @@ const std::vector<CommandDef>& commands() {
         {"put", "DATA|-", 1, 1, "Enqueue DATA (or stdin with -); prints the message id.", {"key", "create", "maxsize"}, cmdPut},
         {"retry", "ID", 1, 1, "LOCKED/FAILED -> READY, if the message still holds the claim.", {"claim"}, cmdRetry},
         {"fail", "ID", 1, 1, "LOCKED/READY -> FAILED, if the message still holds the claim.", {"claim"}, cmdFail},
-        {"release", "ID", 1, 1, "jobs-lease: end the lease, due now, if attempts still match.", {"claim"}, cmdRelease},
-        {"reschedule", "ID", 1, 1, "jobs-lease: run again --delay seconds from now, if attempts still match.", {"claim", "delay"}, cmdReschedule},
-        {"delete", "ID", 1, 1, "jobs-lease: delete the job (finish), if attempts still match.", {"claim"}, cmdDelete},
+        {"release", "ID", 1, 1, "Lease queues: end the lease, due now, if attempts still match.", {"claim"}, cmdRelease},
+        {"reschedule", "ID", 1, 1, "Lease queues: run again --delay seconds from now, if attempts still match.", {"claim", "delay"}, cmdReschedule},
+        {"delete", "ID", 1, 1, "Lease queues: delete the job (finish), if attempts still match.", {"claim"}, cmdDelete},
         {"retry-expired", "", 0, 0, "Every LOCKED message locked longer than --older-than -> READY.", {"older-than"}, cmdRetryExpired},
         {"prune", "", 0, 0, "Delete DONE (and FAILED) messages; asks first.", {"keep-failed", "older-than", "yes"}, cmdPrune},
         {"vacuum", "", 0, 0, "Rebuild the file to reclaim free pages; prints the sizes.", {}, cmdVacuum},
-        {"upgrade", "", 0, 0, "Migrate a legacy or 0.13 file to litequeue-0.14; asks first.", {"yes"}, cmdUpgrade},
+        {"upgrade", "", 0, 0, "Migrate an older version of a format (litequeue legacy, 0.13) to the current one; asks first.", {"yes"}, cmdUpgrade},
         {"undo", "", 0, 0, "Revert an operator action recorded in the audit log, for the rows that still hold what it wrote.", {"record"}, cmdUndo},
         {"audit", "", 0, 0, "List the audit records of FILE: every write the tools made, oldest first.", {}, cmdAudit},
         {"watch", "", 0, 0, "Print a line of counts whenever the queue changes, until Ctrl-C.", {"interval"}, cmdWatch},
@@ -132,10 +132,11 @@ std::string optionLine(const OptionDef& d) {
 }
 
 std::string generalHelp() {
-    std::string s = "Usage: lqctl COMMAND FILE [options]\n"
-                    "       lqctl fleet DIR [options]\n\n"
-                    "Inspect and operate SQLite job queues (litequeue, jobs-lease).\n\n"
-                    "Commands:\n";
+    std::string s =
+        "Usage: lqctl COMMAND FILE [options]\n"
+        "       lqctl fleet DIR [options]\n\n"
+        "Inspect and operate SQLite job queues (litequeue and lease queues; see `lqctl info`).\n\n"
+        "Commands:\n";
     for (const auto& c : commands()) {
         std::string left = std::string("  ") + c.name;
         left.append(left.size() < 18 ? 18 - left.size() : 1, ' ');

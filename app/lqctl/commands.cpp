@@ -4,6 +4,7 @@
 
 #include <core/audit.h>
 #include <core/fleet.h>
+#include <core/formats/queueformat.h>
 #include <core/timefmt.h>
 
 #include <unistd.h>
@@ -87,7 +88,7 @@ void printMessagePlain(const Message& m, const core::FormatInfo& info, TimeNs no
     t.addRow({"status", statusText(m)});
     if (info.hasClaimId)
         t.addRow({"claim_id", num(m.claimId)});
-    t.addRow({"token", num(m.token) + "  (" + tokenLabel(info.format) + ")"});
+    t.addRow({"token", num(m.token) + "  (" + tokenLabel(info) + ")"});
     if (info.hasIdempotencyKey) {
         t.addRow({"idempotency_key",
                   m.idempotencyKey ? terminalSafe(*m.idempotencyKey) : std::string("-")});
@@ -95,7 +96,7 @@ void printMessagePlain(const Message& m, const core::FormatInfo& info, TimeNs no
     t.addRow({"in_time", instantText(m.inTime)});
     t.addRow({"lock_time", instantText(m.lockTime)});
     t.addRow({"done_time", instantText(m.doneTime)});
-    if (info.format == core::Format::JobsLease) {
+    if (core::QueueFormat::of(info).hasSchedule()) {
         t.addRow({"run_at", instantText(m.runAt)});
         t.addRow({"locked_until", instantText(m.lockedUntil)});
         t.addRow({"attempts", num(m.attempts)});
@@ -117,7 +118,7 @@ void printMessagePlain(const Message& m, const core::FormatInfo& info, TimeNs no
 
 std::string countsLine(const core::Counts& c, const core::FormatInfo& info,
                        double stuckAfterSeconds) {
-    if (info.format == core::Format::JobsLease) {
+    if (!core::QueueFormat::of(info).keepsHistory()) {
         // Derived states (SPEC §3.3); finished jobs are deleted, so no history.
         return num(c.ready) + " ready, " + num(c.scheduled) + " scheduled, " + num(c.leased) +
                " leased, " + num(c.expired) + " expired (lease lapsed); " + num(c.stored) +
@@ -175,7 +176,7 @@ Json fleetEntryJson(const core::FleetEntry& e, TimeNs now) {
     j.set("done", c.done);
     j.set("failed", c.failed);
     j.set("stored", c.stored);
-    if (e.format == "jobs-lease") {
+    if (e.kind && e.kind->hasSchedule()) {
         j.set("scheduled", c.scheduled);
         j.set("leased", c.leased);
         j.set("expired", c.expired);
@@ -189,15 +190,8 @@ Json fleetEntryJson(const core::FleetEntry& e, TimeNs now) {
 
 } // namespace
 
-std::string tokenLabel(core::Format f) {
-    switch (f) {
-    case core::Format::LitequeueLegacy:
-        return "lock_time token";
-    case core::Format::JobsLease:
-        return "attempts";
-    default:
-        return "claim";
-    }
+std::string tokenLabel(const core::FormatInfo& info) {
+    return core::QueueFormat::of(info).tokenLabel(info);
 }
 
 const std::string& requireArg(const Options& o, std::size_t i) {
@@ -250,6 +244,8 @@ int cmdInfo(const Options& o) {
         for (const auto& w : info.warnings)
             warnings.push(w);
         j.set("warnings", std::move(warnings));
+        const std::string notice = core::QueueFormat::of(info).notice(info);
+        j.set("notice", notice.empty() ? Json() : Json(notice));
         j.set("file_size", fileSize);
         j.set("wal_size", walSize);
         j.set("counts", countsJson(c, info));
@@ -279,6 +275,8 @@ int cmdInfo(const Options& o) {
     t.addRow({"file size", core::humanBytes(fileSize) + " (" + num(fileSize) + " bytes)"});
     t.addRow({"WAL size", core::humanBytes(walSize) + " (" + num(walSize) + " bytes)"});
     t.addRow({"messages", countsLine(c, info, o.stuckAfterSeconds)});
+    if (const std::string notice = core::QueueFormat::of(info).notice(info); !notice.empty())
+        t.addRow({"note", terminalSafe(notice)});
     for (const auto& w : info.warnings)
         t.addRow({"warning", terminalSafe(w)});
     std::string r = t.render();
@@ -371,7 +369,7 @@ int cmdList(const Options& o) {
         std::vector<std::string> header = {
             "message_id", "status",    "claim_id",  "token",   "idempotency_key", "data",
             "in_time",    "lock_time", "done_time", "wait_ns", "processing_ns",   "age_ns"};
-        const bool jobs = info.format == core::Format::JobsLease;
+        const bool jobs = core::QueueFormat::of(info).hasSchedule();
         if (jobs) {
             header.insert(header.end(), {"run_at", "locked_until", "attempts"});
         }
@@ -398,7 +396,7 @@ int cmdList(const Options& o) {
         return ExitOk;
     }
 
-    const bool jobs = info.format == core::Format::JobsLease;
+    const bool jobs = core::QueueFormat::of(info).hasSchedule();
     std::vector<std::string> header;
     std::vector<bool> right;
     if (jobs) {

@@ -50,6 +50,6 @@ void printJson(const core::Json& j);
 /// Asks on a terminal; without one, refuses unless --yes was given.
 void confirm(const Options& o, const std::string& question, const std::string& what);
 const std::string& requireArg(const Options& o, std::size_t i);
-std::string tokenLabel(core::Format f);
+std::string tokenLabel(const core::FormatInfo& info);
 
 } // namespace lq::ctl

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "output.h"
 
+#include <core/formats/queueformat.h>
 #include <core/operator.h>
 #include <core/timefmt.h>
 
@@ -80,23 +81,16 @@ void printNotes(const core::Report& r) {
             out("  " + terminalSafe(a.after.messageId) + ": " + terminalSafe(a.note) + "\n");
 }
 
-/// The single-message actions: retry and fail (litequeue), release,
-/// reschedule and delete (jobs-lease; retry means release there).
+/// The single-message actions. The format says which it offers and what
+/// "retry" means (a lease queue releases: run now).
 int singleAction(const Options& o, core::Action a, const char* verb) {
     const std::string& id = requireArg(o, 0);
     auto q = openQueue(o, true);
-    const bool jobsAction =
-        a == core::Action::Release || a == core::Action::Reschedule || a == core::Action::Delete;
-    if (q->info().format == core::Format::JobsLease) {
-        // SPEC §3.3: a lease file has release (retry now) but no FAILED state.
-        if (a == core::Action::MarkFailed)
-            throw Refused("jobs-lease files have no FAILED state; nothing was changed");
-        if (a == core::Action::Retry)
-            a = core::Action::Release;
-    } else if (jobsAction) {
-        throw Refused(std::string(o.command) + " applies to jobs-lease files only (this is " +
-                      core::formatId(q->info().format) + "); nothing was changed");
-    }
+    const core::QueueFormat& format = core::QueueFormat::of(q->info());
+    if (a == core::Action::Retry)
+        a = format.retryAction();
+    if (const std::string why = format.whyNot(a, q->info()); !why.empty())
+        throw Refused(why + " (this is " + format.id() + "); nothing was changed");
     if (a == core::Action::Reschedule && !o.delay)
         throw UsageError("reschedule: --delay SECONDS is required");
     std::int64_t token = 0;
@@ -110,9 +104,8 @@ int singleAction(const Options& o, core::Action a, const char* verb) {
             throw Refused("no message with id " + terminalSafe(id));
         token = m->token;
         if (!o.json) {
-            out(terminalSafe(id) + ": " + statusText(*m) + ", using " +
-                tokenLabel(q->info().format) + " " + num(token) +
-                " (read just now; pass --claim to act only on what you saw)\n");
+            out(terminalSafe(id) + ": " + statusText(*m) + ", using " + tokenLabel(q->info()) +
+                " " + num(token) + " (read just now; pass --claim to act only on what you saw)\n");
         }
     }
     core::Operator op(*q, kTool);
@@ -143,7 +136,7 @@ int singleAction(const Options& o, core::Action a, const char* verb) {
         const auto& ar = r.result.applied.front();
         out(terminalSafe(id) + ": " + statusText(ar.before) + " -> " +
             (a == core::Action::Delete ? std::string("deleted") : statusText(ar.after)) + " (" +
-            tokenLabel(q->info().format) + " " + num(token) + ")\n");
+            tokenLabel(q->info()) + " " + num(token) + ")\n");
     }
     return ExitOk;
 }
@@ -319,27 +312,26 @@ int cmdVacuum(const Options& o) {
 
 int cmdUpgrade(const Options& o) {
     auto q = openQueue(o, true);
-    const auto from = q->info().format;
-    if (from == core::Format::Litequeue014) {
+    const core::QueueFormat& format = core::QueueFormat::of(q->info());
+    const std::string from = format.id();
+    if (format.upgradeState() == core::QueueFormat::UpgradeState::Current) {
         if (o.json) {
             Json j = Json::object();
-            j.set("from", core::formatId(from));
-            j.set("to", core::formatId(from));
+            j.set("from", from);
+            j.set("to", from);
             j.set("upgraded", false);
             printJson(j);
         } else {
-            out(q->path() + ": already litequeue-0.14; nothing to do\n");
+            out(q->path() + ": already " + from + "; nothing to do\n");
         }
         return ExitOk;
     }
-    if (from != core::Format::LitequeueLegacy && from != core::Format::Litequeue013) {
-        throw core::Unsupported(o.file, std::string("cannot upgrade a ") + core::formatId(from) +
-                                            " file: only litequeue-legacy and litequeue-0.13 "
-                                            "files can be upgraded");
-    }
+    if (const std::string why = format.whyNot(core::Action::Upgrade, q->info()); !why.empty())
+        throw core::Unsupported(o.file, "cannot upgrade: " + why);
     const std::int64_t locked = q->lockedCount();
-    err(std::string("Upgrading ") + q->path() + " from " + core::formatId(from) +
-        " to litequeue-0.14.\nStop every worker that uses this queue first: workers of the old "
+    err(std::string("Upgrading ") + q->path() + " from " + from + " to " + format.upgradeTarget() +
+        ".\n" + format.notice(q->info()) +
+        "\nStop every worker that uses this queue first: workers of the old "
         "version cannot use the upgraded file" +
         (locked > 0 ? ", and the " + plural(locked, "LOCKED message", "LOCKED messages") +
                           " will be set back to READY (their workers hold no claim id)"
@@ -351,13 +343,13 @@ int cmdUpgrade(const Options& o) {
     auto after = Queue::open(o.file, openOptions(o, false));
     if (o.json) {
         Json j = Json::object();
-        j.set("from", core::formatId(from));
-        j.set("to", core::formatId(after->info().format));
+        j.set("from", from);
+        j.set("to", core::QueueFormat::of(after->info()).id());
         j.set("upgraded", true);
         printJson(j);
     } else {
-        out(o.file + ": upgraded from " + core::formatId(from) + " to " +
-            core::formatId(after->info().format) + "\n");
+        out(o.file + ": upgraded from " + from + " to " +
+            core::QueueFormat::of(after->info()).id() + "\n");
     }
     finish(o, r);
     return ExitOk;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "output.h"
 
+#include <core/formats/queueformat.h>
+
 #include <core/timefmt.h>
 
 #include <algorithm>
@@ -50,7 +52,7 @@ Json messageJson(const core::Message& m, TimeNs now, core::Format format) {
     o.set("wait_ns", optTime(m.waitNs()));
     o.set("processing_ns", optTime(m.processingNs()));
     o.set("age_ns", optTime(m.ageNs(now)));
-    if (format == core::Format::JobsLease) {
+    if (core::QueueFormat::of(format).hasSchedule()) {
         o.set("run_at", optTime(m.runAt));
         o.set("locked_until", optTime(m.lockedUntil));
         o.set("attempts", m.attempts);
@@ -235,7 +237,7 @@ Json countsJson(const core::Counts& c, const core::FormatInfo& info) {
     o.set("stored", c.stored);
     if (c.unknown > 0)
         o.set("unknown", c.unknown);
-    if (info.format == core::Format::JobsLease) {
+    if (core::QueueFormat::of(info).hasSchedule()) {
         o.set("scheduled", c.scheduled);
         o.set("leased", c.leased);
         o.set("expired", c.expired);
@@ -379,7 +381,7 @@ std::string prometheusText(const std::vector<PromQueue>& queues, double stuckAft
     w.family("lq_messages", "gauge", "Messages in the queue by status.");
     each([&](const PromQueue& q, const std::string& b) {
         const auto& c = q.counts;
-        if (q.info.format == core::Format::JobsLease) {
+        if (core::QueueFormat::of(q.info).hasSchedule()) {
             // Derived states only: Counts::locked repeats leased for these files.
             w.sample("lq_messages", b, {{"status", "ready"}}, n(c.ready));
             w.sample("lq_messages", b, {{"status", "scheduled"}}, n(c.scheduled));

@@ -27,7 +27,7 @@ void err(std::string_view s);
 /// status, claim_id, token, idempotency_key, data, in_time, lock_time,
 /// done_time, wait_ns, processing_ns, age_ns. `data` is text (invalid UTF-8
 /// replaced by U+FFFD); when it is not exact text, `data_base64` holds the
-/// stored bytes. jobs-lease rows add run_at, locked_until and attempts.
+/// stored bytes. Formats with a schedule add run_at, locked_until and attempts.
 core::Json messageJson(const core::Message& m, core::TimeNs now, core::Format format);
 /// "READY", ..., "UNKNOWN(7)".
 std::string statusText(const core::Message& m);
@@ -68,7 +68,7 @@ core::Json summaryJson(const core::Summary& s);
 core::Json statsJson(const core::FormatInfo& info, const core::Counts& c,
                      const core::QueueStats& st);
 /// Counts as a JSON object (ready, locked, done, failed, active, stored,
-/// plus stuck/unknown and the jobs-lease states when present).
+/// plus stuck/unknown and the derived lease states where the format has them).
 core::Json countsJson(const core::Counts& c, const core::FormatInfo& info);
 
 /// Prometheus text exposition (version 0.0.4) for the textfile collector.

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+// The "jobs with leases" pattern (seed 000): one table `jobs`, a lease in
+// locked_until, attempts counting claims. Its states are derived from the
+// times (SPEC §3.3); finishing a job deletes it, so there is no history.
+#include "jobslease.h"
+
+namespace lq::core {
+
+std::vector<State> JobsLeaseFormat::states() const {
+    return {State::Ready, State::Scheduled, State::Leased, State::Expired};
+}
+
+std::vector<Action> JobsLeaseFormat::rowActions() const {
+    return {Action::Release, Action::Reschedule, Action::Delete};
+}
+
+std::string JobsLeaseFormat::whyNot(Action a, const FormatInfo& info) const {
+    (void)info;
+    switch (a) {
+    case Action::Release:
+    case Action::Reschedule:
+    case Action::Delete:
+    case Action::Vacuum:
+        return {};
+    case Action::Retry:
+        return "a lease queue retries by releasing: use release (run now)";
+    case Action::MarkFailed:
+        return "jobs-lease files have no FAILED state";
+    case Action::RetryExpired:
+        return "a lapsed lease is claimable again by itself (EXPIRED); release it to run it now";
+    case Action::Prune:
+        return "jobs-lease files keep no finished history to prune";
+    case Action::Enqueue:
+        return "enqueue writes litequeue messages; jobs-lease jobs are added by their app";
+    case Action::Upgrade:
+        return "jobs-lease files have no newer format";
+    }
+    return "unknown action";
+}
+
+} // namespace lq::core

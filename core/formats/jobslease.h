@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "queueformat.h"
+
+namespace lq::core {
+
+/// jobs-lease (seed 000, SPEC §3.3): derived states, attempts as the token,
+/// no finished history (finishing deletes the row).
+class JobsLeaseFormat final : public QueueFormat {
+public:
+    const char* id() const noexcept override { return formatId(Format::JobsLease); }
+    std::vector<State> states() const override;
+    bool keepsHistory() const noexcept override { return false; }
+    bool hasSchedule() const noexcept override { return true; }
+    bool hasKeys(const FormatInfo&) const noexcept override { return false; }
+    std::string tokenLabel(const FormatInfo&) const override { return "attempts"; }
+    std::vector<Action> rowActions() const override;
+    Action retryAction() const noexcept override { return Action::Release; }
+    std::string whyNot(Action a, const FormatInfo& info) const override;
+};
+
+} // namespace lq::core

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// The formats lqcore knows, by Format and by id.
+#include "jobslease.h"
+#include "litequeue.h"
+
+#include <array>
+
+namespace lq::core {
+
+namespace {
+
+const LitequeueFormat kLq014(Format::Litequeue014);
+const LitequeueFormat kLq013(Format::Litequeue013);
+const LitequeueFormat kLegacy(Format::LitequeueLegacy);
+const LitequeueFormat kMulti(Format::LitequeueMulti);
+const LitequeueFormat kOther(Format::LitequeueOther);
+const JobsLeaseFormat kJobs;
+
+const std::array<const QueueFormat*, 6> kAll = {&kLq014, &kLq013, &kLegacy,
+                                                &kMulti, &kOther, &kJobs};
+
+} // namespace
+
+const QueueFormat& QueueFormat::of(Format f) noexcept {
+    switch (f) {
+    case Format::Litequeue014:
+        return kLq014;
+    case Format::Litequeue013:
+        return kLq013;
+    case Format::LitequeueLegacy:
+        return kLegacy;
+    case Format::LitequeueMulti:
+        return kMulti;
+    case Format::LitequeueOther:
+        return kOther;
+    case Format::JobsLease:
+        return kJobs;
+    }
+    return kLq014;
+}
+
+const QueueFormat* QueueFormat::byId(std::string_view id) noexcept {
+    for (const QueueFormat* f : kAll)
+        if (id == f->id())
+            return f;
+    return nullptr;
+}
+
+} // namespace lq::core

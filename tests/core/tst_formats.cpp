@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+// The format seam (core/formats/): what each format offers, as the front
+// ends ask it. Every action is either offered or refused with a reason.
+#include "core/formats/queueformat.h"
+#include "testutil.h"
+
+#include <QObject>
+#include <QTest>
+
+using namespace lqtest;
+using lq::core::Action;
+using lq::core::Format;
+using lq::core::FormatInfo;
+using lq::core::QueueFormat;
+using lq::core::State;
+
+namespace {
+
+const Action kAll[] = {Action::Retry,  Action::MarkFailed, Action::Release,      Action::Reschedule,
+                       Action::Delete, Action::Prune,      Action::RetryExpired, Action::Enqueue,
+                       Action::Vacuum, Action::Upgrade};
+
+FormatInfo infoOf(Format f) {
+    FormatInfo i;
+    i.format = f;
+    i.hasClaimId = f == Format::Litequeue014 || f == Format::Litequeue013;
+    i.hasIdempotencyKey = i.hasClaimId;
+    return i;
+}
+
+} // namespace
+
+class TstFormats : public QObject {
+    Q_OBJECT
+
+private slots:
+    void everyFormatByIdAndEnum();
+    void offeredActions_data();
+    void offeredActions();
+    void litequeueHasHistoryLeasesHaveSchedule();
+    void upgradeOnlyFromOlderVersions();
+};
+
+void TstFormats::everyFormatByIdAndEnum() {
+    for (Format f : {Format::Litequeue014, Format::Litequeue013, Format::LitequeueLegacy,
+                     Format::LitequeueMulti, Format::LitequeueOther, Format::JobsLease}) {
+        const QueueFormat& q = QueueFormat::of(f);
+        QCOMPARE(std::string(q.id()), std::string(lq::core::formatId(f)));
+        QCOMPARE(QueueFormat::byId(q.id()), &q);
+        QVERIFY(!q.states().empty());
+        // Every action is offered or refused with words an operator can read.
+        for (Action a : kAll) {
+            const std::string why = q.whyNot(a, infoOf(f));
+            QVERIFY2(why.empty() || why.size() > 10, why.c_str());
+        }
+        // What "retry" means is one of the format's own row actions.
+        const auto rows = q.rowActions();
+        QVERIFY(std::find(rows.begin(), rows.end(), q.retryAction()) != rows.end());
+        for (Action a : rows)
+            QVERIFY2(q.offers(a, infoOf(f)), lq::core::actionName(a));
+    }
+    QCOMPARE(QueueFormat::byId("no-such-format"), nullptr);
+}
+
+void TstFormats::offeredActions_data() {
+    QTest::addColumn<int>("format");
+    QTest::addColumn<QString>("offered");
+    QTest::newRow("litequeue-0.14")
+        << int(Format::Litequeue014)
+        << QStringLiteral("enqueue mark-failed prune retry retry-expired vacuum");
+    QTest::newRow("litequeue-legacy")
+        << int(Format::LitequeueLegacy)
+        << QStringLiteral("enqueue mark-failed prune retry retry-expired upgrade vacuum");
+    QTest::newRow("jobs-lease") << int(Format::JobsLease)
+                                << QStringLiteral("delete release reschedule vacuum");
+}
+
+void TstFormats::offeredActions() {
+    QFETCH(int, format);
+    QFETCH(QString, offered);
+    const auto f = Format(format);
+    const QueueFormat& q = QueueFormat::of(f);
+    QStringList got;
+    for (Action a : kAll)
+        if (q.offers(a, infoOf(f)))
+            got << QString::fromLatin1(lq::core::actionName(a));
+    got.sort();
+    QCOMPARE(got.join(u' '), offered);
+}
+
+void TstFormats::litequeueHasHistoryLeasesHaveSchedule() {
+    const QueueFormat& lq = QueueFormat::of(Format::Litequeue014);
+    const QueueFormat& jobs = QueueFormat::of(Format::JobsLease);
+    QVERIFY(lq.keepsHistory() && !lq.hasSchedule() && lq.hasKeys(infoOf(Format::Litequeue014)));
+    QVERIFY(!jobs.keepsHistory() && jobs.hasSchedule() && !jobs.hasKeys(infoOf(Format::JobsLease)));
+    QCOMPARE(jobs.retryAction(), Action::Release);
+    QCOMPARE(lq.retryAction(), Action::Retry);
+    QCOMPARE(lq.tokenLabel(infoOf(Format::Litequeue014)), std::string("claim"));
+    QCOMPARE(QueueFormat::of(Format::LitequeueLegacy).tokenLabel(infoOf(Format::LitequeueLegacy)),
+             std::string("lock_time token"));
+    QCOMPARE(jobs.tokenLabel(infoOf(Format::JobsLease)), std::string("attempts"));
+    const auto states = jobs.states();
+    QVERIFY(std::find(states.begin(), states.end(), State::Leased) != states.end());
+    QVERIFY(std::find(states.begin(), states.end(), State::Done) == states.end());
+    QVERIFY(QueueFormat::of(Format::LitequeueMulti).multiTable());
+    QVERIFY(!lq.multiTable());
+}
+
+void TstFormats::upgradeOnlyFromOlderVersions() {
+    using U = QueueFormat::UpgradeState;
+    QCOMPARE(QueueFormat::of(Format::LitequeueLegacy).upgradeState(), U::Offered);
+    QCOMPARE(QueueFormat::of(Format::Litequeue013).upgradeState(), U::Offered);
+    QCOMPARE(QueueFormat::of(Format::Litequeue014).upgradeState(), U::Current);
+    QCOMPARE(QueueFormat::of(Format::JobsLease).upgradeState(), U::NotApplicable);
+    QCOMPARE(QueueFormat::of(Format::LitequeueMulti).upgradeState(), U::NotApplicable);
+    QVERIFY(contains(QueueFormat::of(Format::LitequeueLegacy).notice({}), "Upgrading"));
+    QVERIFY(QueueFormat::of(Format::Litequeue014).notice({}).empty());
+}
+
+QTEST_GUILESS_MAIN(TstFormats)
+#include "tst_formats.moc"
