@@ -262,8 +262,12 @@ int cmdInfo(const Options& o) {
     std::string table = terminalSafe(info.table);
     if (info.queueTables.size() > 1) {
         table += "  (queue tables:";
-        for (const auto& qt : info.queueTables)
-            table += " " + terminalSafe(qt);
+        for (const auto& qt : info.queueTables) {
+            // Two appends, not " " + str: GCC 12 -O3 reports a false
+            // -Wrestrict on const char* + std::string&& (GCC bug 105329).
+            table += ' ';
+            table += terminalSafe(qt);
+        }
         table += "; pick one with --table)";
     }
     t.addRow({"table", table});
