@@ -28,6 +28,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -290,6 +291,39 @@ void MainWindow::createActions() {
             });
     connect(make(QStringLiteral("aboutQt"), tr("About &Qt")), &QAction::triggered, qApp,
             &QApplication::aboutQt);
+    connect(make(QStringLiteral("shortcuts"), tr("&Keyboard shortcuts")), &QAction::triggered, this,
+            &MainWindow::showShortcuts);
+    // Ctrl+1 … Ctrl+9: the status chips, in the order shown.
+    for (int n = 1; n <= 9; ++n) {
+        QAction* a = make(QStringLiteral("filter%1").arg(n), tr("Status filter %1").arg(n), {},
+                          QKeySequence(QStringLiteral("Ctrl+%1").arg(n)));
+        connect(a, &QAction::triggered, this, [this, n] { m_filterBar->clickVisible(n - 1); });
+        addAction(a);
+    }
+}
+
+void MainWindow::showShortcuts() {
+    // Listed from the actions themselves, so the list cannot drift.
+    QStringList lines;
+    for (auto it = m_actions.cbegin(); it != m_actions.cend(); ++it) {
+        const QKeySequence key = it.value()->shortcut();
+        if (key.isEmpty()) {
+            continue;
+        }
+        QString label = it.value()->text();
+        label.remove(u'&');
+        if (it.key().startsWith(QStringLiteral("filter"))) {
+            label = tr("Status chip %1 (as shown, left to right)").arg(it.key().mid(6));
+        }
+        lines << key.toString(QKeySequence::NativeText).leftJustified(18) + label;
+    }
+    lines.sort();
+    auto* box = new QMessageBox(QMessageBox::Information, tr("Keyboard shortcuts"),
+                                lines.join(u'\n'), QMessageBox::Ok, this);
+    box->setTextFormat(Qt::PlainText);
+    box->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->show();
 }
 
 void MainWindow::createMenus() {
@@ -338,6 +372,8 @@ void MainWindow::createMenus() {
     }
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(action(QStringLiteral("shortcuts")));
+    help->addSeparator();
     help->addAction(action(QStringLiteral("about")));
     help->addAction(action(QStringLiteral("aboutQt")));
 
@@ -376,14 +412,17 @@ void MainWindow::createWidgets() {
 
     auto* filterRow = new QHBoxLayout;
     m_filterBar = new StatusFilterBar(central);
-    filterRow->addWidget(m_filterBar);
-    filterRow->addStretch(1);
+    // The chips take the room there is and wrap when it runs out.
+    QSizePolicy chips(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    chips.setHeightForWidth(true);
+    m_filterBar->setSizePolicy(chips);
+    filterRow->addWidget(m_filterBar, 1);
     m_search = new QLineEdit(central);
     m_search->setObjectName(QStringLiteral("search"));
     m_search->setPlaceholderText(tr("Search id, idempotency key, payload"));
     m_search->setClearButtonEnabled(true);
-    m_search->setMinimumWidth(260);
-    filterRow->addWidget(m_search);
+    m_search->setMinimumWidth(160);
+    filterRow->addWidget(m_search, 1);
     auto* stuckLabel = new QLabel(tr("Stuck after"), central);
     filterRow->addWidget(stuckLabel);
     m_stuckSpin = new QSpinBox(central);
@@ -849,6 +888,9 @@ void MainWindow::onOpened(OpenResult&& r) {
     }
     m_dashboard->setQueue(m_queue);
     applyFilter(); // before setQueue: one ordering job, not two
+    if (samePath) {
+        m_topOnNextReset = false; // a reopen keeps the place and the selection
+    }
     m_model->setQueue(m_queue, m_path);
     addRecent(m_path);
     m_sidebar->setCurrent(m_path, m_table);
@@ -1030,6 +1072,8 @@ void MainWindow::applyFilter() {
     f.search = toStd(m_search->text());
     f.stuckAfterNs = core::TimeNs(m_stuckSpin->value()) * core::kNsPerSecond;
     m_model->setStuckThresholdSeconds(m_stuckSpin->value());
+    // A new filter (a search, a status, a drill-down) opens at the top.
+    m_topOnNextReset = true;
     m_model->setFilter(f);
 }
 
@@ -1068,6 +1112,10 @@ void MainWindow::rememberCurrent() {
 }
 
 void MainWindow::restoreCurrent() {
+    if (std::exchange(m_topOnNextReset, false)) {
+        m_restoreScroll = 0;
+        m_restoreId.clear();
+    }
     const int scroll = m_restoreScroll;
     QTimer::singleShot(0, this, [this, scroll] { m_view->verticalScrollBar()->setValue(scroll); });
     if (!m_restoreId.isEmpty() && m_model->hasOrdering()) {
@@ -1078,7 +1126,20 @@ void MainWindow::restoreCurrent() {
 
 void MainWindow::onCurrentChanged() {
     const QModelIndex cur = m_view->currentIndex();
-    m_detail->showRow(cur.isValid() ? m_model->rowAt(cur.row()) : nullptr);
+    if (cur.isValid() && m_view->selectionModel()->isRowSelected(cur.row(), {})) {
+        m_detail->showRow(m_model->rowAt(cur.row()));
+        return;
+    }
+    // Nothing chosen is highlighted. If the operator deselected the message
+    // shown, clear the pane; if it left the table (an action moved it out of
+    // the filter), keep it, marked, and never show a neighbour instead.
+    const QString shown = m_detail->messageId();
+    const MessageRow* at = cur.isValid() ? m_model->rowAt(cur.row()) : nullptr;
+    if (shown.isEmpty() || (at && fromStd(at->msg.messageId) == shown)) {
+        m_detail->showRow(nullptr);
+        return;
+    }
+    m_detail->markNotShown(tr("no longer in this filter"));
 }
 
 void MainWindow::showContextMenu(const QPoint& pos) {

@@ -141,6 +141,8 @@ public slots:
     void refresh();
     /// Reopens the current file (after it was replaced, or to switch modes).
     void reopen();
+    /// Help › Keyboard shortcuts: every action with a shortcut.
+    void showShortcuts();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -238,6 +240,7 @@ private:
     QString m_restoreId;     ///< current message across a model reset
     QString m_pendingSelect; ///< selectMessage() before the file was open
     int m_restoreScroll = 0;
+    bool m_topOnNextReset = false; ///< a new filter opens at the top
     int m_sortColumn = MessageModel::MessageId;
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
 };

@@ -184,6 +184,7 @@ void MessageDetailPane::showRow(const MessageRow* row) {
     m_copyId->setEnabled(enabled);
     m_copyPayload->setEnabled(enabled);
     m_saveAs->setEnabled(enabled);
+    m_notShown.clear();
     if (!row) {
         ++m_generation;
         m_row.reset();
@@ -210,6 +211,17 @@ void MessageDetailPane::showRow(const MessageRow* row) {
     if (!same) {
         loadPayload(false);
     }
+}
+
+void MessageDetailPane::markNotShown(const QString& why) {
+    if (m_messageId.isEmpty() || m_notShown == why) {
+        return;
+    }
+    m_notShown = why;
+    if (QLabel* status = m_fields.value(QStringLiteral("status"))) {
+        status->setText(status->text() + QStringLiteral("  \u2014 ") + why);
+    }
+    m_payloadNote->setText(why);
 }
 
 void MessageDetailPane::setStuckThresholdSeconds(int seconds) {

@@ -37,6 +37,11 @@ public:
     void setStuckThresholdSeconds(int seconds);
     /// Shows a cached row (nullptr: nothing selected).
     void showRow(const MessageRow* row);
+    /// The message shown left the table (an action moved it out of the
+    /// filter): keep showing it, marked, rather than a neighbour.
+    void markNotShown(const QString& why);
+    /// The last note of markNotShown(); empty while the message is in view.
+    QString notShownNote() const { return m_notShown; }
 
     QString messageId() const { return m_messageId; }
     QString payloadText() const;
@@ -70,6 +75,7 @@ private:
     QPushButton* m_loadAll;
     QPushButton* m_saveAs;
     QString m_messageId;
+    QString m_notShown;
     quint64 m_fingerprint = 0;
     std::optional<MessageRow> m_row;
     std::shared_ptr<const std::string> m_full; ///< the whole payload once read

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/statusfilterbar.h"
 
+#include "ui/flowlayout.h"
+
 #include <QButtonGroup>
 #include <QHBoxLayout>
 #include <QLocale>
@@ -13,9 +15,8 @@ namespace lq::ui {
 StatusFilterBar::StatusFilterBar(QWidget* parent)
     : QWidget(parent)
     , m_group(new QButtonGroup(this)) {
-    auto* layout = new QHBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(2);
+    // Chips wrap to a second line rather than squash their labels.
+    auto* layout = new FlowLayout(this, 2);
     m_group->setExclusive(true);
     static const char* const names[] = {
         "filterAll",    "filterReady",   "filterLocked",    "filterStuck",  "filterDone",
@@ -26,7 +27,7 @@ StatusFilterBar::StatusFilterBar(QWidget* parent)
         b->setAutoRaise(false);
         b->setToolButtonStyle(Qt::ToolButtonTextOnly);
         b->setObjectName(QString::fromLatin1(names[c]));
-        b->setMinimumWidth(64);
+        b->setMinimumWidth(48);
         if (c == Stuck) {
             b->setIcon(QIcon(QStringLiteral(":/icons/stuck.svg")));
             b->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
@@ -44,6 +45,17 @@ StatusFilterBar::StatusFilterBar(QWidget* parent)
     });
     setStates({core::State::Ready, core::State::Locked, core::State::Done, core::State::Failed,
                core::State::Unknown});
+}
+
+bool StatusFilterBar::clickVisible(int n) {
+    for (int c = All; c <= Expired; ++c) {
+        QToolButton* b = m_buttons.value(c);
+        if (b && b->isVisibleTo(this) && n-- == 0) {
+            b->click();
+            return true;
+        }
+    }
+    return false;
 }
 
 void StatusFilterBar::setChoice(Choice c) {
@@ -139,8 +151,22 @@ void StatusFilterBar::updateTexts() {
         return 0;
     };
     const QLocale locale;
-    for (auto it = m_buttons.cbegin(); it != m_buttons.cend(); ++it) {
-        it.value()->setText(label(Choice(it.key())) + u' ' + locale.toString(count(it.key())));
+    int shown = 0;
+    for (int c = All; c <= Expired; ++c) {
+        QToolButton* b = m_buttons.value(c);
+        const QString text = label(Choice(c)) + u' ' + locale.toString(count(c));
+        b->setText(text);
+        // Named for screen readers, and the shortcut the main window gives
+        // the n-th chip shown (Ctrl+1 … Ctrl+9).
+        b->setAccessibleName(tr("%1 filter").arg(label(Choice(c))));
+        QString what = c == All ? tr("Show every message (%1)").arg(locale.toString(count(c)))
+                                : tr("Show only %1 messages (%2)")
+                                      .arg(label(Choice(c)).toUpper(), locale.toString(count(c)));
+        if (b->isVisibleTo(this) && ++shown <= 9) {
+            what += tr(" — Ctrl+%1").arg(shown);
+        }
+        b->setAccessibleDescription(what);
+        b->setToolTip(what);
     }
 }
 

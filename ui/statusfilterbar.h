@@ -29,6 +29,8 @@ public:
     Choice choice() const { return m_choice; }
     void setChoice(Choice c);
     QToolButton* button(Choice c) const { return m_buttons.value(c); }
+    /// Chooses the n-th chip shown (0-based), as a click would; false if none.
+    bool clickVisible(int n);
 
     /// Narrows `f` (states, stuckOnly) to this choice.
     static void applyTo(Choice c, core::Filter& f);

@@ -178,6 +178,14 @@ void TestMainWindow::retryLockedKeepsClaim() {
     QCOMPARE(after->doneTime.has_value(), false);
     // And the window follows: 13 LOCKED left.
     QTRY_COMPARE_WITH_TIMEOUT(h.model()->rowCount(), 13, 3000);
+    // The detail pane keeps the message the operator chose, marked as gone
+    // from this filter; it never shows the neighbour that took its row.
+    QCOMPARE(h.w.detailPane()->messageId(), id);
+    QTRY_VERIFY(!h.w.detailPane()->notShownNote().isEmpty());
+    QVERIFY(h.w.detailPane()
+                ->fieldText(QStringLiteral("status"))
+                .contains(QStringLiteral("no longer in this filter")));
+    QVERIFY(!h.w.action(QStringLiteral("retry"))->isEnabled()); // nothing selected
 }
 
 void TestMainWindow::staleRetryIsSkipped() {
