@@ -91,6 +91,19 @@ offers --keep-failed lqctl prune --k
 offers locked lqctl list orders.sqlite3 --status l
 offers leased lqctl list orders.sqlite3 --status l
 offers ready,failed lqctl list orders.sqlite3 --status ready,f
+# --status=l: readline splits the word at "=", bash-completion joins it again.
+COMP_WORDS=(lqctl list orders.sqlite3 --status = l)
+COMP_CWORD=5
+COMP_LINE="lqctl list orders.sqlite3 --status=l"
+COMP_POINT=${#COMP_LINE}
+COMPREPLY=()
+_lqctl lqctl l =
+if printf "%s\n" "${COMPREPLY[@]}" | grep -qx locked; then
+    echo "ok    $COMP_LINE -> locked"
+else
+    echo "FAIL  $COMP_LINE -> wanted locked, got: ${COMPREPLY[*]}"
+    failures=$((failures + 1))
+fi
 # Queue files (and folders), not other files; fleet takes a folder.
 offers orders.sqlite3 lqctl stats ""
 offers jobs.db lqctl stats ""
