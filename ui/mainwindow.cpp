@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/formats/queueformat.h"
 #include "core/queue.h"
+#include "ui/aboutdialog.h"
 #include "ui/bannerbar.h"
 #include "ui/dashboardwidget.h"
 #include "ui/enqueuedialog.h"
@@ -277,18 +278,7 @@ void MainWindow::createActions() {
                 QApplication::clipboard()->setText(ids.join(u'\n'));
             });
     connect(make(QStringLiteral("about"), tr("&About LiteQueue Admin")), &QAction::triggered, this,
-            [this] {
-                QMessageBox::about(
-                    this, tr("About LiteQueue Admin"),
-                    tr("<h3>LiteQueue Admin %1</h3>"
-                       "<p>Inspect and operate SQLite job queues: litequeue 0.14, 0.13 and "
-                       "legacy files, and jobs-with-leases queues.</p>"
-                       "<p>Every change is a compare-and-swap on the claim token you saw, and "
-                       "is recorded in an audit log outside the queue file.</p>"
-                       "<p>Built with Qt %2 and SQLite.</p>")
-                        .arg(QCoreApplication::applicationVersion().toHtmlEscaped(),
-                             QString::fromLatin1(qVersion())));
-            });
+            [this] { AboutDialog(this).exec(); });
     connect(make(QStringLiteral("aboutQt"), tr("About &Qt")), &QAction::triggered, qApp,
             &QApplication::aboutQt);
     connect(make(QStringLiteral("shortcuts"), tr("&Keyboard shortcuts")), &QAction::triggered, this,

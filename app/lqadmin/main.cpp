@@ -4,49 +4,107 @@
 
 #include "ui/mainwindow.h"
 
+#include <lqversion.h>
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
 
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+struct CommandLine {
+    QCommandLineParser parser;
+    QCommandLineOption help;
+    QCommandLineOption version;
+    QCommandLineOption select{QStringLiteral("select"),
+                              QCoreApplication::translate(
+                                  "main", "Select the message with this id once the file is open."),
+                              QStringLiteral("ID")};
+    QCommandLineOption watch{
+        QStringLiteral("watch"),
+        QCoreApplication::translate("main", "Watch this folder: list every queue file in it in the "
+                                            "sidebar and follow files that appear or disappear "
+                                            "(repeatable)."),
+        QStringLiteral("DIR")};
+
+    CommandLine()
+        : help(parser.addHelpOption())
+        , version(parser.addVersionOption()) {
+        parser.setApplicationDescription(
+            QCoreApplication::translate("main", "Inspect and operate SQLite job queue files."));
+        parser.addPositionalArgument(
+            QStringLiteral("files"),
+            QCoreApplication::translate("main", "Queue files to open (all are listed in the "
+                                                "sidebar, the first is shown)."),
+            QStringLiteral("[FILE...]"));
+        parser.addOption(select);
+        parser.addOption(watch);
+    }
+};
+
+void printVersion() {
+    std::printf("lqadmin %s (commit %s)\n", LQ_VERSION, LQ_GIT_COMMIT);
+}
+
+/// --help and --version need no display, but QApplication aborts without
+/// one; so when either is on the command line, answer it from a
+/// QCoreApplication before any GUI exists.
+bool asksForHelpOrVersion(int argc, char* argv[]) {
+    for (int i = 1; i < argc; ++i) {
+        const char* a = argv[i];
+        if (std::strcmp(a, "--") == 0) {
+            return false;
+        }
+        for (const char* flag : {"-h", "--help", "-?", "--help-all", "-v", "--version"}) {
+            if (std::strcmp(a, flag) == 0) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+} // namespace
+
 int main(int argc, char* argv[]) {
+    QCoreApplication::setOrganizationName(QStringLiteral("LiteQueue"));
+    QCoreApplication::setApplicationName(QStringLiteral("lqadmin"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(LQ_VERSION));
+
+    if (asksForHelpOrVersion(argc, argv)) {
+        QCoreApplication app(argc, argv);
+        CommandLine cli;
+        // Errors (say a Qt option such as -platform) are for the GUI run below.
+        cli.parser.parse(QCoreApplication::arguments());
+        if (cli.parser.isSet(cli.version)) {
+            printVersion();
+            return 0;
+        }
+        if (cli.parser.isSet(cli.help)) {
+            cli.parser.showHelp(0);
+        }
+        if (cli.parser.optionNames().contains(QStringLiteral("help-all"))) {
+            cli.parser.process(app); // prints the help with Qt's options and exits
+        }
+    }
+
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("LiteQueue"));
-    QApplication::setApplicationName(QStringLiteral("lqadmin"));
     QApplication::setApplicationDisplayName(QStringLiteral("LiteQueue Admin"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
     QApplication::setDesktopFileName(QStringLiteral("lqadmin"));
 
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QApplication::translate("main", "Inspect and operate SQLite job queue files."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(
-        QStringLiteral("files"),
-        QApplication::translate("main", "Queue files to open (all are listed in the sidebar, "
-                                        "the first is shown)."),
-        QStringLiteral("[FILE...]"));
-    QCommandLineOption select(
-        QStringLiteral("select"),
-        QApplication::translate("main", "Select the message with this id once the file is open."),
-        QStringLiteral("ID"));
-    parser.addOption(select);
-    QCommandLineOption watch(
-        QStringLiteral("watch"),
-        QApplication::translate("main", "Watch this folder: list every queue file in it in the "
-                                        "sidebar and follow files that appear or disappear "
-                                        "(repeatable)."),
-        QStringLiteral("DIR"));
-    parser.addOption(watch);
-    parser.process(app);
+    CommandLine cli;
+    cli.parser.process(app);
 
     lq::ui::MainWindow window;
     window.show();
-    const QStringList files = parser.positionalArguments();
-    if (parser.isSet(select)) {
-        window.selectMessage(parser.value(select));
+    const QStringList files = cli.parser.positionalArguments();
+    if (cli.parser.isSet(cli.select)) {
+        window.selectMessage(cli.parser.value(cli.select));
     }
-    for (const QString& dir : parser.values(watch)) {
+    for (const QString& dir : cli.parser.values(cli.watch)) {
         window.watchFolder(dir);
     }
     if (!files.isEmpty()) {

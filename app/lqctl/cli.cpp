@@ -7,6 +7,7 @@
 
 #include <core/error.h>
 #include <core/timefmt.h>
+#include <lqversion.h>
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -132,11 +133,11 @@ std::string optionLine(const OptionDef& d) {
 }
 
 std::string generalHelp() {
-    std::string s =
-        "Usage: lqctl COMMAND FILE [options]\n"
-        "       lqctl fleet DIR [options]\n\n"
-        "Inspect and operate SQLite job queues (litequeue and lease queues; see `lqctl info`).\n\n"
-        "Commands:\n";
+    std::string s = "Usage: lqctl COMMAND FILE [options]\n"
+                    "  or:  lqctl fleet DIR [options]\n\n"
+                    "Inspect and operate SQLite job queues (litequeue and lease queues; see "
+                    "`lqctl info`).\n\n"
+                    "Commands:\n";
     for (const auto& c : commands()) {
         std::string left = std::string("  ") + c.name;
         left.append(left.size() < 18 ? 18 - left.size() : 1, ' ');
@@ -145,17 +146,29 @@ std::string generalHelp() {
     s += "\nGlobal options:\n";
     for (const char* g : kGlobalOptions)
         s += optionLine(optionDef(g));
-    s += "  -h, --help                Show help (lqctl COMMAND --help for a command).\n"
-         "  --version                 Show the version.\n"
+    s += "  -h, --help              Show help (lqctl COMMAND --help for a command).\n"
+         "  --help-all              Show help for every command.\n"
+         "  --version               Show the version and git commit.\n"
          "\nExit codes: 0 done, 1 refused (stale claim, nothing matched, queue full, read-only),\n"
          "2 usage, 3 not a queue / unsupported format, 4 busy, 5 I/O error or damaged file.\n";
     return s;
 }
 
-std::string commandHelp(const CommandDef& c) {
-    std::string s =
-        std::string("Usage: lqctl ") + c.name + (isFolderCommand(c) ? " DIR" : " FILE") +
-        (*c.args ? std::string(" ") + c.args : std::string()) + " [options]\n\n" + c.summary + "\n";
+/// `lqctl COMMAND --help`; without `withGlobals`, one entry of --help-all.
+std::string commandHelp(const CommandDef& c, bool withGlobals = true) {
+    const std::string usage = std::string("lqctl ") + c.name +
+                              (isFolderCommand(c) ? " DIR" : " FILE") +
+                              (*c.args ? std::string(" ") + c.args : std::string()) + " [options]";
+    if (!withGlobals) {
+        // help2man makes "Heading:" + an indented line a subsection.
+        std::string s = usage + ":\n  " + c.summary + "\n";
+        if (!c.options.empty())
+            s += "\n";
+        for (const char* o : c.options)
+            s += optionLine(optionDef(o));
+        return s;
+    }
+    std::string s = "Usage: " + usage + "\n\n" + c.summary + "\n";
     if (!c.options.empty()) {
         s += "\nOptions:\n";
         for (const char* o : c.options)
@@ -164,6 +177,17 @@ std::string commandHelp(const CommandDef& c) {
     s += "\nGlobal options:\n";
     for (const char* g : kGlobalOptions)
         s += optionLine(optionDef(g));
+    return s;
+}
+
+/// The general help, then every command with its own options: what the
+/// lqctl(1) man page is generated from (help2man --help-option=--help-all),
+/// so the page cannot drift from the program.
+std::string allHelp() {
+    std::string s = generalHelp();
+    for (const auto& c : commands()) {
+        s += std::string("\n") + commandHelp(c, false);
+    }
     return s;
 }
 
@@ -382,8 +406,13 @@ int run(const QStringList& args) {
         out(generalHelp());
         return ExitOk;
     }
+    if (first == "--help-all") {
+        out(allHelp());
+        return ExitOk;
+    }
     if (first == "--version" || first == "-v") {
-        out("lqctl " + QCoreApplication::applicationVersion().toStdString() + "\n");
+        out("lqctl " + QCoreApplication::applicationVersion().toStdString() +
+            " (commit " LQ_GIT_COMMIT ")\n");
         return ExitOk;
     }
     const auto& defs = commands();

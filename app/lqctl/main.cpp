@@ -2,6 +2,8 @@
 // lqctl: the command-line twin of lqadmin (SPEC §4). See cli.cpp.
 #include "cli.h"
 
+#include <lqversion.h>
+
 #include <QCoreApplication>
 #include <QStringList>
 
