@@ -191,6 +191,13 @@ void Queue::applyChunk(Connection& c, Action a, const Target* begin, const Targe
                 {it->messageId, "refused by the file: " + e.detail(), SkipKind::Conflict});
             continue;
         }
+        if (changed == 1 && a != Action::Prune && a != Action::Delete) {
+            // What the file holds now, read back: times stored as REAL
+            // seconds do not round-trip to the exact ns written, and undo
+            // compares with what is stored.
+            if (auto back = getOn(c, it->messageId))
+                after = *back;
+        }
         if (changed == 1)
             r.applied.push_back({m, after, {}});
         else

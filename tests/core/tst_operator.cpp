@@ -66,6 +66,7 @@ private slots:
     void nestedGuardRollsBackItsOwnWork();
     void oldOneLineRecordsStillUndo();
     void groupedNumbers();
+    void undoOnAFileWithTimesInSeconds();
 
 private:
     std::string path() const { return toStd(m_dir->filePath(QStringLiteral("q.sqlite3"))); }
@@ -363,6 +364,28 @@ void TstOperator::oldOneLineRecordsStillUndo() {
     QCOMPARE(r.applied(), std::size_t(1));
     QCOMPARE(q->get(m.messageId)->state, State::Locked);
     QVERIFY(!op.lastUndoable());
+}
+
+void TstOperator::undoOnAFileWithTimesInSeconds() {
+    // Found by the jobs-lease stress run: run_at is stored as REAL seconds,
+    // the ns written did not round-trip, and undo of Release / Reschedule
+    // skipped every row as "moved on". The system clock, as in production.
+    const std::string p = copyFixture(*m_dir, QStringLiteral("seed-jobs-leases.sqlite3"));
+    auto q = Queue::open(p);
+    Operator op(*q, "test", AuditLog(auditDir()));
+    for (Action a : {Action::Release, Action::Reschedule}) {
+        std::vector<Target> targets;
+        for (const auto& m : allRows(*q))
+            targets.push_back({m.messageId, m.token});
+        QVERIFY(targets.size() >= 10);
+        auto plan = op.planTargets(a, targets);
+        plan.delaySeconds = 90.123456789;
+        const auto applied = op.run(plan);
+        QCOMPARE(applied.applied(), targets.size());
+        const auto undone = op.undo(*op.lastUndoable());
+        QVERIFY2(undone.skipped() == 0, undone.summary().c_str());
+        QCOMPARE(undone.applied(), targets.size());
+    }
 }
 
 void TstOperator::groupedNumbers() {
