@@ -391,12 +391,13 @@ int worker(const Args& a) {
 
 /// After a run: claims and finishes (guarded) every job left, waiting for
 /// leases to lapse and scheduled jobs to come due, until the table is empty.
-/// Logs like a worker; exits 3 (after "stuck N") if jobs are left at the
-/// deadline.
+/// Logs like a worker; exits 3 (after "stuck N") if jobs are left and none
+/// could be claimed for --deadline-ms.
 int drain(const Args& a) {
     Log log(a.str("log"));
     const double lease = static_cast<double>(a.num("lease-ms", 2000)) / 1000.0;
-    const std::int64_t deadline = mono() + a.num("deadline-ms", 15'000) * 1'000'000;
+    const std::int64_t deadlineNs = a.num("deadline-ms", 15'000) * 1'000'000;
+    std::int64_t deadline = mono() + deadlineNs;
     try {
         SeedDb db(a.file);
         for (;;) {
@@ -404,6 +405,8 @@ int drain(const Args& a) {
             std::int64_t s = mono();
             const auto job = claim(db, now, lease);
             std::int64_t e = mono();
+            if (job)
+                deadline = e + deadlineNs;
             if (!job) {
                 sqlite3_stmt* st = db.prepare("SELECT count(*) FROM jobs");
                 std::int64_t left = -1;
@@ -474,7 +477,7 @@ public:
                 }
                 step(round);
                 m_q.reset();
-                sleepUs(10'000 + static_cast<std::int64_t>(m_rng() % 20'000));
+                sleepUs(30'000 + static_cast<std::int64_t>(m_rng() % 30'000));
             }
         } catch (const Error& e) {
             m_log.line("error %s %s", kindWord(e.kind()), e.what());
@@ -544,25 +547,30 @@ private:
         m_last.clear();
     }
 
-    void step(std::int64_t round) {
-        // Release, now and then: a held lease (its worker keeps working) or a
-        // lapsed one. Not so often that no lease is left to lapse.
-        if (m_rng() % 8 == 0) {
-            auto toRelease = shown({State::Leased, State::Expired}, 1);
-            pause();
-            act(Action::Release, toRelease);
-        }
+    /// Leases are few (one per busy worker, plus abandoned ones); an
+    /// operator who touched one every round would release every lease long
+    /// before it could lapse. One round in ten touches one.
+    std::vector<Target> someLease() {
+        return m_rng() % 10 == 0 ? shown({State::Leased, State::Expired}, 1)
+                                 : std::vector<Target>{};
+    }
 
-        auto toReschedule = shown({State::Ready, State::Expired}, 2);
-        if (m_rng() % 8 == 0) {
-            const auto leased = shown({State::Leased}, 1);
-            toReschedule.insert(toReschedule.end(), leased.begin(), leased.end());
-        }
+    void step(std::int64_t round) {
+        // Release: a held lease (its worker keeps working) or a lapsed one.
+        auto toRelease = someLease();
+        pause();
+        act(Action::Release, toRelease);
+
+        // Reschedule: due jobs (some claimed meanwhile: stale), sometimes a
+        // lease.
+        auto toReschedule = shown({State::Ready}, 2);
+        const auto lease = someLease();
+        toReschedule.insert(toReschedule.end(), lease.begin(), lease.end());
         pause();
         act(Action::Reschedule, toReschedule);
 
         if (round % 3 == 0) {
-            auto toDelete = shown({State::Ready, State::Leased, State::Expired}, 1);
+            auto toDelete = m_rng() % 4 == 0 ? someLease() : shown({State::Ready}, 1);
             pause();
             act(Action::Delete, toDelete);
         }
