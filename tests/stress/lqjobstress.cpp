@@ -181,15 +181,17 @@ public:
             fail("step");
     }
     int changes() const { return sqlite3_changes(m_db); }
-    [[noreturn]] void fail(const char* what) const {
+    /// The connection's last error.
+    SqlError error(const char* what) const {
         const int rc = sqlite3_extended_errcode(m_db);
         const int primary = rc & 0xff;
         std::string kind = primary == SQLITE_BUSY      ? "busy"
                            : primary == SQLITE_LOCKED  ? "locked"
                            : primary == SQLITE_CORRUPT ? "damaged"
                                                        : "sqlite-" + std::to_string(rc);
-        throw SqlError{kind, std::string(what) + ": " + sqlite3_errmsg(m_db)};
+        return SqlError{kind, std::string(what) + ": " + sqlite3_errmsg(m_db)};
     }
+    [[noreturn]] void fail(const char* what) const { throw error(what); }
 
 private:
     sqlite3* m_db = nullptr;
@@ -307,12 +309,7 @@ std::optional<Claimed> claim(SeedDb& db, double now, double lease) {
     const int reset = sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     if ((rc != SQLITE_ROW && rc != SQLITE_DONE) || reset != SQLITE_OK) {
-        SqlError e;
-        try {
-            db.fail("claim");
-        } catch (const SqlError& x) {
-            e = x;
-        }
+        const SqlError e = db.error("claim");
         db.exec("ROLLBACK");
         throw e;
     }

@@ -923,8 +923,6 @@ void TestStress::runJobsLease(int seconds, int kills) {
                                 lastLine(pr.log)));
     }
     QVERIFY(QFile(stop).open(QIODevice::WriteOnly));
-    QElapsedTimer stopping;
-    stopping.start();
     for (const auto& pr : procs) {
         if (pr.killed)
             continue;
@@ -936,7 +934,6 @@ void TestStress::runJobsLease(int seconds, int kills) {
                                                    QStringLiteral(": ") + lastLine(pr.log)));
     }
     QCOMPARE(killed, kills);
-    qInfo("stopped in %lld ms", stopping.elapsed());
 
     // ---- after the run: the file, then every job claimable -------------
     QCOMPARE(lqstress::integrityCheck(file), QStringLiteral("ok"));
