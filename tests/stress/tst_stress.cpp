@@ -833,6 +833,12 @@ void TestStress::runJobsLease(int seconds, int kills) {
         QCOMPARE(create.exitCode(), 0);
         auto q = Queue::open(toStd(file));
         QCOMPARE(q->info().format, Format::JobsLease);
+        // The same schema as the seed's own file (a copy: fixtures are never
+        // opened in place).
+        const QString seed = dir.filePath(QStringLiteral("seed.sqlite3"));
+        QVERIFY(QFile::copy(QStringLiteral(LQ_TEST_DATA_DIR "/seed-jobs-leases.sqlite3"), seed));
+        const char* schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name";
+        QCOMPARE(lqstress::rawRows(file, schema), lqstress::rawRows(seed, schema));
     }
 
     struct Proc {
