@@ -51,7 +51,7 @@
 // guarded by the attempts of its claim), 1 lqcore operator (Release,
 // Reschedule, Delete with the attempts it listed a moment before; undo of
 // some). Leases last 1 s. Workers abandon 2% of their jobs (the lease
-// lapses; always their first one), outlive their lease on 0.2% and
+// lapses; always their first one), outlive their lease on 0.4% (by 1-20 ms) and
 // reschedule 6% themselves. After the run the test
 // releases half of the leases still live through lqcore, checks that those jobs and, once the other
 // leases lapsed, every job is claimable, and a drain process claims and finishes every job left.
