@@ -44,9 +44,45 @@
 //     integrity_check is ok; every process exited 0 and logged no error
 //     (no Busy ever reached a caller); after the run retry_expired(0)
 //     recovers exactly the LOCKED rows a killed worker left behind.
+//
+// jobs-lease (jobsLease, jobsLeaseWithKills): the same for a file of seed
+// 000's "jobs with leases" pattern. 4 producers and 4 workers (lqjobstress,
+// the seed's SQL on the SQLite C API; the worker's finish and retry_later
+// guarded by the attempts of its claim), 1 lqcore operator (Release,
+// Reschedule, Delete with the attempts it listed a moment before; undo of
+// some). Leases last 1 s. Workers abandon 2% of their jobs (the lease
+// lapses; always their first one), outlive their lease on 0.4% (by 1-20 ms) and
+// reschedule 6% themselves. After the run the test
+// releases half of the leases still live through lqcore, checks that those jobs and, once the other
+// leases lapsed, every job is claimable, and a drain process claims and finishes every job left.
+// `attempts` only ever changes through a claim (+1), so (job, attempts) names one lease. The oracle
+// (jobsoracle.h):
+//  a. No two claims with the same attempts; attempts nobody logged (a worker
+//     killed between COMMIT and its log line) at most one per kill.
+//  b. Claim N+1 found lease N lapsed (its `now` > lease N's locked_until),
+//     unless the operator released or rescheduled N, or N's worker
+//     rescheduled itself.
+//  c. No operator row applied with a token other than the one it carried, or
+//     after a claim with higher attempts had *returned* before the apply
+//     started, or after the job had been finished: no stale action applied.
+//  d. No worker finish/retry_later won after a newer claim had returned
+//     before it started; every refused one is explained by a newer claim that
+//     started before it ended, or an operator Delete of that lease: a finish
+//     is never "stolen".
+//  e. Accounting: every job put is in the file (none after the drain), or
+//     was removed exactly once: finished by a worker, or deleted by the
+//     operator and not restored by an undo. A job gone without either is
+//     lost, unless a worker was killed right after claiming it (its finish
+//     may have committed unlogged; at most one per kill). Nothing in the file
+//     was never put; payloads are unchanged.
+//  f. Every job a killed worker held was claimed again, or released or
+//     deleted by the operator, or finished before the kill.
+//  g. PRAGMA integrity_check ok before and after the drain; every process
+//     exited 0 and logged no error (no Busy ever reached a worker).
 
 #include "core/error.h"
 #include "core/queue.h"
+#include "jobsoracle.h"
 #include "stressutil.h"
 
 #include <QCoreApplication>
@@ -56,6 +92,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -78,6 +115,47 @@ QString stressBin() {
     // LQSTRESS_BIN: run the processes from another build (e.g. a patched core).
     const QString over = qEnvironmentVariable("LQSTRESS_BIN");
     return over.isEmpty() ? QStringLiteral(LQ_STRESS_BIN) : over;
+}
+
+QString jobStressBin() {
+    const QString over = qEnvironmentVariable("LQJOBSTRESS_BIN");
+    return over.isEmpty() ? QStringLiteral(LQ_JOBSTRESS_BIN) : over;
+}
+
+std::int64_t monoNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+double wallSeconds() {
+    return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count()) /
+           1e9;
+}
+
+/// The jobs table as the raw C API reads it: id -> (payload, attempts).
+std::unordered_map<std::string, lqstress::jobs::FileRow> readJobs(const QString& path) {
+    std::unordered_map<std::string, lqstress::jobs::FileRow> rows;
+    const QString all = lqstress::rawRows(path, "SELECT id, payload, attempts FROM jobs");
+    for (const QString& line : all.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        const QStringList f = line.split(QLatin1Char('|'));
+        if (f.size() == 3)
+            rows[toStd(f[0])] = {toStd(f[1]), f[2].toLongLong()};
+        else
+            rows["<unreadable> " + toStd(line)] = {{}, -1};
+    }
+    return rows;
+}
+
+/// The ids the seed's claim() could pick at `now`.
+QStringList claimable(const QString& path, double now) {
+    const QByteArray sql = QStringLiteral("SELECT id FROM jobs WHERE run_at <= %1 AND "
+                                          "(locked_until IS NULL OR locked_until < %1) ORDER BY id")
+                               .arg(now, 0, 'f', 6)
+                               .toUtf8();
+    return lqstress::rawRows(path, sql.constData()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
 }
 
 QString lastLine(const QString& path) {
@@ -282,14 +360,19 @@ private slots:
     void loadWithKills();
     void killBatchMidTransaction_data();
     void killBatchMidTransaction();
+    void jobsLease();
+    void jobsLeaseWithKills();
 
 private:
     void runWorkload(int seconds, int kills);
+    void runJobsLease(int seconds, int kills);
 };
 
 void TestStress::initTestCase() {
     if (!QFileInfo(stressBin()).isExecutable())
         QFAIL(qPrintable(QStringLiteral("lqstress not built at ") + stressBin()));
+    if (!QFileInfo(jobStressBin()).isExecutable())
+        QFAIL(qPrintable(QStringLiteral("lqjobstress not built at ") + jobStressBin()));
     qInfo("stress runs of %d s each (LQ_STRESS_SECONDS or --long for a soak)", g_seconds);
 }
 
@@ -718,6 +801,317 @@ void TestStress::killBatchMidTransaction() {
     QCOMPARE(c.ready, std::int64_t(0));
     QCOMPARE(c.done, std::int64_t(50));
     QCOMPARE(c.failed, failedBefore + lockedBefore + readyBefore);
+}
+
+void TestStress::jobsLease() {
+    runJobsLease(g_seconds, 0);
+}
+
+void TestStress::jobsLeaseWithKills() {
+    runJobsLease(g_seconds, 20);
+}
+
+void TestStress::runJobsLease(int seconds, int kills) {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    if (qEnvironmentVariableIntValue("LQ_STRESS_KEEP")) {
+        dir.setAutoRemove(false);
+        qInfo("logs and file kept in %s", qPrintable(dir.path()));
+    }
+    const QString file = dir.filePath(QStringLiteral("jobs.sqlite3"));
+    const QString stop = dir.filePath(QStringLiteral("stop"));
+    // Short enough that leases lapse and are claimed again during the run,
+    // long enough that a killed worker's lease is often still live at the end.
+    const QString leaseMs = QStringLiteral("1000");
+    const auto logPath = [&](const QString& name) {
+        return dir.filePath(name + QStringLiteral(".log"));
+    };
+    {
+        // The seed's SCHEMA through its connect(), by the helper.
+        QProcess create;
+        create.start(jobStressBin(), {QStringLiteral("create"), file});
+        QVERIFY(create.waitForFinished(30000));
+        QCOMPARE(create.exitCode(), 0);
+        auto q = Queue::open(toStd(file));
+        QCOMPARE(q->info().format, Format::JobsLease);
+        // The same schema as the seed's own file (a copy: fixtures are never
+        // opened in place).
+        const QString seed = dir.filePath(QStringLiteral("seed.sqlite3"));
+        QVERIFY(QFile::copy(QStringLiteral(LQ_TEST_DATA_DIR "/seed-jobs-leases.sqlite3"), seed));
+        const char* schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name";
+        QCOMPARE(lqstress::rawRows(file, schema), lqstress::rawRows(seed, schema));
+    }
+
+    struct Proc {
+        QString role;
+        QString log;
+        std::unique_ptr<QProcess> p;
+        bool killed = false;
+    };
+    std::vector<Proc> procs;
+    struct Reaper {
+        std::vector<Proc>& procs;
+        ~Reaper() {
+            for (auto& pr : procs)
+                if (pr.p->state() != QProcess::NotRunning) {
+                    pr.p->kill();
+                    pr.p->waitForFinished(5000);
+                }
+        }
+    } reaper{procs};
+    // LQ_JOBSTRESS_UNGUARDED=1: workers run the seed's bare `WHERE id = ?`
+    // finish and retry_later; the oracle must then fail the run.
+    const bool unguarded = qEnvironmentVariableIntValue("LQ_JOBSTRESS_UNGUARDED") != 0;
+    const auto start = [&](const QString& role, const QString& log, QStringList extra = {}) {
+        Proc pr;
+        pr.role = role;
+        pr.log = log;
+        if (role == QLatin1String("worker")) {
+            extra << QStringLiteral("--lease-ms") << leaseMs;
+            if (unguarded)
+                extra << QStringLiteral("--unguarded") << QStringLiteral("1");
+        }
+        pr.p = std::make_unique<QProcess>();
+        pr.p->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        pr.p->setStandardOutputFile(QProcess::nullDevice());
+        pr.p->start(jobStressBin(), QStringList{role, file, QStringLiteral("--stop"), stop,
+                                                QStringLiteral("--log"), log} +
+                                        extra);
+        procs.push_back(std::move(pr));
+        return procs.size() - 1;
+    };
+
+    start(QStringLiteral("operator"), logPath(QStringLiteral("operator")));
+    std::vector<std::size_t> workers;
+    std::vector<int> generation(4, 0);
+    for (int w = 0; w < 4; ++w)
+        workers.push_back(
+            start(QStringLiteral("worker"), logPath(QStringLiteral("worker-%1-0").arg(w))));
+    for (int k = 0; k < 4; ++k)
+        start(QStringLiteral("producer"), logPath(QStringLiteral("producer-%1").arg(k)),
+              {QStringLiteral("--id"), QString::number(k), QStringLiteral("--pause-us"),
+               QStringLiteral("8000")});
+    for (const auto& pr : procs)
+        QVERIFY2(pr.p->waitForStarted(10000),
+                 qPrintable(pr.role + QStringLiteral(" did not start")));
+
+    // Kill a random worker at jittered, evenly spread moments, and restart it.
+    // The last kill lands in the run's final quarter-interval, so a killed
+    // worker's lease is usually still live when the run stops.
+    auto* rng = QRandomGenerator::global();
+    std::vector<qint64> killAt;
+    for (int i = 0; i < kills; ++i)
+        killAt.push_back(qint64(seconds) * 1000 * (i + 1) / kills -
+                         rng->bounded(qint64(seconds) * 1000 / kills / 4 + 1) - 20);
+    int killed = 0;
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < qint64(seconds) * 1000) {
+        QTest::qWait(20);
+        while (killed < kills && clock.elapsed() >= killAt[std::size_t(killed)]) {
+            const int w = int(rng->bounded(4));
+            Proc& victim = procs[workers[std::size_t(w)]];
+            QVERIFY2(
+                victim.p->state() == QProcess::Running,
+                qPrintable(QStringLiteral("a worker stopped on its own: ") + lastLine(victim.log)));
+            victim.p->kill(); // SIGKILL
+            QVERIFY(victim.p->waitForFinished(10000));
+            victim.killed = true;
+            ++killed;
+            workers[std::size_t(w)] = start(
+                QStringLiteral("worker"),
+                logPath(QStringLiteral("worker-%1-%2").arg(w).arg(++generation[std::size_t(w)])));
+            QVERIFY(procs.back().p->waitForStarted(10000));
+        }
+        for (const auto& pr : procs)
+            QVERIFY2(pr.killed || pr.p->state() == QProcess::Running,
+                     qPrintable(pr.role + QStringLiteral(" exited early with code ") +
+                                QString::number(pr.p->exitCode()) + QStringLiteral(": ") +
+                                lastLine(pr.log)));
+    }
+    QVERIFY(QFile(stop).open(QIODevice::WriteOnly));
+    for (const auto& pr : procs) {
+        if (pr.killed)
+            continue;
+        QVERIFY2(pr.p->state() == QProcess::NotRunning || pr.p->waitForFinished(60000),
+                 qPrintable(pr.role + QStringLiteral(" did not stop within 60 s")));
+        QCOMPARE(pr.p->exitStatus(), QProcess::NormalExit);
+        QVERIFY2(pr.p->exitCode() == 0, qPrintable(pr.role + QStringLiteral(" exited with code ") +
+                                                   QString::number(pr.p->exitCode()) +
+                                                   QStringLiteral(": ") + lastLine(pr.log)));
+    }
+    QCOMPARE(killed, kills);
+
+    // ---- after the run: the file, then every job claimable -------------
+    QCOMPARE(lqstress::integrityCheck(file), QStringLiteral("ok"));
+    const auto leftRows = readJobs(file);
+    std::int64_t releasedAtEnd = 0, leasedAtEnd = 0;
+    {
+        auto q = Queue::open(toStd(file));
+        QCOMPARE(q->info().format, Format::JobsLease);
+        const Counts c = q->counts();
+        QCOMPARE(c.stored, std::int64_t(leftRows.size()));
+        QCOMPARE(c.ready + c.scheduled + c.leased + c.expired, c.stored);
+        // Half of the leases still live (a killed worker's, an abandoned
+        // one's) are released through lqcore, with the attempts seen: each
+        // is claimable at once. Logged like the operator's rows.
+        Filter leased;
+        leased.states = {State::Leased};
+        const auto live = q->list(leased, Sort{}, 0, -1);
+        leasedAtEnd = std::int64_t(live.size());
+        std::vector<Target> targets;
+        for (std::size_t i = 0; i < live.size(); i += 2)
+            targets.push_back({live[i].messageId, live[i].token});
+        const std::int64_t s = monoNs();
+        const ActionResult r = q->apply(Action::Release, targets);
+        const std::int64_t e = monoNs();
+        QCOMPARE(r.applied.size(), targets.size());
+        releasedAtEnd = std::int64_t(r.applied.size());
+        QFile log(logPath(QStringLiteral("final-release")));
+        QVERIFY(log.open(QIODevice::WriteOnly));
+        log.write(QStringLiteral("apply release %1 0 0 %2 %3\n")
+                      .arg(r.applied.size())
+                      .arg(s)
+                      .arg(e)
+                      .toUtf8());
+        for (const auto& row : r.applied)
+            log.write(QStringLiteral("row release %1 %2 %2 %3 %4 %5\n")
+                          .arg(QString::fromStdString(row.before.messageId))
+                          .arg(row.before.token)
+                          .arg(QString::fromLatin1(stateName(row.before.state)))
+                          .arg(s)
+                          .arg(e)
+                          .toUtf8());
+        log.close();
+        const QStringList now = claimable(file, wallSeconds());
+        for (const auto& t : targets)
+            QVERIFY2(now.contains(QString::fromStdString(t.messageId)),
+                     qPrintable(QStringLiteral("released, yet not claimable: ") +
+                                QString::fromStdString(t.messageId)));
+    }
+    // Once the other leases lapsed (and rescheduled jobs came due), every
+    // job is claimable.
+    {
+        QElapsedTimer wait;
+        wait.start();
+        QStringList ids;
+        while ((ids = claimable(file, wallSeconds())).size() != qsizetype(leftRows.size()) &&
+               wait.elapsed() < 10000)
+            QTest::qWait(50);
+        QCOMPARE(ids.size(), qsizetype(leftRows.size()));
+    }
+    {
+        QProcess drain;
+        drain.start(jobStressBin(),
+                    {QStringLiteral("drain"), file, QStringLiteral("--log"),
+                     logPath(QStringLiteral("drain")), QStringLiteral("--lease-ms"), leaseMs});
+        QVERIFY(drain.waitForFinished(-1)); // it stops by itself when it makes no progress
+        QVERIFY2(drain.exitCode() == 0, qPrintable(QStringLiteral("drain: ") +
+                                                   lastLine(logPath(QStringLiteral("drain")))));
+    }
+    const auto rows = readJobs(file);
+    QCOMPARE(rows.size(), std::size_t(0));
+    QCOMPARE(lqstress::integrityCheck(file), QStringLiteral("ok"));
+
+    // ---- the history ----------------------------------------------------
+    lqstress::jobs::Logs h;
+    for (const auto& pr : procs)
+        lqstress::jobs::parse(pr.log, pr.killed, h);
+    lqstress::jobs::parse(logPath(QStringLiteral("final-release")), false, h);
+    lqstress::jobs::parse(logPath(QStringLiteral("drain")), false, h);
+    for (const auto& e : h.errors)
+        qWarning("%s", e.c_str());
+    QVERIFY2(h.errors.empty(), "a process logged an error (busy, or worse): see the warnings");
+    QCOMPARE(h.duplicatePuts, std::int64_t(0));
+    QVERIFY2(h.puts.size() > 100, "too few jobs for a meaningful run");
+
+    const auto v = lqstress::jobs::check(h, rows, kills);
+    for (std::size_t i = 0; i < v.violations.size() && i < 20; ++i)
+        qWarning("violation: %s", v.violations[i].c_str());
+    std::int64_t drained = 0;
+    for (const auto& [id, cl] : h.claims)
+        for (const auto& c : cl)
+            drained += c.who == "drain.log" ? 1 : 0;
+    const auto by = [&](const char* a) {
+        const auto it = h.appliedBy.find(a);
+        return it == h.appliedBy.end() ? std::int64_t(0) : it->second;
+    };
+    const auto undone = [&](const char* a) {
+        const auto it = h.undoneBy.find(a);
+        return it == h.undoneBy.end() ? std::int64_t(0) : it->second;
+    };
+    const auto moved = [&](const char* a) {
+        const auto it = h.undoSkippedBy.find(a);
+        return it == h.undoSkippedBy.end() ? std::int64_t(0) : it->second;
+    };
+    const QString summary =
+        QStringLiteral(
+            "jobs-lease%1: %2 s, %3 jobs put, %4 claims (%5 after a lapsed lease), %6 finished, "
+            "%7 rescheduled by workers, %8 abandoned, %9 worker writes refused (%10 after "
+            "outliving the lease), operator: %11 rows applied (%12 release, %13 of them on a "
+            "live lease, %14 reschedule, %15 delete) in %16 calls, %17 stale skipped (of %18), "
+            "%19 undone (%20 moved on; delete %35/%36, release %37/%38, reschedule %39/%40), %21 "
+            "kills, %22 jobs held by killed workers (%23 claimed "
+            "again during the run, %24 released, rescheduled or deleted by the operator, %25 "
+            "claimed by the final drain, %26 finished before the "
+            "kill), %27 attempts unlogged, %28 leases live at the end (%29 released), %30 "
+            "drained, %31 lost, %32 finished twice, %33 stale applied, %34 stolen")
+            .arg(kills ? QStringLiteral(" (kill -9)") : QString())
+            .arg(seconds)
+            .arg(h.puts.size())
+            .arg(v.claims)
+            .arg(v.lapsedReclaimed)
+            .arg(v.finished)
+            .arg(v.later)
+            .arg(h.abandoned)
+            .arg(v.refused)
+            .arg(v.slowRefused)
+            .arg(h.opApplied)
+            .arg(by("release"))
+            .arg(v.releasedLive)
+            .arg(by("reschedule"))
+            .arg(by("delete"))
+            .arg(h.opCalls)
+            .arg(h.opStale)
+            .arg(h.opSkipped)
+            .arg(h.undoApplied)
+            .arg(h.undoSkipped)
+            .arg(killed)
+            .arg(v.killedHeld)
+            .arg(v.killedHeldReclaimed)
+            .arg(v.killedHeldOperator)
+            .arg(v.killedHeldDrained)
+            .arg(v.killedHeldWritten)
+            .arg(v.unloggedClaims)
+            .arg(leasedAtEnd)
+            .arg(releasedAtEnd)
+            .arg(drained)
+            .arg(v.lost)
+            .arg(v.finishedTwice)
+            .arg(v.staleApplied)
+            .arg(v.stolen)
+            .arg(undone("delete"))
+            .arg(undone("delete") + moved("delete"))
+            .arg(undone("release"))
+            .arg(undone("release") + moved("release"))
+            .arg(undone("reschedule"))
+            .arg(undone("reschedule") + moved("reschedule"));
+    qInfo("%s", qPrintable(summary));
+    std::printf("%s\n", qPrintable(summary));
+    std::fflush(stdout);
+    QVERIFY2(v.violations.empty(),
+             qPrintable(QString::number(v.violations.size()) + QStringLiteral(" violations")));
+    QCOMPARE(v.lost, std::int64_t(0));
+    QCOMPARE(v.finishedTwice, std::int64_t(0));
+    QCOMPARE(v.staleApplied, std::int64_t(0));
+    QCOMPARE(v.stolen, std::int64_t(0));
+    // The run exercised what it claims to.
+    QVERIFY2(v.lapsedReclaimed > 0, "no lease lapsed and was claimed again");
+    QVERIFY2(h.opApplied > 0, "the operator never won a race: the run proves little");
+    if (h.opStale == 0)
+        qWarning("no operator action went stale in this run: the races were not exercised");
+    if (kills > 0)
+        QVERIFY2(v.killedHeld > 0, "no worker was killed while it held a job");
 }
 
 int main(int argc, char** argv) {
