@@ -23,6 +23,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QCryptographicHash>
 #include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -292,6 +293,105 @@ void MainWindow::createActions() {
     }
 }
 
+namespace {
+
+/// Per-file view settings live under a key made from the path.
+QString viewKey(const QString& path) {
+    return QStringLiteral("files/") +
+           QString::fromLatin1(
+               QCryptographicHash::hash(path.toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
+}
+
+} // namespace
+
+void MainWindow::rememberView() {
+    if (m_path.isEmpty() || m_restoringView) {
+        return;
+    }
+    QSettings s = settings();
+    s.beginGroup(viewKey(m_path));
+    s.setValue(QStringLiteral("path"), m_path);
+    s.setValue(QStringLiteral("choice"), int(m_filterBar->choice()));
+    s.setValue(QStringLiteral("search"), m_search->text());
+    s.setValue(QStringLiteral("sortColumn"), m_sortColumn);
+    s.setValue(QStringLiteral("sortOrder"), int(m_sortOrder));
+    s.setValue(QStringLiteral("header"), m_view->horizontalHeader()->saveState());
+}
+
+void MainWindow::restoreView() {
+    QSettings s = settings();
+    s.beginGroup(viewKey(m_path));
+    if (s.value(QStringLiteral("path")).toString() != m_path) {
+        return; // never opened here before
+    }
+    {
+        QSignalBlocker block(m_search);
+        m_search->setText(s.value(QStringLiteral("search")).toString());
+    }
+    const auto choice = StatusFilterBar::Choice(s.value(QStringLiteral("choice"), 0).toInt());
+    if (choice >= StatusFilterBar::All && choice <= StatusFilterBar::Expired) {
+        QSignalBlocker block(m_filterBar);
+        m_filterBar->setChoice(choice);
+    }
+    QHeaderView* hh = m_view->horizontalHeader();
+    hh->restoreState(s.value(QStringLiteral("header")).toByteArray());
+    const int col = s.value(QStringLiteral("sortColumn"), int(MessageModel::MessageId)).toInt();
+    const auto order = Qt::SortOrder(s.value(QStringLiteral("sortOrder"), 0).toInt());
+    if (MessageModel::isSortable(col)) {
+        hh->setSortIndicator(col, order);
+    }
+}
+
+void MainWindow::offerAttention(const core::Counts& c) {
+    // Open on what needs attention: one click to the stuck, else the failed.
+    if (!m_attentionPending || !m_queue || c.stored == 0) {
+        return;
+    }
+    m_attentionPending = false;
+    const QLocale l;
+    if (c.stuck > 0) {
+        m_banners->setBanner(
+            QStringLiteral("attention"), BannerBar::Level::Warning,
+            tr("%1 stuck message(s) (locked longer than %2) and %3 failed need "
+               "attention.")
+                .arg(l.toString(c.stuck),
+                     humanDuration(core::TimeNs(m_stuckSpin->value()) * core::kNsPerSecond),
+                     l.toString(c.failed)),
+            tr("Show stuck"), [this] {
+                m_banners->removeBanner(QStringLiteral("attention"));
+                m_filterBar->setChoice(StatusFilterBar::Stuck);
+            });
+    } else if (c.failed > 0) {
+        m_banners->setBanner(QStringLiteral("attention"), BannerBar::Level::Info,
+                             tr("%1 failed message(s) in this queue.").arg(l.toString(c.failed)),
+                             tr("Show failed"), [this] {
+                                 m_banners->removeBanner(QStringLiteral("attention"));
+                                 m_filterBar->setChoice(StatusFilterBar::Failed);
+                             });
+    }
+}
+
+void MainWindow::showSkipped(const QString& path, const QString& reason) {
+    ++m_openGeneration; // an open still running must not land over this
+    m_queue.reset();
+    m_info = {};
+    m_queueReadOnly = false;
+    m_fileGone = false;
+    m_path.clear();
+    m_table.clear();
+    m_model->setQueue(nullptr, {});
+    m_detail->setQueue(nullptr);
+    m_dashboard->setQueue(nullptr);
+    for (const QString& k : m_banners->keys()) {
+        m_banners->removeBanner(k);
+    }
+    m_banners->setBanner(QStringLiteral("file"), BannerBar::Level::Warning,
+                         tr("%1 is not shown: %2").arg(path, reason));
+    updateTitle();
+    updateActions();
+    updateStatusBar();
+}
+
 void MainWindow::showShortcuts() {
     // Listed from the actions themselves, so the list cannot drift.
     QStringList lines;
@@ -538,6 +638,7 @@ void MainWindow::createWidgets() {
                 openQueue(path, table);
                 emit queueActivated(path, table);
             });
+    connect(m_sidebar, &QueueSidebar::skippedActivated, this, &MainWindow::showSkipped);
     connect(m_sidebar, &QueueSidebar::watchFolderRequested, action(QStringLiteral("watchFolder")),
             &QAction::trigger);
     connect(m_fleet, &QAbstractItemModel::rowsInserted, this, [this] {
@@ -563,6 +664,7 @@ void MainWindow::createWidgets() {
     connect(m_search, &QLineEdit::textChanged, this, [this] { m_searchDebounce.start(); });
     connect(m_filterBar, &StatusFilterBar::filterChanged, this, &MainWindow::applyFilter);
     connect(m_stuckSpin, &QSpinBox::valueChanged, this, [this](int s) {
+        settings().setValue(QStringLiteral("stuckThresholdSeconds"), s); // kept at once
         m_fleet->setStuckThresholdSeconds(s);
         m_model->setStuckThresholdSeconds(s);
         m_detail->setStuckThresholdSeconds(s);
@@ -580,10 +682,12 @@ void MainWindow::createWidgets() {
         }
         m_sortColumn = col;
         m_sortOrder = o;
+        rememberView();
     });
     connect(m_model, &MessageModel::countsChanged, this, [this](const core::Counts& c) {
         m_filterBar->setCounts(c);
         updateStatusBar();
+        offerAttention(c);
     });
     // The dashboard recomputes when the file changed (it skips the work while
     // its tab is hidden and catches up when shown).
@@ -866,7 +970,11 @@ void MainWindow::onOpened(OpenResult&& r) {
         rememberCurrent();
     }
     if (!samePath) {
+        m_restoringView = true;
         m_filterBar->setChoice(StatusFilterBar::All);
+        restoreView();
+        m_restoringView = false;
+        m_attentionPending = true;
     }
     m_filterBar->setStates(core::QueueFormat::of(m_info).states());
     applyColumnSet();
@@ -1064,6 +1172,7 @@ void MainWindow::applyFilter() {
     m_model->setStuckThresholdSeconds(m_stuckSpin->value());
     // A new filter (a search, a status, a drill-down) opens at the top.
     m_topOnNextReset = true;
+    rememberView();
     m_model->setFilter(f);
 }
 

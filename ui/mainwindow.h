@@ -143,6 +143,9 @@ public slots:
     void reopen();
     /// Help › Keyboard shortcuts: every action with a shortcut.
     void showShortcuts();
+    /// A skipped file picked in the sidebar: no queue is shown, the banner
+    /// says why (instead of the previous queue staying on screen).
+    void showSkipped(const QString& path, const QString& reason);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -174,6 +177,11 @@ private:
     void rememberCurrent();
     void restoreCurrent();
     void showContextMenu(const QPoint& pos);
+    /// The filter, search, sort and columns of this file, kept per file.
+    void rememberView();
+    void restoreView();
+    /// After an open: a banner with one click to the stuck (or failed) messages.
+    void offerAttention(const core::Counts& c);
 
     bool checkWritable();
     bool confirm(const QString& text, qint64 count);
@@ -240,7 +248,9 @@ private:
     QString m_restoreId;     ///< current message across a model reset
     QString m_pendingSelect; ///< selectMessage() before the file was open
     int m_restoreScroll = 0;
-    bool m_topOnNextReset = false; ///< a new filter opens at the top
+    bool m_topOnNextReset = false;   ///< a new filter opens at the top
+    bool m_restoringView = false;    ///< restoreView() is setting the widgets
+    bool m_attentionPending = false; ///< the first counts of a new file decide the banner
     int m_sortColumn = MessageModel::MessageId;
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
 };

@@ -2,8 +2,10 @@
 #include "ui/prunedialog.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
@@ -14,7 +16,8 @@ namespace lq::ui {
 PruneDialog::PruneDialog(QWidget* parent)
     : QDialog(parent)
     , m_useAge(new QCheckBox(tr("Only messages finished more than"), this))
-    , m_hours(new QSpinBox(this))
+    , m_amount(new QSpinBox(this))
+    , m_unit(new QComboBox(this))
     , m_keepFailed(new QCheckBox(tr("Keep FAILED messages"), this)) {
     setWindowTitle(tr("Prune finished messages"));
     auto* layout = new QVBoxLayout(this);
@@ -25,14 +28,23 @@ PruneDialog::PruneDialog(QWidget* parent)
     intro->setWordWrap(true);
     layout->addWidget(intro);
     auto* form = new QFormLayout;
-    m_hours->setRange(0, 24 * 365);
-    m_hours->setValue(24);
-    m_hours->setSuffix(tr(" h ago"));
+    m_amount->setRange(0, 100000);
+    m_amount->setValue(24);
+    m_amount->setAccessibleName(tr("Finished more than"));
+    m_unit->addItem(tr("minutes ago"), 60);
+    m_unit->addItem(tr("hours ago"), 3600);
+    m_unit->addItem(tr("days ago"), 86400);
+    m_unit->setCurrentIndex(1);
+    m_unit->setAccessibleName(tr("Unit of the age"));
     m_useAge->setChecked(true);
-    form->addRow(m_useAge, m_hours);
+    auto* age = new QHBoxLayout;
+    age->addWidget(m_amount);
+    age->addWidget(m_unit);
+    form->addRow(m_useAge, age);
     form->addRow(m_keepFailed);
     layout->addLayout(form);
-    connect(m_useAge, &QCheckBox::toggled, m_hours, &QWidget::setEnabled);
+    connect(m_useAge, &QCheckBox::toggled, m_amount, &QWidget::setEnabled);
+    connect(m_useAge, &QCheckBox::toggled, m_unit, &QWidget::setEnabled);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Count\u2026"));
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -44,7 +56,18 @@ std::optional<double> PruneDialog::olderThanSeconds() const {
     if (!m_useAge->isChecked()) {
         return std::nullopt;
     }
-    return double(m_hours->value()) * 3600.0;
+    return double(m_amount->value()) * m_unit->currentData().toDouble();
+}
+
+void PruneDialog::setOlderThanSeconds(std::optional<double> seconds) {
+    m_useAge->setChecked(seconds.has_value());
+    if (!seconds) {
+        return;
+    }
+    const qint64 s = qint64(*seconds);
+    const int unit = s % 86400 == 0 && s > 0 ? 2 : (s % 3600 == 0 && s > 0 ? 1 : 0);
+    m_unit->setCurrentIndex(unit);
+    m_amount->setValue(int(s / m_unit->currentData().toLongLong()));
 }
 
 bool PruneDialog::includeFailed() const {

@@ -6,6 +6,7 @@
 #include <optional>
 
 class QCheckBox;
+class QComboBox;
 class QSpinBox;
 
 namespace lq::ui {
@@ -19,10 +20,14 @@ public:
     /// Unset: every finished message.
     std::optional<double> olderThanSeconds() const;
     bool includeFailed() const;
+    /// Sets the age as an amount of minutes, hours or days (the unit that
+    /// shows it exactly).
+    void setOlderThanSeconds(std::optional<double> seconds);
 
 private:
     QCheckBox* m_useAge;
-    QSpinBox* m_hours;
+    QSpinBox* m_amount;
+    QComboBox* m_unit; ///< minutes, hours, days: "1 m" stays one minute
     QCheckBox* m_keepFailed;
 };
 

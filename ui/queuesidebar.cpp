@@ -148,7 +148,12 @@ void QueueSidebar::setCurrent(const QString& path, const QString& table) {
 }
 
 void QueueSidebar::onClicked(const QModelIndex& index) {
-    if (!index.isValid() || index.data(FleetModel::SkippedRole).toBool()) {
+    if (!index.isValid()) {
+        return;
+    }
+    if (index.data(FleetModel::SkippedRole).toBool()) {
+        emit skippedActivated(index.data(FleetModel::PathRole).toString(),
+                              index.data(FleetModel::ReasonRole).toString());
         return;
     }
     emit queueActivated(index.data(FleetModel::PathRole).toString(),

@@ -26,6 +26,8 @@ public:
 signals:
     /// The operator picked a queue (not a skipped file).
     void queueActivated(const QString& path, const QString& table);
+    /// The operator picked a skipped file: the main area says why it is not shown.
+    void skippedActivated(const QString& path, const QString& reason);
     void watchFolderRequested();
 
 private:
