@@ -3,6 +3,7 @@
 // lq::ui::MainWindow.
 
 #include "ui/mainwindow.h"
+#include "ui/theme.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -38,7 +39,13 @@ int main(int argc, char* argv[]) {
                                         "(repeatable)."),
         QStringLiteral("DIR"));
     parser.addOption(watch);
+    QCommandLineOption dark(QStringLiteral("dark"),
+                            QApplication::translate("main", "Use a dark theme (Fusion style)."));
+    parser.addOption(dark);
     parser.process(app);
+    if (parser.isSet(dark)) {
+        lq::ui::theme::useDarkFusion();
+    }
 
     lq::ui::MainWindow window;
     window.show();
