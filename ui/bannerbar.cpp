@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/bannerbar.h"
 
+#include "ui/theme.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -23,18 +25,9 @@ void BannerBar::setBanner(const QString& key, Level level, const QString& text,
     frame->setObjectName(QStringLiteral("banner_") + key);
     frame->setAutoFillBackground(true);
     QPalette pal = frame->palette();
-    switch (level) {
-    case Level::Info:
-        pal.setColor(QPalette::Window, QColor(0xe3, 0xf2, 0xfd));
-        break;
-    case Level::Warning:
-        pal.setColor(QPalette::Window, QColor(0xff, 0xf3, 0xcd));
-        break;
-    case Level::Error:
-        pal.setColor(QPalette::Window, QColor(0xfd, 0xde, 0xde));
-        break;
-    }
-    pal.setColor(QPalette::WindowText, QColor(0x21, 0x21, 0x21));
+    const theme::BannerColors colors = theme::bannerColors(level, pal);
+    pal.setColor(QPalette::Window, colors.background);
+    pal.setColor(QPalette::WindowText, colors.foreground);
     frame->setPalette(pal);
     auto* row = new QHBoxLayout(frame);
     row->setContentsMargins(8, 4, 8, 4);

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "ui/filewatcher.h"
 #include "ui/runasync.h"
+#include "ui/theme.h"
 #include "ui/uitext.h"
 
 #include <QBrush>
@@ -75,10 +76,10 @@ FleetModel::FleetModel(QObject* parent)
     connect(m_watcher, &FileWatcher::changed, this, &FleetModel::scanNow);
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &FleetModel::scanNow);
-    m_okIcon = dot(QColor(0x2e, 0xa0, 0x43));
-    m_warnIcon = dot(QColor(0xd9, 0x7b, 0x00));
-    m_stuckIcon = dot(QColor(0xc6, 0x28, 0x28));
-    m_skippedIcon = dot(Qt::transparent, QColor(0x9e, 0x9e, 0x9e));
+    m_okIcon = dot(theme::healthColor(theme::Health::Ok));
+    m_warnIcon = dot(theme::healthColor(theme::Health::Warning));
+    m_stuckIcon = dot(theme::healthColor(theme::Health::Stuck));
+    m_skippedIcon = dot(Qt::transparent, theme::healthColor(theme::Health::Skipped));
 }
 
 FleetModel::~FleetModel() {
@@ -447,13 +448,13 @@ QVariant FleetModel::data(const QModelIndex& index, int role) const {
         return r.health == Healthy ? m_okIcon : m_warnIcon;
     case Qt::ForegroundRole:
         if (e.skipped) {
-            return QBrush(QColor(0x9e, 0x9e, 0x9e));
+            return QBrush(theme::healthColor(theme::Health::Skipped));
         }
         if (r.health & StuckMessages) {
-            return QBrush(QColor(0xc6, 0x28, 0x28));
+            return QBrush(theme::healthColor(theme::Health::Stuck));
         }
         if (r.health != Healthy) {
-            return QBrush(QColor(0xb2, 0x5e, 0x00));
+            return QBrush(theme::healthColor(theme::Health::Warning));
         }
         return {};
     case PathRole:

@@ -5,6 +5,7 @@
 #include "core/queue.h"
 #include "ui/filewatcher.h"
 #include "ui/runasync.h"
+#include "ui/theme.h"
 #include "ui/uitext.h"
 
 #include <QBrush>
@@ -76,27 +77,6 @@ MessageRow makeRow(Message&& m) {
 
 QString errorText(const std::exception& e) {
     return QString::fromUtf8(e.what());
-}
-
-QColor stateColor(State s) {
-    switch (s) {
-    case State::Ready:
-        return QColor(0x15, 0x65, 0xc0);
-    case State::Locked:
-    case State::Leased:
-        return QColor(0xd8, 0x5c, 0x00);
-    case State::Done:
-        return QColor(0x2e, 0x7d, 0x32);
-    case State::Failed:
-        return QColor(0xc6, 0x28, 0x28);
-    case State::Scheduled:
-        return QColor(0x6a, 0x1b, 0x9a);
-    case State::Expired:
-        return QColor(0x8d, 0x6e, 0x63);
-    case State::Unknown:
-        break;
-    }
-    return QColor(0x61, 0x61, 0x61);
 }
 
 QIcon dotIcon(const QColor& c) {
@@ -235,7 +215,7 @@ MessageModel::MessageModel(QObject* parent)
     m_stuckIcon = QIcon(QStringLiteral(":/icons/stuck.svg"));
     for (State s : {State::Ready, State::Locked, State::Done, State::Failed, State::Unknown,
                     State::Scheduled, State::Leased, State::Expired}) {
-        m_stateIcons.insert(int(s), dotIcon(stateColor(s)));
+        m_stateIcons.insert(int(s), dotIcon(theme::stateColor(s)));
     }
 }
 
@@ -988,7 +968,7 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
         case Qt::DisplayRole:
             return QStringLiteral("\u2026");
         case Qt::ForegroundRole:
-            return QBrush(Qt::gray);
+            return QBrush(theme::mutedText());
         case RowIdRole:
             return rowid;
         case LoadedRole:
@@ -1030,12 +1010,12 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
         return {};
     case Qt::ForegroundRole:
         if (column == Status) {
-            return QBrush(stateColor(m.state));
+            return QBrush(theme::stateColor(m.state));
         }
         return {};
     case Qt::BackgroundRole:
         if (isStuck(m)) {
-            return QBrush(QColor(0xff, 0xf1, 0xc4));
+            return QBrush(theme::stuckBackground());
         }
         return {};
     case Qt::FontRole:

@@ -3,6 +3,7 @@
 // lq::ui::MainWindow.
 
 #include "ui/mainwindow.h"
+#include "ui/theme.h"
 
 #include <lqversion.h>
 
@@ -29,6 +30,9 @@ struct CommandLine {
                                             "sidebar and follow files that appear or disappear "
                                             "(repeatable)."),
         QStringLiteral("DIR")};
+    QCommandLineOption dark{
+        QStringLiteral("dark"),
+        QCoreApplication::translate("main", "Use a dark theme (Fusion style with a dark palette).")};
 
     CommandLine()
         : help(parser.addHelpOption())
@@ -42,6 +46,7 @@ struct CommandLine {
             QStringLiteral("[FILE...]"));
         parser.addOption(select);
         parser.addOption(watch);
+        parser.addOption(dark);
     }
 };
 
@@ -97,6 +102,9 @@ int main(int argc, char* argv[]) {
 
     CommandLine cli;
     cli.parser.process(app);
+    if (cli.parser.isSet(cli.dark)) {
+        lq::ui::theme::useDarkFusion();
+    }
 
     lq::ui::MainWindow window;
     window.show();

@@ -3,6 +3,7 @@
 // fixtures (never on tests/data in place) and its output is checked against
 // tests/data/facts.json and against independent SQLite queries.
 #include <core/queue.h>
+#include <support/fixtures.h>
 
 #include <pwd.h>
 #include <sqlite3.h>
@@ -23,7 +24,8 @@
 
 namespace {
 
-const QString kDataDir = QStringLiteral(LQ_TEST_DATA_DIR);
+const QString kDataDir = lq::test::dataDir();
+using lq::test::copyFixture;
 const QString kMixed = QStringLiteral("litequeue-head-mixed.sqlite3");
 const QString kMaxsize = QStringLiteral("litequeue-head-maxsize.sqlite3");
 const QString kEmpty = QStringLiteral("litequeue-head-empty.sqlite3");
@@ -135,23 +137,6 @@ private:
         if (e.error != QJsonParseError::NoError)
             qWarning("invalid JSON: %s", qPrintable(e.errorString()));
         return doc;
-    }
-
-    /// Copies a fixture (for wal-pending: all three files, same names) into
-    /// `dir` and returns the copy's path.
-    static QString copyFixture(const QTemporaryDir& dir, const QString& name) {
-        const QFileInfo src(kDataDir + QLatin1Char('/') + name);
-        const QString dst = dir.filePath(src.fileName());
-        for (const QString& suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")}) {
-            const QString from = src.filePath() + suffix;
-            if (QFile::exists(from)) {
-                if (!QFile::copy(from, dst + suffix))
-                    return {};
-                QFile::setPermissions(dst + suffix,
-                                      QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-            }
-        }
-        return dst;
     }
 
     QJsonObject queueFacts(const QString& fixture) const {

@@ -11,6 +11,7 @@
 #include "core/format.h"
 #include "core/message.h"
 #include "core/queue.h"
+#include "support/fixtures.h"
 
 #include <QByteArray>
 #include <QCryptographicHash>
@@ -63,9 +64,7 @@ using lq::core::TimeNs;
 /// 2023-11-14T22:13:20Z: a round base for fresh queues.
 inline constexpr TimeNs kT0 = 1'700'000'000'000'000'000;
 
-inline QString dataDir() {
-    return QStringLiteral(LQ_TEST_DATA_DIR);
-}
+using lq::test::dataDir;
 inline std::string toStd(const QString& s) {
     return QFile::encodeName(s).toStdString();
 }
@@ -93,27 +92,11 @@ inline lq::core::OpenOptions optionsWith(lq::core::Clock c, std::string table = 
     return o;
 }
 
-/// Copies a fixture into `dir` and returns the copy's path. A fixture in a
-/// folder (wal-pending/...) is copied with its -wal and -shm files unless
-/// `mainOnly`; names are kept.
+/// A fixture's copy in `dir` (see lq::test::copyFixture), as a path for
+/// lqcore.
 inline std::string copyFixture(const QTemporaryDir& dir, const QString& name,
                                bool mainOnly = false) {
-    const QString src = dataDir() + QLatin1Char('/') + name;
-    const QString dst = dir.path() + QLatin1Char('/') + QFileInfo(src).fileName();
-    QStringList suffixes{QString()};
-    if (!mainOnly)
-        suffixes << QStringLiteral("-wal") << QStringLiteral("-shm");
-    for (const QString& suffix : suffixes) {
-        if (!QFile::exists(src + suffix))
-            continue;
-        QFile::remove(dst + suffix);
-        if (!QFile::copy(src + suffix, dst + suffix))
-            throw std::runtime_error("cannot copy fixture " + toStd(src + suffix));
-        // CI ships the fixtures without write bits; the copy must be writable.
-        QFile::setPermissions(dst + suffix, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadUser |
-                                                QFile::WriteUser);
-    }
-    return toStd(dst);
+    return toStd(lq::test::copyFixture(dir, name, mainOnly));
 }
 
 inline QByteArray sha256(const std::string& path) {

@@ -1,40 +1,18 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Shared helpers of the GUI tests: fixture copies (never open tests/data in
-// place, FIXTURES.md rule 1) and model access that waits for the worker.
+// Shared helpers of the GUI tests: model access that waits for the worker.
+// Fixture copies and waits come from the test-support library.
 
+#include "support/fixtures.h"
+#include "support/waits.h"
 #include "ui/messagemodel.h"
 
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
 #include <QString>
 #include <QTemporaryDir>
 #include <QTest>
 
 namespace lq::test {
-
-inline QString dataDir() {
-    return QStringLiteral(LQ_TEST_DATA_DIR);
-}
-
-/// Copies a fixture (with its -wal/-shm when present) into `dir`; returns
-/// the copy's path.
-inline QString copyFixture(const QTemporaryDir& dir, const QString& relative) {
-    const QString src = dataDir() + u'/' + relative;
-    const QString dst = dir.filePath(QFileInfo(src).fileName());
-    for (const QString& suffix : {QString(), QStringLiteral("-wal"), QStringLiteral("-shm")}) {
-        if (QFile::exists(src + suffix)) {
-            QFile::remove(dst + suffix);
-            if (!QFile::copy(src + suffix, dst + suffix)) {
-                qFatal("cannot copy fixture %s", qPrintable(src + suffix));
-            }
-            QFile::setPermissions(dst + suffix, QFile::ReadOwner | QFile::WriteOwner);
-        }
-    }
-    return dst;
-}
 
 /// Asks the model for a row (as a view would) and reports whether it is
 /// loaded; use inside QTRY_VERIFY.

@@ -12,6 +12,7 @@
 #include "ui/mainwindow.h"
 #include "ui/messagemodel.h"
 #include "ui/queuesidebar.h"
+#include "ui/theme.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
@@ -230,7 +231,8 @@ void TestFleet::folderEntriesCountsSkips() {
         QVERIFY2(i.data(FleetModel::ReasonRole).toString().contains(s.reason),
                  qPrintable(i.data(FleetModel::ReasonRole).toString()));
         QVERIFY(i.data(Qt::ToolTipRole).toString().contains(s.reason.toHtmlEscaped()));
-        QCOMPARE(i.data(Qt::ForegroundRole).value<QBrush>().color(), QColor(0x9e, 0x9e, 0x9e));
+        QCOMPARE(i.data(Qt::ForegroundRole).value<QBrush>().color(),
+                 lq::ui::theme::healthColor(lq::ui::theme::Health::Skipped));
     }
 
     // The scan never wrote: the fixture copies are byte-identical.

@@ -91,14 +91,27 @@ void TestHostileGui::corpus() {
             if (c.stored >= 0)
                 QCOMPARE(qint64(m->rowCount()), c.stored);
             if (m->rowCount() > 0) {
-                // The first and last pages load, whatever the values.
+                // The first and last pages load, whatever the values, and
+                // every cell shows the row's own values: a string for each
+                // column, never the "not loaded" placeholder, a status, and
+                // no empty tooltip (an id may be empty: ids-not-uuid).
                 for (int row : {0, m->rowCount() - 1}) {
                     m->data(m->index(row, 0));
                     QTRY_VERIFY_WITH_TIMEOUT(m->rowAt(row) != nullptr, 20000);
+                    QVERIFY(m->data(m->index(row, 0), lq::ui::MessageModel::LoadedRole).toBool());
                     for (int col = 0; col < lq::ui::MessageModel::ColumnCount; ++col) {
-                        m->data(m->index(row, col), Qt::DisplayRole);
-                        m->data(m->index(row, col), Qt::ToolTipRole);
+                        const QModelIndex idx = m->index(row, col);
+                        const QVariant shown = m->data(idx, Qt::DisplayRole);
+                        const QByteArray where = "row " + QByteArray::number(row) + ", column " +
+                                                 QByteArray::number(col) + ": " +
+                                                 shown.toString().toUtf8();
+                        QVERIFY2(shown.typeId() == QMetaType::QString, where.constData());
+                        QVERIFY2(shown.toString() != QStringLiteral("\u2026"), where.constData());
+                        const QVariant tip = m->data(idx, Qt::ToolTipRole);
+                        QVERIFY2(!tip.isValid() || !tip.toString().isEmpty(), where.constData());
                     }
+                    QVERIFY(
+                        !m->data(m->index(row, lq::ui::MessageModel::Status)).toString().isEmpty());
                 }
             }
             if (c.expect == Expect::ReadOnly) {
@@ -106,11 +119,14 @@ void TestHostileGui::corpus() {
                     QEXPECT_FAIL("", c.knownBug, Continue);
                 QVERIFY2(w.readOnlyMode(), "should be read-only");
             }
-            // The dashboard's statistics on the same values.
+            // The dashboard's statistics on the same values: computed and on
+            // screen, not merely idle (a dashboard that never computes is
+            // idle at once).
             w.tabs()->setCurrentIndex(1);
-            QTRY_VERIFY_WITH_TIMEOUT(w.dashboard()->hasData() || !w.dashboard()->isComputing(),
-                                     20000);
-            QTRY_VERIFY_WITH_TIMEOUT(!w.dashboard()->isComputing(), 20000);
+            lq::ui::DashboardWidget* dash = w.dashboard();
+            QTRY_VERIFY_WITH_TIMEOUT(dash->hasData() && !dash->isComputing(), 20000);
+            QVERIFY2(dash->data().error.isEmpty(), qPrintable(dash->data().error));
+            QCOMPARE(dash->data().totalRows, std::int64_t(m->rowCount()));
             break;
         }
         w.close();

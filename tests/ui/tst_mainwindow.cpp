@@ -56,20 +56,23 @@ struct Harness {
     MessageModel* model() const { return w.model(); }
 };
 
-bool openAndWait(Harness& h, const QString& path) {
+/// Opens `path` and waits until the window shows it, ready.
+[[nodiscard]] bool openAndWait(Harness& h, const QString& path) {
     h.w.openFile(path);
-    return QTest::qWaitFor([&] { return h.w.isReady() && h.w.currentPath() == path; }, 10000);
+    return waitFor([&] { return h.w.isReady() && h.w.currentPath() == path; }, 10000);
 }
 
-void clickFilter(Harness& h, StatusFilterBar::Choice c) {
+[[nodiscard]] bool clickFilter(Harness& h, StatusFilterBar::Choice c) {
     QToolButton* b = h.w.filterBar()->button(c);
-    QVERIFY(b);
+    LQ_CHECK(b);
     QTest::mouseClick(b, Qt::LeftButton);
+    return true;
 }
 
-/// Selects `row` once it is loaded; returns its (id, token).
-std::pair<QString, qint64> selectRow(Harness& h, int row) {
-    if (!QTest::qWaitFor([&] { return rowLoaded(h.model(), row); }, 5000)) {
+/// Selects `row` once it is loaded; returns its (id, token), or an empty id
+/// when the row never loaded.
+[[nodiscard]] std::pair<QString, qint64> selectRow(Harness& h, int row) {
+    if (!waitFor([&] { return rowLoaded(h.model(), row); }, 5000)) {
         return {};
     }
     const QModelIndex idx = h.model()->index(row, 0);
@@ -78,9 +81,10 @@ std::pair<QString, qint64> selectRow(Harness& h, int row) {
     return {idAt(h.model(), row), h.model()->data(idx, MessageModel::TokenRole).toLongLong()};
 }
 
-int waitReport(Harness& h, int before) {
-    (void)QTest::qWaitFor([&] { return h.w.reportCount() > before && !h.w.isBusy(); }, 10000);
-    return h.w.reportCount();
+/// Waits until the action started after `before` reports were made has
+/// reported and the window is idle again.
+[[nodiscard]] bool waitReport(Harness& h, int before) {
+    return waitFor([&] { return h.w.reportCount() > before && !h.w.isBusy(); }, 10000);
 }
 
 } // namespace
@@ -129,13 +133,13 @@ void TestMainWindow::openFilterSearch() {
                  QStringLiteral("Failed 20"));
     QCOMPARE(h.w.filterBar()->button(StatusFilterBar::Ready)->text(), QStringLiteral("Ready 58"));
 
-    clickFilter(h, StatusFilterBar::Failed);
+    QVERIFY(clickFilter(h, StatusFilterBar::Failed));
     QTRY_COMPARE(h.model()->rowCount(), 20);
 
-    clickFilter(h, StatusFilterBar::Stuck);
+    QVERIFY(clickFilter(h, StatusFilterBar::Stuck));
     QTRY_COMPARE(h.model()->rowCount(), 14); // every LOCKED row is hours old
 
-    clickFilter(h, StatusFilterBar::All);
+    QVERIFY(clickFilter(h, StatusFilterBar::All));
     QTRY_COMPARE(h.model()->rowCount(), 400);
     QTest::keyClicks(h.w.searchEdit(), QStringLiteral("019593ca-78ca-7241"));
     QTRY_COMPARE(h.model()->rowCount(), 1); // after the 250 ms debounce
@@ -153,7 +157,7 @@ void TestMainWindow::retryLockedKeepsClaim() {
     const QString path = copyFixture(dir, kMixed);
     Harness h;
     QVERIFY(openAndWait(h, path));
-    clickFilter(h, StatusFilterBar::Locked);
+    QVERIFY(clickFilter(h, StatusFilterBar::Locked));
     QTRY_COMPARE(h.model()->rowCount(), 14);
     const auto [id, token] = selectRow(h, 3);
     QVERIFY(!id.isEmpty());
@@ -164,7 +168,8 @@ void TestMainWindow::retryLockedKeepsClaim() {
     }
     const int reports = h.w.reportCount();
     h.w.retrySelected();
-    QCOMPARE(waitReport(h, reports), reports + 1);
+    QVERIFY(waitReport(h, reports));
+    QCOMPARE(h.w.reportCount(), reports + 1);
     QCOMPARE(h.counts.value(0), 1);
     const auto rep = h.w.lastReport();
     QVERIFY2(rep.error.isEmpty(), qPrintable(rep.error));
@@ -193,7 +198,7 @@ void TestMainWindow::staleRetryIsSkipped() {
     const QString path = copyFixture(dir, kMixed);
     Harness h;
     QVERIFY(openAndWait(h, path));
-    clickFilter(h, StatusFilterBar::Locked);
+    QVERIFY(clickFilter(h, StatusFilterBar::Locked));
     QTRY_COMPARE(h.model()->rowCount(), 14);
     const auto [id, token] = selectRow(h, 0);
     QVERIFY(!id.isEmpty());
@@ -216,7 +221,8 @@ void TestMainWindow::staleRetryIsSkipped() {
     // The window still shows (and acts on) what it showed.
     const int reports = h.w.reportCount();
     h.w.retrySelected();
-    QCOMPARE(waitReport(h, reports), reports + 1);
+    QVERIFY(waitReport(h, reports));
+    QCOMPARE(h.w.reportCount(), reports + 1);
     const auto rep = h.w.lastReport();
     QCOMPARE(rep.applied, 0);
     QCOMPARE(rep.skipped, 1);
@@ -242,7 +248,8 @@ void TestMainWindow::pruneWithCutoff() {
 
     const int reports = h.w.reportCount();
     h.w.prune(olderThan, /*includeFailed=*/false);
-    QCOMPARE(waitReport(h, reports), reports + 1);
+    QVERIFY(waitReport(h, reports));
+    QCOMPARE(h.w.reportCount(), reports + 1);
     QCOMPARE(h.counts.value(0), qint64(expected)); // the confirmation named the exact count
     QCOMPARE(h.w.lastReport().applied, qint64(expected));
     auto after = Queue::open(path.toStdString());
@@ -282,7 +289,8 @@ void TestMainWindow::htmlPayloadShownLiterally() {
     QVERIFY(openAndWait(h, path));
     const int reports = h.w.reportCount();
     h.w.enqueue(html, QString());
-    QCOMPARE(waitReport(h, reports), reports + 1);
+    QVERIFY(waitReport(h, reports));
+    QCOMPARE(h.w.reportCount(), reports + 1);
     QVERIFY2(h.w.lastReport().error.isEmpty(), qPrintable(h.w.lastReport().error));
     QTest::keyClicks(h.w.searchEdit(), QStringLiteral("<img src"));
     QTRY_COMPARE(h.model()->rowCount(), 1);
@@ -314,19 +322,21 @@ void TestMainWindow::undoRevertsRetry() {
     const QString path = copyFixture(dir, kMixed);
     Harness h;
     QVERIFY(openAndWait(h, path));
-    clickFilter(h, StatusFilterBar::Failed);
+    QVERIFY(clickFilter(h, StatusFilterBar::Failed));
     QTRY_COMPARE(h.model()->rowCount(), 20);
     const auto [id, token] = selectRow(h, 2);
     QVERIFY(!id.isEmpty());
     int reports = h.w.reportCount();
     h.w.retrySelected();
-    QCOMPARE(waitReport(h, reports), reports + 1);
+    QVERIFY(waitReport(h, reports));
+    QCOMPARE(h.w.reportCount(), reports + 1);
     QCOMPARE(h.w.lastReport().applied, 1);
     QCOMPARE(Queue::open(path.toStdString())->get(id.toStdString())->state, State::Ready);
 
     reports = h.w.reportCount();
     h.w.undoLastAction();
-    QCOMPARE(waitReport(h, reports), reports + 1);
+    QVERIFY(waitReport(h, reports));
+    QCOMPARE(h.w.reportCount(), reports + 1);
     const auto rep = h.w.lastReport();
     QVERIFY2(rep.error.isEmpty(), qPrintable(rep.error));
     QCOMPARE(rep.applied, 1);
@@ -338,7 +348,8 @@ void TestMainWindow::undoRevertsRetry() {
     // Nothing left to undo: said as information, nothing applied.
     reports = h.w.reportCount();
     h.w.undoLastAction();
-    QCOMPARE(waitReport(h, reports), reports + 1);
+    QVERIFY(waitReport(h, reports));
+    QCOMPARE(h.w.reportCount(), reports + 1);
     QVERIFY(!h.w.lastReport().notice.isEmpty());
     QCOMPARE(h.w.lastReport().applied, 0);
 }
@@ -434,12 +445,13 @@ void TestMainWindow::applyToAllMatchingWithProgress() {
     }
     Harness h;
     QVERIFY(openAndWait(h, path));
-    clickFilter(h, StatusFilterBar::Failed);
+    QVERIFY(clickFilter(h, StatusFilterBar::Failed));
     QTRY_COMPARE(h.model()->rowCount(), 3000);
     h.w.setApplyToAllMatching(true);
     const int reports = h.w.reportCount();
     h.w.retrySelected(); // nothing selected: the filter's matches
-    QCOMPARE(waitReport(h, reports), reports + 1);
+    QVERIFY(waitReport(h, reports));
+    QCOMPARE(h.w.reportCount(), reports + 1);
     QCOMPARE(h.counts.value(0), qint64(3000));
     QCOMPARE(h.w.lastReport().applied, qint64(3000));
     QCOMPARE(Queue::open(path.toStdString())->readyCount(), std::int64_t(3000));
@@ -523,7 +535,8 @@ void TestMainWindow::upgradeAndVacuum() {
     QVERIFY(h.w.bannerBar()->hasBanner(QStringLiteral("format")));
     int reports = h.w.reportCount();
     h.w.upgradeFile();
-    QCOMPARE(waitReport(h, reports), reports + 1);
+    QVERIFY(waitReport(h, reports));
+    QCOMPARE(h.w.reportCount(), reports + 1);
     QVERIFY2(h.w.lastReport().error.isEmpty(), qPrintable(h.w.lastReport().error));
     QVERIFY(h.questions.value(0).contains(QStringLiteral("Stop every worker")));
     // Reopened as 0.14: no legacy banner, LOCKED rows became READY.
@@ -535,7 +548,8 @@ void TestMainWindow::upgradeAndVacuum() {
 
     reports = h.w.reportCount();
     h.w.vacuum();
-    QCOMPARE(waitReport(h, reports), reports + 1);
+    QVERIFY(waitReport(h, reports));
+    QCOMPARE(h.w.reportCount(), reports + 1);
     QVERIFY2(h.w.lastReport().error.isEmpty(), qPrintable(h.w.lastReport().error));
     QTRY_VERIFY(h.w.isReady());
     QCOMPARE(h.model()->rowCount(), 400);
