@@ -30,9 +30,9 @@ struct CommandLine {
                                             "sidebar and follow files that appear or disappear "
                                             "(repeatable)."),
         QStringLiteral("DIR")};
-    QCommandLineOption dark{
-        QStringLiteral("dark"),
-        QCoreApplication::translate("main", "Use a dark theme (Fusion style with a dark palette).")};
+    QCommandLineOption dark{QStringLiteral("dark"),
+                            QCoreApplication::translate(
+                                "main", "Use a dark theme (Fusion style with a dark palette).")};
 
     CommandLine()
         : help(parser.addHelpOption())
