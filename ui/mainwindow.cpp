@@ -10,6 +10,7 @@
 #include "ui/dashboardwidget.h"
 #include "ui/enqueuedialog.h"
 #include "ui/fleetmodel.h"
+#include "ui/gettingstarted.h"
 #include "ui/messagedetailpane.h"
 #include "ui/prunedialog.h"
 #include "ui/queuesidebar.h"
@@ -282,6 +283,13 @@ void MainWindow::createActions() {
             [this] { AboutDialog(this).exec(); });
     connect(make(QStringLiteral("aboutQt"), tr("About &Qt")), &QAction::triggered, qApp,
             &QApplication::aboutQt);
+    connect(make(QStringLiteral("gettingStarted"), tr("&Getting started"), {},
+                 QKeySequence::HelpContents),
+            &QAction::triggered, this, [this] {
+                auto* dlg = new GettingStartedDialog(this);
+                dlg->setAttribute(Qt::WA_DeleteOnClose);
+                dlg->show();
+            });
     connect(make(QStringLiteral("shortcuts"), tr("&Keyboard shortcuts")), &QAction::triggered, this,
             &MainWindow::showShortcuts);
     // Ctrl+1 … Ctrl+9: the status chips, in the order shown.
@@ -462,6 +470,7 @@ void MainWindow::createMenus() {
     }
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(action(QStringLiteral("gettingStarted")));
     help->addAction(action(QStringLiteral("shortcuts")));
     help->addSeparator();
     help->addAction(action(QStringLiteral("about")));
@@ -469,6 +478,10 @@ void MainWindow::createMenus() {
 
     QToolBar* tb = addToolBar(tr("Actions"));
     tb->setObjectName(QStringLiteral("mainToolBar"));
+    // The overflow button ("»") of a narrow window.
+    if (auto* more = tb->findChild<QWidget*>(QStringLiteral("qt_toolbar_ext_button"))) {
+        more->setAccessibleName(tr("More actions"));
+    }
     tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     tb->setIconSize(QSize(20, 20));
     tb->addAction(action(QStringLiteral("open")));
@@ -511,6 +524,9 @@ void MainWindow::createWidgets() {
     m_search->setObjectName(QStringLiteral("search"));
     m_search->setPlaceholderText(tr("Search id, idempotency key, payload"));
     m_search->setClearButtonEnabled(true);
+    m_search->setAccessibleName(tr("Search messages"));
+    m_search->setAccessibleDescription(tr("Filters the table by message id, idempotency key or "
+                                          "payload (Ctrl+F)"));
     m_search->setMinimumWidth(160);
     filterRow->addWidget(m_search, 1);
     auto* stuckLabel = new QLabel(tr("Stuck after"), central);

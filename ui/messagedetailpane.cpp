@@ -104,6 +104,7 @@ MessageDetailPane::MessageDetailPane(QWidget* parent)
     right->addLayout(buttons);
 
     m_payload = new QPlainTextEdit(this);
+    m_payload->setAccessibleName(tr("Payload"));
     m_payload->setObjectName(QStringLiteral("payloadText"));
     m_payload->setReadOnly(true);
     m_payload->setLineWrapMode(QPlainTextEdit::WidgetWidth);
