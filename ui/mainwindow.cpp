@@ -1154,7 +1154,12 @@ void MainWindow::updateActions() {
         if (!qa->property("lqToolTip").isValid()) {
             qa->setProperty("lqToolTip", qa->toolTip());
         }
-        qa->setToolTip(why.empty() ? qa->property("lqToolTip").toString() : fromStd(why));
+        QString tip = why.empty() ? qa->property("lqToolTip").toString() : fromStd(why);
+        if (!qa->shortcut().isEmpty()) {
+            tip += QStringLiteral(" (") + qa->shortcut().toString(QKeySequence::NativeText) +
+                   QLatin1Char(')');
+        }
+        qa->setToolTip(tip);
     }
     action(QStringLiteral("undo"))->setEnabled(writable);
     action(QStringLiteral("reopen"))->setEnabled(open);

@@ -18,6 +18,7 @@
 #include <QPointer>
 #include <QProgressDialog>
 #include <QStatusBar>
+#include <QTextEdit>
 #include <QTableView>
 
 #include <atomic>
@@ -392,6 +393,10 @@ void MainWindow::finishReport(const ActionReport& report) {
     }
     if (!details.isEmpty()) {
         box->setDetailedText(details.join(u'\n'));
+        // One id a line, never wrapped in the middle of an id.
+        for (auto* text : box->findChildren<QTextEdit*>()) {
+            text->setLineWrapMode(QTextEdit::NoWrap);
+        }
     }
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setModal(false);
