@@ -3,6 +3,7 @@
 
 #include "core/formats/queueformat.h"
 
+#include "core/audit.h"
 #include "core/queue.h"
 #include "core/timefmt.h"
 #include "ui/histogramchart.h"
@@ -445,6 +446,17 @@ DashboardData DashboardWidget::compute(const std::shared_ptr<core::Queue>& q, co
     try {
         d.now = q->now();
         d.history = core::QueueFormat::of(q->info()).keepsHistory();
+        try {
+            // Prunes made by our tools are on record; say so on the charts.
+            for (const auto& e : core::AuditLog().entries(q->path())) {
+                if (e.action == core::Action::Prune && !e.undone && e.undoneBy.empty() &&
+                    !e.applied.empty()) {
+                    d.prunedBefore = e.cutoff ? *e.cutoff : e.when;
+                }
+            }
+        } catch (const std::exception&) {
+            // No readable audit log: no note, the charts stand.
+        }
         d.maxsize = q->maxsize();
         d.rangeFrom = r.from;
         d.rangeTo = r.to;
@@ -736,6 +748,15 @@ void DashboardWidget::updateTimeCharts(bool throughput, bool latency) {
         m_throughput->setSeriesData(2, completions);
         m_throughput->setSeriesData(3, failures);
         m_throughput->setYTitle(tr("messages per %1").arg(roundDurationLabel(d.bucket)));
+        QString title = tr("Throughput");
+        if (d.prunedBefore) {
+            title += QStringLiteral("<br><small>") +
+                     tr("History that finished before %1 was pruned: gaps there are not outages")
+                         .arg(formatInstant(*d.prunedBefore, m_utc, false))
+                         .toHtmlEscaped() +
+                     QStringLiteral("</small>");
+        }
+        m_throughput->chart()->setTitle(title);
     }
     if (latency) {
         m_latency->setSpan(d.spanFrom, d.spanTo);

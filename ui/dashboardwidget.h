@@ -56,8 +56,11 @@ struct DashboardData {
     core::Histogram scheduledAhead; ///< run_at - now of SCHEDULED jobs
     core::Summary scheduledAheadSummary;
     std::vector<std::int64_t> attempts; ///< attempts[k]: jobs with k attempts; last: k or more
-    qint64 elapsedMs = 0;               ///< how long the worker took
-    QString error;                      ///< non-empty: the computation failed
+    /// The newest prune of this file on record (audit log): what finished
+    /// before this was deleted, so a gap in the charts is not an outage.
+    std::optional<core::TimeNs> prunedBefore;
+    qint64 elapsedMs = 0; ///< how long the worker took
+    QString error;        ///< non-empty: the computation failed
 };
 
 /// Latency and throughput views of one queue (SPEC §3.4): overview cards,

@@ -187,9 +187,20 @@ void HistogramChart::setBars(const QList<qint64>& counts) {
     m_y->setTickInterval(static_cast<qreal>(step));
     m_y->setRange(0, static_cast<qreal>(top));
     m_x->setRange(-0.5, static_cast<qreal>(std::max<qsizetype>(1, counts.size())) - 0.5);
+    updateTitle();
+}
+
+void HistogramChart::updateTitle() {
+    // The percentile values go on a line of their own under the title: in
+    // the legend a narrow chart elided them ("p50 40…").
     const qint64 t = total();
-    chart()->setTitle(t == 0 ? m_title + QStringLiteral(" — ") + tr("no messages")
-                             : m_title + QStringLiteral(" — ") + QLocale().toString(t));
+    QString title = t == 0 ? m_title + QStringLiteral(" — ") + tr("no messages")
+                           : m_title + QStringLiteral(" — ") + QLocale().toString(t);
+    if (!m_markerLine.isEmpty()) {
+        title += QStringLiteral("<br><small>") + m_markerLine.toHtmlEscaped() +
+                 QStringLiteral("</small>");
+    }
+    chart()->setTitle(title);
 }
 
 void HistogramChart::setCategoryLabels(const QList<std::pair<QString, double>>& labels,
@@ -296,6 +307,7 @@ void HistogramChart::setMarkers(const core::Summary* s) {
         s ? s->p50 : std::nullopt, s ? s->p90 : std::nullopt, s ? s->p99 : std::nullopt};
     const char* names[] = {"p50", "p90", "p99"};
     const qreal top = m_y->max();
+    QStringList parts;
     for (int i = 0; i < m_markers.size(); ++i) {
         QLineSeries* line = m_markers[i];
         if (!values[i] || m_edges.isEmpty()) {
@@ -305,9 +317,12 @@ void HistogramChart::setMarkers(const core::Summary* s) {
         }
         const double x = axisPosition(m_edges, static_cast<double>(*values[i]));
         line->replace(QList<QPointF>{{x, 0}, {x, top}});
-        line->setName(QString::fromLatin1(names[i]) + u' ' + humanDuration(*values[i]));
+        line->setName(QString::fromLatin1(names[i]));
+        parts << QString::fromLatin1(names[i]) + u' ' + humanDuration(*values[i]);
         line->setVisible(true);
     }
+    m_markerLine = parts.join(QStringLiteral(" \u00b7 "));
+    updateTitle();
 }
 
 void HistogramChart::showTip(bool on, int index) {

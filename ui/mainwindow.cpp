@@ -607,6 +607,9 @@ void MainWindow::createWidgets() {
     setCentralWidget(central);
     connect(m_dashboard, &DashboardWidget::timeRangeChanged, this,
             [this](std::optional<qint64> from, std::optional<qint64> to) {
+                // A new range replaces an earlier narrowing instead of
+                // stacking on a histogram bar unseen.
+                m_band.reset();
                 m_rangeFrom = from;
                 m_rangeTo = to;
                 applyFilter();

@@ -18,8 +18,8 @@
 #include <QPointer>
 #include <QProgressDialog>
 #include <QStatusBar>
-#include <QTextEdit>
 #include <QTableView>
+#include <QTextEdit>
 
 #include <atomic>
 
