@@ -600,7 +600,19 @@ void MessageModel::installOrdering(std::shared_ptr<std::vector<std::int64_t>> or
     m_order = order ? std::move(order) : std::make_shared<std::vector<std::int64_t>>();
     m_hasOrdering = true;
     ++m_layout;
-    clearCache();
+    // Rows are cached by rowid, so they stay right under a new ordering:
+    // keep them to show at once (a block load refreshes them) instead of
+    // "…" in every row until the blocks come back. Found with a Status sort
+    // under load, where each poll reorders many rows and used to blank the
+    // table for seconds. Only positions (blocks) are forgotten; rows left
+    // over from them are dropped once they exceed what the blocks may hold.
+    m_blocks.clear();
+    m_lru.clear();
+    m_pendingBlocks.clear();
+    m_goneRows.clear();
+    if (m_rows.size() > qsizetype(kMaxBlocks * kBlockSize)) {
+        m_rows.clear();
+    }
     endResetModel();
 }
 
