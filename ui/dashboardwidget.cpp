@@ -6,6 +6,7 @@
 #include "core/audit.h"
 #include "core/queue.h"
 #include "core/timefmt.h"
+#include "ui/flowlayout.h"
 #include "ui/histogramchart.h"
 #include "ui/percentilemodel.h"
 #include "ui/runasync.h"
@@ -182,8 +183,13 @@ DashboardWidget::DashboardWidget(QWidget* parent)
     root->addLayout(bar);
 
     // ---- overview cards ---------------------------------------------------
-    auto* cards = new QHBoxLayout;
-    cards->setSpacing(6);
+    // The cards wrap in a narrow window (the dashboard made the window at
+    // least 1,096 px wide).
+    auto* cardsBox = new QWidget(this);
+    QSizePolicy wrap(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    wrap.setHeightForWidth(true);
+    cardsBox->setSizePolicy(wrap);
+    auto* cards = new FlowLayout(cardsBox, 6);
     const QString cardTitles[CardCount] = {
         tr("Ready"),       tr("Locked"),          tr("Done"),
         tr("Failed"),      tr("Unknown status"),  tr("Stuck"),
@@ -208,8 +214,7 @@ DashboardWidget::DashboardWidget(QWidget* parent)
         m_fillCard = frame;
         cards->addWidget(frame);
     }
-    cards->addStretch(1);
-    root->addLayout(cards);
+    root->addWidget(cardsBox);
 
     // ---- litequeue page ---------------------------------------------------
     m_pages = new QStackedWidget(this);

@@ -96,6 +96,9 @@ MessageDetailPane::MessageDetailPane(QWidget* parent)
     m_payloadNote = new QLabel(this);
     m_payloadNote->setTextFormat(Qt::PlainText);
     m_payloadNote->setObjectName(QStringLiteral("payloadNote"));
+    // A long note must not hold the pane (and the window) wide.
+    m_payloadNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_payloadNote->setMinimumWidth(40);
     buttons->addWidget(m_payloadNote, 1);
     buttons->addWidget(m_loadAll);
     buttons->addWidget(m_saveAs);

@@ -9,6 +9,7 @@
 #include "ui/mainwindow.h"
 #include "ui/messagedetailpane.h"
 #include "ui/messagemodel.h"
+#include "ui/prunedialog.h"
 #include "ui/statusfilterbar.h"
 
 #include <QAbstractItemModelTester>
@@ -108,6 +109,8 @@ private slots:
     void applyToAllMatchingWithProgress();
     void deletedAndReplacedFileBanners();
     void noWritesToADeletedFile();
+    void fitsASmallLaptopScreen();
+    void pruneAgeInMinutes();
     void jobsLeaseFile();
     void upgradeAndVacuum();
 
@@ -514,6 +517,37 @@ void TestMainWindow::noWritesToADeletedFile() {
     QCOMPARE(h.questions.size(), asked);
     QVERIFY(h.w.lastError().contains(QStringLiteral("deleted")));
     QVERIFY(!QFile::exists(path));
+}
+
+void TestMainWindow::fitsASmallLaptopScreen() {
+    // A 1366x768 laptop with room to spare (the window could not be made
+    // smaller than 1016x584, and then cut the chips: "eady 1,27").
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    const QSize min = h.w.minimumSizeHint().expandedTo(h.w.minimumSize());
+    // (With two banners shown: the legacy format and the attention banner.)
+    QVERIFY2(min.width() <= 1000 && min.height() <= 680,
+             qPrintable(QStringLiteral("%1x%2").arg(min.width()).arg(min.height())));
+    // Narrow, the chips wrap instead of squashing their labels.
+    h.w.resize(900, 600);
+    QTRY_VERIFY(h.w.filterBar()->button(StatusFilterBar::Failed)->isVisible());
+    for (auto c : {StatusFilterBar::All, StatusFilterBar::Ready, StatusFilterBar::Locked,
+                   StatusFilterBar::Stuck, StatusFilterBar::Done, StatusFilterBar::Failed}) {
+        QToolButton* b = h.w.filterBar()->button(c);
+        QVERIFY2(b->width() >= b->sizeHint().width(), qPrintable(b->text()));
+    }
+}
+
+void TestMainWindow::pruneAgeInMinutes() {
+    lq::ui::PruneDialog dlg;
+    dlg.setOlderThanSeconds(60); // "1 m" stays one minute
+    QCOMPARE(dlg.olderThanSeconds().value_or(-1), 60.0);
+    dlg.setOlderThanSeconds(2 * 86400);
+    QCOMPARE(dlg.olderThanSeconds().value_or(-1), 2.0 * 86400);
+    dlg.setOlderThanSeconds(std::nullopt);
+    QVERIFY(!dlg.olderThanSeconds());
 }
 
 void TestMainWindow::jobsLeaseFile() {
