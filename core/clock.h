@@ -21,6 +21,10 @@ Clock systemClock();
 Clock fixedClock(TimeNs t);
 
 inline constexpr TimeNs kNsPerSecond = 1'000'000'000;
+/// A LOCKED message whose lock is older than this is stuck (SPEC §3.4), unless
+/// the operator sets another threshold. The one definition of the default.
+inline constexpr int kDefaultStuckAfterSeconds = 300;
+inline constexpr TimeNs kDefaultStuckAfterNs = kDefaultStuckAfterSeconds * kNsPerSecond;
 
 /// a - b, or nothing when it does not fit in 64 bits (timestamps in a damaged
 /// or hostile file can be anything).

@@ -36,7 +36,7 @@ struct Counts {
 struct Filter {
     std::vector<State> states; ///< empty: any state
     bool stuckOnly = false;    ///< LOCKED with lock age > stuckAfterNs
-    TimeNs stuckAfterNs = 300 * kNsPerSecond;
+    TimeNs stuckAfterNs = kDefaultStuckAfterNs;
     std::string search;                     ///< substring of message id, idempotency key or payload
     std::optional<double> olderThanSeconds; ///< age (now - in_time) above this
     std::optional<TimeNs> inTimeFrom;       ///< in_time >= this

@@ -147,7 +147,7 @@ public:
     std::unique_ptr<TransactionGuard> transaction();
 
     // ---- query layer ---------------------------------------------------
-    Counts counts(TimeNs stuckAfterNs = 300 * kNsPerSecond);
+    Counts counts(TimeNs stuckAfterNs = kDefaultStuckAfterNs);
     std::int64_t count(const Filter& f);
     /// A page of messages in a stable order; O(offset) in SQLite, fine for
     /// the CLI. The GUI uses orderedRowids() + fetchRowids() instead.

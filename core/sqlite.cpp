@@ -227,14 +227,24 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
             throw;
         }
     }
-    // Hardening for untrusted files (SPEC §3.6).
-    sqlite3_db_config(m_db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
-    sqlite3_db_config(m_db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
-    sqlite3_db_config(m_db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, nullptr);
-    sqlite3_db_config(m_db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, nullptr);
+    // Hardening for untrusted files (SPEC §3.6). A setting that does not
+    // take is an error: the file must not be read without it.
+    const auto harden = [&](int op, int value, const char* what) {
+        int applied = -1;
+        if (sqlite3_db_config(m_db, op, value, &applied) != SQLITE_OK || applied != value) {
+            sqlite3_close_v2(m_db);
+            m_db = nullptr;
+            throw Error(ErrorKind::Sqlite, path,
+                        std::string("cannot set ") + what + " on the connection; not opened");
+        }
+    };
+    harden(SQLITE_DBCONFIG_DEFENSIVE, 1, "defensive mode");
+    harden(SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, "trusted_schema off");
+    harden(SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, "no extension loading");
+    harden(SQLITE_DBCONFIG_ENABLE_VIEW, 0, "no views");
     // A viewer must never checkpoint the WAL into the main file on close.
     if (mode == Mode::ReadOnly)
-        sqlite3_db_config(m_db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+        harden(SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, "no checkpoint on close");
     m_busyTimeoutMs = busyTimeoutMs;
     sqlite3_busy_handler(m_db, &Connection::onBusy, this);
     if (mode != Mode::ReadOnly) {
@@ -244,7 +254,11 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
         sqlite3_exec(m_db, "PRAGMA synchronous = NORMAL", nullptr, nullptr, nullptr);
         sqlite3_exec(m_db, "PRAGMA temp_store = MEMORY", nullptr, nullptr, nullptr);
     }
-    sqlite3_exec(m_db, "PRAGMA cell_size_check = ON", nullptr, nullptr, nullptr);
+    if (sqlite3_exec(m_db, "PRAGMA cell_size_check = ON", nullptr, nullptr, nullptr) != SQLITE_OK) {
+        sqlite3_close_v2(m_db);
+        m_db = nullptr;
+        throw Error(ErrorKind::Sqlite, path, "cannot turn on cell_size_check; not opened");
+    }
 }
 
 int Connection::onBusy(void* self, int count) {

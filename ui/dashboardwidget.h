@@ -149,7 +149,7 @@ private:
     void saveCsvInteractive();
 
     std::shared_ptr<core::Queue> m_queue;
-    qint64 m_stuckNs = 300LL * 1'000'000'000;
+    qint64 m_stuckNs = core::kDefaultStuckAfterNs;
     bool m_utc = false;
     std::optional<qint64> m_from, m_to;
     std::optional<RangePreset> m_pendingPreset;

@@ -124,7 +124,7 @@ private:
     QStringList m_folders;
     std::vector<Row> m_rows;
     core::Clock m_clock;
-    int m_stuckSeconds = 300;
+    int m_stuckSeconds = core::kDefaultStuckAfterSeconds;
     int m_backlogSeconds = 600;
     int m_failuresHoldSeconds = 60;
     int m_intervalMs = 2500;

@@ -534,7 +534,7 @@ void MainWindow::createWidgets() {
     m_stuckSpin = new QSpinBox(central);
     m_stuckSpin->setObjectName(QStringLiteral("stuckThreshold"));
     m_stuckSpin->setRange(1, 30 * 86400);
-    m_stuckSpin->setValue(300);
+    m_stuckSpin->setValue(core::kDefaultStuckAfterSeconds);
     m_stuckSpin->setSuffix(tr(" s"));
     m_stuckSpin->setToolTip(tr("A LOCKED message whose lock is older than this is shown as stuck"));
     stuckLabel->setBuddy(m_stuckSpin);
@@ -783,7 +783,8 @@ void MainWindow::restoreSettings() {
         QSignalBlocker block(hh);
         hh->setSortIndicator(MessageModel::MessageId, Qt::AscendingOrder);
     }
-    m_stuckSpin->setValue(s.value(QStringLiteral("stuckThresholdSeconds"), 300).toInt());
+    m_stuckSpin->setValue(
+        s.value(QStringLiteral("stuckThresholdSeconds"), core::kDefaultStuckAfterSeconds).toInt());
     action(QStringLiteral("utc"))->setChecked(s.value(QStringLiteral("utc"), false).toBool());
     rebuildRecentMenu();
 }

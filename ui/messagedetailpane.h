@@ -65,7 +65,7 @@ private:
 
     std::shared_ptr<core::Queue> m_queue;
     bool m_utc = false;
-    core::TimeNs m_stuckNs = 300 * core::kNsPerSecond;
+    core::TimeNs m_stuckNs = core::kDefaultStuckAfterNs;
     QHash<QString, QLabel*> m_fields;
     QHash<QString, QLabel*> m_titles;
     QPlainTextEdit* m_payload;

@@ -191,7 +191,7 @@ private:
     std::shared_ptr<core::Queue> m_queue;
     core::Filter m_filter;
     core::Sort m_sort;
-    int m_stuckSeconds = 300;
+    int m_stuckSeconds = core::kDefaultStuckAfterSeconds;
     bool m_utc = false;
     bool m_live = true;
 

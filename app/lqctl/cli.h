@@ -50,7 +50,7 @@ struct Options {
     // global
     bool json = false;
     std::optional<core::TimeNs> now;
-    double stuckAfterSeconds = 300;
+    double stuckAfterSeconds = core::kDefaultStuckAfterSeconds;
     int busyTimeoutMs = 5000;
     std::string table;
 
