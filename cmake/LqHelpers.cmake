@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: MIT
-# lq_add_test(NAME SOURCES... LIBS ... [GUI])
-# One Qt Test executable per unit. GUI tests run on the offscreen platform.
+# lq_add_test(NAME SOURCES... LIBS ... [GUI] [TIMEOUT s])
+# One Qt Test executable per unit, with everything a test needs: moc, the Qt
+# string hygiene, the data and binary folders, an environment that keeps the
+# user's settings and audit log out of it. GUI tests run offscreen.
 function(lq_add_test name)
   cmake_parse_arguments(T "GUI" "TIMEOUT" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_LIBS} Qt6::Test)
+  set_target_properties(${name} PROPERTIES AUTOMOC ON)
+  lq_qt_defaults(${name})
   target_compile_definitions(${name} PRIVATE
     LQ_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data"
     LQ_BIN_DIR="${PROJECT_BINARY_DIR}/app")
