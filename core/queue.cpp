@@ -260,14 +260,12 @@ bool Queue::inOwnTransaction() const {
 template <class F> auto Queue::write(bool immediate, F&& f) {
     std::lock_guard lock(m_writeMutex);
     Connection& w = writer();
-    if (inOwnTransaction())
+    // The library calls (put, pop, done, ...) are a worker's hot path and
+    // behave as litequeue does; operator writes (apply, undo, vacuum,
+    // upgrade, a TransactionGuard) check the file's identity instead.
+    if (inOwnTransaction() || !immediate)
         return f(w);
-    if (!immediate) {
-        requireSameFile();
-        return f(w);
-    }
     Transaction tx(w, Transaction::Kind::Immediate);
-    requireSameFile();
     if constexpr (std::is_void_v<decltype(f(w))>) {
         f(w);
         tx.commit();
@@ -622,6 +620,7 @@ void Queue::upgrade() {
     std::lock_guard lock(m_writeMutex);
     {
         write(true, [&](Connection& c) {
+            requireSameFile();
             const std::string tq = quoteIdent(info().table);
             if (info().format == Format::LitequeueLegacy) {
                 if (!info().hasIdempotencyKey)

@@ -182,9 +182,12 @@ public:
     ActionResult undo(Action original, const std::vector<AppliedRow>& applied,
                       const ActionOptions& o = {});
 
-    /// The file as opened: its device and inode. Every write checks, inside
-    /// its transaction, that the path still names this file, and refuses
-    /// with ErrorKind::FileChanged when it was deleted, replaced or moved.
+    /// The file as opened: its device and inode. Every operator write
+    /// (apply, undo, vacuum, upgrade, a TransactionGuard) checks, inside its
+    /// transaction, that the path still names this file, and refuses with
+    /// ErrorKind::FileChanged when it was deleted, replaced or moved. The
+    /// library calls (put, pop, done, ...) do not: they are a worker's hot
+    /// path and behave as litequeue does.
     struct FileIdentity {
         std::uint64_t device = 0;
         std::uint64_t inode = 0;

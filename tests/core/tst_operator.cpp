@@ -175,9 +175,12 @@ void TstOperator::writesRefusedAfterDelete() {
     QCOMPARE(r.applied(), std::size_t(0));
     QCOMPARE(r.notAttempted(), std::size_t(1));
     QVERIFY(!std::filesystem::exists(path()));
-    const auto err = catchError([&] { q->put("b"); });
+    const auto err = catchError([&] { op.enqueue("b", std::nullopt); });
     QVERIFY(err);
     QCOMPARE(err->kind(), ErrorKind::FileChanged);
+    const auto undo = catchError([&] { q->transaction(); });
+    QVERIFY(undo);
+    QCOMPARE(undo->kind(), ErrorKind::FileChanged);
     QVERIFY(!std::filesystem::exists(path())); // nothing recreated it
     QVERIFY(!q->fileChange().empty());
 }
