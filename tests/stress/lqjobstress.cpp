@@ -42,6 +42,7 @@
 #include "core/actions.h"
 #include "core/error.h"
 #include "core/queue.h"
+#include "procutil.h"
 
 #include <sqlite3.h>
 
@@ -63,13 +64,13 @@
 
 namespace {
 
-namespace fs = std::filesystem;
+using lqproc::Args;
+using lqproc::Log;
+using lqproc::mono;
+using lqproc::sleepUs;
+using lqproc::stopRequested;
 
-std::int64_t mono() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
+namespace fs = std::filesystem;
 
 /// Python's time.time(): wall-clock seconds as a double.
 double wallSeconds() {
@@ -77,56 +78,6 @@ double wallSeconds() {
                                    std::chrono::system_clock::now().time_since_epoch())
                                    .count()) /
            1e9;
-}
-
-void sleepUs(std::int64_t us) {
-    std::this_thread::sleep_for(std::chrono::microseconds(us));
-}
-
-class Log {
-public:
-    explicit Log(const std::string& path) {
-        m_f = path.empty() ? stdout : std::fopen(path.c_str(), "w");
-        if (!m_f) {
-            std::fprintf(stderr, "lqjobstress: cannot write %s\n", path.c_str());
-            std::exit(2);
-        }
-        std::setvbuf(m_f, nullptr, _IOLBF, 1 << 16);
-    }
-    ~Log() {
-        if (m_f && m_f != stdout)
-            std::fclose(m_f);
-    }
-    Log(const Log&) = delete;
-    Log& operator=(const Log&) = delete;
-
-    template <class... A> void line(const char* fmt, A... args) {
-        std::fprintf(m_f, fmt, args...);
-        std::fputc('\n', m_f);
-    }
-
-private:
-    std::FILE* m_f = nullptr;
-};
-
-struct Args {
-    std::string role;
-    std::string file;
-    std::map<std::string, std::string> opts;
-
-    std::string str(const std::string& k, const std::string& def = {}) const {
-        auto it = opts.find(k);
-        return it == opts.end() ? def : it->second;
-    }
-    std::int64_t num(const std::string& k, std::int64_t def) const {
-        auto it = opts.find(k);
-        return it == opts.end() ? def : std::strtoll(it->second.c_str(), nullptr, 10);
-    }
-};
-
-bool stopRequested(const std::string& stopFile) {
-    std::error_code ec;
-    return !stopFile.empty() && fs::exists(stopFile, ec);
 }
 
 long long ll(std::int64_t v) {
@@ -256,7 +207,7 @@ std::string uuid4hex(std::mt19937_64& rng) {
 }
 
 int producer(const Args& a) {
-    Log log(a.str("log"));
+    Log log(a.str("log"), "lqjobstress");
     const std::int64_t id = a.num("id", 0);
     const std::string stop = a.str("stop");
     const std::int64_t pauseUs = a.num("pause-us", 0);
@@ -319,7 +270,7 @@ std::optional<Claimed> claim(SeedDb& db, double now, double lease) {
 }
 
 int worker(const Args& a) {
-    Log log(a.str("log"));
+    Log log(a.str("log"), "lqjobstress");
     const std::string stop = a.str("stop");
     const double lease = static_cast<double>(a.num("lease-ms", 2000)) / 1000.0;
     const bool unguarded = a.num("unguarded", 0) != 0;
@@ -396,7 +347,7 @@ int worker(const Args& a) {
 /// Logs like a worker; exits 3 (after "stuck N") if jobs are left and none
 /// could be claimed for --deadline-ms.
 int drain(const Args& a) {
-    Log log(a.str("log"));
+    Log log(a.str("log"), "lqjobstress");
     const double lease = static_cast<double>(a.num("lease-ms", 2000)) / 1000.0;
     const std::int64_t deadlineNs = a.num("deadline-ms", 15'000) * 1'000'000;
     std::int64_t deadline = mono() + deadlineNs;
@@ -464,7 +415,7 @@ bool isStale(const SkippedRow& r) {
 class Operator {
 public:
     explicit Operator(const Args& a)
-        : m_log(a.str("log"))
+        : m_log(a.str("log"), "lqjobstress")
         , m_stop(a.str("stop"))
         , m_rng(static_cast<std::uint64_t>(a.num("seed", getpid())))
         , m_file(a.file) {}

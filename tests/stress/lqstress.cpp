@@ -28,6 +28,7 @@
 #include "core/audit.h"
 #include "core/error.h"
 #include "core/queue.h"
+#include "procutil.h"
 
 #include <sqlite3.h>
 
@@ -49,66 +50,14 @@
 
 namespace {
 
+using lqproc::Args;
+using lqproc::Log;
+using lqproc::mono;
+using lqproc::sleepUs;
+using lqproc::stopRequested;
+
 using namespace lq::core;
 namespace fs = std::filesystem;
-
-std::int64_t mono() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
-void sleepUs(std::int64_t us) {
-    std::this_thread::sleep_for(std::chrono::microseconds(us));
-}
-
-/// One log file, line-buffered so that every line reaches the kernel as one
-/// write(2) and survives a kill -9 of this process.
-class Log {
-public:
-    explicit Log(const std::string& path) {
-        m_f = path.empty() ? stdout : std::fopen(path.c_str(), "w");
-        if (!m_f) {
-            std::fprintf(stderr, "lqstress: cannot write %s\n", path.c_str());
-            std::exit(2);
-        }
-        std::setvbuf(m_f, nullptr, _IOLBF, 1 << 16);
-    }
-    ~Log() {
-        if (m_f && m_f != stdout)
-            std::fclose(m_f);
-    }
-    Log(const Log&) = delete;
-    Log& operator=(const Log&) = delete;
-
-    template <class... A> void line(const char* fmt, A... args) {
-        std::fprintf(m_f, fmt, args...);
-        std::fputc('\n', m_f);
-    }
-
-private:
-    std::FILE* m_f = nullptr;
-};
-
-struct Args {
-    std::string role;
-    std::string file;
-    std::map<std::string, std::string> opts;
-
-    std::string str(const std::string& k, const std::string& def = {}) const {
-        auto it = opts.find(k);
-        return it == opts.end() ? def : it->second;
-    }
-    std::int64_t num(const std::string& k, std::int64_t def) const {
-        auto it = opts.find(k);
-        return it == opts.end() ? def : std::strtoll(it->second.c_str(), nullptr, 10);
-    }
-};
-
-bool stopRequested(const std::string& stopFile) {
-    std::error_code ec;
-    return !stopFile.empty() && fs::exists(stopFile, ec);
-}
 
 const char* kindWord(ErrorKind k) {
     // One token for the log ("busy", "damaged", ...): spaces become '-'.
@@ -127,7 +76,7 @@ OpenOptions queueOptions() {
 }
 
 int producer(const Args& a) {
-    Log log(a.str("log"));
+    Log log(a.str("log"), "lqstress");
     const std::int64_t id = a.num("id", 0);
     const std::int64_t count = a.num("count", 0); // 0: until the stop file appears
     const std::string stop = a.str("stop");
@@ -163,7 +112,7 @@ int producer(const Args& a) {
 }
 
 int worker(const Args& a) {
-    Log log(a.str("log"));
+    Log log(a.str("log"), "lqstress");
     const std::string stop = a.str("stop");
     const std::int64_t idleMs = a.num("idle-ms", 0);
     std::mt19937_64 rng(static_cast<std::uint64_t>(a.num("seed", getpid())));
@@ -214,7 +163,7 @@ bool isStale(const SkippedRow& r) {
 class Operator {
 public:
     Operator(const Args& a)
-        : m_log(a.str("log"))
+        : m_log(a.str("log"), "lqstress")
         , m_stop(a.str("stop"))
         , m_audit(a.str("audit"))
         , m_rng(static_cast<std::uint64_t>(a.num("seed", getpid())))
