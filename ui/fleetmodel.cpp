@@ -322,6 +322,19 @@ void FleetModel::computeHealth(Row& row, const Row* previous, core::TimeNs now) 
     }
 }
 
+void FleetModel::setLiveCounts(const QString& path, const QString& table,
+                               const core::Counts& counts) {
+    const int row = rowOf(path, table);
+    if (row < 0 || m_rows[std::size_t(row)].entry.skipped) {
+        return;
+    }
+    Row& r = m_rows[std::size_t(row)];
+    const Row previous = r;
+    r.entry.counts = counts;
+    computeHealth(r, &previous, now());
+    emit dataChanged(index(row), index(row));
+}
+
 int FleetModel::rowOf(const QString& path, const QString& table) const {
     const std::string p = toStd(QFileInfo(path).absoluteFilePath());
     const std::string t = toStd(table);

@@ -90,6 +90,9 @@ public:
     int scanCount() const { return m_scanCount; }
     qint64 lastScanMs() const { return m_lastScanMs; }
 
+    /// The counts the open queue's table just showed: the sidebar says the
+    /// same as the status chips, not what its last scan saw.
+    void setLiveCounts(const QString& path, const QString& table, const core::Counts& counts);
     /// Row of (path, table); an empty table matches the file's first row.
     int rowOf(const QString& path, const QString& table = {}) const;
     const core::FleetEntry* entryAt(int row) const;

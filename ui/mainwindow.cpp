@@ -705,6 +705,9 @@ void MainWindow::createWidgets() {
     });
     connect(m_model, &MessageModel::countsChanged, this, [this](const core::Counts& c) {
         m_filterBar->setCounts(c);
+        if (m_queue && c.stored > 0) {
+            m_fleet->setLiveCounts(m_path, m_table, c);
+        }
         updateStatusBar();
         offerAttention(c);
     });
