@@ -166,15 +166,22 @@ void Queue::applyChunk(Connection& c, Action a, const Target* begin, const Targe
                 }
                 changed = c.changes();
             } else if (a == Action::Prune) {
-                auto st = c.cached("DELETE FROM " + tq + " WHERE rowid = ?1 AND status = ?2 AND " +
-                                   tok + " = ?3");
+                std::string sqlText = "DELETE FROM " + tq;
+                sqlText += " WHERE rowid = ?1 AND status = ?2 AND ";
+                sqlText += tok;
+                sqlText += " = ?3";
+                auto st = c.cached(sqlText);
                 st->bind(1, m.rowid).bind(2, m.rawStatus).bind(3, m.token).exec();
                 changed = c.changes();
             } else {
                 const bool fail = a == Action::MarkFailed;
-                auto st = c.cached("UPDATE " + tq +
-                                   " SET status = ?4, done_time = " + (fail ? "?5" : "NULL") +
-                                   " WHERE rowid = ?1 AND status = ?2 AND " + tok + " = ?3");
+                std::string sqlText = "UPDATE " + tq;
+                sqlText += " SET status = ?4, done_time = ";
+                sqlText += fail ? "?5" : "NULL";
+                sqlText += " WHERE rowid = ?1 AND status = ?2 AND ";
+                sqlText += tok;
+                sqlText += " = ?3";
+                auto st = c.cached(sqlText);
                 st->bind(1, m.rowid).bind(2, m.rawStatus).bind(3, m.token).bind(4, fail ? 3 : 0);
                 if (fail)
                     bindTime(*st, 5, t);

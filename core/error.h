@@ -47,6 +47,7 @@ private:
 };
 
 /// Typed errors of SPEC §3.1, so callers can catch exactly one of them.
+// NOLINTBEGIN(bugprone-macro-parentheses): Name is a class name, not an expression
 #define LQ_CORE_DECLARE_ERROR(Name)                                                                \
     class Name : public Error {                                                                    \
     public:                                                                                        \
@@ -62,6 +63,7 @@ LQ_CORE_DECLARE_ERROR(Corrupt)
 LQ_CORE_DECLARE_ERROR(ReadOnly)
 LQ_CORE_DECLARE_ERROR(FileChanged)
 #undef LQ_CORE_DECLARE_ERROR
+// NOLINTEND(bugprone-macro-parentheses)
 
 /// Human name of a kind ("busy", "not a queue", ...).
 const char* errorKindName(ErrorKind kind) noexcept;

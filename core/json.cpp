@@ -455,7 +455,7 @@ void Json::dumpTo(std::string& out, int indent, int level) const {
     const auto newline = [&](int lvl) {
         if (indent >= 0) {
             out += '\n';
-            out.append(static_cast<std::size_t>(indent * lvl), ' ');
+            out.append(static_cast<std::size_t>(indent) * static_cast<std::size_t>(lvl), ' ');
         }
     };
     std::visit(

@@ -83,10 +83,11 @@ Histogram logHistogram(std::span<const TimeNs> values, int perDecade) {
 }
 
 TimeNs chooseBucketSize(TimeNs span, int maxBuckets) {
-    static const TimeNs sizes[] = {
-        kNsPerSecond,        5 * kNsPerSecond,        15 * kNsPerSecond,
-        60 * kNsPerSecond,   300 * kNsPerSecond,      900 * kNsPerSecond,
-        3600 * kNsPerSecond, 6 * 3600 * kNsPerSecond, 86400 * kNsPerSecond};
+    static const TimeNs sizes[] = {kNsPerSecond,        5 * kNsPerSecond,
+                                   15 * kNsPerSecond,   60 * kNsPerSecond,
+                                   300 * kNsPerSecond,  900 * kNsPerSecond,
+                                   3600 * kNsPerSecond, 6 * TimeNs(3600) * kNsPerSecond,
+                                   86400 * kNsPerSecond};
     for (TimeNs s : sizes) {
         if (span / s < maxBuckets)
             return s;

@@ -19,7 +19,7 @@ BannerBar::BannerBar(QWidget* parent)
 }
 
 void BannerBar::setBanner(const QString& key, Level level, const QString& text,
-                          const QString& buttonText, std::function<void()> onButton) {
+                          const QString& buttonText, const std::function<void()>& onButton) {
     removeBanner(key);
     auto* frame = new QWidget(this);
     frame->setObjectName(QStringLiteral("banner_") + key);

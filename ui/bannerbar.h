@@ -21,7 +21,7 @@ public:
     explicit BannerBar(QWidget* parent = nullptr);
 
     void setBanner(const QString& key, Level level, const QString& text,
-                   const QString& buttonText = {}, std::function<void()> onButton = {});
+                   const QString& buttonText = {}, const std::function<void()>& onButton = {});
     void removeBanner(const QString& key);
     void clear();
     bool hasBanner(const QString& key) const { return m_banners.contains(key); }

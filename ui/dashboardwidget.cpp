@@ -195,8 +195,8 @@ DashboardWidget::DashboardWidget(QWidget* parent)
         tr("Failed"),      tr("Unknown status"),  tr("Stuck"),
         tr("Backlog age"), tr("Done, last hour"), tr("Failed, last hour"),
         tr("Scheduled"),   tr("Leased"),          tr("Expired leases")};
-    for (int i = 0; i < CardCount; ++i) {
-        m_cards.push_back(std::make_unique<Card>(this, cardTitles[i]));
+    for (const QString& cardTitle : cardTitles) {
+        m_cards.push_back(std::make_unique<Card>(this, cardTitle));
         cards->addWidget(m_cards.back()->frame);
     }
     {
@@ -725,7 +725,7 @@ void DashboardWidget::updateTimeCharts(bool throughput, bool latency) {
     for (QList<QPointF>* l : {&arrivals, &claims, &completions, &failures}) {
         l->reserve(n);
     }
-    const auto ms = [](TimeNs t) { return static_cast<double>(t / 1'000'000); };
+    const auto ms = [](TimeNs t) { return static_cast<double>(t) / 1e6; };
     const auto sec = [](const std::optional<TimeNs>& v) {
         return v ? static_cast<double>(*v) / 1e9 : 0.0;
     };

@@ -14,9 +14,7 @@ FlowLayout::FlowLayout(QWidget* parent, int spacing)
 }
 
 FlowLayout::~FlowLayout() {
-    while (QLayoutItem* item = takeAt(0)) {
-        delete item;
-    }
+    qDeleteAll(m_items);
 }
 
 void FlowLayout::addItem(QLayoutItem* item) {

@@ -70,7 +70,6 @@ using core::Target;
 namespace {
 
 constexpr int kMaxRecent = 10;
-constexpr std::size_t kProgressThreshold = 2000;
 
 QSettings settings() {
     return QSettings(QStringLiteral("LiteQueue"), QStringLiteral("lqadmin"));

@@ -188,7 +188,7 @@ private:
     /// The selection's (id, token) pairs as the user saw them, or every
     /// match of the (pinned) filter when "apply to all" is on; in a worker
     /// when lqcore must be asked.
-    void preparePlan(core::Action action, PlanReady ready);
+    void preparePlan(core::Action action, const PlanReady& ready);
     void runRowAction(core::Action action, double delaySeconds = 0);
     /// Runs a confirmed plan (or an undo when `undo` is set) in a worker,
     /// through core::Operator, with progress and cancel for long ones.

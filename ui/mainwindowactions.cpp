@@ -181,7 +181,7 @@ bool MainWindow::confirm(const QString& text, qint64 n) {
     return ok;
 }
 
-void MainWindow::preparePlan(Action action, PlanReady ready) {
+void MainWindow::preparePlan(Action action, const PlanReady& ready) {
     if (applyToAllMatching()) {
         core::Filter f = m_model->filter();
         f.now = core::systemNowNs(); // the filter is fixed at this moment
@@ -349,7 +349,7 @@ void MainWindow::runPlan(core::Plan plan, const QString& title,
         return undo ? op.undo(*undo, cancel.get(), onProgress)
                     : op.run(plan, cancel.get(), onProgress);
     };
-    runAsync(this, std::move(work), [this, title, progress](core::Report r) {
+    runAsync(this, std::move(work), [this, title, progress](const core::Report& r) {
         --m_busyJobs;
         if (progress) {
             progress->close();
@@ -512,7 +512,7 @@ void MainWindow::vacuum() {
                 return {{0, 0}, errorText(e)};
             }
         },
-        [this](std::pair<Sizes, QString> r) {
+        [this](const std::pair<Sizes, QString>& r) {
             --m_busyJobs;
             QApplication::restoreOverrideCursor();
             ActionReport rep;
@@ -549,7 +549,7 @@ void MainWindow::enqueue(const QString& payload, const QString& idempotencyKey) 
                 return {{}, errorText(e)};
             }
         },
-        [this](std::pair<core::Report, QString> r) {
+        [this](const std::pair<core::Report, QString>& r) {
             --m_busyJobs;
             ActionReport rep = reportFrom(tr("Enqueue"), r.first);
             if (!r.second.isEmpty()) {

@@ -351,7 +351,7 @@ void MessageDetailPane::loadPayload(bool all) {
         }
         return p;
     };
-    runAsync(this, std::move(work), [this](Payload p) {
+    runAsync(this, std::move(work), [this](const Payload& p) {
         if (p.generation != m_generation) {
             return;
         }

@@ -28,7 +28,7 @@ namespace lq::ui {
 class MessageDetailPane : public QWidget {
     Q_OBJECT
 public:
-    static constexpr qint64 kPayloadLimit = 1024 * 1024;
+    static constexpr qint64 kPayloadLimit = qint64(1024) * 1024;
 
     explicit MessageDetailPane(QWidget* parent = nullptr);
 

@@ -610,7 +610,7 @@ void MessageModel::installOrdering(std::shared_ptr<std::vector<std::int64_t>> or
     m_lru.clear();
     m_pendingBlocks.clear();
     m_goneRows.clear();
-    if (m_rows.size() > qsizetype(kMaxBlocks * kBlockSize)) {
+    if (m_rows.size() > qsizetype(kMaxBlocks) * kBlockSize) {
         m_rows.clear();
     }
     endResetModel();
@@ -623,7 +623,8 @@ void MessageModel::mergeOrdering(PollResult& r) {
     ++m_layout;
     m_pendingBlocks.clear();
     m_goneRows.clear();
-    for (auto it = r.diff.removes.rbegin(); it != r.diff.removes.rend(); ++it) {
+    // Back to front, so earlier positions stay valid.
+    for (auto it = r.diff.removes.rbegin(); it != r.diff.removes.rend(); ++it) { // NOLINT
         const auto [first, count] = *it;
         beginRemoveRows({}, first, first + count - 1);
         for (int i = first; i < first + count; ++i) {
@@ -770,7 +771,7 @@ void MessageModel::applyBlock(BlockResult&& r) {
     for (MessageRow& row : r.rows) {
         const qint64 id = row.msg.rowid;
         found.insert(id);
-        m_rows.insert(id, std::move(row));
+        m_rows.insert(id, row);
     }
     for (qint64 id : r.rowids) {
         if (!found.contains(id)) {
