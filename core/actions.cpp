@@ -396,6 +396,8 @@ void Queue::undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs t, Ac
             st->exec();
         }
         restored.rowid = c.lastInsertRowid();
+        if (auto back = getOn(c, before.messageId))
+            restored = *back;
         r.applied.push_back({Message{}, restored, std::move(note)});
         return;
     }
@@ -439,8 +441,13 @@ void Queue::undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs t, Ac
         st->exec();
     }
     if (c.changes() == 1) {
+        // What the row holds now, read back: the undo wrote only the state
+        // columns, and the others (a key dropped by a keyless restore, a
+        // payload rewritten since) are what they are, not what 'before' says.
         Message restored = before;
         restored.token = m.token;
+        if (auto back = getOn(c, before.messageId))
+            restored = *back;
         r.applied.push_back({m, restored, {}});
     } else {
         r.skipped.push_back({before.messageId, "changed while undoing", SkipKind::Changed});
