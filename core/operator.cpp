@@ -247,7 +247,28 @@ Report Operator::run(const Plan& p, const std::atomic_bool* cancel, Progress pro
         cancel, std::move(progress));
 }
 
+bool Operator::sameFile(const AuditEntry& record) const {
+    // Records of the old one-line format carry no identity.
+    if (record.device == 0 && record.inode == 0)
+        return true;
+    const auto id = m_q.identity();
+    return record.device == id.device && record.inode == id.inode;
+}
+
 Report Operator::undo(const AuditEntry& record, const std::atomic_bool* cancel, Progress progress) {
+    if (!sameFile(record)) {
+        // The path names another file now (replaced, restored): the record's
+        // rows are not this file's to restore.
+        Report rep;
+        rep.action = record.action;
+        rep.undo = true;
+        rep.result.action = record.action;
+        rep.result.errorKind = ErrorKind::FileChanged;
+        rep.result.error = "record " + record.id +
+                           " was made on another file at this path (device and inode differ); "
+                           "nothing was changed";
+        return rep;
+    }
     AuditEntry head = header(record.action);
     head.undone = true;
     head.undoes = record.id;
@@ -304,7 +325,10 @@ Report Operator::upgrade() {
     rep.recordId = head.id;
     const std::string from = formatId(m_q.info().format);
     m_q.upgrade();
-    head.note = "upgrade: " + from + " -> " + formatId(m_q.info().format);
+    const std::string to = formatId(m_q.info().format);
+    if (to == from)
+        return rep; // already current: nothing written, nothing to record
+    head.note = "upgrade: " + from + " -> " + to;
     try {
         m_log.append(head);
     } catch (const Error& e) {
@@ -319,7 +343,16 @@ std::vector<AuditEntry> Operator::records() const {
 }
 
 std::optional<AuditEntry> Operator::lastUndoable() const {
-    return m_log.lastUndoable(m_path);
+    // The newest undoable record of THIS file: records of a file that was
+    // replaced at the same path are not offered.
+    auto all = m_log.entries(m_path);
+    for (auto it = all.rbegin(); it != all.rend(); ++it) { // NOLINT(modernize-loop-convert)
+        if (it->undone || !isUndoable(it->action) || it->applied.empty() || !it->undoneBy.empty() ||
+            !sameFile(*it))
+            continue;
+        return std::move(*it);
+    }
+    return std::nullopt;
 }
 
 std::optional<AuditEntry> Operator::record(const std::string& id) const {

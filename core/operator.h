@@ -112,6 +112,10 @@ public:
     /// The queue's path as the record names it (absolute).
     const std::string& path() const noexcept { return m_path; }
 
+    /// The record was made on the file this Operator's queue has open
+    /// (same device and inode; old records without identity count as same).
+    bool sameFile(const AuditEntry& record) const;
+
 private:
     AuditEntry header(Action a) const;
     Report runChunked(AuditEntry header, const std::function<ActionResult(ActionOptions&)>& body,

@@ -611,6 +611,7 @@ bool Queue::full() {
 }
 
 void Queue::upgrade() {
+    requireSameFile(); // even the no-op: the path must still name the opened file
     if (info().format == Format::Litequeue014)
         return;
     requireWritable("upgrade");
