@@ -28,6 +28,7 @@
 //
 // The operator reads one command per line on stdin and answers one line on
 // stdout once its log is written: "step" (one random operator action),
+// "upgrade" (Operator::upgrade of the legacy file the test made),
 // "bulk" (a long chunked run; prints "running" first so the test can kill it
 // mid-run), "replace" (renames another queue over the path, then tries every
 // write and expects FileChanged), "quit".
@@ -334,6 +335,8 @@ public:
                     reply = step();
                 else if (cmd == "bulk")
                     reply = bulk();
+                else if (cmd == "upgrade")
+                    reply = upgrade();
                 else if (cmd == "replace")
                     reply = replace();
                 else if (cmd == "quit")
@@ -474,6 +477,16 @@ private:
             m_log.line("enqueue-refused " + word(e.kind()));
             return "enqueue-refused";
         }
+    }
+
+    /// The legacy -> 0.14 migration of a file the test made in the legacy
+    /// format, before any worker runs (as the action warns).
+    std::string upgrade() {
+        const std::string from = formatId(m_q->info().format);
+        const Report r = m_op->upgrade();
+        logReport(r, nullptr);
+        return "upgrade " + from + " " + formatId(m_q->info().format) + " " +
+               (r.recordId.empty() ? std::string("-") : r.recordId);
     }
 
     /// A long run in small chunks with a pause between them: the test kills

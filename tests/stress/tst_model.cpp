@@ -57,7 +57,9 @@ using lqstress::toStd;
 namespace {
 
 QString modelBin() {
-    return QStringLiteral(LQ_MODEL_BIN);
+    // LQMODEL_BIN: the processes from another build (a long run on a copy).
+    const QString over = qEnvironmentVariable("LQMODEL_BIN");
+    return over.isEmpty() ? QStringLiteral(LQ_MODEL_BIN) : over;
 }
 
 std::vector<std::string> split(const std::string& line) {
@@ -89,6 +91,8 @@ struct LogFile {
 struct History {
     std::unordered_map<std::string, std::string> produced; ///< id -> data (put / enqueue)
     std::unordered_map<std::string, std::string> xinserted;
+    /// Rows the file held when the epoch began: id -> (status, claim).
+    std::unordered_map<std::string, std::pair<std::int64_t, std::int64_t>> initial;
     std::unordered_map<std::string, std::set<std::string>> xupdated;
     std::set<Key> claims;                          ///< committed pops
     std::vector<std::pair<std::string, Key>> wins; ///< committed successful done/retry/fail
@@ -133,6 +137,9 @@ void parseLog(const LogFile& lf, History& h) {
             h.errors.push_back(toStd(QFileInfo(lf.path).fileName()) + ": " + raw.toStdString());
         } else if (k == "put" && w.size() >= 3) {
             h.produced[w[1]] = w[2];
+        } else if (k == "initial" && w.size() == 5) {
+            h.produced[w[1]] = w[2];
+            h.initial[w[1]] = {num(w[3]), num(w[4])};
         } else if (k == "enqueued" && w.size() == 3) {
             h.produced[w[1]] = w[2];
         } else if (k == "xinsert" && w.size() == 3) {
@@ -230,7 +237,7 @@ bool snapshot(const std::string& path, std::map<std::string, Row>& out, std::str
 
 struct Counters {
     std::int64_t steps = 0, actions = 0, undos = 0, kills = 0, txKills = 0, operatorKills = 0,
-                 replacements = 0, checks = 0, incomplete = 0, unlogged = 0;
+                 replacements = 0, upgrades = 0, checks = 0, incomplete = 0, unlogged = 0;
 };
 
 /// The checks. Each one is sound under concurrency: events a check needs
@@ -295,6 +302,8 @@ private:
             allowed[id].insert({0, 0});
         for (const auto& [id, d] : h.xinserted)
             allowed[id].insert({0, 0});
+        for (const auto& [id, sc] : h.initial)
+            allowed[id].insert(sc);
         for (const auto& k : h.claims)
             allowed[k.first].insert({1, k.second});
         for (const auto& [what, k] : h.wins)
@@ -539,7 +548,11 @@ public:
                      .lexically_normal()
                      .string();
         m_auditDir = toStd(m_dir.filePath(QStringLiteral("audit")));
-        Queue::create(m_path);
+        m_legacy = !m_broken && m_rng() % 3 == 0;
+        if (m_legacy)
+            makeLegacy();
+        else
+            Queue::create(m_path);
         QElapsedTimer clock;
         clock.start();
         const bool replaceOnce = !m_broken && m_rng() % 2 == 0;
@@ -646,18 +659,6 @@ private:
         m_procs.reserve(64);
         m_opLogs.clear();
         m_extraLogs.clear();
-        {
-            // A replacement file comes with its own rows: they count as put.
-            std::map<std::string, Row> rows;
-            std::string err;
-            snapshot(m_path, rows, err);
-            LogFile initial{logPath(QStringLiteral("initial")), false};
-            QFile f(initial.path);
-            f.open(QIODevice::WriteOnly);
-            for (const auto& [id, row] : rows)
-                f.write(QByteArray::fromStdString("put " + id + " " + row.data + "\n"));
-            m_extraLogs.push_back(initial);
-        }
         m_stop = m_dir.filePath(QStringLiteral("stop-%1").arg(m_epoch));
         // Records before this epoch concern a file that is gone.
         const auto before = AuditLog(m_auditDir).entries(m_path);
@@ -666,12 +667,80 @@ private:
         if (m_broken)
             m_oracle->m_retries = 5;
         m_kills = 0;
+        if (!startOperator(fail))
+            return false;
+        if (m_legacy && m_epoch == 1 && !upgradeLegacy(fail))
+            return false;
+        {
+            // The rows the file holds now (a replacement's, an upgraded
+            // legacy file's) are where this epoch starts.
+            std::map<std::string, Row> rows;
+            std::string err;
+            snapshot(m_path, rows, err);
+            LogFile initial{logPath(QStringLiteral("initial")), false};
+            QFile f(initial.path);
+            f.open(QIODevice::WriteOnly);
+            for (const auto& [id, row] : rows)
+                f.write(QByteArray::fromStdString("initial " + id + " " + row.data + " " +
+                                                  std::to_string(row.status) + " " +
+                                                  std::to_string(row.claim) + "\n"));
+            m_extraLogs.push_back(initial);
+        }
         for (int i = 0; i < 2; ++i)
             start(QStringLiteral("producer"), {QStringLiteral("--id"), QString::number(i)});
         start(QStringLiteral("worker"), {});
         start(QStringLiteral("worker"), {QStringLiteral("--tx"), QStringLiteral("1")}, true);
         start(QStringLiteral("writer"), {});
-        return startOperator(fail);
+        return true;
+    }
+
+    /// A litequeue 0.6-0.12 file (six columns, no claim id), as the legacy
+    /// fixtures are, with messages in every state.
+    void makeLegacy() {
+        sqlite3* db = nullptr;
+        sqlite3_open_v2(m_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+        std::string sql = "PRAGMA journal_mode = WAL; CREATE TABLE \"Queue\" (data TEXT NOT NULL, "
+                          "message_id TEXT NOT NULL, status INTEGER NOT NULL, in_time INTEGER "
+                          "NOT NULL, lock_time INTEGER, done_time INTEGER); CREATE UNIQUE INDEX "
+                          "\"Queue_message_id_unique_idx\" ON \"Queue\"(message_id);";
+        const TimeNs now = systemNowNs() - 60 * kNsPerSecond;
+        for (int i = 0; i < 24; ++i) {
+            const int status = int(m_rng() % 4);
+            const TimeNs in = now + i * 1000;
+            const std::string lock = status ? std::to_string(in + 500) : "NULL";
+            const std::string done = status >= 2 ? std::to_string(in + 900) : "NULL";
+            sql += "INSERT INTO Queue VALUES ('legacy-" + std::to_string(i) + "', '" +
+                   Queue::newMessageId(in) + "', " + std::to_string(status) + ", " +
+                   std::to_string(in) + ", " + lock + ", " + done + ");";
+        }
+        sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
+        sqlite3_close_v2(db);
+    }
+
+    /// Operator::upgrade on the legacy file before any worker starts: it is
+    /// on record, the file is 0.14 after it, LOCKED messages went back to
+    /// READY (their workers cannot hold a claim id), and no row is lost.
+    bool upgradeLegacy(QString& fail) {
+        const QString p = QString::fromStdString(m_path);
+        const QString rowsBefore =
+            lqstress::rawRows(p, "SELECT message_id, data FROM Queue ORDER BY message_id");
+        std::string reply;
+        if (!command("upgrade", reply, fail))
+            return false;
+        ++counters.upgrades;
+        const auto w = split(reply);
+        const auto rec =
+            w.size() == 4 ? AuditLog(m_auditDir).find(m_path, w[3]) : std::optional<AuditEntry>();
+        if (w.size() != 4 || w[1] != "litequeue-legacy" || w[2] != "litequeue-0.14" || !rec ||
+            rec->action != Action::Upgrade || !rec->complete)
+            violations.push_back("legacy upgrade: " + reply + (rec ? "" : " (not on record)"));
+        if (lqstress::rawRows(p, "PRAGMA user_version") != QLatin1String("3\n") ||
+            lqstress::rawRows(p, "SELECT count(*) FROM Queue WHERE status = 1") !=
+                QLatin1String("0\n") ||
+            lqstress::rawRows(p, "SELECT message_id, data FROM Queue ORDER BY message_id") !=
+                rowsBefore)
+            violations.push_back("legacy upgrade left the file not as 0.14 with every row");
+        return true;
     }
 
     bool command(const char* cmd, std::string& reply, QString& fail) {
@@ -744,8 +813,15 @@ private:
         victim->log.killed = true;
         ++m_kills;
         ++counters.kills;
-        if (inTx)
-            ++counters.txKills;
+        if (inTx) {
+            // Inside its transaction for sure when its log ends in an open one.
+            QFile f(victim->log.path);
+            f.open(QIODevice::ReadOnly);
+            const QByteArray text = f.readAll();
+            const qsizetype b = text.lastIndexOf("txbegin"), c = text.lastIndexOf("txcommit");
+            if (b >= 0 && c < b)
+                ++counters.txKills;
+        }
         if (inTx)
             start(QStringLiteral("worker"), {QStringLiteral("--tx"), QStringLiteral("1")}, true);
         else
@@ -883,6 +959,7 @@ private:
     std::uint64_t m_seed;
     qint64 m_budgetMs;
     bool m_broken;
+    bool m_legacy = false;
     std::mt19937_64 m_rng;
     QTemporaryDir m_dir;
     std::string m_path, m_auditDir, m_since;
@@ -940,19 +1017,22 @@ void TestModel::model() {
         total.txKills += r.counters.txKills;
         total.operatorKills += r.counters.operatorKills;
         total.replacements += r.counters.replacements;
+        total.upgrades += r.counters.upgrades;
         total.checks += r.counters.checks;
         total.incomplete += r.counters.incomplete;
         violations.insert(violations.end(), r.violations.begin(), r.violations.end());
     }
-    std::printf("model: %d seeds (seeds: %s), %lld steps, %lld operator actions, %lld undos, "
-                "%lld kills (%lld inside a worker transaction, %lld of the operator mid-run), "
-                "%lld file replacements, %lld oracle checks, %zu violations\n",
-                int(seeds.size()), qPrintable(seedList.join(QStringLiteral(", "))),
-                static_cast<long long>(total.steps), static_cast<long long>(total.actions),
-                static_cast<long long>(total.undos), static_cast<long long>(total.kills),
-                static_cast<long long>(total.txKills), static_cast<long long>(total.operatorKills),
-                static_cast<long long>(total.replacements), static_cast<long long>(total.checks),
-                violations.size());
+    std::printf(
+        "model: %d seeds (seeds: %s), %lld steps, %lld operator actions, %lld undos, "
+        "%lld kills (%lld inside a worker's open transaction, %lld of the operator mid-run), "
+        "%lld file replacements, %lld legacy upgrades, %lld oracle checks, %zu "
+        "violations\n",
+        int(seeds.size()), qPrintable(seedList.join(QStringLiteral(", "))),
+        static_cast<long long>(total.steps), static_cast<long long>(total.actions),
+        static_cast<long long>(total.undos), static_cast<long long>(total.kills),
+        static_cast<long long>(total.txKills), static_cast<long long>(total.operatorKills),
+        static_cast<long long>(total.replacements), static_cast<long long>(total.upgrades),
+        static_cast<long long>(total.checks), violations.size());
     for (std::size_t i = 0; i < violations.size() && i < 20; ++i)
         std::printf("  violation: %s\n", violations[i].c_str());
     std::fflush(stdout);
