@@ -1128,5 +1128,16 @@ void TestModel::upgradeAfterReplaceIsRefused() {
     QCOMPARE(int(op.records().size()), 0);
 }
 
-QTEST_GUILESS_MAIN(TestModel)
+int main(int argc, char** argv) {
+    // QtTest's watchdog stops a test function after 5 min: give a long run
+    // (LQ_MODEL_SECONDS) its time, and some to finish and check.
+    if (qEnvironmentVariableIsEmpty("QTEST_FUNCTION_TIMEOUT")) {
+        const qint64 s = std::max(16, qEnvironmentVariableIntValue("LQ_MODEL_SECONDS"));
+        qputenv("QTEST_FUNCTION_TIMEOUT", QByteArray::number((s + 300) * 1000));
+    }
+    QCoreApplication app(argc, argv);
+    TestModel t;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&t, argc, argv);
+}
 #include "tst_model.moc"
