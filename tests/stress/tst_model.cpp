@@ -94,7 +94,8 @@ struct History {
     /// Rows the file held when the epoch began: id -> (status, claim).
     std::unordered_map<std::string, std::pair<std::int64_t, std::int64_t>> initial;
     std::unordered_map<std::string, std::set<std::string>> xupdated;
-    std::set<Key> claims;                          ///< committed pops
+    std::unordered_map<std::string, std::set<std::string>> keyIds; ///< key -> ids put under it
+    std::set<Key> claims;                                          ///< committed pops
     std::vector<std::pair<std::string, Key>> wins; ///< committed successful done/retry/fail
     std::set<Key> slack; ///< a killed worker's last claim: its completion may be unlogged
     std::map<std::string, std::map<std::string, std::int64_t>> carried; ///< record -> id -> token
@@ -137,6 +138,8 @@ void parseLog(const LogFile& lf, History& h) {
             h.errors.push_back(toStd(QFileInfo(lf.path).fileName()) + ": " + raw.toStdString());
         } else if (k == "put" && w.size() >= 3) {
             h.produced[w[1]] = w[2];
+            if (w.size() == 4)
+                h.keyIds[w[3]].insert(w[1]);
         } else if (k == "initial" && w.size() == 5) {
             h.produced[w[1]] = w[2];
             h.initial[w[1]] = {num(w[3]), num(w[4])};
@@ -237,7 +240,8 @@ bool snapshot(const std::string& path, std::map<std::string, Row>& out, std::str
 
 struct Counters {
     std::int64_t steps = 0, actions = 0, undos = 0, kills = 0, txKills = 0, operatorKills = 0,
-                 replacements = 0, upgrades = 0, checks = 0, incomplete = 0, unlogged = 0;
+                 keyReuse = 0, keylessRestores = 0, replacements = 0, upgrades = 0, checks = 0,
+                 incomplete = 0, unlogged = 0;
 };
 
 /// The checks. Each one is sound under concurrency: events a check needs
@@ -274,6 +278,15 @@ public:
                 if (e.id > m_since)
                     audit.push_back(std::move(e));
             v = checkAll(before, file, after, audit, kills, c);
+            if (final && (v.empty() || attempt == 0)) {
+                // Coverage: keys that came back after a prune freed them, and
+                // prune undos that had to restore a message without its key.
+                for (const auto& [k, ids] : after.keyIds)
+                    c.keyReuse += ids.size() > 1;
+                for (const auto& e : audit)
+                    for (const auto& r : e.applied)
+                        c.keylessRestores += e.undone && !r.note.empty();
+            }
             // A process may sit between its commit and its log line.
             if (v.empty() || final || attempt >= m_retries)
                 break;
@@ -830,6 +843,8 @@ private:
 
     /// A long chunked run, killed mid-run at a random moment (or let finish).
     bool bulkAndKill(QString& fail) {
+        const auto before = AuditLog(m_auditDir).entries(m_path);
+        const std::string lastBefore = before.empty() ? std::string("0") : before.back().id;
         m_op->write("bulk\n");
         m_op->waitForBytesWritten(5000);
         QElapsedTimer t;
@@ -855,7 +870,7 @@ private:
         ++counters.operatorKills;
         ++counters.kills;
         checkNow(false);
-        checkKilledRecord();
+        checkKilledRecord(lastBefore);
         return startOperator(fail);
     }
 
@@ -863,10 +878,12 @@ private:
     /// every row on record shows what it wrote (FAILED under the same claim;
     /// nobody else moves a FAILED row while the operator is down), except at
     /// most the last chunk, whose line is written before its COMMIT.
-    void checkKilledRecord() {
+    void checkKilledRecord(const std::string& lastBefore) {
+        // Only the record the killed run began (an older incomplete record
+        // of an earlier kill has been worked on since).
         std::vector<AuditEntry> open;
         for (auto& e : AuditLog(m_auditDir).entries(m_path))
-            if (e.id > m_since && !e.complete)
+            if (e.id > m_since && e.id > lastBefore && !e.complete)
                 open.push_back(std::move(e));
         if (open.empty())
             return; // killed before its first chunk
@@ -1018,6 +1035,8 @@ void TestModel::model() {
         total.operatorKills += r.counters.operatorKills;
         total.replacements += r.counters.replacements;
         total.upgrades += r.counters.upgrades;
+        total.keyReuse += r.counters.keyReuse;
+        total.keylessRestores += r.counters.keylessRestores;
         total.checks += r.counters.checks;
         total.incomplete += r.counters.incomplete;
         violations.insert(violations.end(), r.violations.begin(), r.violations.end());
@@ -1025,13 +1044,14 @@ void TestModel::model() {
     std::printf(
         "model: %d seeds (seeds: %s), %lld steps, %lld operator actions, %lld undos, "
         "%lld kills (%lld inside a worker's open transaction, %lld of the operator mid-run), "
-        "%lld file replacements, %lld legacy upgrades, %lld oracle checks, %zu "
-        "violations\n",
+        "%lld file replacements, %lld legacy upgrades, %lld keys reused after a prune, "
+        "%lld prunes undone without their key, %lld oracle checks, %zu violations\n",
         int(seeds.size()), qPrintable(seedList.join(QStringLiteral(", "))),
         static_cast<long long>(total.steps), static_cast<long long>(total.actions),
         static_cast<long long>(total.undos), static_cast<long long>(total.kills),
         static_cast<long long>(total.txKills), static_cast<long long>(total.operatorKills),
         static_cast<long long>(total.replacements), static_cast<long long>(total.upgrades),
+        static_cast<long long>(total.keyReuse), static_cast<long long>(total.keylessRestores),
         static_cast<long long>(total.checks), violations.size());
     for (std::size_t i = 0; i < violations.size() && i < 20; ++i)
         std::printf("  violation: %s\n", violations[i].c_str());
