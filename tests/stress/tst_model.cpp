@@ -240,8 +240,8 @@ bool snapshot(const std::string& path, std::map<std::string, Row>& out, std::str
 
 struct Counters {
     std::int64_t steps = 0, actions = 0, undos = 0, kills = 0, txKills = 0, operatorKills = 0,
-                 keyReuse = 0, keylessRestores = 0, replacements = 0, upgrades = 0, checks = 0,
-                 incomplete = 0, unlogged = 0;
+                 keyReuse = 0, keylessRestores = 0, undoKeyIssue = 0, replacements = 0,
+                 upgrades = 0, checks = 0, incomplete = 0, unlogged = 0;
 };
 
 /// The checks. Each one is sound under concurrency: events a check needs
@@ -490,6 +490,11 @@ private:
         // row still holds the (status, claim) its last record wrote, every
         // other column is what the record says (the payload may have been
         // rewritten by the external writer since).
+        std::set<std::string> keylessRestored;
+        for (const auto& e : audit)
+            for (const auto& r : e.applied)
+                if (e.undone && e.action == Action::Prune && !r.note.empty())
+                    keylessRestored.insert(r.after.messageId);
         for (const auto& [id, l] : last) {
             if (l.deleted)
                 continue;
@@ -503,10 +508,38 @@ private:
             const auto u = h.xupdated.find(id);
             const bool dataOk =
                 row.data == m.data || (u != h.xupdated.end() && u->second.count(row.data));
+            // Known core issue (undoRecordsWhatTheRowHolds): an undo records
+            // the original 'before' whole as the row's new state, so a key
+            // that a keyless prune restore dropped since is on record again.
+            const bool knownKeyIssue =
+                l.rec->undone && !row.key && m.idempotencyKey && keylessRestored.count(id);
+            if (knownKeyIssue && row.doneTime == m.doneTime && row.inTime == m.inTime &&
+                row.lockTime == m.lockTime && dataOk) {
+                c.undoKeyIssue += m_keyIssue.insert(l.rec->id + " " + id).second ? 1 : 0;
+                continue;
+            }
             if (row.doneTime != m.doneTime || row.inTime != m.inTime ||
-                row.lockTime != m.lockTime || row.key != m.idempotencyKey || !dataOk)
-                v.push_back("row " + id + " differs from what record " + l.rec->id +
-                            " wrote, with no other writer able to explain it");
+                row.lockTime != m.lockTime || row.key != m.idempotencyKey || !dataOk) {
+                const auto t = [](const std::optional<std::int64_t>& x) {
+                    return x ? std::to_string(*x) : std::string("NULL");
+                };
+                std::string what;
+                if (row.doneTime != m.doneTime)
+                    what += " done_time " + t(m.doneTime) + " -> " + t(row.doneTime);
+                if (row.inTime != m.inTime)
+                    what += " in_time " + t(m.inTime) + " -> " + t(row.inTime);
+                if (row.lockTime != m.lockTime)
+                    what += " lock_time " + t(m.lockTime) + " -> " + t(row.lockTime);
+                if (row.key != m.idempotencyKey)
+                    what += " key " + m.idempotencyKey.value_or("NULL") + " -> " +
+                            row.key.value_or("NULL");
+                if (!dataOk)
+                    what += " data " + m.data + " -> " + row.data;
+                v.push_back("row " + id + " differs from what record " + l.rec->id + " (" +
+                            l.rec->actionLabel() + ", status " + std::to_string(m.rawStatus) +
+                            " claim " + std::to_string(m.claimId) + ") wrote:" + what +
+                            ", with no other writer able to explain it");
+            }
         }
 
         c.incomplete = 0;
@@ -528,6 +561,7 @@ private:
     std::string m_path;
     AuditLog m_audit;
     std::string m_since;
+    std::set<std::string> m_keyIssue; ///< (undo record, message) of the known core issue
 };
 
 struct Proc {
@@ -1002,6 +1036,7 @@ private slots:
     void oracleCatchesUnauditedWrite();
     void undoOfReplacedFileRecord();
     void upgradeAfterReplaceIsRefused();
+    void undoRecordsWhatTheRowHolds();
 };
 
 void TestModel::model() {
@@ -1037,6 +1072,7 @@ void TestModel::model() {
         total.upgrades += r.counters.upgrades;
         total.keyReuse += r.counters.keyReuse;
         total.keylessRestores += r.counters.keylessRestores;
+        total.undoKeyIssue += r.counters.undoKeyIssue;
         total.checks += r.counters.checks;
         total.incomplete += r.counters.incomplete;
         violations.insert(violations.end(), r.violations.begin(), r.violations.end());
@@ -1045,14 +1081,16 @@ void TestModel::model() {
         "model: %d seeds (seeds: %s), %lld steps, %lld operator actions, %lld undos, "
         "%lld kills (%lld inside a worker's open transaction, %lld of the operator mid-run), "
         "%lld file replacements, %lld legacy upgrades, %lld keys reused after a prune, "
-        "%lld prunes undone without their key, %lld oracle checks, %zu violations\n",
+        "%lld prunes undone without their key, %lld oracle checks, %zu violations (known core "
+        "issue tolerated: %lld undo records naming a key the row lost)\n",
         int(seeds.size()), qPrintable(seedList.join(QStringLiteral(", "))),
         static_cast<long long>(total.steps), static_cast<long long>(total.actions),
         static_cast<long long>(total.undos), static_cast<long long>(total.kills),
         static_cast<long long>(total.txKills), static_cast<long long>(total.operatorKills),
         static_cast<long long>(total.replacements), static_cast<long long>(total.upgrades),
         static_cast<long long>(total.keyReuse), static_cast<long long>(total.keylessRestores),
-        static_cast<long long>(total.checks), violations.size());
+        static_cast<long long>(total.checks), violations.size(),
+        static_cast<long long>(total.undoKeyIssue));
     for (std::size_t i = 0; i < violations.size() && i < 20; ++i)
         std::printf("  violation: %s\n", violations[i].c_str());
     std::fflush(stdout);
@@ -1146,6 +1184,43 @@ void TestModel::upgradeAfterReplaceIsRefused() {
     QVERIFY(kind == ErrorKind::FileChanged);
     QEXPECT_FAIL("", "the same: the no-op upgrade is on record", Continue);
     QCOMPARE(int(op.records().size()), 0);
+}
+
+void TestModel::undoRecordsWhatTheRowHolds() {
+    // Found by the model (seed 1724821423, step 27): mark failed, prune,
+    // the key taken by a new put, the prune undone (the message comes back
+    // without its key, with a note), then the mark-failed undone. The undo's
+    // record and report must say what the row holds now: no key.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = toStd(dir.filePath(QStringLiteral("q.sqlite3")));
+    auto q = Queue::create(path);
+    Operator op(*q, "tst_model", AuditLog(toStd(dir.filePath(QStringLiteral("audit")))));
+    const Message x = q->put("d-k", std::string("k"));
+    const Report failed = op.run(op.planTargets(Action::MarkFailed, {{x.messageId, x.token}}));
+    QCOMPARE(failed.applied(), std::size_t(1));
+    const Report pruned = op.run(op.planPrune(true, {}));
+    QCOMPARE(pruned.applied(), std::size_t(1));
+    bool inserted = false;
+    const Message y = q->put("d-k", std::string("k"), &inserted);
+    QVERIFY(inserted && y.messageId != x.messageId);
+    const Report restored = op.undo(*op.record(pruned.recordId));
+    QCOMPARE(restored.applied(), std::size_t(1));
+    QCOMPARE(restored.notes(), std::size_t(1)); // restored without its key
+    const Report undone = op.undo(*op.record(failed.recordId));
+    QCOMPARE(undone.applied(), std::size_t(1));
+    const auto now = q->get(x.messageId);
+    QVERIFY(now && now->state == State::Ready && !now->idempotencyKey);
+    const auto rec = op.record(undone.recordId);
+    QVERIFY(rec && rec->applied.size() == 1);
+    QEXPECT_FAIL("",
+                 "core: Queue::undoRow records the original 'before' whole as the restored "
+                 "row, so the report and the audit record name key 'k', which the row no "
+                 "longer holds",
+                 Continue);
+    QVERIFY(!undone.result.applied[0].after.idempotencyKey);
+    QEXPECT_FAIL("", "the same, in the audit record", Continue);
+    QVERIFY(!rec->applied[0].after.idempotencyKey);
 }
 
 int main(int argc, char** argv) {
