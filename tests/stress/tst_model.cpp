@@ -8,14 +8,19 @@
 // one operator process (lqmodel operator) that this test drives step by step:
 // every operator action through lq::core::Operator with tokens it read a
 // moment before, undo of the last and of an older record, vacuum, enqueue,
-// upgrade (a no-op on 0.14), a long chunked run killed mid-run, and a file
-// replacement after which every operator write must be refused with
-// FileChanged. Workers are killed with SIGKILL, some while inside their
-// transaction.
+// upgrade (a no-op on 0.14; on a third of the seeds the file starts in the
+// legacy format and the operator upgrades it first), a long chunked run
+// killed mid-run, and a file replacement after which every operator write
+// must be refused with FileChanged. Workers are killed with SIGKILL, some
+// while inside their transaction.
 //
-// A seed (printed; LQ_MODEL_SEED=N reproduces its decisions) drives this
-// test's choices and every process's; a run executes several seeds within
-// LQ_MODEL_SECONDS (default 16).
+// A seed (printed; LQ_MODEL_SEED=N reproduces its decisions, not the
+// processes' timing) drives this test's choices and every process's; a run
+// executes several seeds within LQ_MODEL_SECONDS (default 16; 4 s a seed).
+//
+// Core findings, kept as XFAIL tests until core is fixed (this branch may
+// not touch core/): undoOfReplacedFileRecord, upgradeAfterReplaceIsRefused,
+// undoRecordsWhatTheRowHolds (found by a 30-minute run).
 //
 // The oracle runs after every operator step and at the end of each epoch
 // (see Oracle below); it reads the file through a plain read-only sqlite3
