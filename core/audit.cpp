@@ -483,8 +483,8 @@ std::vector<AuditEntry> AuditLog::entries(const std::string& queuePath) const {
 
 std::optional<AuditEntry> AuditLog::lastUndoable(const std::string& queuePath) const {
     auto all = entries(queuePath);
-    for (auto it = all.rbegin(); it != all.rend();
-         ++it) { // NOLINT(modernize-loop-convert): newest first
+    // Newest first. NOLINTNEXTLINE(modernize-loop-convert)
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
         if (it->undone || !isUndoable(it->action) || it->applied.empty() || !it->undoneBy.empty())
             continue;
         return std::move(*it);

@@ -346,7 +346,8 @@ std::optional<AuditEntry> Operator::lastUndoable() const {
     // The newest undoable record of THIS file: records of a file that was
     // replaced at the same path are not offered.
     auto all = m_log.entries(m_path);
-    for (auto it = all.rbegin(); it != all.rend(); ++it) { // NOLINT(modernize-loop-convert)
+    // Newest first. NOLINTNEXTLINE(modernize-loop-convert)
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
         if (it->undone || !isUndoable(it->action) || it->applied.empty() || !it->undoneBy.empty() ||
             !sameFile(*it))
             continue;

@@ -623,8 +623,8 @@ void MessageModel::mergeOrdering(PollResult& r) {
     ++m_layout;
     m_pendingBlocks.clear();
     m_goneRows.clear();
-    // Back to front, so earlier positions stay valid.
-    for (auto it = r.diff.removes.rbegin(); it != r.diff.removes.rend(); ++it) { // NOLINT
+    // Back to front, so earlier positions stay valid. NOLINTNEXTLINE(modernize-loop-convert)
+    for (auto it = r.diff.removes.rbegin(); it != r.diff.removes.rend(); ++it) {
         const auto [first, count] = *it;
         beginRemoveRows({}, first, first + count - 1);
         for (int i = first; i < first + count; ++i) {
