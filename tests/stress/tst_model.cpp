@@ -477,11 +477,37 @@ private:
                 const Message& now = r.after;
                 const bool keyOk = now.idempotencyKey == was.idempotencyKey ||
                                    (!r.note.empty() && !now.idempotencyKey);
-                if (now.rawStatus != was.rawStatus || now.claimId != was.claimId ||
-                    now.doneTime != was.doneTime || now.data != was.data ||
-                    now.inTime != was.inTime || now.lockTime != was.lockTime || !keyOk)
+                // Undo writes status, claim and times back; the payload is
+                // not its to restore: the external writer may have rewritten
+                // it while the row was READY (after a retry or a release).
+                const auto x = h.xupdated.find(id);
+                const bool dataOk = now.data == was.data ||
+                                    (x != h.xupdated.end() && x->second.count(now.data));
+                std::string what;
+                const auto t = [](const std::optional<std::int64_t>& n) {
+                    return n ? std::to_string(*n) : std::string("NULL");
+                };
+                if (now.rawStatus != was.rawStatus)
+                    what += " status " + std::to_string(was.rawStatus) + " -> " +
+                            std::to_string(now.rawStatus);
+                if (now.claimId != was.claimId)
+                    what += " claim " + std::to_string(was.claimId) + " -> " +
+                            std::to_string(now.claimId);
+                if (now.doneTime != was.doneTime)
+                    what += " done_time " + t(was.doneTime) + " -> " + t(now.doneTime);
+                if (now.inTime != was.inTime)
+                    what += " in_time " + t(was.inTime) + " -> " + t(now.inTime);
+                if (now.lockTime != was.lockTime)
+                    what += " lock_time " + t(was.lockTime) + " -> " + t(now.lockTime);
+                if (!dataOk)
+                    what += " data " + was.data + " -> " + now.data;
+                if (!keyOk)
+                    what += " key " + was.idempotencyKey.value_or("NULL") + " -> " +
+                            now.idempotencyKey.value_or("NULL");
+                if (!what.empty())
                     v.push_back("undo " + u.id + " restored " + id +
-                                " to something other than record " + u.undoes + "'s before");
+                                " to something other than record " + u.undoes +
+                                "'s before:" + what);
                 if (u.action != Action::Prune &&
                     (r.before.rawStatus != it->second->after.rawStatus ||
                      r.before.claimId != it->second->after.claimId ||
