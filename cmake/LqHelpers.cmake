@@ -11,7 +11,7 @@ function(lq_add_test name)
   lq_qt_defaults(${name})
   target_compile_definitions(${name} PRIVATE
     LQ_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data"
-    LQ_BIN_DIR="${PROJECT_BINARY_DIR}/app")
+    LQ_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
   add_test(NAME ${name} COMMAND ${name})
   # Tests never touch the user's settings or audit log.
   set(home "${PROJECT_BINARY_DIR}/test-home")
