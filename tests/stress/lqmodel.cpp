@@ -42,6 +42,7 @@
 #include "core/error.h"
 #include "core/operator.h"
 #include "core/queue.h"
+#include "procutil.h"
 
 #include <sqlite3.h>
 
@@ -70,53 +71,16 @@ namespace {
 using namespace lq::core;
 namespace fs = std::filesystem;
 
-void sleepUs(std::int64_t us) {
-    std::this_thread::sleep_for(std::chrono::microseconds(us));
-}
+using lqproc::Args;
+using lqproc::sleepUs;
+using lqproc::stopRequested;
 
-/// One log file, line-buffered: every line reaches the kernel as one write.
-class Log {
+/// One log per process of a run, appended line by line (survives kill -9).
+class Log : public lqproc::Log {
 public:
-    explicit Log(const std::string& path) {
-        m_f = std::fopen(path.c_str(), "a");
-        if (!m_f) {
-            std::fprintf(stderr, "lqmodel: cannot write %s\n", path.c_str());
-            std::exit(2);
-        }
-        std::setvbuf(m_f, nullptr, _IOLBF, 1 << 16);
-    }
-    ~Log() { std::fclose(m_f); }
-    Log(const Log&) = delete;
-    Log& operator=(const Log&) = delete;
-
-    void line(const std::string& s) {
-        std::fputs((s + "\n").c_str(), m_f);
-        std::fflush(m_f);
-    }
-
-private:
-    std::FILE* m_f = nullptr;
+    explicit Log(const std::string& path)
+        : lqproc::Log(path, "lqmodel", "a") {}
 };
-
-struct Args {
-    std::string role;
-    std::string file;
-    std::map<std::string, std::string> opts;
-
-    std::string str(const std::string& k, const std::string& def = {}) const {
-        auto it = opts.find(k);
-        return it == opts.end() ? def : it->second;
-    }
-    std::int64_t num(const std::string& k, std::int64_t def) const {
-        auto it = opts.find(k);
-        return it == opts.end() ? def : std::strtoll(it->second.c_str(), nullptr, 10);
-    }
-};
-
-bool stopRequested(const std::string& stopFile) {
-    std::error_code ec;
-    return !stopFile.empty() && fs::exists(stopFile, ec);
-}
 
 std::string word(ErrorKind k) {
     std::string s = errorKindName(k);

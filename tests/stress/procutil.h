@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// What the stress helper processes (lqstress, lqjobstress) share: a
+// What the stress helper processes (lqstress, lqjobstress, lqmodel) share: a
 // monotonic clock, short sleeps, a log that survives kill -9 line by line,
 // `--key value` arguments and the stop file.
 
@@ -30,8 +30,9 @@ inline void sleepUs(std::int64_t us) {
 /// write(2) and survives a kill -9 of this process.
 class Log {
 public:
-    Log(const std::string& path, const char* program) {
-        m_f = path.empty() ? stdout : std::fopen(path.c_str(), "w");
+    /// `mode` "a" appends (a log several processes of one run share).
+    Log(const std::string& path, const char* program, const char* mode = "w") {
+        m_f = path.empty() ? stdout : std::fopen(path.c_str(), mode);
         if (!m_f) {
             std::fprintf(stderr, "%s: cannot write %s\n", program, path.c_str());
             std::exit(2);
@@ -49,6 +50,7 @@ public:
         std::fprintf(m_f, fmt, args...);
         std::fputc('\n', m_f);
     }
+    void line(const std::string& s) { line("%s", s.c_str()); }
 
 private:
     std::FILE* m_f = nullptr;

@@ -82,6 +82,7 @@
 
 #include "core/error.h"
 #include "core/queue.h"
+#include "fleet.h"
 #include "jobsoracle.h"
 #include "stressutil.h"
 
@@ -156,14 +157,6 @@ QStringList claimable(const QString& path, double now) {
                                .arg(now, 0, 'f', 6)
                                .toUtf8();
     return lqstress::rawRows(path, sql.constData()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-}
-
-QString lastLine(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    const auto lines = f.readAll().trimmed().split('\n');
-    return QString::fromUtf8(lines.isEmpty() ? QByteArray() : lines.last());
 }
 
 struct Pop {
@@ -395,39 +388,13 @@ void TestStress::runWorkload(int seconds, int kills) {
     const QString audit = dir.filePath(QStringLiteral("audit"));
     Queue::create(toStd(file)); // then closed: the test holds no connection during the run
 
-    struct Proc {
-        QString role;
-        QString log;
-        QStringList args;
-        std::unique_ptr<QProcess> p;
-        bool killed = false;
-    };
     bool operatorStopped = false;
-    std::vector<Proc> procs;
-    // Whatever happens, no process outlives the test.
-    struct Reaper {
-        std::vector<Proc>& procs;
-        ~Reaper() {
-            for (auto& pr : procs)
-                if (pr.p->state() != QProcess::NotRunning) {
-                    pr.p->kill();
-                    pr.p->waitForFinished(5000);
-                }
-        }
-    } reaper{procs};
+    lqstress::Fleet fleet(stressBin()); // no process outlives the test
     const auto start = [&](const QString& role, const QStringList& extra) {
-        Proc pr;
-        pr.role = role;
-        pr.log = extra.at(extra.indexOf(QStringLiteral("--log")) + 1);
-        pr.args = QStringList{role, file, QStringLiteral("--stop"),
-                              role == QLatin1String("operator") ? stopOperator : stop} +
-                  extra;
-        pr.p = std::make_unique<QProcess>();
-        pr.p->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        pr.p->setStandardOutputFile(QProcess::nullDevice());
-        pr.p->start(stressBin(), pr.args);
-        procs.push_back(std::move(pr));
-        return procs.size() - 1;
+        return fleet.start(role,
+                           QStringList{role, file, QStringLiteral("--stop"),
+                                       role == QLatin1String("operator") ? stopOperator : stop} +
+                               extra);
     };
     const auto logPath = [&](const QString& name) {
         return dir.filePath(name + QStringLiteral(".log"));
@@ -446,9 +413,8 @@ void TestStress::runWorkload(int seconds, int kills) {
               {QStringLiteral("--id"), QString::number(k), QStringLiteral("--log"),
                logPath(QStringLiteral("producer-%1").arg(k)), QStringLiteral("--pause-us"),
                QStringLiteral("2000")});
-    for (const auto& pr : procs)
-        QVERIFY2(pr.p->waitForStarted(10000),
-                 qPrintable(pr.role + QStringLiteral(" did not start")));
+    const QString started = fleet.waitStarted();
+    QVERIFY2(started.isEmpty(), qPrintable(started));
 
     // Kill a random worker at jittered, evenly spread moments, and restart it.
     auto* rng = QRandomGenerator::global();
@@ -463,48 +429,31 @@ void TestStress::runWorkload(int seconds, int kills) {
         QTest::qWait(20);
         if (kills > 0 && !operatorStopped && clock.elapsed() > qint64(seconds) * 700) {
             QVERIFY(QFile(stopOperator).open(QIODevice::WriteOnly));
-            QVERIFY(procs[0].p->waitForFinished(30000));
+            QVERIFY(fleet.procs()[0].p->waitForFinished(30000));
             operatorStopped = true;
         }
         while (killed < kills && clock.elapsed() >= killAt[std::size_t(killed)]) {
-            const int w = int(rng->bounded(4));
-            Proc& victim = procs[workers[std::size_t(w)]];
-            QVERIFY2(victim.p->state() == QProcess::Running,
-                     "a worker stopped on its own during the run");
-            victim.p->kill(); // SIGKILL
-            QVERIFY(victim.p->waitForFinished(10000));
-            victim.killed = true;
+            const auto w = std::size_t(rng->bounded(4));
+            const QString k = fleet.killAndRestart(
+                workers[w], logPath(QStringLiteral("worker-%1-%2").arg(w).arg(++generation[w])),
+                &workers[w]);
+            QVERIFY2(k.isEmpty(), qPrintable(k));
             ++killed;
-            workers[std::size_t(w)] = start(
-                QStringLiteral("worker"),
-                {QStringLiteral("--log"),
-                 logPath(QStringLiteral("worker-%1-%2").arg(w).arg(++generation[std::size_t(w)]))});
-            QVERIFY(procs.back().p->waitForStarted(10000));
         }
-        for (const auto& pr : procs)
-            QVERIFY2(pr.killed || pr.p->state() == QProcess::Running ||
-                         (operatorStopped && pr.role == QLatin1String("operator")),
-                     qPrintable(pr.role + QStringLiteral(" exited early with code ") +
-                                QString::number(pr.p->exitCode()) + QStringLiteral(": ") +
-                                lastLine(pr.log)));
+        const QString running = fleet.checkRunning([&](const lqstress::Fleet::Proc& pr) {
+            return operatorStopped && pr.role == QLatin1String("operator");
+        });
+        QVERIFY2(running.isEmpty(), qPrintable(running));
     }
     QVERIFY(QFile(stop).open(QIODevice::WriteOnly));
     QVERIFY(QFile(stopOperator).open(QIODevice::WriteOnly));
-    for (const auto& pr : procs) {
-        if (pr.killed)
-            continue;
-        QVERIFY2(pr.p->state() == QProcess::NotRunning || pr.p->waitForFinished(60000),
-                 qPrintable(pr.role + QStringLiteral(" did not stop within 60 s")));
-        QCOMPARE(pr.p->exitStatus(), QProcess::NormalExit);
-        QVERIFY2(pr.p->exitCode() == 0, qPrintable(pr.role + QStringLiteral(" exited with code ") +
-                                                   QString::number(pr.p->exitCode()) +
-                                                   QStringLiteral(": ") + lastLine(pr.log)));
-    }
+    const QString stopped = fleet.waitStopped();
+    QVERIFY2(stopped.isEmpty(), qPrintable(stopped));
     QCOMPARE(killed, kills);
 
     // ---- the history ----------------------------------------------------
     History h;
-    for (const auto& pr : procs)
+    for (const auto& pr : fleet.procs())
         parseLog(pr.log, pr.killed, h);
     for (const auto& e : h.errors)
         qWarning("%s", e.c_str());
@@ -842,43 +791,19 @@ void TestStress::runJobsLease(int seconds, int kills) {
         QCOMPARE(lqstress::rawRows(file, schema), lqstress::rawRows(seed, schema));
     }
 
-    struct Proc {
-        QString role;
-        QString log;
-        std::unique_ptr<QProcess> p;
-        bool killed = false;
-    };
-    std::vector<Proc> procs;
-    struct Reaper {
-        std::vector<Proc>& procs;
-        ~Reaper() {
-            for (auto& pr : procs)
-                if (pr.p->state() != QProcess::NotRunning) {
-                    pr.p->kill();
-                    pr.p->waitForFinished(5000);
-                }
-        }
-    } reaper{procs};
+    lqstress::Fleet fleet(jobStressBin()); // no process outlives the test
     // LQ_JOBSTRESS_UNGUARDED=1: workers run the seed's bare `WHERE id = ?`
     // finish and retry_later; the oracle must then fail the run.
     const bool unguarded = qEnvironmentVariableIntValue("LQ_JOBSTRESS_UNGUARDED") != 0;
     const auto start = [&](const QString& role, const QString& log, QStringList extra = {}) {
-        Proc pr;
-        pr.role = role;
-        pr.log = log;
         if (role == QLatin1String("worker")) {
             extra << QStringLiteral("--lease-ms") << leaseMs;
             if (unguarded)
                 extra << QStringLiteral("--unguarded") << QStringLiteral("1");
         }
-        pr.p = std::make_unique<QProcess>();
-        pr.p->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        pr.p->setStandardOutputFile(QProcess::nullDevice());
-        pr.p->start(jobStressBin(), QStringList{role, file, QStringLiteral("--stop"), stop,
-                                                QStringLiteral("--log"), log} +
-                                        extra);
-        procs.push_back(std::move(pr));
-        return procs.size() - 1;
+        return fleet.start(role, QStringList{role, file, QStringLiteral("--stop"), stop,
+                                             QStringLiteral("--log"), log} +
+                                     extra);
     };
 
     start(QStringLiteral("operator"), logPath(QStringLiteral("operator")));
@@ -891,9 +816,8 @@ void TestStress::runJobsLease(int seconds, int kills) {
         start(QStringLiteral("producer"), logPath(QStringLiteral("producer-%1").arg(k)),
               {QStringLiteral("--id"), QString::number(k), QStringLiteral("--pause-us"),
                QStringLiteral("8000")});
-    for (const auto& pr : procs)
-        QVERIFY2(pr.p->waitForStarted(10000),
-                 qPrintable(pr.role + QStringLiteral(" did not start")));
+    const QString started = fleet.waitStarted();
+    QVERIFY2(started.isEmpty(), qPrintable(started));
 
     // Kill a random worker at jittered, evenly spread moments, and restart it.
     // The last kill lands in the run's final quarter-interval, so a killed
@@ -909,37 +833,19 @@ void TestStress::runJobsLease(int seconds, int kills) {
     while (clock.elapsed() < qint64(seconds) * 1000) {
         QTest::qWait(20);
         while (killed < kills && clock.elapsed() >= killAt[std::size_t(killed)]) {
-            const int w = int(rng->bounded(4));
-            Proc& victim = procs[workers[std::size_t(w)]];
-            QVERIFY2(
-                victim.p->state() == QProcess::Running,
-                qPrintable(QStringLiteral("a worker stopped on its own: ") + lastLine(victim.log)));
-            victim.p->kill(); // SIGKILL
-            QVERIFY(victim.p->waitForFinished(10000));
-            victim.killed = true;
+            const auto w = std::size_t(rng->bounded(4));
+            const QString k = fleet.killAndRestart(
+                workers[w], logPath(QStringLiteral("worker-%1-%2").arg(w).arg(++generation[w])),
+                &workers[w]);
+            QVERIFY2(k.isEmpty(), qPrintable(k));
             ++killed;
-            workers[std::size_t(w)] = start(
-                QStringLiteral("worker"),
-                logPath(QStringLiteral("worker-%1-%2").arg(w).arg(++generation[std::size_t(w)])));
-            QVERIFY(procs.back().p->waitForStarted(10000));
         }
-        for (const auto& pr : procs)
-            QVERIFY2(pr.killed || pr.p->state() == QProcess::Running,
-                     qPrintable(pr.role + QStringLiteral(" exited early with code ") +
-                                QString::number(pr.p->exitCode()) + QStringLiteral(": ") +
-                                lastLine(pr.log)));
+        const QString running = fleet.checkRunning();
+        QVERIFY2(running.isEmpty(), qPrintable(running));
     }
     QVERIFY(QFile(stop).open(QIODevice::WriteOnly));
-    for (const auto& pr : procs) {
-        if (pr.killed)
-            continue;
-        QVERIFY2(pr.p->state() == QProcess::NotRunning || pr.p->waitForFinished(60000),
-                 qPrintable(pr.role + QStringLiteral(" did not stop within 60 s")));
-        QCOMPARE(pr.p->exitStatus(), QProcess::NormalExit);
-        QVERIFY2(pr.p->exitCode() == 0, qPrintable(pr.role + QStringLiteral(" exited with code ") +
-                                                   QString::number(pr.p->exitCode()) +
-                                                   QStringLiteral(": ") + lastLine(pr.log)));
-    }
+    const QString stopped = fleet.waitStopped();
+    QVERIFY2(stopped.isEmpty(), qPrintable(stopped));
     QCOMPARE(killed, kills);
 
     // ---- after the run: the file, then every job claimable -------------
@@ -1006,8 +912,9 @@ void TestStress::runJobsLease(int seconds, int kills) {
                     {QStringLiteral("drain"), file, QStringLiteral("--log"),
                      logPath(QStringLiteral("drain")), QStringLiteral("--lease-ms"), leaseMs});
         QVERIFY(drain.waitForFinished(-1)); // it stops by itself when it makes no progress
-        QVERIFY2(drain.exitCode() == 0, qPrintable(QStringLiteral("drain: ") +
-                                                   lastLine(logPath(QStringLiteral("drain")))));
+        QVERIFY2(drain.exitCode() == 0,
+                 qPrintable(QStringLiteral("drain: ") +
+                            lqstress::lastLine(logPath(QStringLiteral("drain")))));
     }
     const auto rows = readJobs(file);
     QCOMPARE(rows.size(), std::size_t(0));
@@ -1015,7 +922,7 @@ void TestStress::runJobsLease(int seconds, int kills) {
 
     // ---- the history ----------------------------------------------------
     lqstress::jobs::Logs h;
-    for (const auto& pr : procs)
+    for (const auto& pr : fleet.procs())
         lqstress::jobs::parse(pr.log, pr.killed, h);
     lqstress::jobs::parse(logPath(QStringLiteral("final-release")), false, h);
     lqstress::jobs::parse(logPath(QStringLiteral("drain")), false, h);
