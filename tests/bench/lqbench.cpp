@@ -3,6 +3,7 @@
 // [--batch B] [--json]`.
 #include "corebench.h"
 #include "guibench.h"
+#include "launchbench.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,9 +12,11 @@
 
 namespace {
 int usage() {
-    std::fprintf(stderr,
-                 "usage: lqbench core [--ops N] [--rounds R] [--batch B] [--dir D] "
-                 "[--json]\n       lqbench gui [--rows N] [--file F] [--check FACTOR] [--json]\n");
+    std::fprintf(
+        stderr,
+        "usage: lqbench core [--ops N] [--rounds R] [--batch B] [--dir D] "
+        "[--json]\n       lqbench gui [--rows N] [--file F] [--launches R] [--check FACTOR] "
+        "[--json]\n");
     return 2;
 }
 } // namespace
@@ -50,10 +53,26 @@ int main(int argc, char** argv) {
             return 1;
         }
     }
+    if (cmd == "gui-launch" && argc >= 3) {
+        lq::bench::LaunchOptions o;
+        o.file = argv[2];
+        for (int i = 3; i + 1 < argc; i += 2) {
+            const std::string a = argv[i];
+            if (a == "--changes")
+                o.changes = std::atoi(argv[i + 1]);
+            else if (a == "--checkpoint-every")
+                o.checkpointEvery = std::atoi(argv[i + 1]);
+            else
+                return usage();
+        }
+        int qargc = 1;
+        return lq::bench::runGuiLaunch(qargc, argv, o);
+    }
     if (cmd == "gui") {
         lq::bench::GuiOptions o;
         o.mkqueue = LQ_MKQUEUE;
         o.lqctl = LQ_LQCTL;
+        o.self = argv[0];
         for (int i = 2; i < argc; ++i) {
             const std::string a = argv[i];
             if (a == "--json")
@@ -64,6 +83,8 @@ int main(int argc, char** argv) {
                 o.checkFactor = std::atof(argv[++i]);
             else if (a == "--file" && i + 1 < argc)
                 o.file = argv[++i];
+            else if (a == "--launches" && i + 1 < argc)
+                o.launches = std::atoi(argv[++i]);
             else
                 return usage();
         }

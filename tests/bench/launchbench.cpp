@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+// lqbench gui, the part a user sees: launch -> first data rows painted, from
+// the kernel's process start time, and another process's write -> the
+// changed row repainted. Each launch is a fresh child process (`lqbench
+// gui-launch`) that shows the real main window on the platform it is given
+// (xcb under Xvfb when DISPLAY is set; offscreen otherwise) and reports what
+// it saw as one JSON line.
+#include "launchbench.h"
+
+#include "core/json.h"
+#include "ui/mainwindow.h"
+#include "ui/messagemodel.h"
+
+#include <QAbstractItemView>
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEvent>
+#include <QFile>
+#include <QHeaderView>
+#include <QProcess>
+#include <QTableView>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+#include <optional>
+#include <tuple>
+#include <unistd.h>
+
+namespace lq::bench {
+
+namespace {
+
+/// ms since this process started, from the kernel's start time
+/// (/proc/self/stat field 22, clock ticks since boot) and CLOCK_BOOTTIME. The
+/// start time is truncated to a tick (10 ms here), so a figure may be up to
+/// one tick long, never short.
+double msSinceProcessStart() {
+    static const double startMs = [] {
+        QFile f(QStringLiteral("/proc/self/stat"));
+        if (!f.open(QIODevice::ReadOnly))
+            return -1.0;
+        const QByteArray s = f.readAll();
+        // Fields after the parenthesised command name; starttime is field 22.
+        const auto fields = s.mid(s.lastIndexOf(')') + 2).split(' ');
+        if (fields.size() < 20)
+            return -1.0;
+        return fields.at(19).toDouble() * 1000.0 / double(sysconf(_SC_CLK_TCK));
+    }();
+    timespec ts{};
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6 - startMs;
+}
+
+double monoMs() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+/// Paints the viewport inside the filter, then tells `onPainted` that a
+/// paint has reached the backing store: what the user sees next.
+class PaintSpy : public QObject {
+public:
+    explicit PaintSpy(QWidget* viewport, std::function<void()> onPainted)
+        : m_onPainted(std::move(onPainted)) {
+        viewport->installEventFilter(this);
+    }
+    bool eventFilter(QObject* o, QEvent* e) override {
+        if (e->type() != QEvent::Paint || m_inside)
+            return false;
+        m_inside = true;
+        QCoreApplication::sendEvent(o, e); // the viewport paints, inside this filter
+        m_inside = false;
+        m_onPainted();
+        return true;
+    }
+
+private:
+    std::function<void()> m_onPainted;
+    bool m_inside = false;
+};
+
+double median(std::vector<double> v) {
+    if (v.empty())
+        return -1;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+double percentile(std::vector<double> v, double p) {
+    if (v.empty())
+        return -1;
+    std::sort(v.begin(), v.end());
+    const auto i = std::min(v.size() - 1, std::size_t(p * double(v.size() - 1) + 0.5));
+    return v[i];
+}
+
+} // namespace
+
+// ---- the child: one launch ------------------------------------------------
+
+int runGuiLaunch(int argc, char** argv, const LaunchOptions& o) {
+    // Measured from here on: QApplication, the window, the open.
+    QApplication app(argc, argv);
+    core::Json r = core::Json::object();
+    r.set("platform", QGuiApplication::platformName().toStdString());
+    ui::MainWindow w;
+    w.setConfirmHandler([](const QString&, qint64) { return true; });
+    w.resize(1400, 900);
+    ui::MessageModel* m = w.model();
+    QTableView* v = w.view();
+
+    double windowShown = -1, firstRows = -1;
+    bool emptyPaint = false;
+    // The change being waited for: row, expected state, start (monotonic ms).
+    struct Wait {
+        int row = -1;
+        int state = -1;
+        double t0 = 0;
+        double ms = -1;
+    } wait;
+    PaintSpy spy(v->viewport(), [&] {
+        const int top = v->rowAt(0);
+        const bool rows = m->rowCount() > 0 && top >= 0 && m->rowAt(top) != nullptr;
+        if (windowShown < 0)
+            windowShown = msSinceProcessStart();
+        if (!rows && firstRows < 0)
+            emptyPaint = true;
+        if (rows && firstRows < 0)
+            firstRows = msSinceProcessStart();
+        if (wait.row >= 0 && wait.ms < 0 && wait.row < m->rowCount() && m->rowAt(wait.row) &&
+            m->data(m->index(wait.row, ui::MessageModel::Status), ui::MessageModel::StateRole)
+                    .toInt() == wait.state)
+            wait.ms = monoMs() - wait.t0;
+    });
+    w.show();
+    w.openFile(QString::fromStdString(o.file));
+
+    const auto spin = [&](const std::function<bool()>& done, int timeoutMs) {
+        QElapsedTimer t;
+        t.start();
+        while (!done() && t.elapsed() < timeoutMs)
+            QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+        return done();
+    };
+    spin([&] { return firstRows >= 0; }, 30000);
+    r.set("launch_to_rows_ms", firstRows);
+    r.set("window_shown_ms", windowShown);
+    r.set("empty_table_painted", emptyPaint);
+
+    // External changes: a plain `sqlite3` shell process flips the status of
+    // a shown row; from just before that process starts to the paint that
+    // shows the new state. Some rounds first checkpoint and truncate the WAL
+    // from another process.
+    std::vector<double> changes;
+    if (o.changes > 0 && firstRows >= 0) {
+        spin([&] { return m->isIdle(); }, 10000);
+        const int shown = std::max(1, v->rowAt(v->viewport()->height() - 1));
+        for (int i = 0; i < o.changes; ++i) {
+            const int row = i % std::max(1, std::min(shown, 20));
+            spin([&] { return m->rowAt(row) != nullptr && m->isIdle(); }, 10000);
+            const ui::MessageRow* mr = m->rowAt(row);
+            if (!mr)
+                break;
+            if (o.checkpointEvery > 0 && i % o.checkpointEvery == o.checkpointEvery - 1) {
+                QProcess cp;
+                cp.start(QStringLiteral("sqlite3"),
+                         {QString::fromStdString(o.file),
+                          QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE);")});
+                cp.waitForFinished(10000);
+            }
+            // FAILED (3) <-> DONE (2): both are shown at once by Status.
+            const bool toFailed = mr->msg.rawStatus != 3;
+            wait = Wait{row, int(toFailed ? core::State::Failed : core::State::Done), monoMs(), -1};
+            QProcess sh;
+            sh.start(QStringLiteral("sqlite3"),
+                     {QString::fromStdString(o.file),
+                      QStringLiteral("UPDATE Queue SET status = %1 WHERE rowid = %2;")
+                          .arg(toFailed ? 3 : 2)
+                          .arg(mr->msg.rowid)});
+            spin([&] { return sh.state() == QProcess::NotRunning; }, 10000);
+            if (sh.exitCode() != 0) {
+                std::fprintf(stderr, "lqbench: sqlite3 failed: %s\n",
+                             sh.readAllStandardError().constData());
+                break;
+            }
+            if (!spin([&] { return wait.ms >= 0; }, 5000))
+                wait.ms = 5000; // not on screen within 5 s: counted as 5 s, never dropped
+            changes.push_back(wait.ms);
+            wait.row = -1;
+            // Let the table settle before the next write.
+            spin([&] { return false; }, 60);
+        }
+    }
+    core::Json list = core::Json::array();
+    for (double c : changes)
+        list.push(c);
+    r.set("changes_ms", std::move(list));
+    std::printf("%s\n", r.dump().c_str());
+    std::fflush(stdout);
+    return firstRows >= 0 ? 0 : 1;
+}
+
+// ---- the parent: launches, alternating ------------------------------------
+
+std::optional<core::Json> launchOnce(const std::string& self, const std::string& file, int changes,
+                                     int checkpointEvery, std::string* error) {
+    QProcess p; // its stderr (Qt's platform chatter) is shown only on failure
+    QStringList args{QStringLiteral("gui-launch"), QString::fromStdString(file)};
+    if (changes > 0)
+        args << QStringLiteral("--changes") << QString::number(changes)
+             << QStringLiteral("--checkpoint-every") << QString::number(checkpointEvery);
+    p.start(QString::fromStdString(self), args);
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        *error = "gui-launch did not finish";
+        return std::nullopt;
+    }
+    if (p.exitCode() != 0)
+        std::fprintf(stderr, "%s", p.readAllStandardError().constData());
+    const QByteArray out = p.readAllStandardOutput().trimmed();
+    const QByteArray last = out.mid(out.lastIndexOf('\n') + 1);
+    try {
+        return core::Json::parse(last.toStdString());
+    } catch (const std::exception& e) {
+        *error = std::string("gui-launch printed no result: ") + e.what();
+        return std::nullopt;
+    }
+}
+
+bool measureLaunches(const std::string& self, const std::string& large, const std::string& small,
+                     const std::string& rollback, int rounds, core::Json& r) {
+    std::vector<double> big, little, change;
+    std::string error;
+    std::string platform;
+    bool empty = false;
+    for (int i = 0; i < rounds; ++i) {
+        for (const std::string* f : {&small, &large}) {
+            const auto j = launchOnce(self, *f, 0, 0, &error);
+            if (!j) {
+                std::fprintf(stderr, "lqbench: %s\n", error.c_str());
+                return false;
+            }
+            platform = (*j)["platform"].toString();
+            if ((*j)["launch_to_rows_ms"].toDouble() < 0) {
+                std::fprintf(stderr, "lqbench: no data rows painted within 30 s of launch (%s)\n",
+                             f->c_str());
+                return false;
+            }
+            (f == &large ? big : little).push_back((*j)["launch_to_rows_ms"].toDouble());
+            empty = empty || (f == &large && (*j)["empty_table_painted"].toBool());
+        }
+    }
+    // Live changes: the WAL file (every third write after a TRUNCATE
+    // checkpoint by another process), then the rollback-journal copy.
+    std::vector<double> walChanges, journalChanges;
+    for (const auto& [file, every, into] :
+         {std::tuple{&large, 3, &walChanges}, std::tuple{&rollback, 0, &journalChanges}}) {
+        if (file->empty())
+            continue;
+        const auto j = launchOnce(self, *file, 15, every, &error);
+        if (!j) {
+            std::fprintf(stderr, "lqbench: %s\n", error.c_str());
+            return false;
+        }
+        for (const core::Json& c : (*j)["changes_ms"].toArray()) {
+            into->push_back(c.toDouble());
+            change.push_back(c.toDouble());
+        }
+    }
+    r.set("platform", platform);
+    r.set("launch_to_rows_ms", median(big));
+    r.set("launch_to_rows_small_ms", median(little));
+    r.set("launch_to_rows_ms_max", percentile(big, 1.0));
+    // What the file's size adds to a launch (target: 50 ms).
+    r.set("launch_cost_ms", median(big) - median(little));
+    r.set("launch_rounds", static_cast<std::int64_t>(rounds));
+    r.set("table_shown_empty", empty);
+    r.set("external_change_ms", median(change));
+    r.set("external_change_p95_ms", percentile(change, 0.95));
+    r.set("external_change_wal_ms", median(walChanges));
+    r.set("external_change_journal_ms", median(journalChanges));
+    r.set("external_change_count", static_cast<std::int64_t>(change.size()));
+    return true;
+}
+
+} // namespace lq::bench
