@@ -22,6 +22,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <functional>
@@ -90,12 +91,13 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+/// Nearest rank, as core/stats.cpp defines it (p in 0..1).
 double percentile(std::vector<double> v, double p) {
     if (v.empty())
         return -1;
     std::sort(v.begin(), v.end());
-    const auto i = std::min(v.size() - 1, std::size_t(p * double(v.size() - 1) + 0.5));
-    return v[i];
+    const auto rank = static_cast<std::size_t>(std::ceil(p * double(v.size())));
+    return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
 }
 
 } // namespace
