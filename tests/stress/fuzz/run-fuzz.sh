@@ -11,7 +11,7 @@
 #
 # Needs clang and libclang-rt-14-dev (Debian). Crashes land in
 # build-fuzz/fuzz-artifacts/; reproduce one with
-#   build-fuzz/tests/stress/fuzz/lqfuzz_open build-fuzz/fuzz-artifacts/crash-...
+#   build-fuzz/bin/lqfuzz_open build-fuzz/fuzz-artifacts/crash-...
 # and add it to the hostile corpus (tests/data/hostile/fuzz-found/).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
@@ -26,9 +26,9 @@ fi
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DLQ_FUZZ=ON >"$build.configure.log" 2>&1 ||
     { cat "$build.configure.log" >&2; exit 1; }
-cmake --build "$build" --target lqfuzz_open -j2
+cmake --build "$build" --target lqfuzz_open lqfuzz_jsonb -j2
 
-fuzzer="$build/tests/stress/fuzz/lqfuzz_open"
+fuzzer="$build/bin/lqfuzz_open"
 corpus="$build/fuzz-corpus"
 seeds="$build/fuzz-seeds"
 artifacts="$build/fuzz-artifacts"
@@ -55,4 +55,29 @@ runs=$(grep -Eo 'stat::number_of_executed_units: [0-9]+' "$log" | grep -Eo '[0-9
 cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || true)
 crashes=$(grep -Eo 'oom/timeout/crash: [0-9]+/[0-9]+/[0-9]+' "$log" | tail -1 | cut -d' ' -f2 || true)
 echo "fuzz: ${runs:-?} executions in ${elapsed} s (exit ${status}), coverage ${cov:-?} edges, corpus $(ls "$corpus" | wc -l) inputs, oom/timeout/crash ${crashes:-?}, artifacts in $artifacts: $(ls "$artifacts" | wc -l)"
-exit "$status"
+
+# The JSONB decoder, seeded with the blobs a real SQLite wrote
+# (tests/data/jsonb/vectors.json): a quarter of the time, at least 15 s.
+jseconds=$(( seconds / 4 > 15 ? seconds / 4 : 15 ))
+jcorpus="$build/fuzz-corpus-jsonb"
+jseeds="$build/fuzz-seeds-jsonb"
+mkdir -p "$jcorpus" "$jseeds"
+python3 - "$root/tests/data/jsonb/vectors.json" "$jseeds" <<'PY'
+import json, sys, os
+v = json.load(open(sys.argv[1]))
+blobs = [x["jsonb_hex"] for x in v["vectors"]]
+for j in v["river_jobs"]:
+    blobs += [j[k] for k in ("args_hex", "errors_hex", "metadata_hex") if j.get(k)]
+for i, h in enumerate(blobs):
+    open(os.path.join(sys.argv[2], "v%03d" % i), "wb").write(bytes.fromhex(h))
+PY
+set +e
+"$build/bin/lqfuzz_jsonb" -max_total_time="$jseconds" -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$artifacts/" -print_final_stats=1 "$jcorpus" "$jseeds" >"$build/fuzz-jsonb.log" 2>&1
+jstatus=$?
+set -e
+jruns=$(grep -Eo 'stat::number_of_executed_units: [0-9]+' "$build/fuzz-jsonb.log" | grep -Eo '[0-9]+$' | tail -1 || true)
+echo "fuzz jsonb: ${jruns:-?} executions in ${jseconds} s (exit ${jstatus}), artifacts: $(ls "$artifacts" | wc -l)"
+[ "$jstatus" -eq 0 ] || tail -n 30 "$build/fuzz-jsonb.log"
+[ "$status" -eq 0 ] || exit "$status"
+exit "$jstatus"
