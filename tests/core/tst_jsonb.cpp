@@ -185,7 +185,7 @@ void TestJsonb::nestingIsBounded() {
             h += char((n >> 16) & 0xFF);
             h += char((n >> 8) & 0xFF);
             h += char(n & 0xFF);
-            inner = h + inner;
+            inner.insert(0, h);
         }
         return inner;
     };
