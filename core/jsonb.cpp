@@ -242,26 +242,34 @@ private:
             s.remove_prefix(1);
         }
         if (s == "Infinity" || s == "Inf") {
-            out += sign + "9e999"; // as SQLite renders it
+            out += sign;
+            out += "9e999"; // as SQLite renders it
             return;
         }
         if (s == "NaN") {
             out += "null"; // as SQLite renders it
             return;
         }
-        std::string t(s);
-        if (!t.empty() && t[0] == '.')
-            t.insert(0, "0");
-        const auto dot = t.find('.');
-        if (dot != std::string::npos &&
-            (dot + 1 == t.size() || t[dot + 1] == 'e' || t[dot + 1] == 'E'))
-            t.insert(dot + 1, "0");
+        // Built by appending (GCC 12's -O3 -Wrestrict misfires on insert()).
+        std::string t;
+        if (!s.empty() && s[0] == '.')
+            t += '0';
+        const auto dot = s.find('.');
+        if (dot != std::string_view::npos &&
+            (dot + 1 == s.size() || s[dot + 1] == 'e' || s[dot + 1] == 'E')) {
+            t += s.substr(0, dot + 1);
+            t += '0';
+            t += s.substr(dot + 1);
+        } else {
+            t += s;
+        }
         if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
             int5(sign + t, at, out);
             return;
         }
         checkNumber(t, true, at);
-        out += sign + t;
+        out += sign;
+        out += t;
     }
 
     /// The string a TEXTJ / TEXT5 payload stands for, escapes resolved.
