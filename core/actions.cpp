@@ -169,8 +169,8 @@ void Queue::Impl::applyChunk(Connection& c, Action a, const Target* begin, const
 }
 
 template <class Item, class ChunkFn>
-ActionResult Queue::Impl::runChunks(Action a, const std::vector<Item>& items, const ActionOptions& o,
-                              ChunkFn&& chunkFn) {
+ActionResult Queue::Impl::runChunks(Action a, const std::vector<Item>& items,
+                                    const ActionOptions& o, ChunkFn&& chunkFn) {
     ActionResult r;
     r.action = a;
     const std::size_t chunk = o.chunkSize ? o.chunkSize : 500;
@@ -243,8 +243,8 @@ ActionResult Queue::apply(Action a, const std::vector<Target>& targets, const Ac
 std::vector<Target> Queue::targetsFor(const Filter& f) {
     const FormatDriver& drv = d->driver();
     const Impl::Where w = d->buildWhere(f);
-    auto st = d->reader().cached("SELECT " + drv.targetColumns() + " FROM " + drv.source() +
-                                 w.sql + " ORDER BY rowid");
+    auto st = d->reader().cached("SELECT " + drv.targetColumns() + " FROM " + drv.source() + w.sql +
+                                 " ORDER BY rowid");
     bindValues(*st, w.binds);
     std::vector<Target> out;
     while (st->step())
@@ -253,7 +253,7 @@ std::vector<Target> Queue::targetsFor(const Filter& f) {
 }
 
 void Queue::Impl::undoChunk(Connection& c, Action a, const AppliedRow* begin, const AppliedRow* end,
-                      ActionResult& r) {
+                            ActionResult& r) {
     const TimeNs t = now();
     for (const AppliedRow* it = begin; it != end; ++it) {
         try {
@@ -340,8 +340,8 @@ ActionResult Queue::undo(Action original, const std::vector<AppliedRow>& applied
         throw Error(ErrorKind::InvalidArgument, d->path,
                     std::string(actionName(original)) + " cannot be undone");
     return d->runChunks(original, applied, o,
-                     [&](Connection& c, const AppliedRow* b, const AppliedRow* e,
-                         ActionResult& part) { d->undoChunk(c, original, b, e, part); });
+                        [&](Connection& c, const AppliedRow* b, const AppliedRow* e,
+                            ActionResult& part) { d->undoChunk(c, original, b, e, part); });
 }
 
 } // namespace lq::core

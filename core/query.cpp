@@ -129,8 +129,8 @@ std::vector<Message> Queue::list(const Filter& f, const Sort& s, std::int64_t of
 
 std::vector<std::int64_t> Queue::orderedRowids(const Filter& f, const Sort& s) {
     const Impl::Where w = d->buildWhere(f);
-    auto st = d->reader().cached("SELECT rowid FROM " + d->driver().source() + w.sql +
-                                 d->orderBy(s));
+    auto st =
+        d->reader().cached("SELECT rowid FROM " + d->driver().source() + w.sql + d->orderBy(s));
     bindValues(*st, w.binds);
     std::vector<std::int64_t> out;
     while (st->step())
@@ -167,8 +167,8 @@ std::vector<Message> Queue::fetchRowids(const std::vector<std::int64_t>& rowids)
 }
 
 TimingColumns Queue::Impl::timingRange(const Filter& f,
-                                 std::optional<std::pair<std::int64_t, std::int64_t>> rows,
-                                 std::int64_t capacity) {
+                                       std::optional<std::pair<std::int64_t, std::int64_t>> rows,
+                                       std::int64_t capacity) {
     TimingColumns cols;
     if (rows) {
         // Rowids are dense in a queue file: the range is a good capacity.

@@ -244,22 +244,22 @@ std::optional<Message> Queue::pop() {
 bool Queue::done(std::string_view messageId, std::int64_t claim) {
     d->requireWritable("done");
     const TimeNs t = now();
-    return d->write(false,
-                    [&](Connection& c) { return d->driver().transition(c, messageId, claim, 2, t); });
+    return d->write(
+        false, [&](Connection& c) { return d->driver().transition(c, messageId, claim, 2, t); });
 }
 
 bool Queue::markFailed(std::string_view messageId, std::int64_t claim) {
     d->requireWritable("mark_failed");
     const TimeNs t = now();
-    return d->write(false,
-                    [&](Connection& c) { return d->driver().transition(c, messageId, claim, 3, t); });
+    return d->write(
+        false, [&](Connection& c) { return d->driver().transition(c, messageId, claim, 3, t); });
 }
 
 bool Queue::retry(std::string_view messageId, std::int64_t claim) {
     d->requireWritable("retry");
     const TimeNs t = now();
-    return d->write(false,
-                    [&](Connection& c) { return d->driver().transition(c, messageId, claim, 0, t); });
+    return d->write(
+        false, [&](Connection& c) { return d->driver().transition(c, messageId, claim, 0, t); });
 }
 
 std::int64_t Queue::retryExpired(std::chrono::nanoseconds threshold) {

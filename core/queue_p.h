@@ -49,9 +49,7 @@ struct Queue::Impl {
     std::unordered_map<std::thread::id, std::unique_ptr<Connection>> readers;
 
     // ---- helpers -------------------------------------------------------------
-    const FormatInfo& info() const noexcept {
-        return schema.load(std::memory_order_acquire)->info;
-    }
+    const FormatInfo& info() const noexcept { return schema.load(std::memory_order_acquire)->info; }
     const FormatDriver& driver() const noexcept {
         return *schema.load(std::memory_order_acquire)->driver;
     }

@@ -73,6 +73,7 @@ core::Filter filterFrom(const Options& o) {
     f.search = o.search;
     f.olderThanSeconds = o.olderThan;
     f.now = o.now;
+    f.queue = o.queue;
     return f;
 }
 
@@ -222,7 +223,7 @@ std::unique_ptr<Queue> openQueue(const Options& o, bool write) {
 int cmdInfo(const Options& o) {
     auto q = openQueue(o, false);
     const auto& info = q->info();
-    const auto c = q->counts(o.stuckAfterNs());
+    const auto c = q->counts(o.queue, o.stuckAfterNs());
     const auto fileSize = q->fileSize();
     const auto walSize = q->walSize();
     if (o.json) {
@@ -292,8 +293,10 @@ int cmdInfo(const Options& o) {
 int cmdStats(const Options& o) {
     auto q = openQueue(o, false);
     const auto& info = q->info();
-    const auto c = q->counts(o.stuckAfterNs());
-    const auto st = q->stats();
+    const auto c = q->counts(o.queue, o.stuckAfterNs());
+    core::Filter inQueue;
+    inQueue.queue = o.queue;
+    const auto st = q->stats(inQueue);
     if (o.prometheus) {
         out(prometheusText(absolutePath(q->path()), info, c, st, o.stuckAfterSeconds, q->fileSize(),
                            q->walSize(), q->now()));

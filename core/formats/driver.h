@@ -33,10 +33,10 @@ using Binds = std::vector<BindValue>;
 
 /// How a time column is stored.
 enum class TimeEncoding {
-    Ns,          ///< INTEGER nanoseconds
-    Seconds,     ///< REAL (or INTEGER) seconds, written as REAL
-    WholeSeconds,///< INTEGER seconds, written as INTEGER (floor)
-    Ms,          ///< INTEGER milliseconds
+    Ns,           ///< INTEGER nanoseconds
+    Seconds,      ///< REAL (or INTEGER) seconds, written as REAL
+    WholeSeconds, ///< INTEGER seconds, written as INTEGER (floor)
+    Ms,           ///< INTEGER milliseconds
 };
 
 /// A stored time in ns; nullopt for NULL, TEXT/BLOB or out of range.
@@ -91,8 +91,7 @@ public:
     virtual std::string doneColumn() const { return {}; }
     virtual TimeEncoding doneEncoding() const { return arrivalEncoding(); }
     /// SQL for metric in [lo, hi) ("" when the format cannot compute it).
-    virtual std::string metricCondition(Filter::Metric m, TimeNs lo, TimeNs hi,
-                                        Binds& binds) const;
+    virtual std::string metricCondition(Filter::Metric m, TimeNs lo, TimeNs hi, Binds& binds) const;
     /// The ORDER BY key of `k`; may flip `desc` (Age).
     virtual std::string orderKey(SortKey k, bool& desc) const = 0;
     /// Exact counts at `now`; `where` narrows (" WHERE ..." or "").
@@ -106,8 +105,7 @@ public:
 
     // ---- the library API (put, pop, done, ...) -----------------------------
     virtual Message insert(Connection& c, const std::string& data,
-                           const std::optional<std::string>& key, TimeNs now,
-                           bool* inserted) const;
+                           const std::optional<std::string>& key, TimeNs now, bool* inserted) const;
     virtual std::optional<Message> pop(Connection& c, TimeNs now) const;
     virtual std::optional<Message> peek(Connection& c, TimeNs now) const;
     /// done() (toStatus 2), markFailed() (3), retry() (0) under the claim.

@@ -218,8 +218,7 @@ public:
     }
 
     std::int64_t retryExpired(Connection& c, TimeNs cutoff) const override {
-        auto st =
-            c.cached("UPDATE " + m_t + " SET locked_until = NULL WHERE locked_until < ?1");
+        auto st = c.cached("UPDATE " + m_t + " SET locked_until = NULL WHERE locked_until < ?1");
         bindTime(*st, 1, cutoff, kEnc);
         st->exec();
         return c.changes();
@@ -261,8 +260,9 @@ public:
 
     std::int64_t restoreRow(Connection& c, const Message& m, const Message& before,
                             TimeNs now) const override {
-        auto st = c.cached("UPDATE " + m_t +
-                           " SET run_at = ?3, locked_until = ?4 WHERE rowid = ?1 AND attempts = ?2");
+        auto st =
+            c.cached("UPDATE " + m_t +
+                     " SET run_at = ?3, locked_until = ?4 WHERE rowid = ?1 AND attempts = ?2");
         st->bind(1, m.rowid).bind(2, m.token);
         bindTime(*st, 3, before.runAt.value_or(now), kEnc);
         bindOptTime(*st, 4, before.lockedUntil, kEnc);

@@ -23,8 +23,8 @@ namespace {
 constexpr TimeEncoding kSec = TimeEncoding::WholeSeconds;
 constexpr TimeEncoding kMs = TimeEncoding::Ms;
 
-const std::set<std::string> kSignature = {"id",      "queue",      "payload",
-                                          "createdAt", "status",   "expireAt",
+const std::set<std::string> kSignature = {"id",           "queue",       "payload",
+                                          "createdAt",    "status",      "expireAt",
                                           "allocationId", "numRunsLeft", "maxNumRuns"};
 
 std::int64_t asInt(const BindValue& v) {
@@ -70,7 +70,8 @@ public:
         const std::string& s = m.statusText;
         m.extraState.clear();
         if (s == "pending" || s == "pending_retry") {
-            const bool due = !m.scheduledAt || *m.scheduledAt / 1'000'000 <= asInt(encodeTime(now, kMs));
+            const bool due =
+                !m.scheduledAt || *m.scheduledAt / 1'000'000 <= asInt(encodeTime(now, kMs));
             m.state = due ? State::Ready : State::Scheduled;
             if (s == "pending_retry")
                 m.extraState = s;
@@ -184,15 +185,18 @@ public:
 
     Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,
                   const Binds& binds) const override {
-        auto st = r.cached(
-            "SELECT count(*), "
-            "coalesce(sum(status IN ('pending', 'pending_retry') AND (" + m_avail +
-            " IS NULL OR " + m_avail + " <= ?1)), 0), "
-            "coalesce(sum(status IN ('pending', 'pending_retry') AND " + m_avail + " > ?1), 0), "
-            "coalesce(sum(status = 'running'), 0), "
-            "coalesce(sum(status = 'running' AND expireAt < ?2), 0), "
-            "coalesce(sum(status = 'failed'), 0), "
-            "coalesce(sum(status = 'pending_retry'), 0) FROM " + m_t + where);
+        auto st = r.cached("SELECT count(*), "
+                           "coalesce(sum(status IN ('pending', 'pending_retry') AND (" +
+                           m_avail + " IS NULL OR " + m_avail +
+                           " <= ?1)), 0), "
+                           "coalesce(sum(status IN ('pending', 'pending_retry') AND " +
+                           m_avail +
+                           " > ?1), 0), "
+                           "coalesce(sum(status = 'running'), 0), "
+                           "coalesce(sum(status = 'running' AND expireAt < ?2), 0), "
+                           "coalesce(sum(status = 'failed'), 0), "
+                           "coalesce(sum(status = 'pending_retry'), 0) FROM " +
+                           m_t + where);
         bindValues(*st, {encodeTime(now, kMs), encodeTime(now, kSec)});
         bindValues(*st, binds, 3);
         Counts c;
@@ -210,9 +214,7 @@ public:
         return c;
     }
 
-    std::string timingColumns() const override {
-        return "status, createdAt, expireAt, " + m_avail;
-    }
+    std::string timingColumns() const override { return "status, createdAt, expireAt, " + m_avail; }
 
     void timingRow(const Statement& st, TimeNs now, TimingColumns& cols) const override {
         constexpr TimeNs none = TimingColumns::kNoTime;

@@ -229,7 +229,8 @@ std::optional<FormatInfo> LitequeueFormat::recognise(const SchemaFacts& s,
                    info.queueTables.end();
     });
     for (const auto& o : s.objects) {
-        if (o.type == "trigger" && o.table == info.table && o.name == "maxsize_control_" + o.table) {
+        if (o.type == "trigger" && o.table == info.table &&
+            o.name == "maxsize_control_" + o.table) {
             if (auto n = maxsizeFromTrigger(o.sql, o.table)) {
                 info.maxsize = n;
                 info.maxsizeTrigger = o.name;

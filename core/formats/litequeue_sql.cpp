@@ -173,7 +173,8 @@ public:
             }
         }
         {
-            auto st = r.cached("SELECT count(*) FROM " + m_t + " WHERE status = 1 AND lock_time < ?1");
+            auto st =
+                r.cached("SELECT count(*) FROM " + m_t + " WHERE status = 1 AND lock_time < ?1");
             bindTime(*st, 1, now - stuckAfter, m_enc);
             if (st->step())
                 c.stuck = st->int64(0);
@@ -259,9 +260,9 @@ public:
     bool transition(Connection& c, std::string_view id, std::int64_t claim, int toStatus,
                     TimeNs now) const override {
         const bool setDone = toStatus != 0;
-        auto st = c.cached("UPDATE " + m_t + " SET status = ?1, done_time = " +
-                           (setDone ? "?4" : "NULL") + " WHERE message_id = ?2 AND status = 1 AND " +
-                           m_tok + " = ?3");
+        auto st = c.cached("UPDATE " + m_t +
+                           " SET status = ?1, done_time = " + (setDone ? "?4" : "NULL") +
+                           " WHERE message_id = ?2 AND status = 1 AND " + m_tok + " = ?3");
         st->bind(1, toStatus).bind(2, id).bind(3, claim);
         if (setDone)
             bindTime(*st, 4, now, m_enc);
@@ -333,9 +334,9 @@ public:
             return c.changes();
         }
         const bool fail = a == Action::MarkFailed;
-        auto st = c.cached("UPDATE " + m_t + " SET status = ?4, done_time = " +
-                           (fail ? "?5" : "NULL") + " WHERE rowid = ?1 AND status = ?2 AND " +
-                           m_tok + " = ?3");
+        auto st =
+            c.cached("UPDATE " + m_t + " SET status = ?4, done_time = " + (fail ? "?5" : "NULL") +
+                     " WHERE rowid = ?1 AND status = ?2 AND " + m_tok + " = ?3");
         st->bind(1, m.rowid).bind(2, m.rawStatus).bind(3, m.token).bind(4, fail ? 3 : 0);
         if (fail)
             bindTime(*st, 5, now, m_enc);

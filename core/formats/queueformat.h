@@ -69,7 +69,7 @@ public:
 
     /// A state of the format's own, counted in Counts::extra under `name`.
     struct ExtraState {
-        std::string name;        ///< "pending_retry", "locked_expired", ...
+        std::string name;          ///< "pending_retry", "locked_expired", ...
         std::vector<State> within; ///< canonical states it is a part of (empty: none)
         std::string description;
     };

@@ -58,7 +58,8 @@ void refuseUnexpectedObjects(const SchemaFacts& s, FormatInfo& info,
         return;
     const std::string reason = "unexpected " + joinNames(unexpected) +
                                " in the file: writes are disabled so it cannot run";
-    info.readOnlyReason = info.readOnlyReason.empty() ? reason : info.readOnlyReason + "; " + reason;
+    info.readOnlyReason =
+        info.readOnlyReason.empty() ? reason : info.readOnlyReason + "; " + reason;
 }
 
 } // namespace lq::core

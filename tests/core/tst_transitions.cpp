@@ -364,7 +364,9 @@ void TstTransitions::retryExpired() {
     }
     m_clock.set(t0 + 2000 * kSec);
 
-    QCOMPARE(static_cast<int>(m_q->listLocked(std::chrono::nanoseconds(secondsToNs(threshold))).size()), expected);
+    QCOMPARE(
+        static_cast<int>(m_q->listLocked(std::chrono::nanoseconds(secondsToNs(threshold))).size()),
+        expected);
     QCOMPARE(m_q->retryExpired(std::chrono::nanoseconds(secondsToNs(threshold))), expected);
     QCOMPARE(m_q->lockedCount(), 3 - expected);
     QCOMPARE(m_q->readyCount(), 1 + expected);
