@@ -53,11 +53,11 @@ const char* skipKindName(SkipKind k) noexcept {
 
 namespace {
 
-bool isJobsState(State s) {
+bool isLeaseState(State s) {
     return s == State::Scheduled || s == State::Leased || s == State::Expired;
 }
 
-bool isJobsAction(Action a) {
+bool isLeaseAction(Action a) {
     return a == Action::Release || a == Action::Reschedule || a == Action::Delete;
 }
 
@@ -70,8 +70,8 @@ bool isUndoable(Action a) noexcept {
 std::string refusalReason(Action a, const Message& m) {
     if (a == Action::Enqueue || a == Action::Vacuum || a == Action::Upgrade)
         return std::string(actionName(a)) + " is not a per-message action";
-    const bool jobsRow = isJobsState(m.state) || (m.runAt.has_value() && !m.inTime.has_value());
-    if (isJobsAction(a) != jobsRow)
+    const bool leaseRow = isLeaseState(m.state) || (m.runAt.has_value() && !m.inTime.has_value());
+    if (isLeaseAction(a) != leaseRow)
         return std::string(actionName(a)) + " does not apply to this queue format";
     if (m.state == State::Unknown)
         return "unknown status " + std::to_string(m.rawStatus) + ": no action applies";

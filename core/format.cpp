@@ -47,6 +47,7 @@ FormatInfo detectFormat(Connection& c, const std::string& preferTable) {
     }
     if (matches.size() > 1) {
         std::vector<std::string> names;
+        names.reserve(matches.size());
         for (const auto& m : matches)
             names.emplace_back(formatId(m.second.format));
         throw Unsupported(path, "matches more than one queue format (" + joinNames(names) +

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// lq::core::Queue — a litequeue-compatible queue on one SQLite file, plus the
-// operator and query layers the GUI and lqctl share.
+// lq::core::Queue — one queue file of any format core/formats/ knows
+// (litequeue, jobs-lease, liteque, ...), plus the operator and query layers
+// the GUI and lqctl share. The SQL of each format is its FormatDriver
+// (core/formats/driver.h); this class is the same for every format. The
+// litequeue API (put, pop, done, ...) is refused on formats whose jobs are
+// written by their own library.
 //
 // Thread model
 // ------------
