@@ -208,6 +208,9 @@ public:
             c.stuck = st->int64(4);
             c.failed = st->int64(5);
             c.unknown = c.stored - c.ready - c.scheduled - c.locked - c.failed;
+            // In the lease words of the front ends: a live lease, a lapsed one.
+            c.leased = c.locked - c.stuck;
+            c.expired = c.stuck;
             c.extra["pending_retry"] = st->int64(6);
             c.extra["locked_expired"] = c.stuck;
         }

@@ -17,6 +17,9 @@ public:
     bool hasKeys(const FormatInfo& info) const noexcept override;
     bool namedQueues() const noexcept override { return true; }
     std::string tokenLabel(const FormatInfo&) const override { return "allocationId"; }
+    std::string timeUnits(const FormatInfo&) const override {
+        return "seconds (createdAt, expireAt) and ms (availableAt)";
+    }
     std::vector<ExtraState> extraStates() const override;
     std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const override;
     std::vector<Action> rowActions() const override;

@@ -64,6 +64,11 @@ public:
     virtual bool multiTable() const noexcept { return false; }
     /// What the claim token is called: "claim", "lock_time token", "attempts".
     virtual std::string tokenLabel(const FormatInfo& info) const = 0;
+    /// How the file stores times: "ns", "seconds", or per column for
+    /// formats that mix units.
+    virtual std::string timeUnits(const FormatInfo& info) const {
+        return info.timeUnit == TimeUnit::Seconds ? "seconds" : "ns";
+    }
     /// Named queues inside one file (Queue::queueNames() lists them).
     virtual bool namedQueues() const noexcept { return false; }
 

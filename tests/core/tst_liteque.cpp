@@ -81,6 +81,7 @@ private slots:
     void staleAllocationIdRefused();
     void operatorAuditsAnAction();
     void notLitequeTasksRefusedByName();
+    void twoFormatsInOneFileNamed();
 };
 
 void TstLiteque::recognisedAndOpeningChangesNothing() {
@@ -396,6 +397,24 @@ void TstLiteque::notLitequeTasksRefusedByName() {
     const QByteArray before = sha256(path);
     LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::NotAQueue, "tasks");
     LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::NotAQueue, path);
+    QCOMPARE(sha256(path), before);
+}
+
+void TstLiteque::twoFormatsInOneFileNamed() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path);
+        db.exec("CREATE TABLE \"Queue\" (data TEXT NOT NULL, message_id TEXT NOT NULL, status "
+                "INTEGER NOT NULL, in_time INTEGER NOT NULL, lock_time INTEGER, done_time "
+                "INTEGER)");
+    }
+    const QByteArray before = sha256(path);
+    const auto e = catchError([&] { (void)Queue::open(path); });
+    QVERIFY(e.has_value());
+    QVERIFY2(contains(e->what(), path), e->what());
+    QVERIFY2(contains(e->what(), "liteque"), e->what());
+    QVERIFY2(contains(e->what(), "litequeue-legacy"), e->what());
     QCOMPARE(sha256(path), before);
 }
 
