@@ -458,6 +458,21 @@ std::optional<FormatInfo> LitequeFormat::recognise(const SchemaFacts& s,
     return info;
 }
 
+void LitequeFormat::explainNoMatch(const SchemaFacts& s) const {
+    // `tasks` is a common name: only a file with liteque's migrations table
+    // beside it is taken for a damaged or unknown liteque file.
+    if (!s.hasTable("tasks") || !s.hasTable("__drizzle_migrations"))
+        return;
+    std::vector<std::string> missing;
+    const auto& cols = s.columns.at("tasks");
+    for (const auto& c : kSignature)
+        if (!cols.count(c))
+            missing.push_back(c);
+    throw Unsupported(s.path, "table tasks (beside liteque's __drizzle_migrations) lacks the "
+                              "liteque column(s) " +
+                                  joinNames(missing) + ": not a liteque queue this tool can read");
+}
+
 std::unique_ptr<FormatDriver> LitequeFormat::driver(const FormatInfo& info,
                                                     const std::string& path) const {
     return std::make_unique<LitequeDriver>(info, path);

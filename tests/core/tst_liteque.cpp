@@ -82,6 +82,7 @@ private slots:
     void operatorAuditsAnAction();
     void notLitequeTasksRefusedByName();
     void twoFormatsInOneFileNamed();
+    void damagedLitequeSaysWhatIsMissing();
 };
 
 void TstLiteque::recognisedAndOpeningChangesNothing() {
@@ -415,6 +416,20 @@ void TstLiteque::twoFormatsInOneFileNamed() {
     QVERIFY2(contains(e->what(), path), e->what());
     QVERIFY2(contains(e->what(), "liteque"), e->what());
     QVERIFY2(contains(e->what(), "litequeue-legacy"), e->what());
+    QCOMPARE(sha256(path), before);
+}
+
+void TstLiteque::damagedLitequeSaysWhatIsMissing() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path);
+        db.exec("DROP INDEX tasks_allocation_id_idx");
+        db.exec("ALTER TABLE tasks DROP COLUMN allocationId");
+    }
+    const QByteArray before = sha256(path);
+    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, "allocationId");
+    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, path);
     QCOMPARE(sha256(path), before);
 }
 
