@@ -53,11 +53,11 @@ const char* skipKindName(SkipKind k) noexcept {
 
 namespace {
 
-bool isJobsState(State s) {
+bool isLeaseState(State s) {
     return s == State::Scheduled || s == State::Leased || s == State::Expired;
 }
 
-bool isJobsAction(Action a) {
+bool isLeaseAction(Action a) {
     return a == Action::Release || a == Action::Reschedule || a == Action::Delete;
 }
 
@@ -70,8 +70,8 @@ bool isUndoable(Action a) noexcept {
 std::string refusalReason(Action a, const Message& m) {
     if (a == Action::Enqueue || a == Action::Vacuum || a == Action::Upgrade)
         return std::string(actionName(a)) + " is not a per-message action";
-    const bool jobsRow = isJobsState(m.state) || (m.runAt.has_value() && !m.inTime.has_value());
-    if (isJobsAction(a) != jobsRow)
+    const bool leaseRow = isLeaseState(m.state) || (m.runAt.has_value() && !m.inTime.has_value());
+    if (isLeaseAction(a) != leaseRow)
         return std::string(actionName(a)) + " does not apply to this queue format";
     if (m.state == State::Unknown)
         return "unknown status " + std::to_string(m.rawStatus) + ": no action applies";
@@ -120,10 +120,9 @@ bool isRowConflict(const Error& e) {
 
 } // namespace
 
-void Queue::applyChunk(Connection& c, Action a, const Target* begin, const Target* end,
-                       const ActionOptions& o, TimeNs t, ActionResult& r) {
-    const std::string tq = quoteIdent(info().table);
-    const std::string& tok = sql().tokenCol;
+void Queue::Impl::applyChunk(Connection& c, Action a, const Target* begin, const Target* end,
+                             const ActionOptions& o, TimeNs t, ActionResult& r) {
+    const FormatDriver& drv = driver();
     for (const Target* it = begin; it != end; ++it) {
         auto current = getOn(c, it->messageId);
         if (!current) {
@@ -133,64 +132,21 @@ void Queue::applyChunk(Connection& c, Action a, const Target* begin, const Targe
         }
         const Message& m = *current;
         if (m.token != it->token) {
-            const char* what = isJobs() ? "attempts" : (info().hasClaimId ? "claim" : "lock_time");
-            std::string reason = std::string("changed since shown: ") + what + " " +
-                                 std::to_string(it->token) + " → " + std::to_string(m.token);
+            std::string reason = "changed since shown: " + drv.tokenWord() + " ";
+            reason += m.tokenText ? std::string("changed") : std::to_string(it->token);
+            reason += " → " + drv.tokenShown(m);
             reason += std::string(", now ") + stateName(m.state);
             r.skipped.push_back({it->messageId, reason, SkipKind::Changed});
             continue;
         }
-        if (auto why = refusalReason(a, m); !why.empty()) {
+        if (auto why = drv.refusal(a, m, t); !why.empty()) {
             r.skipped.push_back({it->messageId, why, SkipKind::NotApplicable});
             continue;
         }
         Message after = m;
         std::int64_t changed = 0;
         try {
-            if (isJobs()) {
-                if (a == Action::Delete) {
-                    auto st = c.cached("DELETE FROM " + tq + " WHERE rowid = ?1 AND attempts = ?2");
-                    st->bind(1, m.rowid).bind(2, m.token).exec();
-                } else {
-                    const TimeNs runAt =
-                        a == Action::Reschedule ? t + secondsToNs(o.delaySeconds) : t;
-                    auto st = c.cached("UPDATE " + tq +
-                                       " SET locked_until = NULL, run_at = ?3 WHERE rowid = ?1 "
-                                       "AND attempts = ?2");
-                    st->bind(1, m.rowid).bind(2, m.token);
-                    bindTime(*st, 3, runAt);
-                    st->exec();
-                    after.lockedUntil.reset();
-                    after.runAt = runAt;
-                    classify(after, t);
-                }
-                changed = c.changes();
-            } else if (a == Action::Prune) {
-                std::string sqlText = "DELETE FROM " + tq;
-                sqlText += " WHERE rowid = ?1 AND status = ?2 AND ";
-                sqlText += tok;
-                sqlText += " = ?3";
-                auto st = c.cached(sqlText);
-                st->bind(1, m.rowid).bind(2, m.rawStatus).bind(3, m.token).exec();
-                changed = c.changes();
-            } else {
-                const bool fail = a == Action::MarkFailed;
-                std::string sqlText = "UPDATE " + tq;
-                sqlText += " SET status = ?4, done_time = ";
-                sqlText += fail ? "?5" : "NULL";
-                sqlText += " WHERE rowid = ?1 AND status = ?2 AND ";
-                sqlText += tok;
-                sqlText += " = ?3";
-                auto st = c.cached(sqlText);
-                st->bind(1, m.rowid).bind(2, m.rawStatus).bind(3, m.token).bind(4, fail ? 3 : 0);
-                if (fail)
-                    bindTime(*st, 5, t);
-                st->exec();
-                changed = c.changes();
-                after.rawStatus = fail ? 3 : 0;
-                after.state = fail ? State::Failed : State::Ready;
-                after.doneTime = fail ? std::optional<TimeNs>(t) : std::nullopt;
-            }
+            changed = drv.applyRow(c, a, m, t, o);
         } catch (const Error& e) {
             if (!isRowConflict(e))
                 throw;
@@ -213,8 +169,8 @@ void Queue::applyChunk(Connection& c, Action a, const Target* begin, const Targe
 }
 
 template <class Item, class ChunkFn>
-ActionResult Queue::runChunks(Action a, const std::vector<Item>& items, const ActionOptions& o,
-                              ChunkFn&& chunkFn) {
+ActionResult Queue::Impl::runChunks(Action a, const std::vector<Item>& items,
+                                    const ActionOptions& o, ChunkFn&& chunkFn) {
     ActionResult r;
     r.action = a;
     const std::size_t chunk = o.chunkSize ? o.chunkSize : 500;
@@ -230,7 +186,7 @@ ActionResult Queue::runChunks(Action a, const std::vector<Item>& items, const Ac
         part.action = a;
         bool hookRan = false;
         try {
-            std::lock_guard lock(m_writeMutex);
+            std::lock_guard lock(writeMutex);
             Connection& c = writer();
             const bool own = inOwnTransaction();
             std::optional<Transaction> tx;
@@ -274,30 +230,30 @@ ActionResult Queue::runChunks(Action a, const std::vector<Item>& items, const Ac
 }
 
 ActionResult Queue::apply(Action a, const std::vector<Target>& targets, const ActionOptions& o) {
-    requireWritable(actionName(a));
+    d->requireWritable(actionName(a));
     if (a == Action::Enqueue || a == Action::Vacuum || a == Action::Upgrade)
-        throw Error(ErrorKind::InvalidArgument, m_path,
+        throw Error(ErrorKind::InvalidArgument, d->path,
                     std::string(actionName(a)) + " is not a per-message action");
-    return runChunks(a, targets, o,
-                     [&](Connection& c, const Target* b, const Target* e, ActionResult& part) {
-                         applyChunk(c, a, b, e, o, now(), part);
-                     });
+    return d->runChunks(a, targets, o,
+                        [&](Connection& c, const Target* b, const Target* e, ActionResult& part) {
+                            d->applyChunk(c, a, b, e, o, now(), part);
+                        });
 }
 
 std::vector<Target> Queue::targetsFor(const Filter& f) {
-    const Where w = buildWhere(f);
-    const std::string idCol = isJobs() ? "id" : "message_id";
-    auto st = reader().cached("SELECT " + idCol + ", " + sql().tokenCol + " FROM " +
-                              quoteIdent(info().table) + w.sql + " ORDER BY rowid");
-    bindAll(*st, w);
+    const FormatDriver& drv = d->driver();
+    const Impl::Where w = d->buildWhere(f);
+    auto st = d->reader().cached("SELECT " + drv.targetColumns() + " FROM " + drv.source() + w.sql +
+                                 " ORDER BY rowid");
+    bindValues(*st, w.binds);
     std::vector<Target> out;
     while (st->step())
-        out.push_back(Target{st->text(0), st->int64(1)});
+        out.push_back(drv.readTarget(*st));
     return out;
 }
 
-void Queue::undoChunk(Connection& c, Action a, const AppliedRow* begin, const AppliedRow* end,
-                      ActionResult& r) {
+void Queue::Impl::undoChunk(Connection& c, Action a, const AppliedRow* begin, const AppliedRow* end,
+                            ActionResult& r) {
     const TimeNs t = now();
     for (const AppliedRow* it = begin; it != end; ++it) {
         try {
@@ -311,8 +267,9 @@ void Queue::undoChunk(Connection& c, Action a, const AppliedRow* begin, const Ap
     }
 }
 
-void Queue::undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs t, ActionResult& r) {
-    const std::string tq = quoteIdent(info().table);
+void Queue::Impl::undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs t,
+                          ActionResult& r) {
+    const FormatDriver& drv = driver();
     const Message& before = row.before;
     const Message& wrote = row.after;
     auto current = getOn(c, before.messageId);
@@ -330,10 +287,7 @@ void Queue::undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs t, Ac
                  SkipKind::Changed});
             return;
         }
-        auto st =
-            c.cached("DELETE FROM " + tq + " WHERE rowid = ?1 AND " + sql().tokenCol + " = ?2");
-        st->bind(1, current->rowid).bind(2, current->token).exec();
-        if (c.changes() == 1)
+        if (drv.deleteRow(c, *current) == 1)
             r.applied.push_back({*current, *current, {}});
         else
             r.skipped.push_back({before.messageId, "changed while undoing", SkipKind::Changed});
@@ -346,55 +300,7 @@ void Queue::undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs t, Ac
             return;
         }
         Message restored = before;
-        std::string note;
-        if (isJobs()) {
-            auto st = c.cached("INSERT INTO " + tq +
-                               " (id, payload, run_at, locked_until, attempts) VALUES (?1, "
-                               "?2, ?3, ?4, ?5)");
-            st->bind(1, std::string_view(before.messageId)).bind(2, std::string_view(before.data));
-            bindTime(*st, 3, before.runAt.value_or(t));
-            if (before.lockedUntil)
-                bindTime(*st, 4, *before.lockedUntil);
-            st->bind(5, before.attempts).exec();
-        } else {
-            const bool claims = info().hasClaimId;
-            // A pruned message's idempotency key is free again (SPEC §3.1) and
-            // may have been taken by a new message since: restore the message
-            // without its key rather than lose it, and say so.
-            if (claims && before.idempotencyKey) {
-                auto byKey = c.cached(sql().byKey);
-                byKey->bind(1, std::string_view(*before.idempotencyKey));
-                if (byKey->step()) {
-                    const Message holder = readRow(*byKey, t);
-                    note = "restored without its idempotency key '" + *before.idempotencyKey +
-                           "': the key is now held by message " + holder.messageId;
-                    restored.idempotencyKey.reset();
-                }
-            }
-            auto st = c.cached(
-                "INSERT INTO " + tq +
-                (claims ? " (data, message_id, status, in_time, lock_time, done_time, "
-                          "idempotency_key, claim_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-                        : " (data, message_id, status, in_time, lock_time, done_time) "
-                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"));
-            if (before.dataIsBlob)
-                st->bindBlob(1, before.data);
-            else
-                st->bind(1, std::string_view(before.data));
-            st->bind(2, std::string_view(before.messageId)).bind(3, before.rawStatus);
-            const auto bindOpt = [&](int i, const std::optional<TimeNs>& v) {
-                if (v)
-                    bindTime(*st, i, *v);
-                else
-                    st->bindNull(i);
-            };
-            bindOpt(4, before.inTime);
-            bindOpt(5, before.lockTime);
-            bindOpt(6, before.doneTime);
-            if (claims)
-                st->bind(7, restored.idempotencyKey).bind(8, before.claimId);
-            st->exec();
-        }
+        std::string note = drv.reinsert(c, before, t);
         restored.rowid = c.lastInsertRowid();
         if (auto back = getOn(c, before.messageId))
             restored = *back;
@@ -406,41 +312,14 @@ void Queue::undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs t, Ac
         return;
     }
     const Message& m = *current;
-    const bool same = isJobs() ? (m.token == wrote.token && m.runAt == wrote.runAt &&
-                                  m.lockedUntil == wrote.lockedUntil)
-                               : (m.rawStatus == wrote.rawStatus && m.token == wrote.token &&
-                                  m.doneTime == wrote.doneTime);
-    if (!same) {
+    if (!drv.holdsWritten(m, wrote)) {
         r.skipped.push_back({before.messageId,
                              std::string("moved on since the action: now ") + stateName(m.state) +
-                                 ", token " + std::to_string(m.token),
+                                 ", token " + drv.tokenShown(m),
                              SkipKind::Changed});
         return;
     }
-    if (isJobs()) {
-        auto st = c.cached("UPDATE " + tq +
-                           " SET run_at = ?3, locked_until = ?4 WHERE rowid = ?1 AND "
-                           "attempts = ?2");
-        st->bind(1, m.rowid).bind(2, m.token);
-        bindTime(*st, 3, before.runAt.value_or(t));
-        if (before.lockedUntil)
-            bindTime(*st, 4, *before.lockedUntil);
-        else
-            st->bindNull(4);
-        st->exec();
-    } else {
-        auto st = c.cached("UPDATE " + tq +
-                           " SET status = ?4, done_time = ?5 WHERE rowid = "
-                           "?1 AND status = ?2 AND " +
-                           sql().tokenCol + " = ?3");
-        st->bind(1, m.rowid).bind(2, m.rawStatus).bind(3, m.token).bind(4, before.rawStatus);
-        if (before.doneTime)
-            bindTime(*st, 5, *before.doneTime);
-        else
-            st->bindNull(5);
-        st->exec();
-    }
-    if (c.changes() == 1) {
+    if (drv.restoreRow(c, m, before, t) == 1) {
         // What the row holds now, read back: the undo wrote only the state
         // columns, and the others (a key dropped by a keyless restore, a
         // payload rewritten since) are what they are, not what 'before' says.
@@ -456,13 +335,13 @@ void Queue::undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs t, Ac
 
 ActionResult Queue::undo(Action original, const std::vector<AppliedRow>& applied,
                          const ActionOptions& o) {
-    requireWritable("undo");
+    d->requireWritable("undo");
     if (!isUndoable(original))
-        throw Error(ErrorKind::InvalidArgument, m_path,
+        throw Error(ErrorKind::InvalidArgument, d->path,
                     std::string(actionName(original)) + " cannot be undone");
-    return runChunks(original, applied, o,
-                     [&](Connection& c, const AppliedRow* b, const AppliedRow* e,
-                         ActionResult& part) { undoChunk(c, original, b, e, part); });
+    return d->runChunks(original, applied, o,
+                        [&](Connection& c, const AppliedRow* b, const AppliedRow* e,
+                            ActionResult& part) { d->undoChunk(c, original, b, e, part); });
 }
 
 } // namespace lq::core

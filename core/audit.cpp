@@ -111,6 +111,24 @@ Json messageToJson(const Message& m) {
         j.set("attempts", m.attempts);
     }
     j.set("rowid", m.rowid);
+    // The fields of the formats beyond litequeue: only when the format has
+    // them, so litequeue and jobs-lease records stay as they were.
+    const auto opt = [&](const char* key, const auto& v) {
+        if (v)
+            j.set(key, v);
+    };
+    opt("queue", m.queueName);
+    opt("job_name", m.jobName);
+    opt("priority", m.priority);
+    opt("max_attempts", m.maxAttempts);
+    opt("last_error", m.lastError);
+    opt("token_text", m.tokenText);
+    opt("scheduled_at", m.scheduledAt);
+    opt("lease_expiry", m.leaseExpiry);
+    if (!m.extraState.empty())
+        j.set("extra_state", m.extraState);
+    if (!m.statusText.empty())
+        j.set("status_text", m.statusText);
     return j;
 }
 
@@ -136,6 +154,26 @@ Message messageFromJson(const Json& j) {
     m.lockedUntil = optTime(j["locked_until"]);
     m.attempts = j["attempts"].toInt();
     m.rowid = j["rowid"].toInt();
+    const auto optText = [&](const char* key) -> std::optional<std::string> {
+        if (j[key].isString())
+            return j[key].toString();
+        return std::nullopt;
+    };
+    const auto optInt = [&](const char* key) -> std::optional<std::int64_t> {
+        if (j[key].isNumber())
+            return j[key].toInt();
+        return std::nullopt;
+    };
+    m.queueName = optText("queue");
+    m.jobName = optText("job_name");
+    m.priority = optInt("priority");
+    m.maxAttempts = optInt("max_attempts");
+    m.lastError = optText("last_error");
+    m.tokenText = optText("token_text");
+    m.scheduledAt = optTime(j["scheduled_at"]);
+    m.leaseExpiry = optTime(j["lease_expiry"]);
+    m.extraState = optText("extra_state").value_or("");
+    m.statusText = optText("status_text").value_or("");
     return m;
 }
 

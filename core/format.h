@@ -18,8 +18,11 @@ enum class Format {
     LitequeueMulti,  ///< "litequeue-multi": ≤ 0.9, several queue tables; read-only
     LitequeueOther,  ///< eight columns, unknown user_version; read-only
     JobsLease,       ///< "jobs-lease": seed 000, REAL seconds, attempts token
+    Liteque,         ///< "liteque": Karakeep's queue.db (core/formats/liteque.*)
 };
 
+/// The file's one time unit (litequeue, jobs-lease); formats that mix units
+/// per column say so in their own code (core/formats/).
 enum class TimeUnit { Nanoseconds, Seconds };
 
 /// Everything known about a queue file after reading its schema (read-only).
@@ -28,6 +31,8 @@ struct FormatInfo {
     std::int64_t userVersion = 0;
     TimeUnit timeUnit = TimeUnit::Nanoseconds;
     std::string table; ///< the queue table in use ("Queue", "jobs", or a multi table)
+    /// The queue table's columns, for formats whose columns vary by version.
+    std::vector<std::string> columns;
     std::vector<std::string> queueTables; ///< every queue-shaped table (multi: several)
     std::optional<std::int64_t> maxsize;  ///< from the maxsize trigger, if any
     std::string maxsizeTrigger;

@@ -50,8 +50,22 @@ struct Message {
 
     /// The claim token actions compare against (SPEC §3.3): claim_id for
     /// 0.13/0.14, the raw lock_time for legacy files (0 when NULL), attempts
-    /// for jobs-lease.
+    /// for jobs-lease. A format whose token is text (liteque's allocationId)
+    /// stores a 63-bit hash of it here and the text in tokenText.
     std::int64_t token = 0;
+
+    // Fields of the formats beyond litequeue (FORMATS.md §0); unset where the
+    // format has no such column.
+    std::optional<std::string> queueName;    ///< named queue inside the file
+    std::optional<std::string> jobName;      ///< job class or name
+    std::optional<std::int64_t> priority;    ///< as stored (lower/higher first per format)
+    std::optional<std::int64_t> maxAttempts; ///< attempts allowed in all
+    std::optional<std::string> lastError;    ///< error text of a failed job
+    std::string extraState;                  ///< format-specific state ("pending_retry"), or ""
+    std::string statusText;                  ///< the stored status when it is text
+    std::optional<std::string> tokenText;    ///< the claim token as stored, when it is text
+    std::optional<TimeNs> scheduledAt;       ///< due time
+    std::optional<TimeNs> leaseExpiry;       ///< when the claim lapses
 
     std::optional<TimeNs> waitNs() const;       ///< lock - in
     std::optional<TimeNs> processingNs() const; ///< done - lock, DONE rows

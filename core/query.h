@@ -5,6 +5,7 @@
 #include "message.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ struct Counts {
     std::int64_t leased = 0;
     std::int64_t expired = 0;
     std::int64_t stored = 0; ///< every row
+    /// The format's own states (state name -> count), e.g. liteque's
+    /// pending_retry. The format says whether one is a subset of a canonical
+    /// state (QueueFormat::extraStates()).
+    std::map<std::string, std::int64_t> extra;
 
     std::int64_t active() const { return ready + locked; }
 };
@@ -49,6 +54,8 @@ struct Filter {
     TimeNs metricLo = 0;
     TimeNs metricHi = 0;
     std::optional<TimeNs> now; ///< pinned "now"; unset: the queue's clock
+    /// Only this named queue (Queue::queueNames()); empty: every queue.
+    std::string queue;
 };
 
 /// Sort keys of the message table. Ties break on rowid, so order is stable.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "queue.h"
 
+#include "formats/litequeue.h"
 #include "queue_p.h"
 #include "sqlite.h"
 
@@ -50,26 +51,47 @@ void checkPathForOpen(const std::string& path) {
 
 } // namespace
 
-Queue::Queue(std::string path, OpenOptions opts)
-    : m_path(std::move(path))
-    , m_opts(std::move(opts))
-    , m_clock(m_opts.clock ? m_opts.clock : systemClock()) {}
+Queue::Impl::Impl(std::string p, OpenOptions o)
+    : path(std::move(p))
+    , opts(std::move(o))
+    , clock(opts.clock ? opts.clock : systemClock()) {}
 
-Queue::~Queue() {
-    std::lock_guard lock(m_writeMutex);
-    m_writer.reset();
-    std::lock_guard rl(m_readersMutex);
-    m_readers.clear();
+Queue::Impl::~Impl() {
+    std::lock_guard lock(writeMutex);
+    writerConn.reset();
+    std::lock_guard rl(readersMutex);
+    readers.clear();
+}
+
+Queue::Queue(std::string path, OpenOptions opts)
+    : d(std::make_unique<Impl>(std::move(path), std::move(opts))) {}
+
+Queue::~Queue() = default;
+
+const std::string& Queue::path() const noexcept {
+    return d->path;
+}
+
+const FormatInfo& Queue::info() const noexcept {
+    return d->info();
+}
+
+Queue::FileIdentity Queue::identity() const noexcept {
+    return d->identity;
+}
+
+TimeNs Queue::Impl::now() const {
+    std::lock_guard lock(clockMutex);
+    return clock();
 }
 
 TimeNs Queue::now() const {
-    std::lock_guard lock(m_clockMutex);
-    return m_clock();
+    return d->now();
 }
 
 void Queue::setClock(Clock c) {
-    std::lock_guard lock(m_clockMutex);
-    m_clock = c ? std::move(c) : systemClock();
+    std::lock_guard lock(d->clockMutex);
+    d->clock = c ? std::move(c) : systemClock();
 }
 
 std::unique_ptr<Queue> Queue::open(const std::string& path, OpenOptions opts) {
@@ -77,75 +99,19 @@ std::unique_ptr<Queue> Queue::open(const std::string& path, OpenOptions opts) {
     std::unique_ptr<Queue> q(new Queue(path, std::move(opts)));
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0)
-        q->m_identity = {static_cast<std::uint64_t>(st.st_dev),
-                         static_cast<std::uint64_t>(st.st_ino)};
-    q->publish(detectFormat(q->reader(), q->m_opts.table));
+        q->d->identity = {static_cast<std::uint64_t>(st.st_dev),
+                          static_cast<std::uint64_t>(st.st_ino)};
+    q->d->publish(detectFormat(q->d->reader(), q->d->opts.table));
     return q;
 }
 
-Queue::Schema::~Schema() = default;
-
-const Queue::Sql& Queue::sql() const {
-    return *m_schema.load(std::memory_order_acquire)->sql;
-}
-
-void Queue::publish(FormatInfo fi) {
-    auto schema = std::make_unique<Schema>();
-    schema->sql = std::make_unique<Sql>();
-    Sql& s = *schema->sql;
-    const std::string t = quoteIdent(fi.table);
-    switch (fi.format) {
-    case Format::JobsLease:
-        s.cols = "rowid, payload, id, NULL, NULL, NULL, NULL, NULL, attempts, run_at, "
-                 "locked_until";
-        s.tokenCol = "attempts";
-        s.inCol = "run_at";
-        s.insert = "INSERT INTO " + t + " (id, payload, run_at) VALUES (?1, ?2, ?3)";
-        s.pop = "UPDATE " + t +
-                " SET locked_until = ?2, attempts = attempts + 1 WHERE id = (SELECT id FROM " + t +
-                " WHERE run_at <= ?1 AND (locked_until IS NULL OR locked_until < ?1) "
-                "ORDER BY run_at LIMIT 1) RETURNING " +
-                s.cols;
-        s.peek = "SELECT " + s.cols + " FROM " + t +
-                 " WHERE run_at <= ?1 AND (locked_until IS NULL OR locked_until < ?1) ORDER BY "
-                 "run_at LIMIT 1";
-        s.byId = "SELECT " + s.cols + " FROM " + t + " WHERE id = ?1";
-        break;
-    default: {
-        const bool claims = fi.hasClaimId;
-        s.cols = std::string("rowid, data, message_id, status, in_time, lock_time, done_time, ") +
-                 (fi.hasIdempotencyKey ? "idempotency_key, " : "NULL, ") +
-                 (claims ? "claim_id" : "0") + ", NULL, NULL";
-        s.tokenCol = claims ? "claim_id" : "coalesce(lock_time, 0)";
-        s.inCol = "in_time";
-        if (claims) {
-            s.insert = "INSERT INTO " + t +
-                       " (data, message_id, status, in_time, lock_time, done_time, "
-                       "idempotency_key, claim_id) VALUES (?1, ?2, 0, ?3, NULL, NULL, ?4, 0)";
-            s.pop = "UPDATE " + t +
-                    " SET status = 1, claim_id = claim_id + 1, lock_time = ?1, done_time = NULL "
-                    "WHERE message_id = (SELECT message_id FROM " +
-                    t + " WHERE status = 0 ORDER BY message_id LIMIT 1) RETURNING " + s.cols;
-        } else {
-            s.insert = "INSERT INTO " + t +
-                       " (data, message_id, status, in_time, lock_time, done_time) VALUES (?1, "
-                       "?2, 0, ?3, NULL, NULL)";
-            s.pop = "UPDATE " + t +
-                    " SET status = 1, lock_time = ?1, done_time = NULL WHERE message_id = "
-                    "(SELECT message_id FROM " +
-                    t + " WHERE status = 0 ORDER BY message_id LIMIT 1) RETURNING " + s.cols;
-        }
-        s.byKey = "SELECT " + s.cols + " FROM " + t + " WHERE idempotency_key = ?1";
-        s.peek =
-            "SELECT " + s.cols + " FROM " + t + " WHERE status = 0 ORDER BY message_id LIMIT 1";
-        s.byId = "SELECT " + s.cols + " FROM " + t + " WHERE message_id = ?1";
-        break;
-    }
-    }
-    schema->info = std::move(fi);
-    std::lock_guard lock(m_schemaMutex);
-    m_schema.store(schema.get(), std::memory_order_release);
-    m_schemas.push_back(std::move(schema));
+void Queue::Impl::publish(FormatInfo fi) {
+    auto s = std::make_unique<Schema>();
+    s->driver = QueueFormat::of(fi).driver(fi, path);
+    s->info = std::move(fi);
+    std::lock_guard lock(schemaMutex);
+    schema.store(s.get(), std::memory_order_release);
+    schemas.push_back(std::move(s));
 }
 
 std::unique_ptr<Queue> Queue::create(const std::string& path, std::optional<std::int64_t> maxsize,
@@ -167,32 +133,14 @@ std::unique_ptr<Queue> Queue::create(const std::string& path, std::optional<std:
             auto st = c.prepare("SELECT count(*) FROM sqlite_master");
             const bool empty = st.step() && st.int64(0) == 0;
             st.reset();
-            if (empty) {
-                c.exec("CREATE TABLE \"Queue\" (data TEXT NOT NULL, message_id TEXT NOT NULL, "
-                       "status INTEGER NOT NULL, in_time INTEGER NOT NULL, lock_time INTEGER, "
-                       "done_time INTEGER, idempotency_key TEXT, claim_id INTEGER NOT NULL "
-                       "DEFAULT 0)");
-                c.exec("CREATE UNIQUE INDEX \"Queue_message_id_unique_idx\" ON "
-                       "\"Queue\"(message_id)");
-                c.exec("CREATE INDEX \"Queue_status_message_id_idx\" ON \"Queue\"(status, "
-                       "message_id)");
-                c.exec("CREATE UNIQUE INDEX \"Queue_idempotency_key_unique_idx\" ON "
-                       "\"Queue\"(idempotency_key) WHERE idempotency_key IS NOT NULL");
-                if (maxsize) {
-                    const std::string n = std::to_string(*maxsize);
-                    c.exec("CREATE TRIGGER \"maxsize_control_Queue\" BEFORE INSERT ON \"Queue\" "
-                           "WHEN (SELECT COUNT(*) FROM \"Queue\" WHERE status = 0) >= " +
-                           n + " BEGIN SELECT RAISE (ABORT,'Max queue length reached: " + n +
-                           "'); END");
-                }
-                c.exec("PRAGMA user_version = 3");
-            }
+            if (empty)
+                LitequeueFormat::createSchema(c, maxsize);
             tx.commit();
         }
         c.exec("PRAGMA journal_mode = WAL");
     }
     auto q = open(path, std::move(opts));
-    if (q->info().format != Format::Litequeue014)
+    if (QueueFormat::of(q->info()).upgradeState() != QueueFormat::UpgradeState::Current)
         throw Unsupported(path, std::string("is a ") + formatId(q->info().format) +
                                     " queue, not litequeue-0.14; run `lqctl upgrade` first");
     if (!fresh && maxsize && q->info().maxsize != maxsize)
@@ -205,380 +153,164 @@ std::unique_ptr<Queue> Queue::create(const std::string& path, std::optional<std:
 }
 
 bool Queue::readOnly() const noexcept {
-    return m_opts.readOnly || info().formatReadOnly();
+    return d->opts.readOnly || info().formatReadOnly();
 }
 
-void Queue::requireWritable(const char* what) const {
-    if (m_opts.readOnly)
-        throw ReadOnly(m_path, std::string("opened read-only: ") + what +
-                                   " refused; turn off read-only mode to change the queue");
+void Queue::Impl::requireWritable(const char* what) const {
+    if (opts.readOnly)
+        throw ReadOnly(path, std::string("opened read-only: ") + what +
+                                 " refused; turn off read-only mode to change the queue");
     if (info().formatReadOnly())
-        throw ReadOnly(m_path, std::string(what) + " refused: " + info().readOnlyReason);
+        throw ReadOnly(path, std::string(what) + " refused: " + info().readOnlyReason);
 }
 
-std::string Queue::fileChange() const {
+std::string Queue::Impl::fileChange() const {
     struct stat st {};
-    if (::stat(m_path.c_str(), &st) != 0)
+    if (::stat(path.c_str(), &st) != 0)
         return errno == ENOENT ? std::string("was deleted or moved since it was opened")
                                : std::string("cannot be checked: ") + std::strerror(errno);
-    if (static_cast<std::uint64_t>(st.st_dev) != m_identity.device ||
-        static_cast<std::uint64_t>(st.st_ino) != m_identity.inode)
+    if (static_cast<std::uint64_t>(st.st_dev) != identity.device ||
+        static_cast<std::uint64_t>(st.st_ino) != identity.inode)
         return "was replaced by another file since it was opened";
     return {};
 }
 
-void Queue::requireSameFile() const {
-    if (std::string what = fileChange(); !what.empty())
-        throw FileChanged(m_path, what + "; nothing was changed. Reopen it to act on what the "
-                                         "path names now");
+std::string Queue::fileChange() const {
+    return d->fileChange();
 }
 
-Connection& Queue::reader() {
+void Queue::Impl::requireSameFile() const {
+    if (std::string what = fileChange(); !what.empty())
+        throw FileChanged(path, what + "; nothing was changed. Reopen it to act on what the "
+                                       "path names now");
+}
+
+Connection& Queue::Impl::reader() {
     if (inOwnTransaction())
-        return *m_writer;
-    std::lock_guard lock(m_readersMutex);
-    auto& c = m_readers[std::this_thread::get_id()];
+        return *writerConn;
+    std::lock_guard lock(readersMutex);
+    auto& c = readers[std::this_thread::get_id()];
     if (!c)
-        c = std::make_unique<Connection>(m_path, Connection::Mode::ReadOnly, m_opts.busyTimeoutMs);
+        c = std::make_unique<Connection>(path, Connection::Mode::ReadOnly, opts.busyTimeoutMs);
     return *c;
 }
 
-Connection& Queue::writer() {
-    // Called with m_writeMutex held.
-    if (!m_writer)
-        m_writer =
-            std::make_unique<Connection>(m_path, Connection::Mode::ReadWrite, m_opts.busyTimeoutMs);
-    return *m_writer;
+Connection& Queue::Impl::writer() {
+    // Called with writeMutex held.
+    if (!writerConn)
+        writerConn =
+            std::make_unique<Connection>(path, Connection::Mode::ReadWrite, opts.busyTimeoutMs);
+    return *writerConn;
 }
 
-bool Queue::inOwnTransaction() const {
-    // m_txOwner is only written under m_writeMutex by the owner itself, so a
+bool Queue::Impl::inOwnTransaction() const {
+    // txOwner is only written under writeMutex by the owner itself, so a
     // thread can only ever see its own id there while it owns the transaction.
-    return m_txDepth > 0 && m_txOwner == std::this_thread::get_id();
+    return txDepth > 0 && txOwner == std::this_thread::get_id();
 }
 
-template <class F> auto Queue::write(bool immediate, F&& f) {
-    std::lock_guard lock(m_writeMutex);
-    Connection& w = writer();
-    // The library calls (put, pop, done, ...) are a worker's hot path and
-    // behave as litequeue does; operator writes (apply, undo, vacuum,
-    // upgrade, a TransactionGuard) check the file's identity instead.
-    if (inOwnTransaction() || !immediate)
-        return f(w);
-    Transaction tx(w, Transaction::Kind::Immediate);
-    if constexpr (std::is_void_v<decltype(f(w))>) {
-        f(w);
-        tx.commit();
-    } else {
-        auto r = f(w);
-        tx.commit();
-        return r;
-    }
-}
-
-// ---- time units --------------------------------------------------------------
-
-std::optional<TimeNs> Queue::timeAt(Statement& st, int col) const {
-    switch (st.columnType(col)) {
-    case SQLITE_INTEGER: {
-        const std::int64_t v = st.int64(col);
-        if (info().timeUnit == TimeUnit::Nanoseconds)
-            return v;
-        if (v > INT64_MAX / kNsPerSecond || v < INT64_MIN / kNsPerSecond)
-            return std::nullopt;
-        return v * kNsPerSecond;
-    }
-    case SQLITE_FLOAT: {
-        const double v = st.real(col) * (info().timeUnit == TimeUnit::Seconds ? 1e9 : 1.0);
-        if (!std::isfinite(v) || v > 9.2e18 || v < -9.2e18)
-            return std::nullopt;
-        return static_cast<TimeNs>(std::llround(v));
-    }
-    default:
-        return std::nullopt; // NULL, or TEXT/BLOB in a damaged file
-    }
-}
-
-std::variant<std::int64_t, double, std::string> Queue::timeValue(TimeNs t) const {
-    if (info().timeUnit == TimeUnit::Seconds)
-        return static_cast<double>(t) / 1e9;
-    return t;
-}
-
-std::variant<std::int64_t, double, std::string> Queue::durationValue(TimeNs d) const {
-    return timeValue(d);
-}
-
-void Queue::bindTime(Statement& st, int i, TimeNs t) const {
-    if (info().timeUnit == TimeUnit::Seconds)
-        st.bind(i, static_cast<double>(t) / 1e9);
-    else
-        st.bind(i, t);
-}
-
-void Queue::classify(Message& m, TimeNs now) const {
-    if (isJobs()) {
-        if (m.lockedUntil && *m.lockedUntil >= now)
-            m.state = State::Leased;
-        else if (m.runAt && *m.runAt > now)
-            m.state = State::Scheduled;
-        else if (m.lockedUntil)
-            m.state = State::Expired;
-        else
-            m.state = State::Ready;
-        m.token = m.attempts;
-        return;
-    }
-    m.state =
-        (m.rawStatus >= 0 && m.rawStatus <= 3) ? static_cast<State>(m.rawStatus) : State::Unknown;
-}
-
-Message Queue::readRow(Statement& st, TimeNs now) const {
-    Message m;
-    m.rowid = st.int64(0);
-    m.data = st.text(1);
-    m.dataIsBlob = st.columnType(1) == SQLITE_BLOB;
-    m.messageId = st.text(2);
-    m.rawStatus = st.columnType(3) == SQLITE_INTEGER ? st.int64(3) : -1;
-    m.inTime = timeAt(st, 4);
-    m.lockTime = timeAt(st, 5);
-    m.doneTime = timeAt(st, 6);
-    m.idempotencyKey = st.optText(7);
-    if (isJobs()) {
-        m.attempts = st.int64(8);
-        m.runAt = timeAt(st, 9);
-        m.lockedUntil = timeAt(st, 10);
-    } else {
-        m.claimId = st.int64(8);
-        m.token = info().hasClaimId ? m.claimId : (st.isNull(5) ? 0 : st.int64(5));
-    }
-    classify(m, now);
-    return m;
-}
-
-// ---- litequeue API -------------------------------------------------------------
-
-Message Queue::insertOne(Connection& c, const PutItem& item, TimeNs now, bool* inserted) {
-    if (inserted)
-        *inserted = false;
-    const Sql& s = sql();
-    if (item.idempotencyKey) {
-        if (!info().hasIdempotencyKey)
-            throw Unsupported(m_path, "idempotency keys need a litequeue 0.13+ file; upgrade it "
-                                      "first");
-        auto st = c.cached(s.byKey);
-        st->bind(1, std::string_view(*item.idempotencyKey));
-        if (st->step()) {
-            Message existing = readRow(*st, now);
-            if (existing.data == item.data)
-                return existing;
-            throw IdempotencyConflict(m_path, "idempotency key '" + *item.idempotencyKey +
-                                                  "' is already stored (message " +
-                                                  existing.messageId + ") with other data");
-        }
-    }
-    Message m;
-    m.data = item.data;
-    m.idempotencyKey = item.idempotencyKey;
-    auto st = c.cached(s.insert);
-    if (isJobs()) {
-        static thread_local std::uint64_t x =
-            std::hash<std::thread::id>()(std::this_thread::get_id()) ^
-            static_cast<std::uint64_t>(now);
-        char buf[33];
-        for (int half = 0; half < 2; ++half) {
-            x += 0x9e3779b97f4a7c15ULL;
-            std::uint64_t z = x;
-            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-            z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-            z ^= z >> 31;
-            for (int i = 0; i < 16; ++i)
-                buf[half * 16 + i] = "0123456789abcdef"[(z >> (60 - 4 * i)) & 0xf];
-        }
-        buf[32] = 0;
-        m.messageId = buf;
-        m.runAt = now;
-        st->bind(1, std::string_view(m.messageId)).bind(2, std::string_view(m.data));
-        bindTime(*st, 3, now);
-    } else {
-        m.messageId = newMessageId(now);
-        m.inTime = now;
-        st->bind(1, std::string_view(m.data)).bind(2, std::string_view(m.messageId));
-        bindTime(*st, 3, now);
-        if (info().hasClaimId)
-            st->bind(4, m.idempotencyKey);
-    }
-    st->exec();
-    if (inserted)
-        *inserted = true;
-    m.rowid = c.lastInsertRowid();
-    classify(m, now);
-    return m;
-}
+// ---- the library API -----------------------------------------------------------
 
 Message Queue::put(std::string_view data, std::optional<std::string> idempotencyKey,
                    bool* inserted) {
-    requireWritable("put");
+    d->requireWritable("put");
     const TimeNs t = now();
-    PutItem item{std::string(data), std::move(idempotencyKey)};
-    return write(item.idempotencyKey.has_value(),
-                 [&](Connection& c) { return insertOne(c, item, t, inserted); });
+    if (inserted)
+        *inserted = false;
+    const std::string bytes(data);
+    return d->write(idempotencyKey.has_value(), [&](Connection& c) {
+        return d->driver().insert(c, bytes, idempotencyKey, t, inserted);
+    });
 }
 
 std::vector<Message> Queue::putMany(const std::vector<PutItem>& items) {
-    requireWritable("put_many");
+    d->requireWritable("put_many");
     const TimeNs t = now();
-    return write(true, [&](Connection& c) {
+    return d->write(true, [&](Connection& c) {
         std::vector<Message> out;
         out.reserve(items.size());
         for (const auto& item : items)
-            out.push_back(insertOne(c, item, t));
+            out.push_back(d->driver().insert(c, item.data, item.idempotencyKey, t, nullptr));
         return out;
     });
 }
 
 std::optional<Message> Queue::pop() {
-    requireWritable("pop");
+    d->requireWritable("pop");
     const TimeNs t = now();
-    return write(true, [&](Connection& c) -> std::optional<Message> {
-        auto st = c.cached(sql().pop);
-        bindTime(*st, 1, t);
-        if (isJobs())
-            bindTime(*st, 2, t + 30 * kNsPerSecond);
-        if (!st->step())
-            return std::nullopt;
-        return readRow(*st, t);
-    });
-}
-
-bool Queue::transition(std::string_view id, std::int64_t claim, int toStatus, bool setDone) {
-    const TimeNs t = now();
-    const std::string tq = quoteIdent(info().table);
-    return write(false, [&](Connection& c) {
-        if (isJobs()) {
-            // done() on a jobs-lease queue is the seed's finish(); retry() its
-            // retry_later(0). Both guarded by attempts.
-            if (toStatus == 2) {
-                auto st = c.cached("DELETE FROM " + tq + " WHERE id = ?1 AND attempts = ?2");
-                st->bind(1, id).bind(2, claim).exec();
-            } else if (toStatus == 0) {
-                auto st = c.cached("UPDATE " + tq +
-                                   " SET locked_until = NULL, run_at = ?3 WHERE id = ?1 AND "
-                                   "attempts = ?2");
-                st->bind(1, id).bind(2, claim);
-                bindTime(*st, 3, t);
-                st->exec();
-            } else {
-                throw Unsupported(m_path, "jobs-lease queues have no FAILED state");
-            }
-            return c.changes() == 1;
-        }
-        const std::string sql =
-            "UPDATE " + tq + " SET status = ?1, done_time = " + (setDone ? "?4" : "NULL") +
-            " WHERE message_id = ?2 AND status = 1 AND " + this->sql().tokenCol + " = ?3";
-        auto st = c.cached(sql);
-        st->bind(1, toStatus).bind(2, id).bind(3, claim);
-        if (setDone)
-            bindTime(*st, 4, t);
-        st->exec();
-        return c.changes() == 1;
-    });
+    return d->write(true, [&](Connection& c) { return d->driver().pop(c, t); });
 }
 
 bool Queue::done(std::string_view messageId, std::int64_t claim) {
-    requireWritable("done");
-    return transition(messageId, claim, 2, true);
+    d->requireWritable("done");
+    const TimeNs t = now();
+    return d->write(
+        false, [&](Connection& c) { return d->driver().transition(c, messageId, claim, 2, t); });
 }
 
 bool Queue::markFailed(std::string_view messageId, std::int64_t claim) {
-    requireWritable("mark_failed");
-    return transition(messageId, claim, 3, true);
+    d->requireWritable("mark_failed");
+    const TimeNs t = now();
+    return d->write(
+        false, [&](Connection& c) { return d->driver().transition(c, messageId, claim, 3, t); });
 }
 
 bool Queue::retry(std::string_view messageId, std::int64_t claim) {
-    requireWritable("retry");
-    return transition(messageId, claim, 0, false);
-}
-
-std::int64_t Queue::retryExpired(double thresholdSeconds) {
-    requireWritable("retry_expired");
-    const TimeNs cutoff = now() - secondsToNs(thresholdSeconds);
-    const std::string tq = quoteIdent(info().table);
-    return write(false, [&](Connection& c) {
-        const std::string sql =
-            isJobs() ? "UPDATE " + tq + " SET locked_until = NULL WHERE locked_until < ?1"
-                     : "UPDATE " + tq +
-                           " SET status = 0, done_time = NULL WHERE status = 1 AND lock_time < ?1";
-        auto st = c.cached(sql);
-        bindTime(*st, 1, cutoff);
-        st->exec();
-        return c.changes();
-    });
-}
-
-std::int64_t Queue::prune(bool includeFailed, std::optional<double> olderThanSeconds) {
-    requireWritable("prune");
-    if (isJobs())
-        return 0;
+    d->requireWritable("retry");
     const TimeNs t = now();
-    const std::string tq = quoteIdent(info().table);
-    return write(false, [&](Connection& c) {
-        std::string sql =
-            "DELETE FROM " + tq + " WHERE status IN (2" + std::string(includeFailed ? ", 3)" : ")");
-        if (olderThanSeconds)
-            sql += " AND done_time < ?1";
-        auto st = c.cached(sql);
-        if (olderThanSeconds)
-            bindTime(*st, 1, t - secondsToNs(*olderThanSeconds));
-        st->exec();
-        return c.changes();
-    });
+    return d->write(
+        false, [&](Connection& c) { return d->driver().transition(c, messageId, claim, 0, t); });
+}
+
+std::int64_t Queue::retryExpired(std::chrono::nanoseconds threshold) {
+    d->requireWritable("retry_expired");
+    const TimeNs cutoff = now() - threshold.count();
+    return d->write(false, [&](Connection& c) { return d->driver().retryExpired(c, cutoff); });
+}
+
+std::int64_t Queue::prune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan) {
+    d->requireWritable("prune");
+    std::optional<TimeNs> cutoff;
+    if (olderThan)
+        cutoff = now() - olderThan->count();
+    return d->write(false,
+                    [&](Connection& c) { return d->driver().prune(c, includeFailed, cutoff); });
 }
 
 std::pair<std::int64_t, std::int64_t> Queue::vacuum() {
-    requireWritable("vacuum");
+    d->requireWritable("vacuum");
     const std::int64_t before = fileSize();
-    std::lock_guard lock(m_writeMutex);
-    if (inOwnTransaction())
-        throw Error(ErrorKind::InvalidArgument, m_path, "vacuum cannot run inside a transaction");
-    Connection& w = writer();
-    requireSameFile();
+    std::lock_guard lock(d->writeMutex);
+    if (d->inOwnTransaction())
+        throw Error(ErrorKind::InvalidArgument, d->path, "vacuum cannot run inside a transaction");
+    Connection& w = d->writer();
+    d->requireSameFile();
     w.exec("VACUUM");
     // Fold the rewritten pages back into the main file so the size is real.
     sqlite3_wal_checkpoint_v2(w.handle(), nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
     return {before, fileSize()};
 }
 
-std::optional<Message> Queue::getOn(Connection& c, std::string_view messageId) {
-    auto st = c.cached(sql().byId);
+std::optional<Message> Queue::Impl::getOn(Connection& c, std::string_view messageId) const {
+    const FormatDriver& drv = driver();
+    auto st = c.cached("SELECT " + drv.columns() + " FROM " + drv.source() + " WHERE " +
+                       drv.idColumn() + " = ?1");
     st->bind(1, messageId);
     if (!st->step())
         return std::nullopt;
-    return readRow(*st, now());
+    return drv.readRow(*st, now());
 }
 
 std::optional<Message> Queue::get(std::string_view messageId) {
-    return getOn(reader(), messageId);
+    return d->getOn(d->reader(), messageId);
 }
 
 std::optional<Message> Queue::peek() {
-    const TimeNs t = now();
-    auto st = reader().cached(sql().peek);
-    if (isJobs())
-        bindTime(*st, 1, t);
-    if (!st->step())
-        return std::nullopt;
-    return readRow(*st, t);
+    return d->driver().peek(d->reader(), now());
 }
 
-std::vector<Message> Queue::listLocked(double thresholdSeconds) {
-    Filter f;
-    f.states = {isJobs() ? State::Leased : State::Locked};
-    if (!isJobs()) {
-        f.stuckOnly = true;
-        f.stuckAfterNs = secondsToNs(thresholdSeconds);
-    }
-    return list(f, {}, 0, -1);
+std::vector<Message> Queue::listLocked(std::chrono::nanoseconds threshold) {
+    return list(d->driver().lockedFilter(threshold.count()), {}, 0, -1);
 }
 
 std::vector<Message> Queue::listFailed() {
@@ -610,65 +342,51 @@ bool Queue::full() {
     return info().maxsize && readyCount() >= *info().maxsize;
 }
 
+std::vector<std::string> Queue::queueNames() {
+    return d->driver().queueNames(d->reader());
+}
+
 void Queue::upgrade() {
-    requireSameFile(); // even the no-op: the path must still name the opened file
-    if (info().format == Format::Litequeue014)
+    d->requireSameFile(); // even the no-op: the path must still name the opened file
+    const QueueFormat& format = QueueFormat::of(info());
+    if (format.upgradeState() == QueueFormat::UpgradeState::Current)
         return;
-    requireWritable("upgrade");
-    if (info().format != Format::LitequeueLegacy && info().format != Format::Litequeue013)
-        throw Unsupported(m_path,
-                          std::string("cannot upgrade a ") + formatId(info().format) + " file");
-    std::lock_guard lock(m_writeMutex);
-    {
-        write(true, [&](Connection& c) {
-            requireSameFile();
-            const std::string tq = quoteIdent(info().table);
-            if (info().format == Format::LitequeueLegacy) {
-                if (!info().hasIdempotencyKey)
-                    c.exec("ALTER TABLE " + tq + " ADD COLUMN idempotency_key TEXT");
-                if (!info().hasClaimId)
-                    c.exec("ALTER TABLE " + tq + " ADD COLUMN claim_id INTEGER NOT NULL DEFAULT 0");
-                // Their workers cannot hold a claim id: give the messages back.
-                c.exec("UPDATE " + tq + " SET status = 0 WHERE status = 1");
-            } else {
-                c.exec("UPDATE " + tq +
-                       " SET in_time = CAST(round(in_time * 1000000000.0) AS INTEGER), "
-                       "lock_time = CAST(round(lock_time * 1000000000.0) AS INTEGER), "
-                       "done_time = CAST(round(done_time * 1000000000.0) AS INTEGER)");
-            }
-            c.exec("CREATE UNIQUE INDEX IF NOT EXISTS \"Queue_idempotency_key_unique_idx\" ON " +
-                   tq + "(idempotency_key) WHERE idempotency_key IS NOT NULL");
-            c.exec("PRAGMA user_version = 3");
-        });
-        // Other threads' read connections stay: they may be in use, and
-        // SQLite re-prepares their statements for the new schema itself.
-        publish(detectFormat(writer(), m_opts.table));
-    }
+    d->requireWritable("upgrade");
+    if (format.upgradeState() != QueueFormat::UpgradeState::Offered)
+        throw Unsupported(d->path, std::string("cannot upgrade a ") + format.id() + " file");
+    std::lock_guard lock(d->writeMutex);
+    d->write(true, [&](Connection& c) {
+        d->requireSameFile();
+        d->driver().upgrade(c);
+    });
+    // Other threads' read connections stay: they may be in use, and
+    // SQLite re-prepares their statements for the new schema itself.
+    d->publish(detectFormat(d->writer(), d->opts.table));
 }
 
 // ---- transactions ------------------------------------------------------------
 
 Queue::TransactionGuard::TransactionGuard(Queue& q)
     : m_q(q) {
-    q.requireWritable("transaction");
-    q.m_writeMutex.lock();
+    q.d->requireWritable("transaction");
+    q.d->writeMutex.lock();
     try {
-        Connection& w = q.writer();
-        if (q.m_txDepth == 0) {
+        Connection& w = q.d->writer();
+        if (q.d->txDepth == 0) {
             w.cached("BEGIN IMMEDIATE")->exec();
             try {
-                q.requireSameFile();
+                q.d->requireSameFile();
             } catch (...) {
                 sqlite3_exec(w.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
                 throw;
             }
-            q.m_txOwner = std::this_thread::get_id();
+            q.d->txOwner = std::this_thread::get_id();
         } else {
-            w.exec("SAVEPOINT lq_tx_" + std::to_string(q.m_txDepth + 1));
+            w.exec("SAVEPOINT lq_tx_" + std::to_string(q.d->txDepth + 1));
         }
-        m_depth = ++q.m_txDepth;
+        m_depth = ++q.d->txDepth;
     } catch (...) {
-        q.m_writeMutex.unlock();
+        q.d->writeMutex.unlock();
         throw;
     }
 }
@@ -676,8 +394,8 @@ Queue::TransactionGuard::TransactionGuard(Queue& q)
 Queue::TransactionGuard::~TransactionGuard() {
     if (m_released)
         return;
-    if (!m_done && m_q.m_writer && m_q.m_writer->inTransaction()) {
-        sqlite3* db = m_q.m_writer->handle();
+    if (!m_done && m_q.d->writerConn && m_q.d->writerConn->inTransaction()) {
+        sqlite3* db = m_q.d->writerConn->handle();
         if (m_depth == 1) {
             sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
         } else {
@@ -692,9 +410,9 @@ Queue::TransactionGuard::~TransactionGuard() {
 
 void Queue::TransactionGuard::release() {
     m_released = true;
-    if (--m_q.m_txDepth == 0)
-        m_q.m_txOwner = std::thread::id();
-    m_q.m_writeMutex.unlock();
+    if (--m_q.d->txDepth == 0)
+        m_q.d->txOwner = std::thread::id();
+    m_q.d->writeMutex.unlock();
 }
 
 void Queue::TransactionGuard::commit() {
@@ -704,9 +422,9 @@ void Queue::TransactionGuard::commit() {
     // `tx = q->transaction()` after `tx->commit()` begins a fresh
     // transaction instead of nesting in a finished one.
     if (m_depth == 1)
-        m_q.writer().cached("COMMIT")->exec();
+        m_q.d->writer().cached("COMMIT")->exec();
     else
-        m_q.writer().exec("RELEASE lq_tx_" + std::to_string(m_depth));
+        m_q.d->writer().exec("RELEASE lq_tx_" + std::to_string(m_depth));
     m_done = true;
     release();
 }
@@ -719,18 +437,18 @@ std::unique_ptr<Queue::TransactionGuard> Queue::transaction() {
 
 std::int64_t Queue::fileSize() const {
     std::error_code ec;
-    const auto s = fs::file_size(m_path, ec);
+    const auto s = fs::file_size(d->path, ec);
     return ec ? 0 : static_cast<std::int64_t>(s);
 }
 
 std::int64_t Queue::walSize() const {
     std::error_code ec;
-    const auto s = fs::file_size(m_path + "-wal", ec);
+    const auto s = fs::file_size(d->path + "-wal", ec);
     return ec ? 0 : static_cast<std::int64_t>(s);
 }
 
 std::int64_t Queue::dataVersion() {
-    return reader().pragmaInt("data_version");
+    return d->reader().pragmaInt("data_version");
 }
 
 } // namespace lq::core

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// lq::core::Queue — a litequeue-compatible queue on one SQLite file, plus the
-// operator and query layers the GUI and lqctl share.
+// lq::core::Queue — one queue file of any format core/formats/ knows
+// (litequeue, jobs-lease, liteque, ...), plus the operator and query layers
+// the GUI and lqctl share. The SQL of each format is its FormatDriver
+// (core/formats/driver.h); this class is the same for every format. The
+// litequeue API (put, pop, done, ...) is refused on formats whose jobs are
+// written by their own library.
 //
 // Thread model
 // ------------
@@ -32,23 +36,16 @@
 #include "query.h"
 #include "stats.h"
 
-#include <atomic>
+#include <chrono>
 #include <cstdint>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
-#include <unordered_map>
-#include <variant>
+#include <utility>
 #include <vector>
 
 namespace lq::core {
-
-class Connection;
-class Statement;
 
 struct OpenOptions {
     /// Never open a write connection; every write throws ReadOnly.
@@ -80,12 +77,10 @@ public:
     Queue(const Queue&) = delete;
     Queue& operator=(const Queue&) = delete;
 
-    const std::string& path() const noexcept { return m_path; }
+    const std::string& path() const noexcept;
     /// The file's format. Fixed at open; replaced (never freed while the
     /// Queue lives) by upgrade(), so a reference stays valid.
-    const FormatInfo& info() const noexcept {
-        return m_schema.load(std::memory_order_acquire)->info;
-    }
+    const FormatInfo& info() const noexcept;
     /// Writes refused (asked for, or forced by the format).
     bool readOnly() const noexcept;
     TimeNs now() const;
@@ -101,15 +96,19 @@ public:
     bool done(std::string_view messageId, std::int64_t claim);
     bool markFailed(std::string_view messageId, std::int64_t claim);
     bool retry(std::string_view messageId, std::int64_t claim);
-    std::int64_t retryExpired(double thresholdSeconds);
+    /// Gives LOCKED messages claimed more than `threshold` ago back (READY).
+    std::int64_t retryExpired(std::chrono::nanoseconds threshold);
     /// Deletes DONE (and FAILED when includeFailed) rows finished more than
-    /// `olderThanSeconds` ago (all of them when unset). Returns the count.
-    std::int64_t prune(bool includeFailed = true, std::optional<double> olderThanSeconds = {});
+    /// `olderThan` ago (all of them when unset). Returns the count.
+    std::int64_t prune(bool includeFailed = true,
+                       std::optional<std::chrono::nanoseconds> olderThan = {});
     /// VACUUM; returns {bytes before, bytes after}.
     std::pair<std::int64_t, std::int64_t> vacuum();
     std::optional<Message> get(std::string_view messageId);
     std::optional<Message> peek();
-    std::vector<Message> listLocked(double thresholdSeconds);
+    /// LOCKED messages claimed more than `threshold` ago (jobs-lease: every
+    /// LEASED job).
+    std::vector<Message> listLocked(std::chrono::nanoseconds threshold);
     std::vector<Message> listFailed();
     std::int64_t readyCount();
     std::int64_t lockedCount();
@@ -121,6 +120,9 @@ public:
     bool empty() { return readyCount() == 0; }
     bool full();
     std::optional<std::int64_t> maxsize() const { return info().maxsize; }
+    /// The named queues inside the file, sorted (empty for formats without
+    /// named queues, e.g. litequeue: one file, one queue).
+    std::vector<std::string> queueNames();
     /// Migrates a legacy or 0.13 file to 0.14 in one transaction (SPEC §3.1).
     /// Old workers must be stopped first. No-op on 0.14.
     void upgrade();
@@ -148,6 +150,8 @@ public:
 
     // ---- query layer ---------------------------------------------------
     Counts counts(TimeNs stuckAfterNs = kDefaultStuckAfterNs);
+    /// The counts of one named queue ("" : the whole file).
+    Counts counts(const std::string& queueName, TimeNs stuckAfterNs = kDefaultStuckAfterNs);
     std::int64_t count(const Filter& f);
     /// A page of messages in a stable order; O(offset) in SQLite, fine for
     /// the CLI. The GUI uses orderedRowids() + fetchRowids() instead.
@@ -192,7 +196,7 @@ public:
         std::uint64_t device = 0;
         std::uint64_t inode = 0;
     };
-    FileIdentity identity() const noexcept { return m_identity; }
+    FileIdentity identity() const noexcept;
     /// Empty when the path still names the opened file; else what happened.
     std::string fileChange() const;
 
@@ -201,77 +205,9 @@ public:
 
 private:
     friend class TransactionGuard;
-    struct Sql; ///< the format's SQL, built once
-    struct Where {
-        std::string sql; ///< " WHERE ..." or ""
-        std::vector<std::variant<std::int64_t, double, std::string>> binds;
-    };
-
+    struct Impl; ///< queue_p.h: connections, locks, the format's driver
     Queue(std::string path, OpenOptions opts);
-    Connection& reader();
-    Connection& writer();
-    bool inOwnTransaction() const;
-    void requireWritable(const char* what) const;
-    template <class F> auto write(bool immediate, F&& f);
-    Message readRow(Statement& st, TimeNs now) const;
-    std::optional<TimeNs> timeAt(Statement& st, int col) const;
-    void bindTime(Statement& st, int i, TimeNs t) const;
-    std::variant<std::int64_t, double, std::string> timeValue(TimeNs t) const;
-    std::variant<std::int64_t, double, std::string> durationValue(TimeNs d) const;
-    void classify(Message& m, TimeNs now) const;
-    std::optional<Message> getOn(Connection& c, std::string_view messageId);
-    Where buildWhere(const Filter& f) const;
-    std::string orderBy(const Sort& s) const;
-    std::string stateCondition(State s,
-                               std::vector<std::variant<std::int64_t, double, std::string>>& binds,
-                               TimeNs now) const;
-    TimingColumns timingRange(const Filter& f,
-                              std::optional<std::pair<std::int64_t, std::int64_t>> rows,
-                              std::int64_t capacity = 0);
-    /// Closes the calling thread's read connection (threads that end).
-    void dropThreadReader();
-    static void bindAll(Statement& st, const Where& w, int first = 1);
-    std::int64_t countWhere(const std::string& where, TimeNs now, bool bindNow);
-    bool transition(std::string_view id, std::int64_t claim, int toStatus, bool setDone);
-    Message insertOne(Connection& c, const PutItem& item, TimeNs now, bool* inserted = nullptr);
-    void applyChunk(Connection& c, Action a, const Target* begin, const Target* end,
-                    const ActionOptions& o, TimeNs now, ActionResult& r);
-    void undoChunk(Connection& c, Action a, const AppliedRow* begin, const AppliedRow* end,
-                   ActionResult& r);
-    void undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs t, ActionResult& r);
-    template <class Item, class ChunkFn>
-    ActionResult runChunks(Action a, const std::vector<Item>& items, const ActionOptions& o,
-                           ChunkFn&& chunkFn);
-    /// Throws FileChanged when the path no longer names the opened file.
-    void requireSameFile() const;
-    bool isJobs() const { return info().format == Format::JobsLease; }
-
-    std::string m_path;
-    FileIdentity m_identity;
-    OpenOptions m_opts;
-    Clock m_clock;
-    mutable std::mutex m_clockMutex;
-    // The schema (format facts and the SQL built from them) is published
-    // atomically and every version is kept until the Queue goes: upgrade()
-    // swaps it while other threads may still be reading the previous one.
-    struct Schema {
-        FormatInfo info;
-        std::unique_ptr<Sql> sql;
-        ~Schema();
-    };
-    void publish(FormatInfo info);
-    const Sql& sql() const;
-    std::mutex m_schemaMutex;
-    std::vector<std::unique_ptr<Schema>> m_schemas;
-    std::atomic<Schema*> m_schema{nullptr};
-
-    mutable std::recursive_mutex m_writeMutex;
-    std::unique_ptr<Connection> m_writer;
-    int m_txDepth = 0;
-    std::thread::id m_txOwner;
-
-    mutable std::mutex m_readersMutex;
-    std::unordered_map<std::thread::id, std::unique_ptr<Connection>> m_readers;
+    std::unique_ptr<Impl> d;
 };
 
 } // namespace lq::core

@@ -1,25 +1,109 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Private to lqcore: shared by queue.cpp, query.cpp and actions.cpp.
+// Private to lqcore: Queue's internals, shared by queue.cpp, query.cpp and
+// actions.cpp. Everything format-specific is behind `driver()`.
 
+#include "formats/driver.h"
 #include "queue.h"
+#include "sqlite.h"
 
+#include <atomic>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace lq::core {
 
-// The format's SQL, built once per Queue so hot paths only look up a cached
-// prepared statement.
-struct Queue::Sql {
-    std::string cols;     ///< the 11 uniform columns of readRow()
-    std::string tokenCol; ///< claim token expression
-    std::string inCol;    ///< arrival time column
-    std::string insert;
-    std::string byKey;
-    std::string byId;
-    std::string pop;
-    std::string peek;
+struct Queue::Impl {
+    Impl(std::string path, OpenOptions opts);
+    ~Impl();
+
+    std::string path;
+    FileIdentity identity;
+    OpenOptions opts;
+    Clock clock;
+    mutable std::mutex clockMutex;
+
+    // The schema (format facts and the driver built from them) is published
+    // atomically and every version is kept until the Queue goes: upgrade()
+    // swaps it while other threads may still be reading the previous one.
+    struct Schema {
+        FormatInfo info;
+        std::unique_ptr<FormatDriver> driver;
+    };
+    std::mutex schemaMutex;
+    std::vector<std::unique_ptr<Schema>> schemas;
+    std::atomic<Schema*> schema{nullptr};
+
+    mutable std::recursive_mutex writeMutex;
+    std::unique_ptr<Connection> writerConn;
+    int txDepth = 0;
+    std::thread::id txOwner;
+
+    mutable std::mutex readersMutex;
+    std::unordered_map<std::thread::id, std::unique_ptr<Connection>> readers;
+
+    // ---- helpers -------------------------------------------------------------
+    const FormatInfo& info() const noexcept { return schema.load(std::memory_order_acquire)->info; }
+    const FormatDriver& driver() const noexcept {
+        return *schema.load(std::memory_order_acquire)->driver;
+    }
+    void publish(FormatInfo info);
+    TimeNs now() const;
+    Connection& reader();
+    Connection& writer(); ///< with writeMutex held
+    bool inOwnTransaction() const;
+    void requireWritable(const char* what) const;
+    void requireSameFile() const;
+    std::string fileChange() const;
+    /// Closes the calling thread's read connection (threads that end).
+    void dropThreadReader();
+
+    template <class F> auto write(bool immediate, F&& f) {
+        std::lock_guard lock(writeMutex);
+        Connection& w = writer();
+        // The library calls (put, pop, done, ...) are a worker's hot path and
+        // behave as litequeue does; operator writes (apply, undo, vacuum,
+        // upgrade, a TransactionGuard) check the file's identity instead.
+        if (inOwnTransaction() || !immediate)
+            return f(w);
+        Transaction tx(w, Transaction::Kind::Immediate);
+        if constexpr (std::is_void_v<decltype(f(w))>) {
+            f(w);
+            tx.commit();
+        } else {
+            auto r = f(w);
+            tx.commit();
+            return r;
+        }
+    }
+
+    // ---- query ---------------------------------------------------------------
+    struct Where {
+        std::string sql; ///< " WHERE ..." or ""
+        Binds binds;
+    };
+    Where buildWhere(const Filter& f) const;
+    std::string orderBy(const Sort& s) const;
+    std::optional<Message> getOn(Connection& c, std::string_view messageId) const;
+    TimingColumns timingRange(const Filter& f,
+                              std::optional<std::pair<std::int64_t, std::int64_t>> rows,
+                              std::int64_t capacity = 0);
+
+    // ---- operator --------------------------------------------------------------
+    void applyChunk(Connection& c, Action a, const Target* begin, const Target* end,
+                    const ActionOptions& o, TimeNs now, ActionResult& r);
+    void undoChunk(Connection& c, Action a, const AppliedRow* begin, const AppliedRow* end,
+                   ActionResult& r);
+    void undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs t, ActionResult& r);
+    template <class Item, class ChunkFn>
+    ActionResult runChunks(Action a, const std::vector<Item>& items, const ActionOptions& o,
+                           ChunkFn&& chunkFn);
 };
 
 } // namespace lq::core

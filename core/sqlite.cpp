@@ -46,14 +46,26 @@ void throwSqlite(sqlite3* db, int rc, const std::string& path, const std::string
     throw Error(ErrorKind::Sqlite, path, msg, rc, ext);
 }
 
+// ---- handles ---------------------------------------------------------------
+
+void StatementDeleter::operator()(sqlite3_stmt* s) const noexcept {
+    sqlite3_finalize(s);
+}
+
+void DatabaseDeleter::operator()(sqlite3* db) const noexcept {
+    sqlite3_close_v2(db);
+}
+
 // ---- Statement -------------------------------------------------------------
 
 Statement::Statement(sqlite3* db, std::string_view sql, const std::string& path)
     : m_db(db)
     , m_path(path) {
     const char* tail = nullptr;
+    sqlite3_stmt* raw = nullptr;
     const int rc = sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()),
-                                      SQLITE_PREPARE_PERSISTENT, &m_stmt, &tail);
+                                      SQLITE_PREPARE_PERSISTENT, &raw, &tail);
+    m_stmt.reset(raw);
     if (rc != SQLITE_OK)
         throwSqlite(db, rc, path);
     if (tail) {
@@ -61,34 +73,11 @@ Statement::Statement(sqlite3* db, std::string_view sql, const std::string& path)
         std::string_view rest(tail, sql.data() + sql.size() - tail);
         for (char ch : rest) {
             if (ch != ' ' && ch != '\n' && ch != '\t' && ch != '\r' && ch != ';') {
-                sqlite3_finalize(m_stmt);
-                m_stmt = nullptr;
+                m_stmt.reset();
                 throw Error(ErrorKind::InvalidArgument, path, "trailing SQL after statement");
             }
         }
     }
-}
-
-Statement::Statement(Statement&& o) noexcept
-    : m_stmt(o.m_stmt)
-    , m_db(o.m_db)
-    , m_path(std::move(o.m_path)) {
-    o.m_stmt = nullptr;
-}
-
-Statement& Statement::operator=(Statement&& o) noexcept {
-    if (this != &o) {
-        sqlite3_finalize(m_stmt);
-        m_stmt = o.m_stmt;
-        m_db = o.m_db;
-        m_path = std::move(o.m_path);
-        o.m_stmt = nullptr;
-    }
-    return *this;
-}
-
-Statement::~Statement() {
-    sqlite3_finalize(m_stmt);
 }
 
 namespace {
@@ -99,20 +88,20 @@ void checkBind(sqlite3* db, int rc, const std::string& path) {
 } // namespace
 
 Statement& Statement::bind(int i, std::int64_t v) {
-    checkBind(m_db, sqlite3_bind_int64(m_stmt, i, v), m_path);
+    checkBind(m_db, sqlite3_bind_int64(m_stmt.get(), i, v), m_path);
     return *this;
 }
 
 Statement& Statement::bind(int i, double v) {
-    checkBind(m_db, sqlite3_bind_double(m_stmt, i, v), m_path);
+    checkBind(m_db, sqlite3_bind_double(m_stmt.get(), i, v), m_path);
     return *this;
 }
 
 Statement& Statement::bind(int i, std::string_view text) {
-    checkBind(
-        m_db,
-        sqlite3_bind_text64(m_stmt, i, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8),
-        m_path);
+    checkBind(m_db,
+              sqlite3_bind_text64(m_stmt.get(), i, text.data(), text.size(), SQLITE_TRANSIENT,
+                                  SQLITE_UTF8),
+              m_path);
     return *this;
 }
 
@@ -125,23 +114,24 @@ Statement& Statement::bind(int i, const std::optional<std::string>& v) {
 }
 
 Statement& Statement::bindBlob(int i, std::string_view bytes) {
-    checkBind(m_db, sqlite3_bind_blob64(m_stmt, i, bytes.data(), bytes.size(), SQLITE_TRANSIENT),
+    checkBind(m_db,
+              sqlite3_bind_blob64(m_stmt.get(), i, bytes.data(), bytes.size(), SQLITE_TRANSIENT),
               m_path);
     return *this;
 }
 
 Statement& Statement::bindNull(int i) {
-    checkBind(m_db, sqlite3_bind_null(m_stmt, i), m_path);
+    checkBind(m_db, sqlite3_bind_null(m_stmt.get(), i), m_path);
     return *this;
 }
 
 bool Statement::step() {
-    const int rc = sqlite3_step(m_stmt);
+    const int rc = sqlite3_step(m_stmt.get());
     if (rc == SQLITE_ROW)
         return true;
     if (rc == SQLITE_DONE)
         return false;
-    sqlite3_reset(m_stmt);
+    sqlite3_reset(m_stmt.get());
     throwSqlite(m_db, rc, m_path);
 }
 
@@ -151,33 +141,34 @@ void Statement::exec() {
 }
 
 void Statement::reset() noexcept {
-    sqlite3_reset(m_stmt);
-    sqlite3_clear_bindings(m_stmt);
+    sqlite3_reset(m_stmt.get());
+    sqlite3_clear_bindings(m_stmt.get());
 }
 
 int Statement::columnCount() const {
-    return sqlite3_column_count(m_stmt);
+    return sqlite3_column_count(m_stmt.get());
 }
 int Statement::columnType(int i) const {
-    return sqlite3_column_type(m_stmt, i);
+    return sqlite3_column_type(m_stmt.get(), i);
 }
 bool Statement::isNull(int i) const {
     return columnType(i) == SQLITE_NULL;
 }
 std::int64_t Statement::int64(int i) const {
-    return sqlite3_column_int64(m_stmt, i);
+    return sqlite3_column_int64(m_stmt.get(), i);
 }
 double Statement::real(int i) const {
-    return sqlite3_column_double(m_stmt, i);
+    return sqlite3_column_double(m_stmt.get(), i);
 }
 
 std::string Statement::text(int i) const {
     const int type = columnType(i);
     if (type == SQLITE_NULL)
         return {};
-    const void* p = type == SQLITE_BLOB ? sqlite3_column_blob(m_stmt, i)
-                                        : static_cast<const void*>(sqlite3_column_text(m_stmt, i));
-    const int n = sqlite3_column_bytes(m_stmt, i);
+    const void* p = type == SQLITE_BLOB
+                        ? sqlite3_column_blob(m_stmt.get(), i)
+                        : static_cast<const void*>(sqlite3_column_text(m_stmt.get(), i));
+    const int n = sqlite3_column_bytes(m_stmt.get(), i);
     if (!p || n <= 0)
         return {};
     return std::string(static_cast<const char*>(p), static_cast<std::size_t>(n));
@@ -216,24 +207,17 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
         flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
         break;
     }
-    const int rc = sqlite3_open_v2(path.c_str(), &m_db, flags, nullptr);
-    if (rc != SQLITE_OK) {
-        sqlite3* db = m_db;
-        m_db = nullptr;
-        try {
-            throwSqlite(db, rc, path);
-        } catch (...) {
-            sqlite3_close_v2(db);
-            throw;
-        }
-    }
+    sqlite3* raw = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+    // Owned from here: every throw below closes it.
+    m_db.reset(raw);
+    if (rc != SQLITE_OK)
+        throwSqlite(raw, rc, path);
     // Hardening for untrusted files (SPEC §3.6). A setting that does not
     // take is an error: the file must not be read without it.
     const auto harden = [&](int op, int value, const char* what) {
         int applied = -1;
-        if (sqlite3_db_config(m_db, op, value, &applied) != SQLITE_OK || applied != value) {
-            sqlite3_close_v2(m_db);
-            m_db = nullptr;
+        if (sqlite3_db_config(m_db.get(), op, value, &applied) != SQLITE_OK || applied != value) {
             throw Error(ErrorKind::Sqlite, path,
                         std::string("cannot set ") + what + " on the connection; not opened");
         }
@@ -246,17 +230,16 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
     if (mode == Mode::ReadOnly)
         harden(SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, "no checkpoint on close");
     m_busyTimeoutMs = busyTimeoutMs;
-    sqlite3_busy_handler(m_db, &Connection::onBusy, this);
+    sqlite3_busy_handler(m_db.get(), &Connection::onBusy, this);
     if (mode != Mode::ReadOnly) {
         // The settings litequeue itself uses on its write connection: WAL with
         // synchronous=NORMAL commits without an fsync, so a busy consumer
         // holds the write lock for microseconds, not for a disk flush.
-        sqlite3_exec(m_db, "PRAGMA synchronous = NORMAL", nullptr, nullptr, nullptr);
-        sqlite3_exec(m_db, "PRAGMA temp_store = MEMORY", nullptr, nullptr, nullptr);
+        sqlite3_exec(m_db.get(), "PRAGMA synchronous = NORMAL", nullptr, nullptr, nullptr);
+        sqlite3_exec(m_db.get(), "PRAGMA temp_store = MEMORY", nullptr, nullptr, nullptr);
     }
-    if (sqlite3_exec(m_db, "PRAGMA cell_size_check = ON", nullptr, nullptr, nullptr) != SQLITE_OK) {
-        sqlite3_close_v2(m_db);
-        m_db = nullptr;
+    if (sqlite3_exec(m_db.get(), "PRAGMA cell_size_check = ON", nullptr, nullptr, nullptr) !=
+        SQLITE_OK) {
         throw Error(ErrorKind::Sqlite, path, "cannot turn on cell_size_check; not opened");
     }
 }
@@ -281,35 +264,34 @@ int Connection::onBusy(void* self, int count) {
 }
 
 Connection::~Connection() {
-    m_cache.clear();
-    sqlite3_close_v2(m_db);
+    m_cache.clear(); // statements before the database
 }
 
 void Connection::exec(std::string_view sql) {
     char* err = nullptr;
     const std::string s(sql);
-    const int rc = sqlite3_exec(m_db, s.c_str(), nullptr, nullptr, &err);
+    const int rc = sqlite3_exec(m_db.get(), s.c_str(), nullptr, nullptr, &err);
     sqlite3_free(err);
     if (rc != SQLITE_OK)
-        throwSqlite(m_db, rc, m_path);
+        throwSqlite(m_db.get(), rc, m_path);
 }
 
 Statement Connection::prepare(std::string_view sql) {
-    return Statement(m_db, sql, m_path);
+    return Statement(m_db.get(), sql, m_path);
 }
 
 CachedStatement Connection::cached(const std::string& sql) {
     auto it = m_cache.find(sql);
     if (it == m_cache.end())
-        it = m_cache.emplace(sql, std::make_unique<Statement>(m_db, sql, m_path)).first;
+        it = m_cache.emplace(sql, std::make_unique<Statement>(m_db.get(), sql, m_path)).first;
     return CachedStatement(*it->second);
 }
 
 std::int64_t Connection::changes() const {
-    return sqlite3_changes64(m_db);
+    return sqlite3_changes64(m_db.get());
 }
 std::int64_t Connection::lastInsertRowid() const {
-    return sqlite3_last_insert_rowid(m_db);
+    return sqlite3_last_insert_rowid(m_db.get());
 }
 
 std::int64_t Connection::pragmaInt(std::string_view pragma) {
@@ -323,7 +305,7 @@ std::string Connection::pragmaText(std::string_view pragma) {
 }
 
 bool Connection::inTransaction() const {
-    return sqlite3_get_autocommit(m_db) == 0;
+    return sqlite3_get_autocommit(m_db.get()) == 0;
 }
 
 // ---- Transaction -------------------------------------------------------------

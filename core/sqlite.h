@@ -17,6 +17,16 @@ struct sqlite3_stmt;
 
 namespace lq::core {
 
+/// Deleters for the owned SQLite handles.
+struct StatementDeleter {
+    void operator()(sqlite3_stmt* s) const noexcept;
+};
+struct DatabaseDeleter {
+    void operator()(sqlite3* db) const noexcept; ///< sqlite3_close_v2
+};
+using StatementHandle = std::unique_ptr<sqlite3_stmt, StatementDeleter>;
+using DatabaseHandle = std::unique_ptr<sqlite3, DatabaseDeleter>;
+
 /// Throws the lqcore Error that fits an SQLite result code.
 [[noreturn]] void throwSqlite(sqlite3* db, int rc, const std::string& path,
                               const std::string& what = {});
@@ -26,11 +36,11 @@ class Statement {
 public:
     Statement() = default;
     Statement(sqlite3* db, std::string_view sql, const std::string& path);
-    Statement(Statement&& o) noexcept;
-    Statement& operator=(Statement&& o) noexcept;
+    Statement(Statement&& o) noexcept = default;
+    Statement& operator=(Statement&& o) noexcept = default;
     Statement(const Statement&) = delete;
     Statement& operator=(const Statement&) = delete;
-    ~Statement();
+    ~Statement() = default;
 
     Statement& bind(int i, std::int64_t v);
     Statement& bind(int i, int v) { return bind(i, static_cast<std::int64_t>(v)); }
@@ -56,10 +66,10 @@ public:
     std::optional<std::int64_t> optInt64(int i) const;
     std::optional<std::string> optText(int i) const;
 
-    sqlite3_stmt* handle() const noexcept { return m_stmt; }
+    sqlite3_stmt* handle() const noexcept { return m_stmt.get(); }
 
 private:
-    sqlite3_stmt* m_stmt = nullptr;
+    StatementHandle m_stmt;
     sqlite3* m_db = nullptr;
     std::string m_path;
 };
@@ -104,12 +114,12 @@ public:
     std::string pragmaText(std::string_view pragma);
     bool inTransaction() const;
 
-    sqlite3* handle() const noexcept { return m_db; }
+    sqlite3* handle() const noexcept { return m_db.get(); }
     const std::string& path() const noexcept { return m_path; }
     Mode mode() const noexcept { return m_mode; }
 
 private:
-    sqlite3* m_db = nullptr;
+    DatabaseHandle m_db;
     std::string m_path;
     Mode m_mode;
     std::unordered_map<std::string, std::unique_ptr<Statement>> m_cache;

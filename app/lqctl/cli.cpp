@@ -42,6 +42,7 @@ const OptionDef kOptions[] = {
     {"stuck-after", "SECONDS", "Lock age after which a LOCKED message counts as stuck (default 300)."},
     {"busy-timeout", "SECONDS", "How long to wait for a file another process has locked (default 5)."},
     {"table", "NAME", "The queue table to use in a multi-queue file."},
+    {"queue", "NAME", "Only the named queue NAME inside the file (formats with named queues)."},
     {"status", "S", "ready|locked|done|failed|stuck|scheduled|leased|expired; several: ready,locked."},
     {"older-than", "SECONDS", "list: age over SECONDS; prune: finished more than SECONDS ago; retry-expired: locked more than SECONDS ago."},
     {"search", "TEXT", "Only messages whose id, idempotency key or payload contains TEXT."},
@@ -65,7 +66,8 @@ const OptionDef kOptions[] = {
 };
 // clang-format on
 
-const char* const kGlobalOptions[] = {"json", "now", "stuck-after", "busy-timeout", "table"};
+const char* const kGlobalOptions[] = {"json",         "now",   "stuck-after",
+                                      "busy-timeout", "table", "queue"};
 
 struct CommandDef {
     const char* name;
@@ -288,6 +290,8 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
     }
     if (has("table"))
         o.table = p.value(QStringLiteral("table")).toStdString();
+    if (has("queue"))
+        o.queue = p.value(QStringLiteral("queue")).toStdString();
 
     const auto allowed = [&](const char* n) {
         return std::any_of(cmd.options.begin(), cmd.options.end(),

@@ -53,6 +53,7 @@ struct Options {
     double stuckAfterSeconds = core::kDefaultStuckAfterSeconds;
     int busyTimeoutMs = 5000;
     std::string table;
+    std::string queue; ///< --queue: one named queue of the file
 
     // list / prune / retry-expired
     std::vector<core::State> states;

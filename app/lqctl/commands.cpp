@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -73,6 +74,7 @@ core::Filter filterFrom(const Options& o) {
     f.search = o.search;
     f.olderThanSeconds = o.olderThan;
     f.now = o.now;
+    f.queue = o.queue;
     return f;
 }
 
@@ -120,9 +122,14 @@ std::string countsLine(const core::Counts& c, const core::FormatInfo& info,
                        double stuckAfterSeconds) {
     if (!core::QueueFormat::of(info).keepsHistory()) {
         // Derived states (SPEC §3.3); finished jobs are deleted, so no history.
-        return num(c.ready) + " ready, " + num(c.scheduled) + " scheduled, " + num(c.leased) +
-               " leased, " + num(c.expired) + " expired (lease lapsed); " + num(c.stored) +
-               " stored";
+        std::string s = num(c.ready) + " ready, " + num(c.scheduled) + " scheduled, " +
+                        num(c.leased) + " leased, " + num(c.expired) + " expired (lease lapsed)";
+        const auto states = core::QueueFormat::of(info).states();
+        if (std::find(states.begin(), states.end(), core::State::Failed) != states.end())
+            s += ", " + num(c.failed) + " failed";
+        for (const auto& [name, n] : c.extra)
+            s += ", " + num(n) + " " + name;
+        return s + "; " + num(c.stored) + " stored";
     }
     std::string s = num(c.ready) + " ready, " + num(c.locked) + " locked";
     if (c.stuck > 0)
@@ -222,7 +229,7 @@ std::unique_ptr<Queue> openQueue(const Options& o, bool write) {
 int cmdInfo(const Options& o) {
     auto q = openQueue(o, false);
     const auto& info = q->info();
-    const auto c = q->counts(o.stuckAfterNs());
+    const auto c = q->counts(o.queue, o.stuckAfterNs());
     const auto fileSize = q->fileSize();
     const auto walSize = q->walSize();
     if (o.json) {
@@ -236,7 +243,8 @@ int cmdInfo(const Options& o) {
         for (const auto& t : info.queueTables)
             tables.push(t);
         j.set("queue_tables", std::move(tables));
-        j.set("time_unit", info.timeUnit == core::TimeUnit::Seconds ? "s" : "ns");
+        const std::string units = core::QueueFormat::of(info).timeUnits(info);
+        j.set("time_unit", units == "seconds" ? "s" : units == "ns" ? "ns" : "mixed");
         j.set("maxsize", info.maxsize ? Json(*info.maxsize) : Json());
         j.set("read_only", info.formatReadOnly());
         j.set("read_only_reason", info.readOnlyReason.empty() ? Json() : Json(info.readOnlyReason));
@@ -257,7 +265,7 @@ int cmdInfo(const Options& o) {
     t.addRow({"path", terminalSafe(absolutePath(q->path()))});
     t.addRow({"format", std::string(core::formatId(info.format)) + " (user_version " +
                             num(info.userVersion) + ", times in " +
-                            (info.timeUnit == core::TimeUnit::Seconds ? "seconds" : "ns") + ")"});
+                            core::QueueFormat::of(info).timeUnits(info) + ")"});
     t.addRow({"journal mode", terminalSafe(info.journalMode)});
     std::string table = terminalSafe(info.table);
     if (info.queueTables.size() > 1) {
@@ -292,8 +300,10 @@ int cmdInfo(const Options& o) {
 int cmdStats(const Options& o) {
     auto q = openQueue(o, false);
     const auto& info = q->info();
-    const auto c = q->counts(o.stuckAfterNs());
-    const auto st = q->stats();
+    const auto c = q->counts(o.queue, o.stuckAfterNs());
+    core::Filter inQueue;
+    inQueue.queue = o.queue;
+    const auto st = q->stats(inQueue);
     if (o.prometheus) {
         out(prometheusText(absolutePath(q->path()), info, c, st, o.stuckAfterSeconds, q->fileSize(),
                            q->walSize(), q->now()));

@@ -198,7 +198,7 @@ void worker(Shared& s) {
 void janitor(Shared& s) {
     while (s.sleep(10)) {
         try {
-            s.expiredRetried += s.q.retryExpired(30);
+            s.expiredRetried += s.q.retryExpired(std::chrono::seconds(30));
         } catch (const std::exception& e) {
             s.fail(e);
         }

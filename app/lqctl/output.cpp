@@ -256,6 +256,11 @@ Json statsJson(const core::FormatInfo& info, const core::Counts& c, const core::
     counts.set("failed", c.failed);
     counts.set("active", c.active());
     counts.set("stored", c.stored);
+    counts.set("scheduled", c.scheduled);
+    Json extra = Json::object();
+    for (const auto& [name, n] : c.extra)
+        extra.set(name, n);
+    counts.set("extra", std::move(extra));
     o.set("counts", std::move(counts));
     o.set("maxsize", info.maxsize ? Json(*info.maxsize) : Json());
     Json lat = Json::object();

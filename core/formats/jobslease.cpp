@@ -38,4 +38,12 @@ std::string JobsLeaseFormat::whyNot(Action a, const FormatInfo& info) const {
     return "unknown action";
 }
 
+std::string JobsLeaseFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) const {
+    (void)info;
+    if (m == Filter::Metric::None)
+        return {};
+    return "jobs-lease files store no claim or finish times (finishing deletes the row), so "
+           "latency metrics cannot be computed";
+}
+
 } // namespace lq::core

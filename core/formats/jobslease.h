@@ -18,6 +18,12 @@ public:
     std::vector<Action> rowActions() const override;
     Action retryAction() const noexcept override { return Action::Release; }
     std::string whyNot(Action a, const FormatInfo& info) const override;
+    std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const override;
+
+    std::optional<FormatInfo> recognise(const SchemaFacts& s,
+                                        const std::string& preferTable) const override;
+    std::unique_ptr<FormatDriver> driver(const FormatInfo& info,
+                                         const std::string& path) const override;
 };
 
 } // namespace lq::core

@@ -3,6 +3,14 @@
 // (0.13+) or lock_time (legacy) as the claim token, DONE/FAILED history.
 #include "litequeue.h"
 
+#include "../error.h"
+#include "../sqlite.h"
+#include "schema.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
 namespace lq::core {
 
 LitequeueFormat::LitequeueFormat(Format f) noexcept
@@ -82,6 +90,157 @@ std::string LitequeueFormat::notice(const FormatInfo& info) const {
     default:
         return {};
     }
+}
+
+} // namespace lq::core
+
+// ---- recognition -------------------------------------------------------------
+
+namespace lq::core {
+
+namespace {
+
+const std::set<std::string> kLegacyColumns = {"data",    "message_id", "status",
+                                              "in_time", "lock_time",  "done_time"};
+
+// The maxsize limit N of a trigger that is exactly litequeue's maxsize trigger
+// on `table` (SPEC §2), compared with case, white space, identifier quotes and
+// a trailing ';' folded away. Anything else is not the maxsize trigger, even
+// when its name and message look like it.
+std::optional<std::int64_t> maxsizeFromTrigger(const std::string& sql, const std::string& table) {
+    std::string norm;
+    for (char ch : sql) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (std::isspace(c) || ch == '"' || ch == '`' || ch == '[' || ch == ']')
+            continue;
+        norm += static_cast<char>(std::tolower(c));
+    }
+    while (!norm.empty() && norm.back() == ';')
+        norm.pop_back();
+    std::string t;
+    for (char ch : table)
+        if (!std::isspace(static_cast<unsigned char>(ch)))
+            t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const std::string head = "createtriggermaxsize_control_" + t + "beforeinserton" + t +
+                             "when(selectcount(*)from" + t + "wherestatus=0)>=";
+    if (norm.rfind(head, 0) != 0)
+        return std::nullopt;
+    std::size_t i = head.size();
+    std::string n;
+    while (i < norm.size() && std::isdigit(static_cast<unsigned char>(norm[i])))
+        n += norm[i++];
+    if (n.empty() || n.size() > 18)
+        return std::nullopt;
+    if (norm.substr(i) != "beginselectraise(abort,'maxqueuelengthreached:" + n + "');end")
+        return std::nullopt;
+    return std::stoll(n);
+}
+
+void throwPre06(const std::string& path) {
+    throw Unsupported(path, "pre-0.6 litequeue schema (column `message`): "
+                            "unsupported; migrate it with litequeue 0.6 or later");
+}
+
+} // namespace
+
+void LitequeueFormat::explainNoMatch(const SchemaFacts& s) const {
+    for (const auto& t : s.tables) {
+        const auto& cols = s.columns.at(t);
+        if (cols.count("message") && cols.count("status"))
+            throwPre06(s.path);
+    }
+}
+
+std::optional<FormatInfo> LitequeueFormat::recognise(const SchemaFacts& s,
+                                                     const std::string& preferTable) const {
+    const std::string& path = s.path;
+    std::vector<std::string> queueShaped, others;
+    for (const auto& t : s.tables)
+        (s.hasColumns(t, kLegacyColumns) ? queueShaped : others).push_back(t);
+
+    FormatInfo info;
+    info.userVersion = s.userVersion;
+    info.journalMode = s.journalMode;
+    const bool onlyQueueTable = s.tables.size() == 1 && s.tables[0] == "Queue";
+    if (onlyQueueTable || (queueShaped.size() == 1 && queueShaped[0] == "Queue")) {
+        const auto& cols = s.columns.at("Queue");
+        if (!s.hasColumns("Queue", kLegacyColumns)) {
+            if (cols.count("message"))
+                throwPre06(path);
+            if (cols.count("task_id"))
+                throw Unsupported(path, "pre-0.4 litequeue schema (column `task_id`): "
+                                        "unsupported");
+            std::vector<std::string> missing;
+            for (const auto& want : kLegacyColumns)
+                if (!cols.count(want))
+                    missing.push_back(want);
+            throw Unsupported(path, "table Queue is missing columns " + joinNames(missing) +
+                                        ": not a litequeue queue");
+        }
+        info.table = "Queue";
+        info.queueTables = {"Queue"};
+        info.hasClaimId = cols.count("claim_id") > 0;
+        info.hasIdempotencyKey = cols.count("idempotency_key") > 0;
+        if (info.hasClaimId && info.hasIdempotencyKey) {
+            if (info.userVersion == 3) {
+                info.format = Format::Litequeue014;
+            } else if (info.userVersion == 2) {
+                info.format = Format::Litequeue013;
+                info.timeUnit = TimeUnit::Seconds;
+            } else {
+                info.format = Format::LitequeueOther;
+                auto st = s.conn->prepare(
+                    "SELECT in_time FROM \"Queue\" WHERE in_time IS NOT NULL LIMIT 1");
+                if (st.step() && st.real(0) < 1e12)
+                    info.timeUnit = TimeUnit::Seconds;
+                info.readOnlyReason = "unknown litequeue user_version " +
+                                      std::to_string(info.userVersion) + ": shown read-only";
+            }
+        } else {
+            info.format = Format::LitequeueLegacy;
+        }
+        if (!others.empty())
+            info.readOnlyReason = "unexpected table(s) " + joinNames(others) +
+                                  " beside Queue (litequeue refuses such files): read-only";
+    } else if (!queueShaped.empty() && others.empty()) {
+        info.format = Format::LitequeueMulti;
+        info.queueTables = queueShaped;
+        info.table = queueShaped.front();
+        if (!preferTable.empty()) {
+            if (std::find(queueShaped.begin(), queueShaped.end(), preferTable) == queueShaped.end())
+                throw Error(ErrorKind::InvalidArgument, path,
+                            "no queue table named " + preferTable + " (found " +
+                                joinNames(queueShaped) + ")");
+            info.table = preferTable;
+        }
+        info.readOnlyReason = "litequeue ≤ 0.9 file with several queue tables (" +
+                              joinNames(queueShaped) +
+                              "): read-only; migrate each to its own file with litequeue's "
+                              "single-queue migration guide";
+    } else {
+        return std::nullopt;
+    }
+
+    // Triggers and views: only the litequeue maxsize trigger is expected.
+    refuseUnexpectedObjects(s, info, {}, [&](const SchemaObject& o) {
+        return o.name == "maxsize_control_" + o.table &&
+               maxsizeFromTrigger(o.sql, o.table).has_value() &&
+               std::find(info.queueTables.begin(), info.queueTables.end(), o.table) !=
+                   info.queueTables.end();
+    });
+    for (const auto& o : s.objects) {
+        if (o.type == "trigger" && o.table == info.table &&
+            o.name == "maxsize_control_" + o.table) {
+            if (auto n = maxsizeFromTrigger(o.sql, o.table)) {
+                info.maxsize = n;
+                info.maxsizeTrigger = o.name;
+            }
+        } else if (o.type == "index" && o.table == info.table &&
+                   o.sql.find("idempotency_key") != std::string::npos) {
+            info.hasIdempotencyIndex = true;
+        }
+    }
+    return info;
 }
 
 } // namespace lq::core

@@ -24,6 +24,15 @@ public:
     UpgradeState upgradeState() const noexcept override;
     const char* upgradeTarget() const noexcept override { return formatId(Format::Litequeue014); }
 
+    std::optional<FormatInfo> recognise(const SchemaFacts& s,
+                                        const std::string& preferTable) const override;
+    void explainNoMatch(const SchemaFacts& s) const override;
+    std::unique_ptr<FormatDriver> driver(const FormatInfo& info,
+                                         const std::string& path) const override;
+
+    /// Creates the litequeue-0.14 schema in an empty file (Queue::create()).
+    static void createSchema(Connection& c, std::optional<std::int64_t> maxsize);
+
 private:
     Format m_format;
 };

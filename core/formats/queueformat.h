@@ -11,11 +11,17 @@
 #include "../actions.h"
 #include "../format.h"
 #include "../message.h"
+#include "../query.h"
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace lq::core {
+
+struct SchemaFacts;
+class FormatDriver;
 
 class QueueFormat {
 public:
@@ -26,6 +32,21 @@ public:
     static const QueueFormat& of(const FormatInfo& info) noexcept { return of(info.format); }
     /// By id ("litequeue-0.14", "jobs-lease", ...); null for an unknown id.
     static const QueueFormat* byId(std::string_view id) noexcept;
+    /// One per format family, in the order detectFormat() asks them.
+    static std::vector<const QueueFormat*> recognisers();
+
+    // ---- recognition and SQL (lqcore only) ---------------------------------
+    /// The file's FormatInfo when its schema is this format (by table and
+    /// column sets), nullopt when not. Throws for a file that is this format
+    /// but unusable (a pre-0.6 litequeue schema, an unknown multi table).
+    virtual std::optional<FormatInfo> recognise(const SchemaFacts& s,
+                                                const std::string& preferTable) const = 0;
+    /// Called when no format matched: throws a more precise error than "not
+    /// a queue file" if the schema looks like an unsupported version.
+    virtual void explainNoMatch(const SchemaFacts& s) const { (void)s; }
+    /// The SQL of this format on one open file.
+    virtual std::unique_ptr<FormatDriver> driver(const FormatInfo& info,
+                                                 const std::string& path) const = 0;
 
     /// "litequeue-0.14", "jobs-lease", ...: the id lqctl prints.
     virtual const char* id() const noexcept = 0;
@@ -43,6 +64,24 @@ public:
     virtual bool multiTable() const noexcept { return false; }
     /// What the claim token is called: "claim", "lock_time token", "attempts".
     virtual std::string tokenLabel(const FormatInfo& info) const = 0;
+    /// How the file stores times: "ns", "seconds", or per column for
+    /// formats that mix units.
+    virtual std::string timeUnits(const FormatInfo& info) const {
+        return info.timeUnit == TimeUnit::Seconds ? "seconds" : "ns";
+    }
+    /// Named queues inside one file (Queue::queueNames() lists them).
+    virtual bool namedQueues() const noexcept { return false; }
+
+    /// A state of the format's own, counted in Counts::extra under `name`.
+    struct ExtraState {
+        std::string name;          ///< "pending_retry", "locked_expired", ...
+        std::vector<State> within; ///< canonical states it is a part of (empty: none)
+        std::string description;
+    };
+    virtual std::vector<ExtraState> extraStates() const { return {}; }
+    /// Why the format cannot provide metric `m` ("" when it can): what the
+    /// dashboard says instead of an empty chart.
+    virtual std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const;
 
     // ---- what the operator can do --------------------------------------------
     /// The per-message actions, in menu order.

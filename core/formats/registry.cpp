@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The formats lqcore knows, by Format and by id.
 #include "jobslease.h"
+#include "liteque.h"
 #include "litequeue.h"
 
 #include <array>
@@ -15,9 +16,10 @@ const LitequeueFormat kLegacy(Format::LitequeueLegacy);
 const LitequeueFormat kMulti(Format::LitequeueMulti);
 const LitequeueFormat kOther(Format::LitequeueOther);
 const JobsLeaseFormat kJobs;
+const LitequeFormat kLiteque;
 
-const std::array<const QueueFormat*, 6> kAll = {&kLq014, &kLq013, &kLegacy,
-                                                &kMulti, &kOther, &kJobs};
+const std::array<const QueueFormat*, 7> kAll = {&kLq014, &kLq013, &kLegacy, &kMulti,
+                                                &kOther, &kJobs,  &kLiteque};
 
 } // namespace
 
@@ -35,8 +37,23 @@ const QueueFormat& QueueFormat::of(Format f) noexcept {
         return kOther;
     case Format::JobsLease:
         return kJobs;
+    case Format::Liteque:
+        return kLiteque;
     }
     return kLq014;
+}
+
+std::vector<const QueueFormat*> QueueFormat::recognisers() {
+    // One per family: the litequeue recogniser tells its versions apart.
+    return {&kLq014, &kJobs, &kLiteque};
+}
+
+std::string QueueFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) const {
+    (void)info;
+    if (m == Filter::Metric::None || keepsHistory())
+        return {};
+    return std::string(id()) + " files keep no finished history (finishing deletes the row), so " +
+           "latency metrics cannot be computed";
 }
 
 const QueueFormat* QueueFormat::byId(std::string_view id) noexcept {

@@ -310,6 +310,66 @@ private slots:
         QVERIFY(plain.out.contains("25 ready"));
     }
 
+    // A format beyond litequeue, through the same commands: liteque
+    // (Karakeep's queue.db, tests/data/formats/facts.json).
+    void statsOnLiteque() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, QStringLiteral("formats/liteque-queue.db"));
+        const QByteArray before = sha256(path);
+        QFile ff(kDataDir + QStringLiteral("/formats/facts.json"));
+        QVERIFY(ff.open(QIODevice::ReadOnly));
+        const QJsonObject facts = QJsonDocument::fromJson(ff.readAll())
+                                      .object()
+                                      .value(QStringLiteral("liteque-queue.db"))
+                                      .toObject();
+        const QString now = facts.value(QStringLiteral("now")).toString();
+        const QJsonObject want = facts.value(QStringLiteral("counts")).toObject();
+        const QJsonObject s = runJson({QStringLiteral("stats"), path, QStringLiteral("--json"),
+                                       QStringLiteral("--now"), now})
+                                  .object();
+        QCOMPARE(s.value(QStringLiteral("format")).toString(), QStringLiteral("liteque"));
+        const QJsonObject c = s.value(QStringLiteral("counts")).toObject();
+        QCOMPARE(c.value(QStringLiteral("ready")).toInteger(),
+                 want.value(QStringLiteral("READY")).toInteger());
+        QCOMPARE(c.value(QStringLiteral("scheduled")).toInteger(),
+                 want.value(QStringLiteral("SCHEDULED")).toInteger());
+        QCOMPARE(c.value(QStringLiteral("locked")).toInteger(),
+                 want.value(QStringLiteral("LOCKED")).toInteger());
+        QCOMPARE(c.value(QStringLiteral("failed")).toInteger(),
+                 want.value(QStringLiteral("FAILED")).toInteger());
+        QCOMPARE(c.value(QStringLiteral("stored")).toInteger(),
+                 facts.value(QStringLiteral("stored"))
+                     .toObject()
+                     .value(QStringLiteral("jobs"))
+                     .toInteger());
+        QCOMPARE(c.value(QStringLiteral("extra")).toObject(),
+                 facts.value(QStringLiteral("extra")).toObject());
+
+        // --queue narrows stats and list to one named queue.
+        const QJsonObject perQueue = facts.value(QStringLiteral("per_queue"))
+                                         .toObject()
+                                         .value(QStringLiteral("link_crawler_queue"))
+                                         .toObject();
+        const QJsonObject q = runJson({QStringLiteral("stats"), path, QStringLiteral("--json"),
+                                       QStringLiteral("--now"), now, QStringLiteral("--queue"),
+                                       QStringLiteral("link_crawler_queue")})
+                                  .object()
+                                  .value(QStringLiteral("counts"))
+                                  .toObject();
+        QCOMPARE(q.value(QStringLiteral("locked")).toInteger(),
+                 perQueue.value(QStringLiteral("LOCKED")).toInteger());
+        QCOMPARE(q.value(QStringLiteral("ready")).toInteger(),
+                 perQueue.value(QStringLiteral("READY")).toInteger());
+        QCOMPARE(q.value(QStringLiteral("scheduled")).toInteger(),
+                 perQueue.value(QStringLiteral("SCHEDULED")).toInteger());
+        const QJsonArray listed = runJson({QStringLiteral("list"), path, QStringLiteral("--json"),
+                                           QStringLiteral("--now"), now, QStringLiteral("--queue"),
+                                           QStringLiteral("openai_queue")})
+                                      .array();
+        QCOMPARE(listed.size(), 3);
+        QCOMPARE(sha256(path), before);
+    }
+
     void getMessage() {
         QTemporaryDir dir;
         const QString path = copyFixture(dir, kMixed);

@@ -403,7 +403,7 @@ void TstActions::libraryPruneOlderThan() {
     const std::int64_t failed = q->failedCount();
     QVERIFY(expected > 0);
     QVERIFY(expected < q->doneCount());
-    QCOMPARE(q->prune(false, 3600.0), expected);
+    QCOMPARE(q->prune(false, std::chrono::seconds(3600)), expected);
     QCOMPARE(q->count(oldDone), 0);
     QCOMPARE(q->failedCount(), failed);
     const std::int64_t rest = q->doneCount() + q->failedCount();

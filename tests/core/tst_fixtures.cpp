@@ -244,9 +244,9 @@ void TstFixtures::facts() {
                  integerAt(qf, "locked_older_than_600s_at_end"));
         QCOMPARE(q->counts(3600 * kNsPerSecond).stuck,
                  integerAt(qf, "locked_older_than_3600s_at_end"));
-        QCOMPARE(static_cast<std::int64_t>(q->listLocked(3600).size()),
+        QCOMPARE(static_cast<std::int64_t>(q->listLocked(std::chrono::seconds(3600)).size()),
                  integerAt(qf, "locked_older_than_3600s_at_end"));
-        QCOMPARE(static_cast<std::int64_t>(q->listLocked(600).size()),
+        QCOMPARE(static_cast<std::int64_t>(q->listLocked(std::chrono::seconds(600)).size()),
                  integerAt(qf, "locked_older_than_600s_at_end"));
     }
 
@@ -524,7 +524,7 @@ void TstFixtures::readOnlyObjects() {
     LQ_EXPECT_ERROR(q->put("x"), ErrorKind::ReadOnly, "");
     LQ_EXPECT_ERROR(q->pop(), ErrorKind::ReadOnly, "");
     LQ_EXPECT_ERROR(q->done(locked.messageId, locked.token), ErrorKind::ReadOnly, "");
-    LQ_EXPECT_ERROR(q->retryExpired(0), ErrorKind::ReadOnly, "");
+    LQ_EXPECT_ERROR(q->retryExpired(std::chrono::seconds(0)), ErrorKind::ReadOnly, "");
     LQ_EXPECT_ERROR(q->prune(), ErrorKind::ReadOnly, "");
     if (base == QLatin1String("legacy")) // on 0.14 upgrade() is a no-op
         LQ_EXPECT_ERROR(q->upgrade(), ErrorKind::ReadOnly, "");
@@ -600,7 +600,7 @@ void TstFixtures::neverModifies() {
         (void)q->stats();
         (void)q->timing(Filter{});
         (void)q->peek();
-        (void)q->listLocked(0);
+        (void)q->listLocked(std::chrono::seconds(0));
         (void)q->listFailed();
         Filter f;
         f.search = "a";
@@ -717,7 +717,7 @@ void TstFixtures::queryLayer() {
     QCOMPARE(c.ready, 58);
     QCOMPARE(c.locked, 14);
     QCOMPARE(c.stuck, 14);
-    QCOMPARE(q->listLocked(3600).size(), std::size_t(10));
+    QCOMPARE(q->listLocked(std::chrono::seconds(3600)).size(), std::size_t(10));
 
     std::vector<std::pair<const char*, Filter>> filters;
     const auto add = [&](const char* name, auto&& tweak) {

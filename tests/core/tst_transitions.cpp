@@ -323,7 +323,7 @@ void TstTransitions::unknownStatus() {
     QVERIFY(!m_q->markFailed(a.messageId, 0));
     QVERIFY(!m_q->retry(a.messageId, 0));
     m_clock.advance(3600 * kSec);
-    QCOMPARE(m_q->retryExpired(0), 0);
+    QCOMPARE(m_q->retryExpired(std::chrono::seconds(0)), 0);
     QCOMPARE(m_q->prune(), 0);
 
     // pop and peek skip it.
@@ -364,8 +364,10 @@ void TstTransitions::retryExpired() {
     }
     m_clock.set(t0 + 2000 * kSec);
 
-    QCOMPARE(static_cast<int>(m_q->listLocked(threshold).size()), expected);
-    QCOMPARE(m_q->retryExpired(threshold), expected);
+    QCOMPARE(
+        static_cast<int>(m_q->listLocked(std::chrono::nanoseconds(secondsToNs(threshold))).size()),
+        expected);
+    QCOMPARE(m_q->retryExpired(std::chrono::nanoseconds(secondsToNs(threshold))), expected);
     QCOMPARE(m_q->lockedCount(), 3 - expected);
     QCOMPARE(m_q->readyCount(), 1 + expected);
     for (int i = 0; i < 3; ++i) {
@@ -377,7 +379,7 @@ void TstTransitions::retryExpired() {
     // A retried delivery is stale: its worker can no longer finish it.
     if (expected > 0)
         QVERIFY(!m_q->done(popped[0].messageId, 1));
-    QCOMPARE(m_q->retryExpired(threshold), 0);
+    QCOMPARE(m_q->retryExpired(std::chrono::nanoseconds(secondsToNs(threshold))), 0);
 }
 
 void TstTransitions::listLockedAndFailed() {
@@ -398,7 +400,7 @@ void TstTransitions::listLockedAndFailed() {
     QCOMPARE(failed[0].state, State::Failed);
 
     // popped[0] locked at t0, popped[3] at t0+300 s; now t0+400 s.
-    auto locked = m_q->listLocked(0);
+    auto locked = m_q->listLocked(std::chrono::seconds(0));
     QCOMPARE(locked.size(), std::size_t(2));
     std::set<std::string> ids;
     for (const auto& m : locked) {
@@ -407,10 +409,10 @@ void TstTransitions::listLockedAndFailed() {
     }
     QVERIFY(ids.count(popped[0].messageId));
     QVERIFY(ids.count(popped[3].messageId));
-    locked = m_q->listLocked(200);
+    locked = m_q->listLocked(std::chrono::seconds(200));
     QCOMPARE(locked.size(), std::size_t(1));
     QCOMPARE(locked[0].messageId, popped[0].messageId);
-    QVERIFY(m_q->listLocked(400).empty());
+    QVERIFY(m_q->listLocked(std::chrono::seconds(400)).empty());
 }
 
 void TstTransitions::peekIsSmallestReady() {

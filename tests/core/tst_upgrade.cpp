@@ -299,18 +299,18 @@ void TstUpgrade::thresholds013() {
     make013(path());
     m_clock.set(secondsToNs(1700000002.75) + 100 * kNsPerSecond);
     auto q = Queue::open(path(), optionsWith(m_clock.clock()));
-    QCOMPARE(q->listLocked(100.5).size(), std::size_t(0));
-    QCOMPARE(q->listLocked(99.5).size(), std::size_t(1));
+    QCOMPARE(q->listLocked(std::chrono::milliseconds(100500)).size(), std::size_t(0));
+    QCOMPARE(q->listLocked(std::chrono::milliseconds(99500)).size(), std::size_t(1));
     QCOMPARE(q->counts(101 * kNsPerSecond).stuck, 0);
     QCOMPARE(q->counts(99 * kNsPerSecond).stuck, 1);
-    QCOMPARE(q->retryExpired(100.5), 0);
-    QCOMPARE(q->retryExpired(99.5), 1);
+    QCOMPARE(q->retryExpired(std::chrono::milliseconds(100500)), 0);
+    QCOMPARE(q->retryExpired(std::chrono::milliseconds(99500)), 1);
     QCOMPARE(q->get(k013Rows[1].id).value().state, State::Ready);
     // now - 95 s = 1700000007.75 s: only the DONE row finished before that.
-    QCOMPARE(q->prune(true, 95.0), 1);
+    QCOMPARE(q->prune(true, std::chrono::seconds(95)), 1);
     QVERIFY(!q->get(k013Rows[2].id));
     QVERIFY(q->get(k013Rows[3].id));
-    QCOMPARE(q->prune(true, 90.0), 1);
+    QCOMPARE(q->prune(true, std::chrono::seconds(90)), 1);
     QCOMPARE(Db(path(), true).integer("SELECT count(*) FROM Queue WHERE in_time > 1e12"), 0);
 }
 

@@ -275,7 +275,8 @@ private:
             act(Action::MarkFailed, lockedToFail);
         }
 
-        m_log.line("expired %lld", static_cast<long long>(m_q->retryExpired(0.5)));
+        m_log.line("expired %lld",
+                   static_cast<long long>(m_q->retryExpired(std::chrono::milliseconds(500))));
 
         if (round % 3 == 0) {
             // Prune with a cutoff fixed now, as the prune dialog does.

@@ -587,7 +587,7 @@ void TestStress::runWorkload(int seconds, int kills) {
 
     // Recovery: retry_expired(0) gives back every LOCKED row (SPEC §5).
     const std::int64_t lockedBefore = c.locked;
-    const std::int64_t recovered = q->retryExpired(0);
+    const std::int64_t recovered = q->retryExpired(std::chrono::nanoseconds(0));
     QCOMPARE(recovered, lockedBefore);
     QCOMPARE(q->counts().locked, std::int64_t(0));
     q.reset();

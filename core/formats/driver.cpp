@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+// What every format driver shares: time encodings, binds, and the defaults
+// of the library calls a format does not offer.
+#include "driver.h"
+
+#include "../error.h"
+#include "../sqlite.h"
+
+#include <sqlite3.h>
+
+#include <cmath>
+#include <cstdint>
+
+namespace lq::core {
+
+namespace {
+
+std::optional<TimeNs> scaled(std::int64_t v, std::int64_t perUnit) {
+    if (v > INT64_MAX / perUnit || v < INT64_MIN / perUnit)
+        return std::nullopt;
+    return v * perUnit;
+}
+
+std::int64_t perUnit(TimeEncoding e) {
+    switch (e) {
+    case TimeEncoding::Ns:
+        return 1;
+    case TimeEncoding::Seconds:
+    case TimeEncoding::WholeSeconds:
+        return kNsPerSecond;
+    case TimeEncoding::Ms:
+        return 1'000'000;
+    }
+    return 1;
+}
+
+std::int64_t floorDiv(std::int64_t a, std::int64_t b) {
+    std::int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+        --q;
+    return q;
+}
+
+} // namespace
+
+std::optional<TimeNs> readTime(const Statement& st, int col, TimeEncoding e) {
+    switch (st.columnType(col)) {
+    case SQLITE_INTEGER:
+        return scaled(st.int64(col), perUnit(e));
+    case SQLITE_FLOAT: {
+        const double v = st.real(col) * static_cast<double>(perUnit(e));
+        if (!std::isfinite(v) || v > 9.2e18 || v < -9.2e18)
+            return std::nullopt;
+        return static_cast<TimeNs>(std::llround(v));
+    }
+    default:
+        return std::nullopt; // NULL, or TEXT/BLOB in a damaged file
+    }
+}
+
+BindValue encodeTime(TimeNs t, TimeEncoding e) {
+    switch (e) {
+    case TimeEncoding::Ns:
+        return t;
+    case TimeEncoding::Seconds:
+        return static_cast<double>(t) / 1e9;
+    case TimeEncoding::WholeSeconds:
+    case TimeEncoding::Ms:
+        return floorDiv(t, perUnit(e));
+    }
+    return t;
+}
+
+void bindValues(Statement& st, const Binds& binds, int first) {
+    int i = first;
+    for (const auto& v : binds) {
+        if (const auto* iv = std::get_if<std::int64_t>(&v))
+            st.bind(i, *iv);
+        else if (const auto* dv = std::get_if<double>(&v))
+            st.bind(i, *dv);
+        else
+            st.bind(i, std::string_view(std::get<std::string>(v)));
+        ++i;
+    }
+}
+
+void bindTime(Statement& st, int i, TimeNs t, TimeEncoding e) {
+    bindValues(st, {encodeTime(t, e)}, i);
+}
+
+void bindOptTime(Statement& st, int i, const std::optional<TimeNs>& t, TimeEncoding e) {
+    if (t)
+        bindTime(st, i, *t, e);
+    else
+        st.bindNull(i);
+}
+
+std::int64_t textTokenHash(std::string_view text) noexcept {
+    std::uint64_t h = 1469598103934665603ULL;
+    for (char ch : text) {
+        h ^= static_cast<unsigned char>(ch);
+        h *= 1099511628211ULL;
+    }
+    return static_cast<std::int64_t>(h & 0x7fffffffffffffffULL);
+}
+
+FormatDriver::FormatDriver(FormatInfo info, std::string path)
+    : m_info(std::move(info))
+    , m_path(std::move(path)) {}
+
+FormatDriver::~FormatDriver() = default;
+
+std::string FormatDriver::source() const {
+    return quoteIdent(m_info.table);
+}
+
+std::string FormatDriver::metricCondition(Filter::Metric m, TimeNs lo, TimeNs hi,
+                                          Binds& binds) const {
+    (void)m;
+    (void)lo;
+    (void)hi;
+    (void)binds;
+    return {};
+}
+
+std::vector<std::string> FormatDriver::queueNames(Connection& c) const {
+    std::vector<std::string> out;
+    const std::string col = queueColumn();
+    if (col.empty())
+        return out;
+    auto st = c.cached("SELECT DISTINCT " + col + " FROM " + source() + " WHERE " + col +
+                       " IS NOT NULL ORDER BY 1");
+    while (st->step())
+        out.push_back(st->text(0));
+    return out;
+}
+
+void FormatDriver::unsupported(const std::string& what) const {
+    throw Unsupported(m_path, what + " is not offered on " + formatId(m_info.format) +
+                                  " files: their jobs are written by their own library");
+}
+
+Message FormatDriver::insert(Connection&, const std::string&, const std::optional<std::string>&,
+                             TimeNs, bool*) const {
+    unsupported("put");
+}
+
+std::optional<Message> FormatDriver::pop(Connection&, TimeNs) const {
+    unsupported("pop");
+}
+
+std::optional<Message> FormatDriver::peek(Connection&, TimeNs) const {
+    unsupported("peek");
+}
+
+bool FormatDriver::transition(Connection&, std::string_view, std::int64_t, int, TimeNs) const {
+    unsupported("done/retry/mark_failed by claim");
+}
+
+std::int64_t FormatDriver::retryExpired(Connection&, TimeNs) const {
+    unsupported("retry_expired");
+}
+
+std::int64_t FormatDriver::prune(Connection&, bool, std::optional<TimeNs>) const {
+    unsupported("prune by age");
+}
+
+Filter FormatDriver::lockedFilter(TimeNs threshold) const {
+    (void)threshold;
+    Filter f;
+    f.states = {State::Locked};
+    f.stuckOnly = true;
+    return f;
+}
+
+void FormatDriver::upgrade(Connection&) const {
+    throw Unsupported(m_path, std::string("cannot upgrade a ") + formatId(m_info.format) + " file");
+}
+
+std::string FormatDriver::refusal(Action a, const Message& m, TimeNs now) const {
+    (void)now;
+    return refusalReason(a, m);
+}
+
+std::string FormatDriver::tokenShown(const Message& m) const {
+    return m.tokenText ? *m.tokenText : std::to_string(m.token);
+}
+
+std::int64_t FormatDriver::deleteRow(Connection&, const Message&) const {
+    unsupported("deleting an enqueued message");
+}
+
+} // namespace lq::core

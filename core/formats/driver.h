@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// lq::core::FormatDriver — the SQL of one queue format on one open file.
+// Queue (queue.cpp, query.cpp, actions.cpp) is generic code that asks its
+// driver for the table source, the columns, the state conditions, the order
+// keys, the counts and, per operator action, the guarded per-row SQL. Each
+// format implements it in its own file under core/formats/, beside its
+// QueueFormat (which says what the format offers) and its recogniser.
+//
+// Private to lqcore: the front ends never see a driver.
+
+#include "../actions.h"
+#include "../format.h"
+#include "../message.h"
+#include "../query.h"
+#include "../stats.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace lq::core {
+
+class Connection;
+class Statement;
+
+using BindValue = std::variant<std::int64_t, double, std::string>;
+using Binds = std::vector<BindValue>;
+
+/// How a time column is stored.
+enum class TimeEncoding {
+    Ns,           ///< INTEGER nanoseconds
+    Seconds,      ///< REAL (or INTEGER) seconds, written as REAL
+    WholeSeconds, ///< INTEGER seconds, written as INTEGER (floor)
+    Ms,           ///< INTEGER milliseconds
+};
+
+/// A stored time in ns; nullopt for NULL, TEXT/BLOB or out of range.
+std::optional<TimeNs> readTime(const Statement& st, int col, TimeEncoding e);
+/// `t` as the column stores it.
+BindValue encodeTime(TimeNs t, TimeEncoding e);
+void bindTime(Statement& st, int i, TimeNs t, TimeEncoding e);
+void bindOptTime(Statement& st, int i, const std::optional<TimeNs>& t, TimeEncoding e);
+void bindValues(Statement& st, const Binds& binds, int first = 1);
+/// A 63-bit hash of a text claim token (FNV-1a), so text tokens fit
+/// Message::token and Target::token. Actions still compare the text itself
+/// inside their transaction.
+std::int64_t textTokenHash(std::string_view text) noexcept;
+
+class FormatDriver {
+public:
+    FormatDriver(FormatInfo info, std::string path);
+    virtual ~FormatDriver();
+    FormatDriver(const FormatDriver&) = delete;
+    FormatDriver& operator=(const FormatDriver&) = delete;
+
+    const FormatInfo& info() const noexcept { return m_info; }
+    const std::string& path() const noexcept { return m_path; }
+
+    // ---- reading ------------------------------------------------------------
+    /// What FROM reads: the quoted table, or a read-only subquery over
+    /// several tables. It has a `rowid` column (stable, unique per row).
+    virtual std::string source() const;
+    /// The select list readRow() reads.
+    virtual std::string columns() const = 0;
+    virtual Message readRow(const Statement& st, TimeNs now) const = 0;
+    /// The message id as text, for WHERE id = ?1 (bound as text).
+    virtual std::string idColumn() const = 0;
+    /// The select list of targetsFor() and readTarget() (id and token).
+    virtual std::string targetColumns() const = 0;
+    virtual Target readTarget(const Statement& st) const = 0;
+
+    // ---- filters, order, counts --------------------------------------------
+    /// SQL for "in state s" at `now`, on raw (indexed) columns.
+    virtual std::string stateCondition(State s, Binds& binds, TimeNs now) const = 0;
+    /// SQL for "stuck": the format's own stuck rule, or LOCKED longer than
+    /// stuckAfter when the format has none. "0" when nothing can be stuck.
+    virtual std::string stuckCondition(Binds& binds, TimeNs now, TimeNs stuckAfter) const = 0;
+    /// Columns a search looks in (LIKE).
+    virtual std::vector<std::string> searchColumns() const = 0;
+    /// The named-queue column ("" when the format has no named queues).
+    virtual std::string queueColumn() const { return {}; }
+    /// The arrival (enqueue) time column and its encoding.
+    virtual std::string arrivalColumn() const = 0;
+    virtual TimeEncoding arrivalEncoding() const = 0;
+    /// The finish time column ("" when not stored) and its encoding.
+    virtual std::string doneColumn() const { return {}; }
+    virtual TimeEncoding doneEncoding() const { return arrivalEncoding(); }
+    /// SQL for metric in [lo, hi) ("" when the format cannot compute it).
+    virtual std::string metricCondition(Filter::Metric m, TimeNs lo, TimeNs hi, Binds& binds) const;
+    /// The ORDER BY key of `k`; may flip `desc` (Age).
+    virtual std::string orderKey(SortKey k, bool& desc) const = 0;
+    /// Exact counts at `now`; `where` narrows (" WHERE ..." or "").
+    virtual Counts counts(Connection& c, TimeNs now, TimeNs stuckAfter, const std::string& where,
+                          const Binds& binds) const = 0;
+    /// The distinct queue names, sorted (empty when none).
+    virtual std::vector<std::string> queueNames(Connection& c) const;
+    /// The select list of timing() and the row decoder.
+    virtual std::string timingColumns() const = 0;
+    virtual void timingRow(const Statement& st, TimeNs now, TimingColumns& out) const = 0;
+
+    // ---- the library API (put, pop, done, ...) -----------------------------
+    virtual Message insert(Connection& c, const std::string& data,
+                           const std::optional<std::string>& key, TimeNs now, bool* inserted) const;
+    virtual std::optional<Message> pop(Connection& c, TimeNs now) const;
+    virtual std::optional<Message> peek(Connection& c, TimeNs now) const;
+    /// done() (toStatus 2), markFailed() (3), retry() (0) under the claim.
+    virtual bool transition(Connection& c, std::string_view id, std::int64_t claim, int toStatus,
+                            TimeNs now) const;
+    virtual std::int64_t retryExpired(Connection& c, TimeNs cutoff) const;
+    virtual std::int64_t prune(Connection& c, bool includeFailed,
+                               std::optional<TimeNs> cutoff) const;
+    /// The filter of listLocked(threshold).
+    virtual Filter lockedFilter(TimeNs threshold) const;
+    /// The in-place migration to the format's current version.
+    virtual void upgrade(Connection& c) const;
+
+    // ---- operator actions (one row, inside the chunk's transaction) ---------
+    /// Why `m` cannot take `a` at `now` ("" when it can).
+    virtual std::string refusal(Action a, const Message& m, TimeNs now) const;
+    /// What the token is called in skip reasons ("claim", "allocationId").
+    virtual std::string tokenWord() const = 0;
+    /// The token as shown in a skip reason.
+    virtual std::string tokenShown(const Message& m) const;
+    /// Writes `a` on row `m` (as read in this transaction) with a
+    /// compare-and-swap on its token; returns the rows changed (0 or 1).
+    virtual std::int64_t applyRow(Connection& c, Action a, const Message& m, TimeNs now,
+                                  const ActionOptions& o) const = 0;
+    /// Whether `current` still holds what the action wrote (`wrote`).
+    virtual bool holdsWritten(const Message& current, const Message& wrote) const = 0;
+    /// Writes `before`'s state back onto `current` under current's token.
+    virtual std::int64_t restoreRow(Connection& c, const Message& current, const Message& before,
+                                    TimeNs now) const = 0;
+    /// Inserts a deleted row back. Returns a note when restored
+    /// differently (e.g. without its idempotency key).
+    virtual std::string reinsert(Connection& c, const Message& before, TimeNs now) const = 0;
+    /// Deletes `current` under its token (undo of an enqueue).
+    virtual std::int64_t deleteRow(Connection& c, const Message& current) const;
+
+protected:
+    [[noreturn]] void unsupported(const std::string& what) const;
+
+private:
+    FormatInfo m_info;
+    std::string m_path;
+};
+
+} // namespace lq::core

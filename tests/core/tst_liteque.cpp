@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: MIT
+// liteque (Karakeep's queue.db) through the format seam: the facts of the
+// fixture written by the real library (tests/data/formats/facts.json),
+// the operator actions of FORMATS.md §3.6 with their undo, the
+// allocationId compare-and-swap, and a `tasks` table that is not liteque's.
+#include "core/formats/queueformat.h"
+#include "core/operator.h"
+#include "core/queue.h"
+#include "testutil.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+
+using namespace lqtest;
+using namespace lq::core;
+
+namespace {
+
+const QString kFixture = QStringLiteral("formats/liteque-queue.db");
+constexpr TimeNs kNow = 1'796'040'000LL * kNsPerSecond; // facts.json "now": 2026-11-30T12:00:00Z
+
+QJsonObject facts() {
+    QFile f(lq::test::dataDir() + QStringLiteral("/formats/facts.json"));
+    if (!f.open(QIODevice::ReadOnly))
+        throw std::runtime_error("cannot read formats/facts.json");
+    return QJsonDocument::fromJson(f.readAll())
+        .object()
+        .value(QStringLiteral("liteque-queue.db"))
+        .toObject();
+}
+
+std::unique_ptr<Queue> openAtNow(const std::string& path) {
+    OpenOptions o;
+    o.clock = fixedClock(kNow);
+    return Queue::open(path, o);
+}
+
+Message row(Queue& q, const std::string& id) {
+    auto m = q.get(id);
+    if (!m)
+        throw std::runtime_error("no row " + id);
+    return *m;
+}
+
+/// The raw columns of one task, as the sqlite3 shell would show them.
+std::vector<std::string> rawTask(const std::string& path, const std::string& id) {
+    Db db(path, /*readOnly=*/true);
+    const auto rows = db.rows("SELECT status, allocationId, expireAt, availableAt, numRunsLeft, "
+                              "maxNumRuns, queue, payload, createdAt FROM tasks WHERE id = " +
+                              id);
+    return rows.empty() ? std::vector<std::string>{} : rows.front();
+}
+
+Target targetOf(Queue& q, const std::string& id) {
+    const Message m = row(q, id);
+    return {m.messageId, m.token};
+}
+
+} // namespace
+
+class TstLiteque : public QObject {
+    Q_OBJECT
+
+private slots:
+    void recognisedAndOpeningChangesNothing();
+    void countsAtNowMatchTheFacts();
+    void queueNamesAndPerQueueCounts();
+    void samplesAndOneRowsFields();
+    void listingFilteringSearch();
+    void capabilities();
+    void releaseExpiredAndUndo();
+    void releaseRefusesALiveLease();
+    void retryFailedAndUndo();
+    void deleteAndPruneWithUndo();
+    void staleAllocationIdRefused();
+    void operatorAuditsAnAction();
+    void notLitequeTasksRefusedByName();
+    void twoFormatsInOneFileNamed();
+    void damagedLitequeSaysWhatIsMissing();
+};
+
+void TstLiteque::recognisedAndOpeningChangesNothing() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    const QByteArray before = sha256(path);
+    {
+        auto q = openAtNow(path);
+        QCOMPARE(std::string(formatId(q->info().format)), std::string("liteque"));
+        QCOMPARE(q->info().table, std::string("tasks"));
+        QVERIFY(!q->readOnly());
+        // Every read there is.
+        (void)q->counts();
+        (void)q->queueNames();
+        (void)q->list({}, {}, 0, -1);
+        (void)q->stats();
+        (void)q->targetsFor({});
+        (void)q->orderedRowids({}, {SortKey::Status, true});
+    }
+    QCOMPARE(sha256(path), before);
+    QCOMPARE(before, facts().value(QStringLiteral("sha256")).toString().toLatin1());
+}
+
+void TstLiteque::countsAtNowMatchTheFacts() {
+    QTemporaryDir dir;
+    auto q = openAtNow(copyFixture(dir, kFixture));
+    const QJsonObject f = facts();
+    const QJsonObject want = f.value(QStringLiteral("counts")).toObject();
+    const Counts c = q->counts();
+    QCOMPARE(c.ready, want.value(QStringLiteral("READY")).toInteger());
+    QCOMPARE(c.scheduled, want.value(QStringLiteral("SCHEDULED")).toInteger());
+    QCOMPARE(c.locked, want.value(QStringLiteral("LOCKED")).toInteger());
+    QCOMPARE(c.done, want.value(QStringLiteral("DONE")).toInteger());
+    QCOMPARE(c.failed, want.value(QStringLiteral("FAILED")).toInteger());
+    QCOMPARE(c.unknown, std::int64_t(0));
+    QCOMPARE(
+        c.stored,
+        f.value(QStringLiteral("stored")).toObject().value(QStringLiteral("jobs")).toInteger());
+    const QJsonObject extra = f.value(QStringLiteral("extra")).toObject();
+    QCOMPARE(c.extra.size(), std::size_t(extra.size()));
+    for (auto it = extra.begin(); it != extra.end(); ++it)
+        QCOMPARE(c.extra.at(toStd(it.key())), it.value().toInteger());
+    // An expired lease is the library's own stuck rule.
+    QCOMPARE(c.stuck, extra.value(QStringLiteral("locked_expired")).toInteger());
+    // The filters count the same rows as counts().
+    for (State s : {State::Ready, State::Scheduled, State::Locked, State::Failed}) {
+        Filter fl;
+        fl.states = {s};
+        QCOMPARE(q->count(fl), s == State::Ready       ? c.ready
+                               : s == State::Scheduled ? c.scheduled
+                               : s == State::Locked    ? c.locked
+                                                       : c.failed);
+    }
+    Filter stuck;
+    stuck.stuckOnly = true;
+    QCOMPARE(q->count(stuck), c.stuck);
+    QCOMPARE(q->listLocked(std::chrono::seconds(0)).size(), std::size_t(c.stuck));
+}
+
+void TstLiteque::queueNamesAndPerQueueCounts() {
+    QTemporaryDir dir;
+    auto q = openAtNow(copyFixture(dir, kFixture));
+    const QJsonObject perQueue = facts().value(QStringLiteral("per_queue")).toObject();
+    std::vector<std::string> want;
+    for (const QString& k : perQueue.keys())
+        want.push_back(toStd(k));
+    std::sort(want.begin(), want.end());
+    QCOMPARE(q->queueNames(), want);
+    for (const auto& name : want) {
+        const QJsonObject w = perQueue.value(fromStd(name)).toObject();
+        const Counts c = q->counts(name);
+        QCOMPARE(c.ready, w.value(QStringLiteral("READY")).toInteger());
+        QCOMPARE(c.scheduled, w.value(QStringLiteral("SCHEDULED")).toInteger());
+        QCOMPARE(c.locked, w.value(QStringLiteral("LOCKED")).toInteger());
+        QCOMPARE(c.failed, w.value(QStringLiteral("FAILED")).toInteger());
+        Filter f;
+        f.queue = name;
+        QCOMPARE(q->count(f), c.stored);
+        for (const Message& m : q->list(f, {}, 0, -1))
+            QCOMPARE(m.queueName.value_or(""), name);
+    }
+}
+
+void TstLiteque::samplesAndOneRowsFields() {
+    QTemporaryDir dir;
+    auto q = openAtNow(copyFixture(dir, kFixture));
+    for (const QJsonValue v : facts().value(QStringLiteral("samples")).toArray()) {
+        const QJsonObject s = v.toObject();
+        const Message m = row(*q, std::to_string(s.value(QStringLiteral("id")).toInteger()));
+        QCOMPARE(QString::fromLatin1(stateName(m.state)),
+                 s.value(QStringLiteral("state")).toString());
+        QCOMPARE(fromStd(m.queueName.value_or("")), s.value(QStringLiteral("queue")).toString());
+        QCOMPARE(fromStd(m.tokenText.value_or("")), s.value(QStringLiteral("token"))
+                                                        .toObject()
+                                                        .value(QStringLiteral("allocationId"))
+                                                        .toString());
+    }
+    // Task 7 (facts: running, expired, numRunsLeft 4 of 6), every field
+    // against the raw columns.
+    const Message m = row(*q, "7");
+    const auto raw = rawTask(q->path(), "7");
+    QCOMPARE(raw.at(0), std::string("running"));
+    QCOMPARE(m.statusText, raw.at(0));
+    QCOMPARE(m.state, State::Locked);
+    QCOMPARE(m.extraState, std::string("locked_expired"));
+    QCOMPARE(m.tokenText.value_or(""), raw.at(1));
+    QCOMPARE(*m.leaseExpiry, std::stoll(raw.at(2)) * kNsPerSecond);
+    QCOMPARE(*m.scheduledAt, std::stoll(raw.at(3)) * 1'000'000);
+    QCOMPARE(m.maxAttempts.value_or(-1), std::stoll(raw.at(5)));
+    QCOMPARE(m.attempts, std::stoll(raw.at(5)) - std::stoll(raw.at(4)));
+    QCOMPARE(m.queueName.value_or(""), raw.at(6));
+    QCOMPARE(m.data, raw.at(7));
+    QCOMPARE(*m.inTime, std::stoll(raw.at(8)) * kNsPerSecond);
+    QVERIFY(m.data.rfind("{\"bookmarkId\"", 0) == 0);
+    // A pending_retry task that is not due yet is SCHEDULED.
+    const Message r6 = row(*q, "6");
+    QCOMPARE(r6.state, State::Scheduled);
+    QCOMPARE(r6.extraState, std::string("pending_retry"));
+    // A kept failed task: its failure time is availableAt.
+    const Message f25 = row(*q, "25");
+    QCOMPARE(f25.state, State::Failed);
+    QCOMPARE(f25.doneTime, f25.scheduledAt);
+}
+
+void TstLiteque::listingFilteringSearch() {
+    QTemporaryDir dir;
+    auto q = openAtNow(copyFixture(dir, kFixture));
+    const auto all = q->list({}, {}, 0, -1);
+    QCOMPARE(all.size(), std::size_t(17));
+    QVERIFY(std::is_sorted(all.begin(), all.end(),
+                           [](const Message& a, const Message& b) { return a.rowid < b.rowid; }));
+    Filter s;
+    s.search = "bmuaxf9xi"; // in the payload and the idempotency key of task 30
+    const auto hits = q->list(s, {}, 0, -1);
+    QCOMPARE(hits.size(), std::size_t(1));
+    QCOMPARE(hits.front().messageId, std::string("30"));
+    s.search = "openai_queue"; // the queue name
+    QCOMPARE(q->count(s), std::int64_t(3));
+    // Sorted by enqueue time, descending: createdAt never increases.
+    const auto byIn = q->list({}, {SortKey::InTime, true}, 0, -1);
+    QVERIFY(std::is_sorted(byIn.begin(), byIn.end(), [](const Message& a, const Message& b) {
+        return *a.inTime > *b.inTime;
+    }));
+    QCOMPARE(q->orderedRowids({}, {SortKey::Status, false}).size(), std::size_t(17));
+    // A queue name the file does not have matches nothing.
+    Filter none;
+    none.queue = "no_such_queue";
+    QCOMPARE(q->count(none), std::int64_t(0));
+}
+
+void TstLiteque::capabilities() {
+    const QueueFormat& f = QueueFormat::of(Format::Liteque);
+    QCOMPARE(QueueFormat::byId("liteque"), &f);
+    FormatInfo info;
+    info.format = Format::Liteque;
+    for (Action a : f.rowActions())
+        QVERIFY2(f.offers(a, info), actionName(a));
+    QVERIFY(!f.whyNot(Action::MarkFailed, info).empty());
+    QVERIFY(!f.whyNot(Action::Enqueue, info).empty());
+    for (auto m : {Filter::Metric::Wait, Filter::Metric::Processing, Filter::Metric::Total,
+                   Filter::Metric::TimeToFailure})
+        QVERIFY(f.whyNoMetric(m, info).size() > 20);
+    QVERIFY(f.namedQueues());
+    QCOMPARE(f.extraStates().size(), std::size_t(2));
+}
+
+void TstLiteque::releaseExpiredAndUndo() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    const auto before = rawTask(path, "7");
+    const ActionResult r = q->apply(Action::Release, {targetOf(*q, "7")});
+    QCOMPARE(r.applied.size(), std::size_t(1));
+    QVERIFY(r.skipped.empty());
+    const auto after = rawTask(path, "7");
+    QCOMPARE(after.at(0), std::string("pending_retry"));
+    QVERIFY(after.at(1) != before.at(1)); // a fresh allocationId
+    QCOMPARE(after.at(2), std::string("NULL"));
+    QCOMPARE(after.at(3), std::to_string(kNow / 1'000'000)); // due now, in ms
+    QCOMPARE(after.at(4), before.at(4));                     // runs left unchanged
+    QCOMPARE(row(*q, "7").state, State::Ready);
+    // The old worker's finalize (DELETE WHERE id AND allocationId) is now a no-op.
+    {
+        Db db(path);
+        db.exec("DELETE FROM tasks WHERE id = 7 AND allocationId = '" + before.at(1) + "'");
+    }
+    QCOMPARE(rawTask(path, "7").size(), std::size_t(9));
+
+    const ActionResult u = q->undo(Action::Release, r.applied);
+    QCOMPARE(u.applied.size(), std::size_t(1));
+    QCOMPARE(rawTask(path, "7"), before);
+}
+
+void TstLiteque::releaseRefusesALiveLease() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    // Task 8's lease runs until after now; task 9 is pending.
+    const ActionResult r = q->apply(Action::Release, {targetOf(*q, "8"), targetOf(*q, "9")});
+    QVERIFY(r.applied.empty());
+    QCOMPARE(r.skipped.size(), std::size_t(2));
+    for (const auto& s : r.skipped)
+        QCOMPARE(s.kind, SkipKind::NotApplicable);
+    // Delete refuses a running task too.
+    const ActionResult d = q->apply(Action::Delete, {targetOf(*q, "8")});
+    QVERIFY(d.applied.empty());
+    QCOMPARE(rawTask(path, "8").at(0), std::string("running"));
+}
+
+void TstLiteque::retryFailedAndUndo() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    const auto before = rawTask(path, "25");
+    QCOMPARE(before.at(0), std::string("failed"));
+    const ActionResult r = q->apply(Action::Retry, {targetOf(*q, "25"), targetOf(*q, "9")});
+    QCOMPARE(r.applied.size(), std::size_t(1)); // 9 is pending: not applicable
+    QCOMPARE(r.skipped.size(), std::size_t(1));
+    const auto after = rawTask(path, "25");
+    QCOMPARE(after.at(0), std::string("pending"));
+    QVERIFY(after.at(1) != before.at(1));
+    QCOMPARE(after.at(4), before.at(5)); // numRunsLeft = maxNumRuns
+    QCOMPARE(after.at(3), std::to_string(kNow / 1'000'000));
+    QCOMPARE(q->counts().failed, std::int64_t(1));
+
+    const ActionResult u = q->undo(Action::Retry, r.applied);
+    QCOMPARE(u.applied.size(), std::size_t(1));
+    QCOMPARE(rawTask(path, "25"), before);
+    QCOMPARE(q->counts().failed, std::int64_t(2));
+}
+
+void TstLiteque::deleteAndPruneWithUndo() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    const auto b30 = rawTask(path, "30");
+    const auto b27 = rawTask(path, "27");
+    const ActionResult d = q->apply(Action::Delete, {targetOf(*q, "30")});
+    QCOMPARE(d.applied.size(), std::size_t(1));
+    QVERIFY(rawTask(path, "30").empty());
+    const ActionResult p = q->apply(Action::Prune, {targetOf(*q, "27"), targetOf(*q, "9")});
+    QCOMPARE(p.applied.size(), std::size_t(1)); // only FAILED tasks are pruned
+    QVERIFY(rawTask(path, "27").empty());
+    QCOMPARE(q->counts().stored, std::int64_t(15));
+
+    QCOMPARE(q->undo(Action::Delete, d.applied).applied.size(), std::size_t(1));
+    QCOMPARE(q->undo(Action::Prune, p.applied).applied.size(), std::size_t(1));
+    QCOMPARE(rawTask(path, "30"), b30);
+    QCOMPARE(rawTask(path, "27"), b27);
+    QCOMPARE(q->counts().stored, std::int64_t(17));
+    Db db(path, true);
+    QCOMPARE(db.rows("PRAGMA integrity_check").front().front(), std::string("ok"));
+}
+
+void TstLiteque::staleAllocationIdRefused() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    const Target shown = targetOf(*q, "29"); // running, lease expired
+    // Meanwhile the library's own dequeue takes the expired task over.
+    {
+        Db db(path);
+        db.exec(
+            "UPDATE tasks SET allocationId = 'takenover1', expireAt = 1796040600 WHERE id = 29");
+    }
+    const auto now29 = rawTask(path, "29");
+    const ActionResult r = q->apply(Action::Release, {shown});
+    QVERIFY(r.applied.empty());
+    QCOMPARE(r.skipped.size(), std::size_t(1));
+    QCOMPARE(r.skipped.front().kind, SkipKind::Changed);
+    QVERIFY2(contains(r.skipped.front().reason, "allocationId"), r.skipped.front().reason.c_str());
+    QCOMPARE(rawTask(path, "29"), now29);
+
+    // An undo whose row moved on is refused the same way.
+    const ActionResult ok = q->apply(Action::Release, {targetOf(*q, "7")});
+    QCOMPARE(ok.applied.size(), std::size_t(1));
+    {
+        Db db(path);
+        db.exec("UPDATE tasks SET status = 'running', allocationId = 'worker2', expireAt = "
+                "1796040600 WHERE id = 7");
+    }
+    const ActionResult u = q->undo(Action::Release, ok.applied);
+    QVERIFY(u.applied.empty());
+    QCOMPARE(rawTask(path, "7").at(1), std::string("worker2"));
+}
+
+void TstLiteque::operatorAuditsAnAction() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    const auto b25 = rawTask(path, "25");
+    Operator op(*q, "tst_liteque", AuditLog(toStd(dir.filePath(QStringLiteral("audit")))));
+    Filter f;
+    f.states = {State::Failed};
+    const Plan plan = op.planFilter(Action::Retry, f);
+    QCOMPARE(plan.count(), std::size_t(2));
+    const Report run = op.run(plan);
+    QCOMPARE(run.applied(), std::size_t(2));
+    QCOMPARE(q->counts().failed, std::int64_t(0));
+    // Undo from the audit record as written to disk (the text token and
+    // status survive the round trip).
+    const auto record = op.lastUndoable();
+    QVERIFY(record.has_value());
+    const Report undo = op.undo(*record);
+    QCOMPARE(undo.applied(), std::size_t(2));
+    QCOMPARE(q->counts().failed, std::int64_t(2));
+    QCOMPARE(rawTask(path, "25"), b25);
+}
+
+void TstLiteque::notLitequeTasksRefusedByName() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, QStringLiteral("formats/not-liteque-tasks.sqlite3"));
+    const QByteArray before = sha256(path);
+    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::NotAQueue, "tasks");
+    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::NotAQueue, path);
+    QCOMPARE(sha256(path), before);
+}
+
+void TstLiteque::twoFormatsInOneFileNamed() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path);
+        db.exec("CREATE TABLE \"Queue\" (data TEXT NOT NULL, message_id TEXT NOT NULL, status "
+                "INTEGER NOT NULL, in_time INTEGER NOT NULL, lock_time INTEGER, done_time "
+                "INTEGER)");
+    }
+    const QByteArray before = sha256(path);
+    const auto e = catchError([&] { (void)Queue::open(path); });
+    QVERIFY(e.has_value());
+    QVERIFY2(contains(e->what(), path), e->what());
+    QVERIFY2(contains(e->what(), "liteque"), e->what());
+    QVERIFY2(contains(e->what(), "litequeue-legacy"), e->what());
+    QCOMPARE(sha256(path), before);
+}
+
+void TstLiteque::damagedLitequeSaysWhatIsMissing() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path);
+        db.exec("DROP INDEX tasks_allocation_id_idx");
+        db.exec("ALTER TABLE tasks DROP COLUMN allocationId");
+    }
+    const QByteArray before = sha256(path);
+    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, "allocationId");
+    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, path);
+    QCOMPARE(sha256(path), before);
+}
+
+QTEST_GUILESS_MAIN(TstLiteque)
+#include "tst_liteque.moc"
