@@ -109,6 +109,15 @@ bool isFolderCommand(const CommandDef& c) {
     return std::strcmp(c.name, "fleet") == 0;
 }
 
+/// The commands that accept ssh://HOST/PATH (serve.cpp).
+bool takesRemote(const CommandDef& c) {
+    static const char* const remote[] = {
+        "info",       "stats",  "list",  "get",           "retry", "fail", "release",
+        "reschedule", "delete", "prune", "retry-expired", "undo",  "audit"};
+    return std::any_of(std::begin(remote), std::end(remote),
+                       [&](const char* n) { return std::strcmp(n, c.name) == 0; });
+}
+
 const OptionDef& optionDef(std::string_view name) {
     for (const auto& d : kOptions) {
         if (name == d.name)
@@ -134,7 +143,10 @@ std::string optionLine(const OptionDef& d) {
 
 std::string generalHelp() {
     std::string s = "Usage: lqctl COMMAND FILE [options]\n"
-                    "  or:  lqctl fleet DIR [options]\n\n"
+                    "  or:  lqctl fleet DIR [options]\n"
+                    "  or:  lqctl serve --stdio\n\n"
+                    "FILE may be ssh://[USER@]HOST[:PORT]/PATH: the queue on that host, through "
+                    "ssh (info, stats, list, get and the actions).\n\n"
                     "Inspect and operate SQLite job queues (litequeue and lease queues; see "
                     "`lqctl info`).\n\n"
                     "Commands:\n";
@@ -415,6 +427,13 @@ int run(const QStringList& args) {
             " (commit " LQ_GIT_COMMIT ")\n");
         return ExitOk;
     }
+    if (first == "serve") {
+        if (args.size() == 3 && args.at(2) == QLatin1String("--stdio"))
+            return cmdServe(Options{});
+        err("Usage: lqctl serve --stdio\n\nSpeak the remote protocol (docs/PROTOCOL.md) on "
+            "stdin/stdout: what `lqctl COMMAND ssh://HOST/PATH` and lqadmin run on HOST.\n");
+        return ExitUsage;
+    }
     const auto& defs = commands();
     const auto it = std::find_if(defs.begin(), defs.end(),
                                  [&](const CommandDef& c) { return first == c.name; });
@@ -434,6 +453,11 @@ int run(const QStringList& args) {
     Options o;
     try {
         o = parse(*it, args);
+        if (isRemote(o) && !takesRemote(*it))
+            throw UsageError(std::string(it->name) +
+                             " does not take an ssh:// queue: run it on the host (ssh HOST "
+                             "lqctl " +
+                             it->name + " PATH)");
         const int rc = it->run(o);
         std::fflush(stdout);
         return rc;

@@ -22,6 +22,8 @@ using core::Queue;
 using core::TimeNs;
 
 std::string absolutePath(const std::string& path) {
+    if (core::remote::isRemoteUrl(path))
+        return core::remote::SshUrl::parse(path).display();
     std::error_code ec;
     auto p = std::filesystem::absolute(path, ec);
     return ec ? path : p.lexically_normal().string();
@@ -219,8 +221,8 @@ std::unique_ptr<Queue> openQueue(const Options& o, bool write) {
     return q;
 }
 
-int cmdInfo(const Options& o) {
-    auto q = openQueue(o, false);
+template <class Q> int cmdInfoOn(const Options& o) {
+    auto q = openAs<Q>(o, false);
     const auto& info = q->info();
     const auto c = q->counts(o.stuckAfterNs());
     const auto fileSize = q->fileSize();
@@ -289,8 +291,12 @@ int cmdInfo(const Options& o) {
     return ExitOk;
 }
 
-int cmdStats(const Options& o) {
-    auto q = openQueue(o, false);
+int cmdInfo(const Options& o) {
+    return isRemote(o) ? cmdInfoOn<core::remote::RemoteQueue>(o) : cmdInfoOn<Queue>(o);
+}
+
+template <class Q> int cmdStatsOn(const Options& o) {
+    auto q = openAs<Q>(o, false);
     const auto& info = q->info();
     const auto c = q->counts(o.stuckAfterNs());
     const auto st = q->stats();
@@ -323,8 +329,12 @@ int cmdStats(const Options& o) {
     return ExitOk;
 }
 
-int cmdList(const Options& o) {
-    auto q = openQueue(o, false);
+int cmdStats(const Options& o) {
+    return isRemote(o) ? cmdStatsOn<core::remote::RemoteQueue>(o) : cmdStatsOn<Queue>(o);
+}
+
+template <class Q> int cmdListOn(const Options& o) {
+    auto q = openAs<Q>(o, false);
     const auto& info = q->info();
     const core::Filter f = filterFrom(o);
     const TimeNs now = o.now ? *o.now : q->now();
@@ -446,9 +456,13 @@ int cmdList(const Options& o) {
     return ExitOk;
 }
 
-int cmdGet(const Options& o) {
+int cmdList(const Options& o) {
+    return isRemote(o) ? cmdListOn<core::remote::RemoteQueue>(o) : cmdListOn<Queue>(o);
+}
+
+template <class Q> int cmdGetOn(const Options& o) {
     const std::string& id = requireArg(o, 0);
-    auto q = openQueue(o, false);
+    auto q = openAs<Q>(o, false);
     const auto m = q->get(id);
     if (!m)
         throw Refused("no message with id " + terminalSafe(id));
@@ -457,6 +471,10 @@ int cmdGet(const Options& o) {
     else
         printMessagePlain(*m, q->info(), q->now());
     return ExitOk;
+}
+
+int cmdGet(const Options& o) {
+    return isRemote(o) ? cmdGetOn<core::remote::RemoteQueue>(o) : cmdGetOn<Queue>(o);
 }
 
 int cmdFleet(const Options& o) {
