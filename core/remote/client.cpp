@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,17 +100,18 @@ std::unique_ptr<Session> Session::spawn(const std::vector<std::string>& argv, st
                                         int protocolVersion) {
     std::unique_ptr<Session> s(new Session());
     s->m_label = std::move(label);
-    int in[2];
-    int out[2];
+    // stdin and stdout are one socket: writes to a dead child fail with
+    // EPIPE instead of raising SIGPIPE in the caller's process.
+    int io[2];
     int errp[2];
-    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 ||
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, io) != 0 ||
         ::pipe2(errp, O_CLOEXEC) != 0)
         throw Error(ErrorKind::Io, s->m_label,
                     std::string("cannot create pipes: ") + std::strerror(errno));
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, io[1], 0);
+    posix_spawn_file_actions_adddup2(&fa, io[1], 1);
     posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
     std::vector<char*> args;
     args.reserve(argv.size() + 1);
@@ -120,18 +122,16 @@ std::unique_ptr<Session> Session::spawn(const std::vector<std::string>& argv, st
     pid_t pid = -1;
     const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
-    ::close(in[0]);
-    ::close(out[1]);
+    ::close(io[1]);
     ::close(errp[1]);
     if (rc != 0) {
-        ::close(in[1]);
-        ::close(out[0]);
+        ::close(io[0]);
         ::close(errp[0]);
         throw Error(ErrorKind::Io, s->m_label, "cannot run " + argv[0] + ": " + std::strerror(rc));
     }
     s->m_pid = pid;
-    s->m_in = in[1];
-    s->m_out = out[0];
+    s->m_in = io[0];
+    s->m_out = io[0];
     s->m_err = errp[0];
     s->m_reader = std::make_unique<LineReader>(s->m_out, kMaxReplyBytes);
     s->m_errThread = std::thread([raw = s.get()] {
@@ -161,7 +161,7 @@ Session::~Session() {
 void Session::close() {
     std::lock_guard lock(m_mutex);
     if (m_in >= 0) {
-        ::close(m_in);
+        ::shutdown(m_in, SHUT_WR); // end of input: the server ends its session
         m_in = -1;
     }
     if (m_pid > 0) {

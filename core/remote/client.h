@@ -99,8 +99,8 @@ private:
     [[noreturn]] void lost();
     std::string m_label;
     int m_pid = -1;
-    int m_in = -1;  ///< the child's stdin
-    int m_out = -1; ///< the child's stdout
+    int m_in = -1;  ///< our end of the child's stdin and stdout (a socket)
+    int m_out = -1; ///< the same socket, read side
     int m_err = -1;
     std::unique_ptr<LineReader> m_reader;
     std::thread m_errThread;

@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -105,10 +106,20 @@ struct Server::Impl {
 
     void startWatcher() {
         watchStop = false;
-        watcher = std::thread([this] {
+        std::promise<void> ready;
+        auto started = ready.get_future();
+        watcher = std::thread([this, &ready] {
             Queue& qq = *queue;
+            // data_version is per connection: the baseline is this thread's,
+            // taken before open replies, so no commit after it is missed.
             std::int64_t version = -1;
             std::int64_t wal = -1;
+            try {
+                version = qq.dataVersion();
+                wal = qq.walSize();
+            } catch (const Error&) {
+            }
+            ready.set_value();
             bool reportedChange = false;
             std::unique_lock lock(watchMutex);
             while (!watchCv.wait_for(lock, std::chrono::milliseconds(opt.pollMs),
@@ -141,6 +152,7 @@ struct Server::Impl {
                 lock.lock();
             }
         });
+        started.wait();
     }
 
     /// Runs an action with the client recording every chunk: the chunk goes

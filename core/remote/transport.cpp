@@ -2,6 +2,7 @@
 #include "transport.h"
 
 #include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -75,7 +76,11 @@ bool LineReader::wait(int timeoutMs) {
 
 bool writeAll(int fd, std::string_view s) {
     while (!s.empty()) {
-        const ssize_t n = ::write(fd, s.data(), s.size());
+        // A socket never raises SIGPIPE (the client's end); a pipe may (the
+        // server ignores SIGPIPE).
+        ssize_t n = ::send(fd, s.data(), s.size(), MSG_NOSIGNAL);
+        if (n < 0 && errno == ENOTSOCK)
+            n = ::write(fd, s.data(), s.size());
         if (n < 0) {
             if (errno == EINTR)
                 continue;
