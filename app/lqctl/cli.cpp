@@ -54,7 +54,8 @@ const OptionDef kOptions[] = {
     {"maxsize", "N", "With --create (or demo): the new queue's limit on READY messages."},
     {"keep-failed", nullptr, "Keep FAILED messages; prune only DONE ones."},
     {"yes", nullptr, "Do not ask for confirmation (needed when stdin is not a terminal)."},
-    {"interval", "SECONDS", "How often to poll for changes (default 0.2)."},
+    {"interval", "SECONDS", "How often to poll for changes (default 0.2); exporter: read each file at most once per SECONDS."},
+    {"listen", "ADDR:PORT", "exporter: the address to serve /metrics on, e.g. 127.0.0.1:9187 (port 0: any free port)."},
     {"rate", "N", "Puts per second (default 20)."},
     {"workers", "N", "Worker threads (default 4)."},
     {"fail-ratio", "R", "Share of messages a worker marks failed (default 0.05)."},
@@ -98,6 +99,7 @@ const std::vector<CommandDef>& commands() {
         {"audit", "", 0, 0, "List the audit records of FILE: every write the tools made, oldest first.", {}, cmdAudit},
         {"watch", "", 0, 0, "Print a line of counts whenever the queue changes, until Ctrl-C.", {"interval"}, cmdWatch},
         {"fleet", "", 0, 0, "Every queue file of the folder DIR: counts, backlog, skipped files.", {"prometheus"}, cmdFleet},
+        {"exporter", "[PATH...]", 0, 100000, "Serve the metrics of stats --prometheus for queue files and folders over HTTP (/metrics).", {"listen", "interval"}, cmdExporter},
         {"demo", "", 0, 0, "Run a live synthetic workload on FILE (created if missing).", {"rate", "workers", "fail-ratio", "duration", "quiet", "maxsize"}, cmdDemo},
     };
     // clang-format on
@@ -331,6 +333,8 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
         o.record = p.value(QStringLiteral("record")).toStdString();
     o.keepFailed = set("keep-failed");
     o.yes = set("yes");
+    if (set("listen"))
+        o.listen = p.value(QStringLiteral("listen")).toStdString();
     if (set("interval")) {
         o.interval = parseSeconds(p, "interval");
         if (o.interval < 0.01)

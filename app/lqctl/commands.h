@@ -41,6 +41,8 @@ int cmdFleet(const Options& o);
 /// table). `write`: the command will write, so refuse early when the file is
 /// read-only (the refusal names the reason, e.g. an unexpected trigger).
 std::unique_ptr<core::Queue> openQueue(const Options& o, bool write);
+/// `lqctl exporter --listen ADDR:PORT PATH...` (exporter.cpp).
+int cmdExporter(const Options& o);
 /// `lqctl serve --stdio`: the remote protocol on stdin/stdout (serve.cpp).
 int cmdServe(const Options& o);
 
