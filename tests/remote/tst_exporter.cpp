@@ -4,6 +4,7 @@
 // (Debian's `prometheus`) scraping it, queried through its HTTP API.
 #include <core/json.h>
 #include <core/queue.h>
+#include <support/net.h>
 
 #include <QFile>
 #include <QProcess>
@@ -11,60 +12,15 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <map>
 #include <thread>
 
 using namespace lq::core;
+using lq::test::freePort;
+using lq::test::httpGet;
 
 namespace {
-
-/// A plain HTTP/1.0 GET on 127.0.0.1: {status, body}.
-std::pair<int, std::string> httpGet(int port, const std::string& target) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<std::uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast)
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-        ::close(fd);
-        return {0, {}};
-    }
-    const std::string req = "GET " + target + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-    if (::write(fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) {
-        ::close(fd);
-        return {0, {}};
-    }
-    std::string resp;
-    char buf[65536];
-    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
-        resp.append(buf, static_cast<std::size_t>(n));
-    ::close(fd);
-    const auto sp = resp.find(' ');
-    const auto body = resp.find("\r\n\r\n");
-    if (sp == std::string::npos || body == std::string::npos)
-        return {0, {}};
-    return {std::atoi(resp.c_str() + sp + 1), resp.substr(body + 4)};
-}
-
-int freePort() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast)
-    auto* sa = reinterpret_cast<sockaddr*>(&a);
-    const bool ok = ::bind(fd, sa, len) == 0 && ::getsockname(fd, sa, &len) == 0;
-    ::close(fd);
-    return ok ? ntohs(a.sin_port) : 0;
-}
 
 /// lq_messages samples: queue path -> status -> value.
 std::map<std::string, std::map<std::string, double>> messagesOf(const std::string& text) {

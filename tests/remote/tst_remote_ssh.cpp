@@ -8,20 +8,20 @@
 #include <core/json.h>
 #include <core/queue.h>
 #include <core/remote/client.h>
+#include <support/net.h>
 
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
 
 using namespace lq::core;
+using lq::test::freePort;
 
 namespace {
 
@@ -30,24 +30,6 @@ struct Result {
     QByteArray out;
     QByteArray err;
 };
-
-int freePort() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = 0;
-    socklen_t len = sizeof a;
-    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast)
-    auto* sa = reinterpret_cast<sockaddr*>(&a);
-    if (::bind(fd, sa, len) != 0 || ::getsockname(fd, sa, &len) != 0) {
-        ::close(fd);
-        return 0;
-    }
-    const int port = ntohs(a.sin_port);
-    ::close(fd);
-    return port;
-}
 
 QString userName() {
     QProcess p;
