@@ -114,18 +114,23 @@ Operator::Operator(Queue& q, std::string tool, AuditLog log)
     , m_log(std::move(log))
     , m_path(absolute(q.path())) {}
 
-AuditEntry Operator::header(Action a) const {
+AuditEntry recordHeader(Action a, const std::string& queuePath, std::uint64_t device,
+                        std::uint64_t inode, const std::string& tool) {
     AuditEntry e;
     e.id = AuditLog::newId();
     e.when = systemNowNs();
-    e.queuePath = m_path;
-    e.device = m_q.identity().device;
-    e.inode = m_q.identity().inode;
+    e.queuePath = queuePath;
+    e.device = device;
+    e.inode = inode;
     e.action = a;
     e.user = AuditLog::currentUser();
     e.host = AuditLog::hostName();
-    e.tool = m_tool;
+    e.tool = tool;
     return e;
+}
+
+AuditEntry Operator::header(Action a) const {
+    return recordHeader(a, m_path, m_q.identity().device, m_q.identity().inode, m_tool);
 }
 
 Plan Operator::planTargets(Action a, std::vector<Target> targets) const {
@@ -174,9 +179,10 @@ Plan Operator::planPrune(bool includeFailed, std::optional<double> olderThanSeco
     return planFilter(Action::Prune, f);
 }
 
-Report Operator::runChunked(AuditEntry head,
-                            const std::function<ActionResult(ActionOptions&)>& body,
-                            const std::atomic_bool* cancel, Progress progress) {
+Report runRecorded(AuditLog& log, AuditEntry head,
+                   const std::function<ActionResult(ActionOptions&)>& body,
+                   const std::atomic_bool* cancel,
+                   std::function<void(std::size_t, std::size_t)> progress) {
     Report rep;
     rep.action = head.action;
     rep.undo = head.undone;
@@ -189,7 +195,7 @@ Report Operator::runChunked(AuditEntry head,
         if (chunk.applied.empty() && chunk.skipped.empty())
             return;
         try {
-            m_log.appendChunk(head, index, chunk);
+            log.appendChunk(head, index, chunk);
         } catch (const Error& e) {
             // Nothing unrecorded is applied: the chunk rolls back.
             auditError = e.what();
@@ -200,7 +206,7 @@ Report Operator::runChunked(AuditEntry head,
     };
     o.rolledBack = [&](std::size_t index) {
         try {
-            m_log.appendRollback(head, index);
+            log.appendRollback(head, index);
         } catch (const Error&) {
             // The chunk line then claims rows that did not commit; undo
             // finds them not holding what was written and skips them.
@@ -223,7 +229,7 @@ Report Operator::runChunked(AuditEntry head,
     head.cancelled = rep.result.cancelled;
     head.error = rep.result.error;
     try {
-        m_log.appendEnd(head);
+        log.appendEnd(head);
     } catch (const Error& e) {
         if (rep.auditError.empty())
             rep.auditError = std::string("the changes are on record chunk by chunk, but the "
@@ -231,6 +237,12 @@ Report Operator::runChunked(AuditEntry head,
                              e.what();
     }
     return rep;
+}
+
+Report Operator::runChunked(AuditEntry head,
+                            const std::function<ActionResult(ActionOptions&)>& body,
+                            const std::atomic_bool* cancel, Progress progress) {
+    return runRecorded(m_log, std::move(head), body, cancel, std::move(progress));
 }
 
 Report Operator::run(const Plan& p, const std::atomic_bool* cancel, Progress progress) {
@@ -255,19 +267,23 @@ bool Operator::sameFile(const AuditEntry& record) const {
     return record.device == id.device && record.inode == id.inode;
 }
 
+Report otherFileReport(const AuditEntry& record) {
+    Report rep;
+    rep.action = record.action;
+    rep.undo = true;
+    rep.result.action = record.action;
+    rep.result.errorKind = ErrorKind::FileChanged;
+    rep.result.error = "record " + record.id +
+                       " was made on another file at this path (device and inode differ); "
+                       "nothing was changed";
+    return rep;
+}
+
 Report Operator::undo(const AuditEntry& record, const std::atomic_bool* cancel, Progress progress) {
     if (!sameFile(record)) {
         // The path names another file now (replaced, restored): the record's
         // rows are not this file's to restore.
-        Report rep;
-        rep.action = record.action;
-        rep.undo = true;
-        rep.result.action = record.action;
-        rep.result.errorKind = ErrorKind::FileChanged;
-        rep.result.error = "record " + record.id +
-                           " was made on another file at this path (device and inode differ); "
-                           "nothing was changed";
-        return rep;
+        return otherFileReport(record);
     }
     AuditEntry head = header(record.action);
     head.undone = true;

@@ -71,6 +71,25 @@ std::string groupedNumber(std::int64_t n);
 /// The filter as JSON text, for the audit record.
 std::string filterToJson(const Filter& f);
 
+/// A new audit record's header: a fresh id, now, the OS account and host.
+AuditEntry recordHeader(Action a, const std::string& queuePath, std::uint64_t device,
+                        std::uint64_t inode, const std::string& tool);
+
+/// The recorded run every operator action is: `body` applies the rows with
+/// the options it is given, whose beforeCommit writes each chunk's audit
+/// line inside its transaction (a chunk whose line cannot be written rolls
+/// back); the end line follows. Refusals before the first chunk are in the
+/// Report. Operator uses it on a local Queue; the remote operator
+/// (core/remote/client.h) on a queue served over ssh.
+Report runRecorded(AuditLog& log, AuditEntry head,
+                   const std::function<ActionResult(ActionOptions&)>& body,
+                   const std::atomic_bool* cancel,
+                   std::function<void(std::size_t, std::size_t)> progress);
+
+/// The refusal of an undo whose record was made on another file at this
+/// path (device and inode differ): nothing is changed.
+Report otherFileReport(const AuditEntry& record);
+
 class Operator {
 public:
     using Progress = std::function<void(std::size_t done, std::size_t total)>;

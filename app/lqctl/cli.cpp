@@ -55,7 +55,8 @@ const OptionDef kOptions[] = {
     {"maxsize", "N", "With --create (or demo): the new queue's limit on READY messages."},
     {"keep-failed", nullptr, "Keep FAILED messages; prune only DONE ones."},
     {"yes", nullptr, "Do not ask for confirmation (needed when stdin is not a terminal)."},
-    {"interval", "SECONDS", "How often to poll for changes (default 0.2)."},
+    {"interval", "SECONDS", "How often to poll for changes (default 0.2); exporter: read each file at most once per SECONDS."},
+    {"listen", "ADDR:PORT", "exporter: the address to serve /metrics on, e.g. 127.0.0.1:9187 (port 0: any free port)."},
     {"rate", "N", "Puts per second (default 20)."},
     {"workers", "N", "Worker threads (default 4)."},
     {"fail-ratio", "R", "Share of messages a worker marks failed (default 0.05)."},
@@ -100,6 +101,7 @@ const std::vector<CommandDef>& commands() {
         {"audit", "", 0, 0, "List the audit records of FILE: every write the tools made, oldest first.", {}, cmdAudit},
         {"watch", "", 0, 0, "Print a line of counts whenever the queue changes, until Ctrl-C.", {"interval"}, cmdWatch},
         {"fleet", "", 0, 0, "Every queue file of the folder DIR: counts, backlog, skipped files.", {"prometheus"}, cmdFleet},
+        {"exporter", "[PATH...]", 0, 100000, "Serve the metrics of stats --prometheus for queue files and folders over HTTP (/metrics).", {"listen", "interval"}, cmdExporter},
         {"demo", "", 0, 0, "Run a live synthetic workload on FILE (created if missing).", {"rate", "workers", "fail-ratio", "duration", "quiet", "maxsize"}, cmdDemo},
     };
     // clang-format on
@@ -109,6 +111,15 @@ const std::vector<CommandDef>& commands() {
 /// `fleet` takes a folder where every other command takes a queue file.
 bool isFolderCommand(const CommandDef& c) {
     return std::strcmp(c.name, "fleet") == 0;
+}
+
+/// The commands that accept ssh://HOST/PATH (serve.cpp).
+bool takesRemote(const CommandDef& c) {
+    static const char* const remote[] = {
+        "info",       "stats",  "list",  "get",           "retry", "fail", "release",
+        "reschedule", "delete", "prune", "retry-expired", "undo",  "audit"};
+    return std::any_of(std::begin(remote), std::end(remote),
+                       [&](const char* n) { return std::strcmp(n, c.name) == 0; });
 }
 
 const OptionDef& optionDef(std::string_view name) {
@@ -136,7 +147,10 @@ std::string optionLine(const OptionDef& d) {
 
 std::string generalHelp() {
     std::string s = "Usage: lqctl COMMAND FILE [options]\n"
-                    "  or:  lqctl fleet DIR [options]\n\n"
+                    "  or:  lqctl fleet DIR [options]\n"
+                    "  or:  lqctl serve --stdio\n\n"
+                    "FILE may be ssh://[USER@]HOST[:PORT]/PATH: the queue on that host, through "
+                    "ssh (info, stats, list, get and the actions).\n\n"
                     "Inspect and operate SQLite job queues (litequeue and lease queues; see "
                     "`lqctl info`).\n\n"
                     "Commands:\n";
@@ -323,6 +337,8 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
         o.record = p.value(QStringLiteral("record")).toStdString();
     o.keepFailed = set("keep-failed");
     o.yes = set("yes");
+    if (set("listen"))
+        o.listen = p.value(QStringLiteral("listen")).toStdString();
     if (set("interval")) {
         o.interval = parseSeconds(p, "interval");
         if (o.interval < 0.01)
@@ -419,6 +435,13 @@ int run(const QStringList& args) {
             " (commit " LQ_GIT_COMMIT ")\n");
         return ExitOk;
     }
+    if (first == "serve") {
+        if (args.size() == 3 && args.at(2) == QLatin1String("--stdio"))
+            return cmdServe(Options{});
+        err("Usage: lqctl serve --stdio\n\nSpeak the remote protocol (docs/PROTOCOL.md) on "
+            "stdin/stdout: what `lqctl COMMAND ssh://HOST/PATH` and lqadmin run on HOST.\n");
+        return ExitUsage;
+    }
     const auto& defs = commands();
     const auto it = std::find_if(defs.begin(), defs.end(),
                                  [&](const CommandDef& c) { return first == c.name; });
@@ -438,6 +461,11 @@ int run(const QStringList& args) {
     Options o;
     try {
         o = parse(*it, args);
+        if (isRemote(o) && !takesRemote(*it))
+            throw UsageError(std::string(it->name) +
+                             " does not take an ssh:// queue: run it on the host (ssh HOST "
+                             "lqctl " +
+                             it->name + " PATH)");
         const int rc = it->run(o);
         std::fflush(stdout);
         return rc;

@@ -76,8 +76,9 @@ struct Options {
     bool create = false;
     std::optional<std::int64_t> maxsize;
 
-    // watch / demo
+    // watch / demo / exporter
     double interval = 0.2;
+    std::string listen; ///< exporter: ADDR:PORT
     double rate = 20;
     int workers = 4;
     double failRatio = 0.05;

@@ -23,6 +23,8 @@ using core::Queue;
 using core::TimeNs;
 
 std::string absolutePath(const std::string& path) {
+    if (core::remote::isRemoteUrl(path))
+        return core::remote::SshUrl::parse(path).display();
     std::error_code ec;
     auto p = std::filesystem::absolute(path, ec);
     return ec ? path : p.lexically_normal().string();
@@ -226,8 +228,8 @@ std::unique_ptr<Queue> openQueue(const Options& o, bool write) {
     return q;
 }
 
-int cmdInfo(const Options& o) {
-    auto q = openQueue(o, false);
+template <class Q> int cmdInfoOn(const Options& o) {
+    auto q = openAs<Q>(o, false);
     const auto& info = q->info();
     const auto c = q->counts(o.queue, o.stuckAfterNs());
     const auto fileSize = q->fileSize();
@@ -297,8 +299,12 @@ int cmdInfo(const Options& o) {
     return ExitOk;
 }
 
-int cmdStats(const Options& o) {
-    auto q = openQueue(o, false);
+int cmdInfo(const Options& o) {
+    return isRemote(o) ? cmdInfoOn<core::remote::RemoteQueue>(o) : cmdInfoOn<Queue>(o);
+}
+
+template <class Q> int cmdStatsOn(const Options& o) {
+    auto q = openAs<Q>(o, false);
     const auto& info = q->info();
     const auto c = q->counts(o.queue, o.stuckAfterNs());
     core::Filter inQueue;
@@ -333,8 +339,12 @@ int cmdStats(const Options& o) {
     return ExitOk;
 }
 
-int cmdList(const Options& o) {
-    auto q = openQueue(o, false);
+int cmdStats(const Options& o) {
+    return isRemote(o) ? cmdStatsOn<core::remote::RemoteQueue>(o) : cmdStatsOn<Queue>(o);
+}
+
+template <class Q> int cmdListOn(const Options& o) {
+    auto q = openAs<Q>(o, false);
     const auto& info = q->info();
     const core::Filter f = filterFrom(o);
     const TimeNs now = o.now ? *o.now : q->now();
@@ -456,9 +466,13 @@ int cmdList(const Options& o) {
     return ExitOk;
 }
 
-int cmdGet(const Options& o) {
+int cmdList(const Options& o) {
+    return isRemote(o) ? cmdListOn<core::remote::RemoteQueue>(o) : cmdListOn<Queue>(o);
+}
+
+template <class Q> int cmdGetOn(const Options& o) {
     const std::string& id = requireArg(o, 0);
-    auto q = openQueue(o, false);
+    auto q = openAs<Q>(o, false);
     const auto m = q->get(id);
     if (!m)
         throw Refused("no message with id " + terminalSafe(id));
@@ -467,6 +481,10 @@ int cmdGet(const Options& o) {
     else
         printMessagePlain(*m, q->info(), q->now());
     return ExitOk;
+}
+
+int cmdGet(const Options& o) {
+    return isRemote(o) ? cmdGetOn<core::remote::RemoteQueue>(o) : cmdGetOn<Queue>(o);
 }
 
 int cmdFleet(const Options& o) {

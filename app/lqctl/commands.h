@@ -7,9 +7,12 @@
 #include "cli.h"
 
 #include <core/json.h>
+#include <core/operator.h>
 #include <core/queue.h>
+#include <core/remote/client.h>
 
 #include <memory>
+#include <type_traits>
 
 namespace lq::ctl {
 
@@ -38,6 +41,28 @@ int cmdFleet(const Options& o);
 /// table). `write`: the command will write, so refuse early when the file is
 /// read-only (the refusal names the reason, e.g. an unexpected trigger).
 std::unique_ptr<core::Queue> openQueue(const Options& o, bool write);
+/// `lqctl exporter --listen ADDR:PORT PATH...` (exporter.cpp).
+int cmdExporter(const Options& o);
+/// `lqctl serve --stdio`: the remote protocol on stdin/stdout (serve.cpp).
+int cmdServe(const Options& o);
+
+/// FILE is ssh://[USER@]HOST[:PORT]/PATH: the queue on that host.
+bool isRemote(const Options& o);
+/// Opens FILE on its host over ssh, with the global options; `write` as in
+/// openQueue() (serve.cpp).
+std::unique_ptr<core::remote::RemoteQueue> openRemote(const Options& o, bool write);
+/// A command's queue, local (core::Queue) or remote (RemoteQueue), and the
+/// operator that goes with it: the commands are written once for both.
+template <class Q> std::unique_ptr<Q> openAs(const Options& o, bool write) {
+    if constexpr (std::is_same_v<Q, core::Queue>)
+        return openQueue(o, write);
+    else
+        return openRemote(o, write);
+}
+template <class Q>
+using OperatorFor = std::conditional_t<std::is_same_v<Q, core::Queue>, core::Operator,
+                                       core::remote::RemoteOperator>;
+
 /// The OpenOptions the global options describe.
 core::OpenOptions openOptions(const Options& o, bool write);
 

@@ -83,9 +83,9 @@ void printNotes(const core::Report& r) {
 
 /// The single-message actions. The format says which it offers and what
 /// "retry" means (a lease queue releases: run now).
-int singleAction(const Options& o, core::Action a, const char* verb) {
+template <class Q> int singleActionOn(const Options& o, core::Action a, const char* verb) {
     const std::string& id = requireArg(o, 0);
-    auto q = openQueue(o, true);
+    auto q = openAs<Q>(o, true);
     const core::QueueFormat& format = core::QueueFormat::of(q->info());
     if (a == core::Action::Retry)
         a = format.retryAction();
@@ -108,7 +108,7 @@ int singleAction(const Options& o, core::Action a, const char* verb) {
                 " " + num(token) + " (read just now; pass --claim to act only on what you saw)\n");
         }
     }
-    core::Operator op(*q, kTool);
+    OperatorFor<Q> op(*q, kTool);
     core::Plan plan = op.planTargets(a, {core::Target{id, token}});
     plan.delaySeconds = o.delay.value_or(0);
     const core::Report r = op.run(plan);
@@ -141,6 +141,11 @@ int singleAction(const Options& o, core::Action a, const char* verb) {
     return ExitOk;
 }
 
+int singleAction(const Options& o, core::Action a, const char* verb) {
+    return isRemote(o) ? singleActionOn<core::remote::RemoteQueue>(o, a, verb)
+                       : singleActionOn<Queue>(o, a, verb);
+}
+
 } // namespace
 
 int cmdRetry(const Options& o) {
@@ -159,13 +164,13 @@ int cmdDelete(const Options& o) {
     return singleAction(o, core::Action::Delete, "deleted");
 }
 
-int cmdRetryExpired(const Options& o) {
+template <class Q> int cmdRetryExpiredOn(const Options& o) {
     if (!o.olderThan)
         throw UsageError("retry-expired needs --older-than SECONDS (the lock age that counts as "
                          "expired)");
-    auto q = openQueue(o, true);
+    auto q = openAs<Q>(o, true);
     const double threshold = *o.olderThan;
-    core::Operator op(*q, kTool);
+    OperatorFor<Q> op(*q, kTool);
     // The set and the cutoff are fixed here, and applied in one transaction
     // with a compare-and-swap per row, as retry_expired is atomic.
     const core::Plan plan = op.planRetryExpired(threshold, o.now);
@@ -196,9 +201,14 @@ int cmdRetryExpired(const Options& o) {
     return ExitOk;
 }
 
-int cmdPrune(const Options& o) {
-    auto q = openQueue(o, true);
-    core::Operator op(*q, kTool);
+int cmdRetryExpired(const Options& o) {
+    return isRemote(o) ? cmdRetryExpiredOn<core::remote::RemoteQueue>(o)
+                       : cmdRetryExpiredOn<Queue>(o);
+}
+
+template <class Q> int cmdPruneOn(const Options& o) {
+    auto q = openAs<Q>(o, true);
+    OperatorFor<Q> op(*q, kTool);
     // The cutoff and the set are fixed here: what finishes while the operator
     // reads the question is not deleted.
     const core::Plan plan = op.planPrune(!o.keepFailed, o.olderThan, o.now);
@@ -244,6 +254,10 @@ int cmdPrune(const Options& o) {
     }
     finish(o, r);
     return ExitOk;
+}
+
+int cmdPrune(const Options& o) {
+    return isRemote(o) ? cmdPruneOn<core::remote::RemoteQueue>(o) : cmdPruneOn<Queue>(o);
 }
 
 int cmdPut(const Options& o) {
@@ -355,9 +369,9 @@ int cmdUpgrade(const Options& o) {
     return ExitOk;
 }
 
-int cmdUndo(const Options& o) {
-    auto q = openQueue(o, true);
-    core::Operator op(*q, kTool);
+template <class Q> int cmdUndoOn(const Options& o) {
+    auto q = openAs<Q>(o, true);
+    OperatorFor<Q> op(*q, kTool);
     std::optional<core::AuditEntry> rec;
     if (!o.record.empty()) {
         rec = op.record(o.record);
@@ -398,6 +412,10 @@ int cmdUndo(const Options& o) {
     if (r.applied() == 0)
         throw Refused("nothing was restored: every row moved on since the action");
     return ExitOk;
+}
+
+int cmdUndo(const Options& o) {
+    return isRemote(o) ? cmdUndoOn<core::remote::RemoteQueue>(o) : cmdUndoOn<Queue>(o);
 }
 
 int cmdAudit(const Options& o) {

@@ -4,6 +4,7 @@
 #include "corebench.h"
 #include "guibench.h"
 #include "launchbench.h"
+#include "remotebench.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -12,11 +13,12 @@
 
 namespace {
 int usage() {
-    std::fprintf(
-        stderr,
-        "usage: lqbench core [--ops N] [--rounds R] [--batch B] [--dir D] "
-        "[--json]\n       lqbench gui [--rows N] [--file F] [--launches R] [--check FACTOR] "
-        "[--json]\n");
+    std::fprintf(stderr,
+                 "usage: lqbench core [--ops N] [--rounds R] [--batch B] [--dir D] "
+                 "[--json]\n       lqbench gui [--rows N] [--file F] [--launches R] "
+                 "[--check FACTOR] [--json]\n"
+                 "       lqbench remote [--url ssh://USER@HOST[:PORT]] [--rows N] [--file F] "
+                 "[--queues N] [--queue-rows N] [--dir D] [--json]\n");
     return 2;
 }
 } // namespace
@@ -92,6 +94,44 @@ int main(int argc, char** argv) {
             return usage();
         int qargc = 1;
         return lq::bench::runGui(qargc, argv, o);
+    }
+    if (cmd == "remote") {
+        lq::bench::RemoteOptions o;
+        o.mkqueue = LQ_MKQUEUE;
+        o.lqctl = LQ_LQCTL;
+        for (int i = 2; i < argc; ++i) {
+            const std::string a = argv[i];
+            const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
+            if (a == "--json") {
+                o.json = true;
+                continue;
+            }
+            if (!v)
+                return usage();
+            ++i;
+            if (a == "--rows")
+                o.rows = std::atol(v);
+            else if (a == "--file")
+                o.file = v;
+            else if (a == "--url")
+                o.urlPrefix = v;
+            else if (a == "--queues")
+                o.queues = std::atoi(v);
+            else if (a == "--queue-rows")
+                o.queueRows = std::atol(v);
+            else if (a == "--dir")
+                o.dir = v;
+            else
+                return usage();
+        }
+        if (o.rows <= 0 || o.queues <= 0 || o.queueRows <= 0)
+            return usage();
+        try {
+            return lq::bench::runRemote(o);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "lqbench: %s\n", e.what());
+            return 1;
+        }
     }
     return usage();
 }

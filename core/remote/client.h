@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The client side of the remote protocol (docs/PROTOCOL.md): a queue on
+// another machine, reached through the system's `ssh` run as a child
+// process (`ssh -T -o BatchMode=yes [-p PORT] [USER@]HOST lqctl serve
+// --stdio`), so the user's ssh config, agent, keys and known_hosts apply.
+//
+// RemoteQueue answers the read calls a Queue answers, with the same types;
+// RemoteOperator runs the operator workflow of core/operator.h on it: the
+// server applies each chunk with its claim tokens, this side writes the
+// chunk's audit line (naming ssh://HOST/PATH) before the server commits it.
+//
+// Thread model: every call is synchronous and serialised by a mutex, so a
+// RemoteQueue may be used from a worker thread; change notifications the
+// server pushes are queued and handed out by takeEvents()/waitEvent().
+
+#include "../actions.h"
+#include "../audit.h"
+#include "../error.h"
+#include "../format.h"
+#include "../json.h"
+#include "../message.h"
+#include "../operator.h"
+#include "../query.h"
+#include "../stats.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace lq::core::remote {
+
+class LineReader;
+
+/// ssh://[USER@]HOST[:PORT]/ABSOLUTE/PATH
+struct SshUrl {
+    std::string user;
+    std::string host;
+    int port = 0; ///< 0: ssh's default
+    std::string path;
+    /// "ssh://HOST[:PORT]/PATH": how the audit log and messages name it.
+    std::string display() const;
+    /// Throws InvalidArgument naming what is wrong with `url`.
+    static SshUrl parse(std::string_view url);
+};
+
+bool isRemoteUrl(std::string_view path);
+
+/// The ssh command line for `url`: $LQ_SSH (default "ssh"), -T, -o
+/// BatchMode=yes, the words of $LQ_SSH_OPTS, -p PORT, [USER@]HOST, then
+/// $LQ_REMOTE_LQCTL (default "lqctl") serve --stdio.
+std::vector<std::string> sshCommand(const SshUrl& url);
+
+/// A running server: a child process speaking the protocol on its stdin and
+/// stdout. Its stderr is kept (the last few KiB) for the error message when
+/// the connection drops.
+class Session {
+public:
+    /// Starts `argv` and says hello. `label` names the connection in errors.
+    static std::unique_ptr<Session> spawn(const std::vector<std::string>& argv, std::string label,
+                                          int protocolVersion = 0);
+    ~Session();
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+    /// Handles the chunk events of an action: writes the audit line (throws
+    /// to refuse, which rolls the chunk back) or notes a rollback.
+    struct ChunkHandler {
+        std::function<void(const ActionResult& chunk, std::size_t index)> beforeCommit;
+        std::function<void(std::size_t index)> rolledBack;
+    };
+    /// One request; the result, or the server's error thrown as the same
+    /// lq::core::Error a local call throws (path: the label).
+    Json call(const std::string& method, Json params = Json::object(),
+              const ChunkHandler* chunks = nullptr);
+    /// Sends a raw line (tests: malformed requests) and returns the next
+    /// reply line, parsed.
+    Json rawExchange(const std::string& line);
+    /// Notifications received so far ({"event":"changed"}, ...), oldest first.
+    std::vector<Json> takeEvents();
+    /// Waits up to `timeoutMs` for a notification; true if one is queued.
+    bool waitEvent(int timeoutMs);
+    const std::string& label() const noexcept { return m_label; }
+    /// Stops the child (closing its stdin, then SIGTERM).
+    void close();
+    /// The child's process id (tests kill it to cut the connection).
+    int pid() const noexcept { return m_pid; }
+
+private:
+    Session() = default;
+    Json readReply(std::int64_t id, const ChunkHandler* chunks);
+    [[noreturn]] void lost();
+    std::string m_label;
+    int m_pid = -1;
+    int m_in = -1;  ///< our end of the child's stdin and stdout (a socket)
+    int m_out = -1; ///< the same socket, read side
+    int m_err = -1;
+    std::unique_ptr<LineReader> m_reader;
+    std::thread m_errThread;
+    std::mutex m_errMutex;
+    std::string m_stderr;
+    std::recursive_mutex m_mutex;
+    std::int64_t m_nextId = 1;
+    std::vector<Json> m_events;
+    bool m_dead = false;
+};
+
+struct RemoteOpenOptions {
+    bool readOnly = true;
+    std::string table;
+    int busyTimeoutMs = 5000;
+    std::optional<TimeNs> now; ///< a fixed clock on the server
+};
+
+class RemoteQueue {
+public:
+    /// ssh://… : spawns ssh and opens the path on the host.
+    static std::unique_ptr<RemoteQueue> open(const std::string& url, RemoteOpenOptions o = {});
+    /// Over an existing session (tests: `lqctl serve --stdio` over a pipe).
+    static std::unique_ptr<RemoteQueue> open(std::unique_ptr<Session> s, const std::string& path,
+                                             RemoteOpenOptions o = {});
+
+    /// The absolute path on the host (what `lqctl` there prints).
+    const std::string& path() const noexcept { return m_path; }
+    /// ssh://HOST/PATH: the name in the audit log and in errors.
+    const std::string& url() const noexcept { return m_url; }
+    const FormatInfo& info() const noexcept { return m_info; }
+    bool readOnly() const noexcept { return m_readOnly; }
+    std::uint64_t device() const noexcept { return m_device; }
+    std::uint64_t inode() const noexcept { return m_inode; }
+
+    TimeNs now();
+    Counts counts(TimeNs stuckAfterNs = kDefaultStuckAfterNs);
+    std::int64_t count(const Filter& f);
+    std::vector<Message> list(const Filter& f, const Sort& s, std::int64_t offset,
+                              std::int64_t limit);
+    std::vector<std::int64_t> orderedRowids(const Filter& f, const Sort& s);
+    std::vector<Message> fetchRowids(const std::vector<std::int64_t>& rowids);
+    std::optional<Message> get(std::string_view messageId);
+    QueueStats stats(const Filter& f = {});
+    std::vector<TimeBucket> series(const Filter& f, TimeNs from, TimeNs to, TimeNs bucket);
+    std::int64_t fileSize();
+    std::int64_t walSize();
+    std::int64_t lockedCount() { return counts().locked; }
+    std::int64_t dataVersion();
+
+    /// Asks the server for a plan (see Operator::plan*): kind "targets",
+    /// "filter", "retry-expired" or "prune" with that call's parameters.
+    Plan plan(Json request);
+    /// Applies a plan on the server; each chunk passes through `chunks`.
+    ActionResult apply(const Plan& p, const Session::ChunkHandler& chunks);
+    ActionResult undo(Action a, const std::vector<AppliedRow>& applied,
+                      const Session::ChunkHandler& chunks);
+
+    Session& session() { return *m_session; }
+
+private:
+    RemoteQueue() = default;
+    Json info(const char* key);
+    std::unique_ptr<Session> m_session;
+    std::string m_path;
+    std::string m_url;
+    FormatInfo m_info;
+    bool m_readOnly = true;
+    std::uint64_t m_device = 0;
+    std::uint64_t m_inode = 0;
+};
+
+/// core/operator.h's Operator for a RemoteQueue: the same plans, runs,
+/// reports and records; the audit log is this machine's, naming url().
+class RemoteOperator {
+public:
+    RemoteOperator(RemoteQueue& q, std::string tool, AuditLog log = AuditLog());
+
+    Plan planTargets(Action a, const std::vector<Target>& targets) const;
+    Plan planFilter(Action a, const Filter& f) const;
+    Plan planRetryExpired(double thresholdSeconds, std::optional<TimeNs> now = {}) const;
+    Plan planPrune(bool includeFailed, std::optional<double> olderThanSeconds,
+                   std::optional<TimeNs> now = {}) const;
+
+    Report run(const Plan& p, const std::atomic_bool* cancel = nullptr);
+    Report undo(const AuditEntry& record, const std::atomic_bool* cancel = nullptr);
+
+    std::vector<AuditEntry> records() const { return m_log.entries(m_q.url()); }
+    std::optional<AuditEntry> lastUndoable() const;
+    std::optional<AuditEntry> record(const std::string& id) const {
+        return m_log.find(m_q.url(), id);
+    }
+    bool sameFile(const AuditEntry& record) const;
+    const std::string& path() const noexcept { return m_q.url(); }
+
+private:
+    Report recorded(AuditEntry head, const std::function<ActionResult(ActionOptions&)>& body,
+                    const std::atomic_bool* cancel);
+    RemoteQueue& m_q;
+    std::string m_tool;
+    AuditLog m_log;
+};
+
+} // namespace lq::core::remote

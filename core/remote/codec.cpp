@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: MIT
+#include "codec.h"
+
+#include "../audit.h"
+
+namespace lq::core::remote {
+
+namespace {
+
+Json optTime(const std::optional<TimeNs>& t) {
+    return t ? Json(*t) : Json();
+}
+
+std::optional<TimeNs> timeFrom(const Json& j) {
+    if (j.isNull())
+        return std::nullopt;
+    return j.toInt();
+}
+
+Json strings(const std::vector<std::string>& v) {
+    Json a = Json::array();
+    for (const auto& s : v)
+        a.push(s);
+    return a;
+}
+
+std::vector<std::string> stringsFrom(const Json& j) {
+    std::vector<std::string> v;
+    for (const auto& s : j.toArray())
+        v.push_back(s.toString());
+    return v;
+}
+
+Json ints(const std::vector<std::int64_t>& v) {
+    Json a = Json::array();
+    for (auto x : v)
+        a.push(x);
+    return a;
+}
+
+std::vector<std::int64_t> intsFrom(const Json& j) {
+    std::vector<std::int64_t> v;
+    v.reserve(j.toArray().size());
+    for (const auto& x : j.toArray())
+        v.push_back(x.toInt());
+    return v;
+}
+
+Json toJson(const Summary& s) {
+    Json j = Json::object();
+    j.set("count", s.count);
+    j.set("min", optTime(s.min));
+    j.set("p50", optTime(s.p50));
+    j.set("p90", optTime(s.p90));
+    j.set("p95", optTime(s.p95));
+    j.set("p99", optTime(s.p99));
+    j.set("max", optTime(s.max));
+    j.set("mean", s.mean);
+    return j;
+}
+
+Summary summaryFrom(const Json& j) {
+    Summary s;
+    s.count = j["count"].toInt();
+    s.min = timeFrom(j["min"]);
+    s.p50 = timeFrom(j["p50"]);
+    s.p90 = timeFrom(j["p90"]);
+    s.p95 = timeFrom(j["p95"]);
+    s.p99 = timeFrom(j["p99"]);
+    s.max = timeFrom(j["max"]);
+    s.mean = j["mean"].toDouble();
+    return s;
+}
+
+Json toJson(const Histogram& h) {
+    Json j = Json::object();
+    j.set("edges", ints(h.edges));
+    j.set("counts", ints(h.counts));
+    return j;
+}
+
+Histogram histogramFrom(const Json& j) {
+    return Histogram{intsFrom(j["edges"]), intsFrom(j["counts"])};
+}
+
+Json skippedJson(const std::vector<SkippedRow>& rows) {
+    Json a = Json::array();
+    for (const auto& r : rows) {
+        Json o = Json::object();
+        o.set("message_id", r.messageId);
+        o.set("reason", r.reason);
+        o.set("kind", static_cast<int>(r.kind));
+        a.push(std::move(o));
+    }
+    return a;
+}
+
+} // namespace
+
+Json toJson(const FormatInfo& i) {
+    Json j = Json::object();
+    j.set("format", static_cast<int>(i.format));
+    j.set("user_version", i.userVersion);
+    j.set("time_unit", static_cast<int>(i.timeUnit));
+    j.set("table", i.table);
+    j.set("queue_tables", strings(i.queueTables));
+    j.set("maxsize", i.maxsize);
+    j.set("maxsize_trigger", i.maxsizeTrigger);
+    j.set("has_claim_id", i.hasClaimId);
+    j.set("has_idempotency_key", i.hasIdempotencyKey);
+    j.set("has_idempotency_index", i.hasIdempotencyIndex);
+    j.set("journal_mode", i.journalMode);
+    j.set("read_only_reason", i.readOnlyReason);
+    j.set("warnings", strings(i.warnings));
+    return j;
+}
+
+FormatInfo formatInfoFromJson(const Json& j) {
+    FormatInfo i;
+    i.format = static_cast<Format>(j["format"].toInt());
+    i.userVersion = j["user_version"].toInt();
+    i.timeUnit = static_cast<TimeUnit>(j["time_unit"].toInt());
+    i.table = j["table"].toString();
+    i.queueTables = stringsFrom(j["queue_tables"]);
+    if (!j["maxsize"].isNull())
+        i.maxsize = j["maxsize"].toInt();
+    i.maxsizeTrigger = j["maxsize_trigger"].toString();
+    i.hasClaimId = j["has_claim_id"].toBool();
+    i.hasIdempotencyKey = j["has_idempotency_key"].toBool();
+    i.hasIdempotencyIndex = j["has_idempotency_index"].toBool();
+    i.journalMode = j["journal_mode"].toString();
+    i.readOnlyReason = j["read_only_reason"].toString();
+    i.warnings = stringsFrom(j["warnings"]);
+    return i;
+}
+
+Json toJson(const Counts& c) {
+    Json j = Json::object();
+    j.set("ready", c.ready);
+    j.set("locked", c.locked);
+    j.set("done", c.done);
+    j.set("failed", c.failed);
+    j.set("unknown", c.unknown);
+    j.set("stuck", c.stuck);
+    j.set("scheduled", c.scheduled);
+    j.set("leased", c.leased);
+    j.set("expired", c.expired);
+    j.set("stored", c.stored);
+    return j;
+}
+
+Counts countsFromJson(const Json& j) {
+    Counts c;
+    c.ready = j["ready"].toInt();
+    c.locked = j["locked"].toInt();
+    c.done = j["done"].toInt();
+    c.failed = j["failed"].toInt();
+    c.unknown = j["unknown"].toInt();
+    c.stuck = j["stuck"].toInt();
+    c.scheduled = j["scheduled"].toInt();
+    c.leased = j["leased"].toInt();
+    c.expired = j["expired"].toInt();
+    c.stored = j["stored"].toInt();
+    return c;
+}
+
+Json toJson(const QueueStats& s) {
+    Json j = Json::object();
+    j.set("wait", toJson(s.wait));
+    j.set("processing", toJson(s.processing));
+    j.set("total", toJson(s.total));
+    j.set("time_to_failure", toJson(s.timeToFailure));
+    j.set("wait_hist", toJson(s.waitHist));
+    j.set("processing_hist", toJson(s.processingHist));
+    j.set("total_hist", toJson(s.totalHist));
+    j.set("failure_hist", toJson(s.failureHist));
+    j.set("oldest_ready_in_time", optTime(s.oldestReadyInTime));
+    j.set("oldest_locked_lock_time", optTime(s.oldestLockedLockTime));
+    j.set("done_last_hour", s.doneLastHour);
+    j.set("failed_last_hour", s.failedLastHour);
+    j.set("first_time", optTime(s.firstTime));
+    j.set("last_time", optTime(s.lastTime));
+    return j;
+}
+
+QueueStats statsFromJson(const Json& j) {
+    QueueStats s;
+    s.wait = summaryFrom(j["wait"]);
+    s.processing = summaryFrom(j["processing"]);
+    s.total = summaryFrom(j["total"]);
+    s.timeToFailure = summaryFrom(j["time_to_failure"]);
+    s.waitHist = histogramFrom(j["wait_hist"]);
+    s.processingHist = histogramFrom(j["processing_hist"]);
+    s.totalHist = histogramFrom(j["total_hist"]);
+    s.failureHist = histogramFrom(j["failure_hist"]);
+    s.oldestReadyInTime = timeFrom(j["oldest_ready_in_time"]);
+    s.oldestLockedLockTime = timeFrom(j["oldest_locked_lock_time"]);
+    s.doneLastHour = j["done_last_hour"].toInt();
+    s.failedLastHour = j["failed_last_hour"].toInt();
+    s.firstTime = timeFrom(j["first_time"]);
+    s.lastTime = timeFrom(j["last_time"]);
+    return s;
+}
+
+Json toJson(const Filter& f) {
+    Json j = Json::object();
+    Json states = Json::array();
+    for (State s : f.states)
+        states.push(static_cast<int>(s));
+    j.set("states", std::move(states));
+    j.set("stuck_only", f.stuckOnly);
+    j.set("stuck_after_ns", f.stuckAfterNs);
+    j.set("search", f.search);
+    j.set("older_than_s", f.olderThanSeconds);
+    j.set("in_time_from", optTime(f.inTimeFrom));
+    j.set("in_time_to", optTime(f.inTimeTo));
+    j.set("done_before", optTime(f.doneBefore));
+    j.set("metric", static_cast<int>(f.metric));
+    j.set("metric_lo", f.metricLo);
+    j.set("metric_hi", f.metricHi);
+    j.set("now", optTime(f.now));
+    return j;
+}
+
+Filter filterFromJson(const Json& j) {
+    Filter f;
+    for (const auto& s : j["states"].toArray()) {
+        const auto v = s.toInt();
+        if (v < 0 || v > static_cast<int>(State::Expired))
+            throw Error(ErrorKind::InvalidArgument, {}, "filter: unknown state " + s.dump());
+        f.states.push_back(static_cast<State>(v));
+    }
+    f.stuckOnly = j["stuck_only"].toBool();
+    if (j.contains("stuck_after_ns"))
+        f.stuckAfterNs = j["stuck_after_ns"].toInt();
+    f.search = j["search"].toString();
+    if (j["older_than_s"].isNumber())
+        f.olderThanSeconds = j["older_than_s"].toDouble();
+    f.inTimeFrom = timeFrom(j["in_time_from"]);
+    f.inTimeTo = timeFrom(j["in_time_to"]);
+    f.doneBefore = timeFrom(j["done_before"]);
+    const auto metric = j["metric"].toInt();
+    if (metric < 0 || metric > static_cast<int>(Filter::Metric::TimeToFailure))
+        throw Error(ErrorKind::InvalidArgument, {}, "filter: unknown metric");
+    f.metric = static_cast<Filter::Metric>(metric);
+    f.metricLo = j["metric_lo"].toInt();
+    f.metricHi = j["metric_hi"].toInt();
+    f.now = timeFrom(j["now"]);
+    return f;
+}
+
+Json toJson(const Sort& s) {
+    Json j = Json::object();
+    j.set("key", static_cast<int>(s.key));
+    j.set("descending", s.descending);
+    return j;
+}
+
+Sort sortFromJson(const Json& j) {
+    Sort s;
+    const auto key = j["key"].toInt();
+    if (key < 0 || key > static_cast<int>(SortKey::Status))
+        throw Error(ErrorKind::InvalidArgument, {}, "sort: unknown key");
+    s.key = static_cast<SortKey>(key);
+    s.descending = j["descending"].toBool();
+    return s;
+}
+
+Json toJson(const std::vector<Target>& t) {
+    Json a = Json::array();
+    for (const auto& x : t) {
+        Json o = Json::array();
+        o.push(x.messageId);
+        o.push(x.token);
+        a.push(std::move(o));
+    }
+    return a;
+}
+
+std::vector<Target> targetsFromJson(const Json& j) {
+    std::vector<Target> t;
+    t.reserve(j.toArray().size());
+    for (const auto& x : j.toArray())
+        t.push_back(Target{x.toArray().empty() ? std::string() : x.toArray()[0].toString(),
+                           x.toArray().size() < 2 ? 0 : x.toArray()[1].toInt()});
+    return t;
+}
+
+Json toJson(const std::vector<AppliedRow>& rows) {
+    Json a = Json::array();
+    for (const auto& r : rows) {
+        Json o = Json::object();
+        o.set("before", messageToJson(r.before));
+        o.set("after", messageToJson(r.after));
+        o.set("note", r.note);
+        a.push(std::move(o));
+    }
+    return a;
+}
+
+std::vector<AppliedRow> appliedFromJson(const Json& j) {
+    std::vector<AppliedRow> rows;
+    for (const auto& o : j.toArray())
+        rows.push_back(
+            {messageFromJson(o["before"]), messageFromJson(o["after"]), o["note"].toString()});
+    return rows;
+}
+
+Json toJson(const ActionResult& r) {
+    Json j = Json::object();
+    j.set("action", actionName(r.action));
+    j.set("applied", toJson(r.applied));
+    j.set("skipped", skippedJson(r.skipped));
+    j.set("cancelled", r.cancelled);
+    j.set("chunks_done", r.chunksDone);
+    j.set("not_attempted", static_cast<std::int64_t>(r.notAttempted));
+    j.set("error_kind", r.errorKind ? Json(errorKindName(*r.errorKind)) : Json());
+    j.set("error", r.error);
+    return j;
+}
+
+ActionResult actionResultFromJson(const Json& j) {
+    ActionResult r;
+    r.action = actionFromName(j["action"].toString()).value_or(Action::Retry);
+    r.applied = appliedFromJson(j["applied"]);
+    for (const auto& s : j["skipped"].toArray())
+        r.skipped.push_back({s["message_id"].toString(), s["reason"].toString(),
+                             static_cast<SkipKind>(s["kind"].toInt())});
+    r.cancelled = j["cancelled"].toBool();
+    r.chunksDone = j["chunks_done"].toInt();
+    r.notAttempted = static_cast<std::size_t>(j["not_attempted"].toInt());
+    if (j["error_kind"].isString())
+        r.errorKind = errorKindFromName(j["error_kind"].toString()).value_or(ErrorKind::Io);
+    r.error = j["error"].toString();
+    return r;
+}
+
+Json toJson(const Plan& p) {
+    Json j = Json::object();
+    j.set("action", actionName(p.action));
+    j.set("targets", toJson(p.targets));
+    j.set("whole_filter", p.wholeFilter);
+    j.set("filter", p.filterJson);
+    j.set("cutoff", optTime(p.cutoff));
+    j.set("fixed_at", p.fixedAt);
+    j.set("delay_s", p.delaySeconds);
+    j.set("chunk_size", static_cast<std::int64_t>(p.chunkSize));
+    return j;
+}
+
+Plan planFromJson(const Json& j) {
+    Plan p;
+    const auto a = actionFromName(j["action"].toString());
+    if (!a)
+        throw Error(ErrorKind::InvalidArgument, {},
+                    "unknown action \"" + j["action"].toString() + "\"");
+    p.action = *a;
+    p.targets = targetsFromJson(j["targets"]);
+    p.wholeFilter = j["whole_filter"].toBool();
+    p.filterJson = j["filter"].toString();
+    p.cutoff = timeFrom(j["cutoff"]);
+    p.fixedAt = j["fixed_at"].toInt();
+    p.delaySeconds = j["delay_s"].toDouble();
+    p.chunkSize = static_cast<std::size_t>(std::max<std::int64_t>(1, j["chunk_size"].toInt()));
+    return p;
+}
+
+Json toJson(const std::vector<TimeBucket>& series) {
+    Json a = Json::array();
+    for (const auto& b : series) {
+        Json o = Json::object();
+        o.set("start", b.start);
+        o.set("arrivals", b.arrivals);
+        o.set("claims", b.claims);
+        o.set("completions", b.completions);
+        o.set("failures", b.failures);
+        o.set("wait_p50", optTime(b.waitP50));
+        o.set("wait_p99", optTime(b.waitP99));
+        o.set("processing_p50", optTime(b.processingP50));
+        o.set("processing_p99", optTime(b.processingP99));
+        a.push(std::move(o));
+    }
+    return a;
+}
+
+std::vector<TimeBucket> seriesFromJson(const Json& j) {
+    std::vector<TimeBucket> out;
+    for (const auto& b : j.toArray()) {
+        TimeBucket t;
+        t.start = b["start"].toInt();
+        t.arrivals = b["arrivals"].toInt();
+        t.claims = b["claims"].toInt();
+        t.completions = b["completions"].toInt();
+        t.failures = b["failures"].toInt();
+        t.waitP50 = timeFrom(b["wait_p50"]);
+        t.waitP99 = timeFrom(b["wait_p99"]);
+        t.processingP50 = timeFrom(b["processing_p50"]);
+        t.processingP99 = timeFrom(b["processing_p99"]);
+        out.push_back(t);
+    }
+    return out;
+}
+
+Json messagesJson(const std::vector<Message>& ms) {
+    Json a = Json::array();
+    for (const auto& m : ms)
+        a.push(messageToJson(m));
+    return a;
+}
+
+std::vector<Message> messagesFromJson(const Json& j) {
+    std::vector<Message> ms;
+    ms.reserve(j.toArray().size());
+    for (const auto& m : j.toArray())
+        ms.push_back(messageFromJson(m));
+    return ms;
+}
+
+Json errorJson(const Error& e) {
+    Json j = Json::object();
+    j.set("kind", errorKindName(e.kind()));
+    j.set("message", e.detail());
+    j.set("path", e.path());
+    j.set("sqlite_code", e.sqliteCode());
+    j.set("extended_code", e.extendedCode());
+    return j;
+}
+
+Error errorFromJson(const Json& j, const std::string& path) {
+    const auto kind = errorKindFromName(j["kind"].toString()).value_or(ErrorKind::Io);
+    return Error(kind, path.empty() ? j["path"].toString() : path, j["message"].toString(),
+                 static_cast<int>(j["sqlite_code"].toInt()),
+                 static_cast<int>(j["extended_code"].toInt()));
+}
+
+std::optional<ErrorKind> errorKindFromName(std::string_view name) {
+    for (int k = 0; k <= static_cast<int>(ErrorKind::FileChanged); ++k) {
+        if (name == errorKindName(static_cast<ErrorKind>(k)))
+            return static_cast<ErrorKind>(k);
+    }
+    return std::nullopt;
+}
+
+std::optional<Action> actionFromName(std::string_view name) {
+    for (int a = 0; a <= static_cast<int>(Action::Upgrade); ++a) {
+        if (name == actionName(static_cast<Action>(a)))
+            return static_cast<Action>(a);
+    }
+    return std::nullopt;
+}
+
+} // namespace lq::core::remote

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+// lqctl over a real OpenSSH server: sshd on 127.0.0.1 with a generated host
+// key and client key in a temporary folder, a client config passed with -F
+// ($LQ_SSH_OPTS), the built lqctl as the remote command ($LQ_REMOTE_LQCTL).
+// Every command on ssh://USER@127.0.0.1:PORT/PATH is compared with the same
+// command on the local path of an identical copy.
+#include <core/error.h>
+#include <core/json.h>
+#include <core/queue.h>
+#include <core/remote/client.h>
+#include <support/net.h>
+
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+using namespace lq::core;
+using lq::test::freePort;
+
+namespace {
+
+struct Result {
+    int code = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+QString userName() {
+    QProcess p;
+    p.start(QStringLiteral("id"), {QStringLiteral("-un")});
+    p.waitForFinished();
+    return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+}
+
+/// Drops the keys that name one run (record ids) so two runs compare.
+Json withoutRunIds(const Json& j) {
+    if (j.isObject()) {
+        Json o = Json::object();
+        for (const auto& [k, v] : j.toObject()) {
+            if (k != "record" && k != "undoes")
+                o.set(k, withoutRunIds(v));
+        }
+        return o;
+    }
+    if (j.isArray()) {
+        Json a = Json::array();
+        for (const auto& v : j.toArray())
+            a.push(withoutRunIds(v));
+        return a;
+    }
+    return j;
+}
+
+} // namespace
+
+class TstRemoteSsh : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QProcess m_sshd;
+    int m_port = 0;
+    QString m_sshConfig;
+    QString m_local;  ///< the copy lqctl opens locally
+    QString m_remote; ///< the copy lqctl opens over ssh
+    QString m_url;
+    std::vector<std::string> m_locked;
+    std::string m_now;
+
+    QString path(const char* name) const { return m_dir.filePath(QString::fromUtf8(name)); }
+
+    QProcessEnvironment env() const {
+        QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+        e.insert(QStringLiteral("LQ_SSH_OPTS"), QStringLiteral("-F ") + m_sshConfig);
+        e.insert(QStringLiteral("LQ_REMOTE_LQCTL"), QStringLiteral(LQCTL_PATH));
+        e.insert(QStringLiteral("LQ_AUDIT_DIR"), path("audit"));
+        return e;
+    }
+
+    Result run(const QString& program, const QStringList& args, int timeoutMs = 30000) const {
+        QProcess p;
+        p.setProcessEnvironment(env());
+        p.start(program, args);
+        p.closeWriteChannel();
+        Result r;
+        if (!p.waitForFinished(timeoutMs)) {
+            p.kill();
+            p.waitForFinished();
+            return r;
+        }
+        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        r.out = p.readAllStandardOutput();
+        r.err = p.readAllStandardError();
+        return r;
+    }
+
+    Result lqctl(const QStringList& args) const { return run(QStringLiteral(LQCTL_PATH), args); }
+
+    /// The same command on the local copy and over ssh on the remote copy.
+    std::pair<Result, Result> both(const QString& command, const QStringList& args) const {
+        QStringList l = {command, m_local};
+        QStringList r = {command, m_url};
+        l += args;
+        r += args;
+        return {lqctl(l), lqctl(r)};
+    }
+
+    /// Pinned "now" (--now) so ages compare.
+    void compareJson(const QString& command, QStringList args, int expectCode = 0) {
+        args << QStringLiteral("--now=") + QString::fromStdString(m_now);
+        const auto [l, r] = both(command, args);
+        QVERIFY2(l.code == expectCode, l.err.constData());
+        QVERIFY2(r.code == expectCode, r.err.constData());
+        const Json jl = withoutRunIds(Json::parse(l.out.toStdString()));
+        const Json jr = withoutRunIds(Json::parse(r.out.toStdString()));
+        if (jr.dump(2) != jl.dump(2))
+            qWarning("local:\n%s\nremote:\n%s", jl.dump(2).c_str(), jr.dump(2).c_str());
+        QCOMPARE(jr.dump(2), jl.dump(2));
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        QVERIFY2(QFile::exists(QStringLiteral("/usr/sbin/sshd")),
+                 "/usr/sbin/sshd is missing: install openssh-server (scripts/test does)");
+        for (const char* key : {"host_key", "id"}) {
+            const Result k =
+                run(QStringLiteral("ssh-keygen"),
+                    {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
+                     QStringLiteral("-N"), QString(), QStringLiteral("-f"), path(key)});
+            QVERIFY2(k.code == 0, k.err.constData());
+        }
+        QVERIFY(QFile::copy(path("id.pub"), path("authorized_keys")));
+        m_port = freePort();
+        QVERIFY(m_port > 0);
+        const QString sshdConfig = path("sshd_config");
+        {
+            QFile f(sshdConfig);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QStringLiteral("Port %1\nListenAddress 127.0.0.1\nHostKey %2\nPidFile %3\n"
+                                   "AuthorizedKeysFile %4\nUsePAM no\nStrictModes no\n"
+                                   "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+                                   "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
+                                   "LogLevel ERROR\n")
+                        .arg(m_port)
+                        .arg(path("host_key"), path("sshd.pid"), path("authorized_keys"))
+                        .toUtf8());
+        }
+        m_sshConfig = path("ssh_config");
+        {
+            QFile f(m_sshConfig);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QStringLiteral("Host *\n  IdentityFile %1\n  IdentitiesOnly yes\n"
+                                   "  UserKnownHostsFile %2\n  StrictHostKeyChecking accept-new\n"
+                                   "  LogLevel ERROR\n")
+                        .arg(path("id"), path("known_hosts"))
+                        .toUtf8());
+        }
+        // sshd running as root wants its privilege separation folder.
+        if (::geteuid() == 0)
+            std::filesystem::create_directories("/run/sshd");
+        m_sshd.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        m_sshd.start(
+            QStringLiteral("/usr/sbin/sshd"),
+            {QStringLiteral("-f"), sshdConfig, QStringLiteral("-D"), QStringLiteral("-e")});
+        QVERIFY(m_sshd.waitForStarted());
+        const QString user = userName();
+        m_url = QStringLiteral("ssh://%1@127.0.0.1:%2").arg(user).arg(m_port);
+        // Ready when a command goes through.
+        bool up = false;
+        for (int i = 0; i < 100 && !up; ++i) {
+            const Result r = run(QStringLiteral("ssh"),
+                                 {QStringLiteral("-F"), m_sshConfig, QStringLiteral("-p"),
+                                  QString::number(m_port), user + QStringLiteral("@127.0.0.1"),
+                                  QStringLiteral("true")});
+            up = r.code == 0;
+            if (!up)
+                QTest::qWait(100);
+        }
+        QVERIFY2(up, "sshd did not accept the test key on 127.0.0.1");
+
+        // Two identical queues: one used locally, one over ssh.
+        m_local = path("local.db");
+        m_remote = path("remote.db");
+        {
+            auto q = Queue::create(m_local.toStdString());
+            for (int i = 0; i < 40; ++i)
+                q->put("{\"n\":" + std::to_string(i) + "}", "key-" + std::to_string(i));
+            for (int i = 0; i < 6; ++i)
+                m_locked.push_back(q->pop()->messageId);
+            for (int i = 0; i < 4; ++i) {
+                const auto m = q->pop();
+                QVERIFY(i % 2 ? q->done(m->messageId, m->claimId)
+                              : q->markFailed(m->messageId, m->claimId));
+            }
+            m_now = std::to_string(q->now());
+        }
+        // The whole file: its WAL too, if the last connection left one.
+        for (const char* side : {"", "-wal"}) {
+            const QString from = m_local + QString::fromUtf8(side);
+            if (QFile::exists(from))
+                QVERIFY(QFile::copy(from, m_remote + QString::fromUtf8(side)));
+        }
+        m_url += m_remote;
+    }
+
+    void cleanupTestCase() {
+        if (m_sshd.state() != QProcess::NotRunning) {
+            m_sshd.terminate();
+            m_sshd.waitForFinished(5000);
+        }
+    }
+
+    void statsJsonIsEqual() { compareJson(QStringLiteral("stats"), {QStringLiteral("--json")}); }
+
+    void infoIsEqual() {
+        // info names the path; the two copies differ only there.
+        const auto [l, r] = both(QStringLiteral("info"), {QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        Json jl = Json::parse(l.out.toStdString());
+        Json jr = Json::parse(r.out.toStdString());
+        QCOMPARE(jr["path"].toString(), m_remote.toStdString());
+        jl.set("path", "");
+        jr.set("path", "");
+        QCOMPARE(jr.dump(2), jl.dump(2));
+        const auto [lt, rt] = both(QStringLiteral("info"), {});
+        QCOMPARE(QString::fromUtf8(rt.out).replace(m_remote, QStringLiteral("P")),
+                 QString::fromUtf8(lt.out).replace(m_local, QStringLiteral("P")));
+    }
+
+    void listPagesAreEqual() {
+        const QString now = QStringLiteral("--now=") + QString::fromStdString(m_now);
+        compareJson(QStringLiteral("list"), {QStringLiteral("--json")});
+        compareJson(QStringLiteral("list"),
+                    {QStringLiteral("--json"), QStringLiteral("--status=ready"),
+                     QStringLiteral("--limit=5"), QStringLiteral("--search=key-2")});
+        const auto [l, r] = both(QStringLiteral("list"), {now, QStringLiteral("--limit=7")});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(r.out, l.out);
+        QCOMPARE(r.err, l.err);
+        const auto [lc, rc] = both(QStringLiteral("list"), {now, QStringLiteral("--csv")});
+        QCOMPARE(rc.out, lc.out);
+    }
+
+    void getIsEqual() {
+        const QString id = QString::fromStdString(m_locked[0]);
+        const QString now = QStringLiteral("--now=") + QString::fromStdString(m_now);
+        compareJson(QStringLiteral("get"), {id, QStringLiteral("--json")});
+        const auto [l, r] = both(QStringLiteral("get"), {id, now});
+        QCOMPARE(r.out, l.out);
+        const auto [lm, rm] = both(QStringLiteral("get"), {QStringLiteral("missing-id")});
+        QCOMPARE(rm.code, 1);
+        QCOMPARE(lm.code, 1);
+    }
+
+    void retryAndFailWithClaims() {
+        const QString id = QString::fromStdString(m_locked[1]);
+        // A stale claim is refused on both, with the same reason.
+        const auto [ls, rs] = both(QStringLiteral("retry"), {id, QStringLiteral("--claim=99")});
+        QCOMPARE(ls.code, 1);
+        QCOMPARE(rs.code, 1);
+        QCOMPARE(QString::fromUtf8(rs.err).replace(m_url, QStringLiteral("F")),
+                 QString::fromUtf8(ls.err).replace(m_local, QStringLiteral("F")));
+        QVERIFY2(rs.err.contains("changed since shown"), rs.err.constData());
+        compareJson(QStringLiteral("retry"),
+                    {id, QStringLiteral("--claim=1"), QStringLiteral("--json")});
+        const QString id2 = QString::fromStdString(m_locked[2]);
+        compareJson(QStringLiteral("fail"),
+                    {id2, QStringLiteral("--claim=1"), QStringLiteral("--json")});
+    }
+
+    void retryExpiredPruneAndUndo() {
+        compareJson(QStringLiteral("retry-expired"),
+                    {QStringLiteral("--older-than=0"), QStringLiteral("--json")});
+        compareJson(QStringLiteral("prune"), {QStringLiteral("--yes"), QStringLiteral("--json")});
+        compareJson(QStringLiteral("undo"), {QStringLiteral("--json")});
+        compareJson(QStringLiteral("undo"), {QStringLiteral("--json")});
+        // The two files hold the same rows again.
+        compareJson(
+            QStringLiteral("list"),
+            {QStringLiteral("--json"), QStringLiteral("--now=") + QString::fromStdString(m_now)});
+        // The records are on this machine, naming the host.
+        const Result a = lqctl({QStringLiteral("audit"), m_url, QStringLiteral("--json")});
+        QCOMPARE(a.code, 0);
+        const Json recs = Json::parse(a.out.toStdString());
+        QVERIFY(recs.toArray().size() >= 6);
+        const std::string named = recs.toArray().back()["path"].toString();
+        QCOMPARE(named, "ssh://127.0.0.1:" + std::to_string(m_port) + m_remote.toStdString());
+    }
+
+    void killedConnectionIsAClearError() {
+        qputenv("LQ_SSH_OPTS", (QStringLiteral("-F ") + m_sshConfig).toUtf8());
+        qputenv("LQ_REMOTE_LQCTL", LQCTL_PATH);
+        auto q = remote::RemoteQueue::open(m_url.toStdString());
+        QVERIFY(q->counts().stored > 0);
+        ::kill(q->session().pid(), SIGKILL);
+        try {
+            q->counts();
+            QFAIL("a call over a killed connection succeeded");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::Io);
+            const std::string what = e.what();
+            QVERIFY2(what.find("connection was lost") != std::string::npos, e.what());
+            QVERIFY2(what.find("ssh://127.0.0.1") != std::string::npos, e.what());
+        }
+    }
+
+    void badHostIsAClearError() {
+        const Result r =
+            lqctl({QStringLiteral("stats"), QStringLiteral("ssh://127.0.0.1:1/nonexistent.db")});
+        QCOMPARE(r.code, 5);
+        QVERIFY2(r.err.contains("connection was lost"), r.err.constData());
+        const Result bad = lqctl({QStringLiteral("stats"), QStringLiteral("ssh://host:99999/x")});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("bad port"), bad.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TstRemoteSsh)
+#include "tst_remote_ssh.moc"
