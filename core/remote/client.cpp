@@ -381,9 +381,22 @@ TimeNs RemoteQueue::now() {
 }
 
 Counts RemoteQueue::counts(TimeNs stuckAfterNs) {
+    return counts(std::string(), stuckAfterNs);
+}
+
+Counts RemoteQueue::counts(const std::string& queueName, TimeNs stuckAfterNs) {
     Json p = Json::object();
     p.set("stuck_after_ns", stuckAfterNs);
+    if (!queueName.empty())
+        p.set("queue", queueName);
     return countsFromJson(m_session->call("counts", std::move(p)));
+}
+
+std::vector<std::string> RemoteQueue::queueNames() {
+    std::vector<std::string> names;
+    for (const auto& n : m_session->call("queue_names").toArray())
+        names.push_back(n.toString());
+    return names;
 }
 
 std::int64_t RemoteQueue::count(const Filter& f) {

@@ -138,6 +138,9 @@ public:
 
     TimeNs now();
     Counts counts(TimeNs stuckAfterNs = kDefaultStuckAfterNs);
+    /// The counts of one named queue ("": the whole file).
+    Counts counts(const std::string& queueName, TimeNs stuckAfterNs = kDefaultStuckAfterNs);
+    std::vector<std::string> queueNames();
     std::int64_t count(const Filter& f);
     std::vector<Message> list(const Filter& f, const Sort& s, std::int64_t offset,
                               std::int64_t limit);

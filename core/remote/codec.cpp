@@ -146,6 +146,10 @@ Json toJson(const Counts& c) {
     j.set("leased", c.leased);
     j.set("expired", c.expired);
     j.set("stored", c.stored);
+    Json extra = Json::object();
+    for (const auto& [state, n] : c.extra)
+        extra.set(state, n);
+    j.set("extra", std::move(extra));
     return j;
 }
 
@@ -161,6 +165,9 @@ Counts countsFromJson(const Json& j) {
     c.leased = j["leased"].toInt();
     c.expired = j["expired"].toInt();
     c.stored = j["stored"].toInt();
+    if (j["extra"].isObject())
+        for (const auto& [state, n] : j["extra"].toObject())
+            c.extra[state] = n.toInt();
     return c;
 }
 
@@ -219,6 +226,7 @@ Json toJson(const Filter& f) {
     j.set("metric_lo", f.metricLo);
     j.set("metric_hi", f.metricHi);
     j.set("now", optTime(f.now));
+    j.set("queue", f.queue);
     return j;
 }
 
@@ -246,6 +254,7 @@ Filter filterFromJson(const Json& j) {
     f.metricLo = j["metric_lo"].toInt();
     f.metricHi = j["metric_hi"].toInt();
     f.now = timeFrom(j["now"]);
+    f.queue = j["queue"].toString();
     return f;
 }
 

@@ -252,7 +252,13 @@ void Server::Impl::registerHandlers() {
     handlers["counts"] = [this](const Json& p, std::int64_t) {
         const TimeNs stuck =
             p["stuck_after_ns"].isInt() ? p["stuck_after_ns"].toInt() : kDefaultStuckAfterNs;
-        return toJson(current().counts(stuck));
+        return toJson(current().counts(p["queue"].toString(), stuck));
+    };
+    handlers["queue_names"] = [this](const Json&, std::int64_t) {
+        Json a = Json::array();
+        for (const auto& n : current().queueNames())
+            a.push(n);
+        return a;
     };
     handlers["count"] = [this](const Json& p, std::int64_t) {
         return Json(current().count(filterFromJson(p["filter"])));

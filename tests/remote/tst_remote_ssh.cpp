@@ -294,6 +294,39 @@ private slots:
         QCOMPARE(named, "ssh://127.0.0.1:" + std::to_string(m_port) + m_remote.toStdString());
     }
 
+    /// A format with named queues (liteque): --queue narrows the same way,
+    /// the format's extra states travel too.
+    void namedQueuesOfAnotherFormatAreEqual() {
+        const QString local = path("liteque-local.db");
+        const QString remote = path("liteque-remote.db");
+        for (const QString& to : {local, remote}) {
+            QVERIFY(QFile::copy(QStringLiteral(LQ_TEST_DATA_DIR "/formats/liteque-queue.db"), to));
+            QFile::setPermissions(to, QFile::ReadOwner | QFile::WriteOwner);
+        }
+        const QString url = m_url.left(m_url.indexOf(m_remote)) + remote;
+        const QString now = QStringLiteral("--now=2026-11-30T12:00:00Z");
+        for (const QStringList& args :
+             {QStringList{QStringLiteral("stats"), QStringLiteral("--json"), now},
+              QStringList{QStringLiteral("stats"), QStringLiteral("--json"), now,
+                          QStringLiteral("--queue"), QStringLiteral("link_crawler_queue")},
+              QStringList{QStringLiteral("list"), QStringLiteral("--json"), now,
+                          QStringLiteral("--queue"), QStringLiteral("openai_queue")}}) {
+            QStringList l = args, r = args;
+            l.insert(1, local);
+            r.insert(1, url);
+            const Result a = lqctl(l), b = lqctl(r);
+            QVERIFY2(a.code == 0, a.err.constData());
+            QVERIFY2(b.code == 0, b.err.constData());
+            const std::string jl = withoutRunIds(Json::parse(a.out.toStdString())).dump(2);
+            const std::string jr = withoutRunIds(Json::parse(b.out.toStdString())).dump(2);
+            // Both sides name their own file; the rest must be equal.
+            QCOMPARE(QString::fromStdString(jr).replace(url, local).replace(remote, local),
+                     QString::fromStdString(jl));
+        }
+        const Result s = lqctl({QStringLiteral("stats"), url, QStringLiteral("--json"), now});
+        QVERIFY(s.out.contains("\"extra\""));
+    }
+
     void killedConnectionIsAClearError() {
         qputenv("LQ_SSH_OPTS", (QStringLiteral("-F ") + m_sshConfig).toUtf8());
         qputenv("LQ_REMOTE_LQCTL", LQCTL_PATH);
