@@ -15,6 +15,10 @@
 
 namespace lq::ui {
 
+QSettings appSettings() {
+    return QSettings(QStringLiteral("LiteQueue"), QStringLiteral("lqadmin"));
+}
+
 QString fromStd(const std::string& s) {
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }

@@ -357,7 +357,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         int updates = 0;
         QObject::connect(&dash, &ui::DashboardWidget::dataUpdated, [&] { ++updates; });
         t.restart();
-        dash.setQueue(m->queue());
+        dash.setBackend(m->backend());
         dash.refresh();
         r.set("stats_ms", waitFor([&] { return updates > 0; }, 30000));
         r.set("stats_compute_ms", static_cast<std::int64_t>(dash.data().elapsedMs));
