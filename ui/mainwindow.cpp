@@ -135,7 +135,7 @@ void MainWindow::createActions() {
             m_fleet->backlogThresholdSeconds(), 1, 365 * 86400, 60, &ok);
         if (ok) {
             m_fleet->setBacklogThresholdSeconds(s);
-            appSettings().setValue(QStringLiteral("fleet/backlogThresholdSeconds"), s);
+            saveSetting(QStringLiteral("fleet/backlogThresholdSeconds"), s);
         }
     });
     m_utc = make("utc", tr("Show times in &UTC"));
@@ -339,7 +339,7 @@ void MainWindow::connectParts() {
         m_dashboard->setUtc(on);
     });
     connect(m_messages, &MessagesPage::stuckThresholdChanged, this, [this](int s) {
-        appSettings().setValue(QStringLiteral("stuckThresholdSeconds"), s); // kept at once
+        saveSetting(QStringLiteral("stuckThresholdSeconds"), s); // kept at once
         m_fleet->setStuckThresholdSeconds(s);
         m_dashboard->setStuckThreshold(qint64(s) * core::kNsPerSecond);
     });
@@ -488,7 +488,7 @@ void MainWindow::addRecent(const QString& path) {
         m_recent.removeLast();
     }
     rebuildRecentMenu();
-    appSettings().setValue(QStringLiteral("recentFiles"), m_recent);
+    saveSetting(QStringLiteral("recentFiles"), m_recent);
 }
 
 void MainWindow::rebuildRecentMenu() {

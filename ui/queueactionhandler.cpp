@@ -610,8 +610,8 @@ void QueueActionHandler::undoLastAction() {
                 return {std::nullopt, errorText(e)};
             }
         },
-        [this,
-         busy = m_doc->busy()](std::pair<std::optional<core::AuditEntry>, QString> r) mutable {
+        [this, busy = m_doc->busy()](
+            const std::pair<std::optional<core::AuditEntry>, QString>& r) mutable {
             const QueueDocument::Busy held = std::move(busy);
             const QString title = tr("Undo");
             if (!r.second.isEmpty()) {
@@ -625,7 +625,7 @@ void QueueActionHandler::undoLastAction() {
                 finishNotice(title, tr("nothing to undo in %1").arg(m_doc->fileName()));
                 return;
             }
-            core::AuditEntry entry = std::move(*r.first);
+            core::AuditEntry entry = *r.first;
             const qint64 n = qint64(entry.applied.size());
             const QString when = formatInstant(entry.when, m_model->utc());
             if (!confirm(

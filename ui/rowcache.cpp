@@ -36,10 +36,9 @@ bool RowCache::markPending(int block) {
 
 void RowCache::insertBlock(int block, std::vector<MessageRow>& rows,
                            std::vector<std::int64_t> rowids) {
-    auto existing = m_blocks.find(block);
-    if (existing != m_blocks.end()) {
+    if (auto existing = m_blocks.constFind(block); existing != m_blocks.cend()) {
         m_lru.erase(existing->lru);
-        m_blocks.erase(existing);
+        m_blocks.remove(block);
     }
     QSet<qint64> found;
     for (MessageRow& row : rows) {
@@ -112,14 +111,14 @@ void RowCache::evict() {
     while (m_blocks.size() > kMaxBlocks && !m_lru.empty()) {
         const int victim = m_lru.back();
         m_lru.pop_back();
-        auto it = m_blocks.find(victim);
-        if (it == m_blocks.end()) {
+        auto it = m_blocks.constFind(victim);
+        if (it == m_blocks.cend()) {
             continue;
         }
         for (qint64 id : it->rowids) {
             m_rows.remove(id);
         }
-        m_blocks.erase(it);
+        m_blocks.remove(victim);
     }
 }
 

@@ -18,6 +18,8 @@ namespace lq::ui {
 /// Bytes from the file as text; invalid UTF-8 becomes U+FFFD.
 /// lqadmin's settings (window, recent files, per-file views).
 QSettings appSettings();
+/// Writes one of lqadmin's settings at once.
+void saveSetting(const QString& key, const QVariant& value);
 
 QString fromStd(const std::string& s);
 std::string toStd(const QString& s);
