@@ -86,6 +86,9 @@ void QueueDocument::open(const QString& path, bool readOnly, const QString& tabl
             m_table = fromStd(m_info.table);
             setFileGone(false);
             emit opened(samePath);
+            if (samePath) {
+                emit reopened();
+            }
         });
 }
 

@@ -77,6 +77,8 @@ signals:
     /// A file is open; `samePath` when it was the file already shown (a
     /// reopen, a read-only switch).
     void opened(bool samePath);
+    /// The file already shown was opened again (after opened()).
+    void reopened();
     void openFailed(const QString& path, const QString& error);
     /// An open() answered (opened, failed or made stale by a newer one).
     void openSettled();
