@@ -4,7 +4,7 @@
 #include "core/formats/queueformat.h"
 
 #include "core/timefmt.h"
-#include "ui/flowlayout.h"
+#include "ui/dashboardcards.h"
 #include "ui/histogramchart.h"
 #include "ui/percentilemodel.h"
 #include "ui/queuebackend.h"
@@ -48,22 +48,6 @@ namespace {
 
 constexpr TimeNs kDay = 24 * kHour;
 
-enum CardId {
-    ReadyCard,
-    LockedCard,
-    DoneCard,
-    FailedCard,
-    UnknownCard,
-    StuckCard,
-    BacklogCard,
-    DoneHourCard,
-    FailedHourCard,
-    ScheduledCard,
-    LeasedCard,
-    ExpiredCard,
-    CardCount
-};
-
 QLabel* plainLabel(QWidget* parent) {
     auto* l = new QLabel(parent);
     l->setTextFormat(Qt::PlainText);
@@ -71,45 +55,6 @@ QLabel* plainLabel(QWidget* parent) {
 }
 
 } // namespace
-
-struct DashboardWidget::Card {
-    QFrame* frame = nullptr;
-    QLabel* title = nullptr;
-    QLabel* value = nullptr;
-    QLabel* detail = nullptr;
-
-    Card(QWidget* parent, const QString& titleText) {
-        frame = new QFrame(parent);
-        frame->setFrameShape(QFrame::StyledPanel);
-        frame->setMinimumWidth(96);
-        auto* v = new QVBoxLayout(frame);
-        v->setContentsMargins(8, 4, 8, 4);
-        v->setSpacing(0);
-        title = plainLabel(frame);
-        title->setText(titleText);
-        QPalette pal = title->palette();
-        pal.setColor(QPalette::WindowText, pal.color(QPalette::PlaceholderText));
-        title->setPalette(pal);
-        value = plainLabel(frame);
-        QFont f = value->font();
-        f.setPointSizeF(f.pointSizeF() * 1.5);
-        f.setBold(true);
-        value->setFont(f);
-        detail = plainLabel(frame);
-        QFont small = detail->font();
-        small.setPointSizeF(small.pointSizeF() * 0.85);
-        detail->setFont(small);
-        detail->setPalette(pal);
-        v->addWidget(title);
-        v->addWidget(value);
-        v->addWidget(detail);
-    }
-    void set(const QString& v, const QString& d = {}, const QString& tip = {}) {
-        value->setText(v);
-        detail->setText(d);
-        frame->setToolTip(tip);
-    }
-};
 
 DashboardWidget::DashboardWidget(QWidget* parent)
     : QWidget(parent) {
@@ -170,39 +115,9 @@ DashboardWidget::DashboardWidget(QWidget* parent)
     bar->addWidget(exportButton);
     root->addLayout(bar);
 
-    // ---- overview cards ---------------------------------------------------
-    // The cards wrap in a narrow window (the dashboard made the window at
-    // least 1,096 px wide).
-    auto* cardsBox = new QWidget(this);
-    QSizePolicy wrap(QSizePolicy::Preferred, QSizePolicy::Preferred);
-    wrap.setHeightForWidth(true);
-    cardsBox->setSizePolicy(wrap);
-    auto* cards = new FlowLayout(cardsBox, 6);
-    const QString cardTitles[CardCount] = {
-        tr("Ready"),       tr("Locked"),          tr("Done"),
-        tr("Failed"),      tr("Unknown status"),  tr("Stuck"),
-        tr("Backlog age"), tr("Done, last hour"), tr("Failed, last hour"),
-        tr("Scheduled"),   tr("Leased"),          tr("Expired leases")};
-    for (const QString& cardTitle : cardTitles) {
-        m_cards.push_back(std::make_unique<Card>(this, cardTitle));
-        cards->addWidget(m_cards.back()->frame);
-    }
-    {
-        auto* frame = new QFrame(this);
-        frame->setFrameShape(QFrame::StyledPanel);
-        auto* v = new QVBoxLayout(frame);
-        v->setContentsMargins(8, 4, 8, 4);
-        auto* t = plainLabel(frame);
-        t->setText(tr("Ready / maxsize"));
-        m_fill = new QProgressBar(frame);
-        m_fill->setTextVisible(true);
-        m_fill->setMinimumWidth(140);
-        v->addWidget(t);
-        v->addWidget(m_fill);
-        m_fillCard = frame;
-        cards->addWidget(frame);
-    }
-    root->addWidget(cardsBox);
+    // ---- overview cards (they wrap in a narrow window) ----------------------
+    m_cards = new DashboardCards(this);
+    root->addWidget(m_cards);
 
     // ---- litequeue page ---------------------------------------------------
     m_pages = new QStackedWidget(this);
@@ -359,7 +274,7 @@ void DashboardWidget::setUtc(bool utc) {
     m_latency->setUtc(utc);
     updateRangeUi();
     if (m_hasData) {
-        updateCards();
+        m_cards->setData(m_data, m_stuckNs, m_utc);
     }
 }
 
@@ -447,7 +362,7 @@ void DashboardWidget::apply(DashboardData d) {
     m_status->setText(tr("%1 messages · computed in %2 ms")
                           .arg(QLocale().toString(m_data.totalRows))
                           .arg(m_data.elapsedMs));
-    updateCards();
+    m_cards->setData(m_data, m_stuckNs, m_utc);
     updateRangeUi();
     // The charts are updated one per event-loop turn, so the UI thread never
     // spends one long stretch relayouting and repainting all of them (the
@@ -482,63 +397,8 @@ void DashboardWidget::runNextStep(quint64 generation) {
 
 void DashboardWidget::clearView() {
     m_data = DashboardData{};
-    for (auto& c : m_cards) {
-        c->set(QStringLiteral("—"));
-    }
+    m_cards->clear();
     m_status->setText(m_backend ? tr("computing…") : QString());
-    const bool jobs = false;
-    for (int i : {ScheduledCard, LeasedCard, ExpiredCard, UnknownCard}) {
-        m_cards[static_cast<std::size_t>(i)]->frame->setVisible(jobs);
-    }
-    m_fillCard->setVisible(false);
-}
-
-void DashboardWidget::updateCards() {
-    const DashboardData& d = m_data;
-    const core::Counts& c = d.counts;
-    const bool jobs = !d.history;
-    const QLocale loc;
-    auto card = [this](CardId id) -> Card& { return *m_cards[static_cast<std::size_t>(id)]; };
-    const auto num = [&loc](std::int64_t n) { return loc.toString(n); };
-
-    for (int i : {LockedCard, DoneCard, FailedCard, StuckCard, DoneHourCard, FailedHourCard}) {
-        card(CardId(i)).frame->setVisible(!jobs);
-    }
-    for (int i : {ScheduledCard, LeasedCard, ExpiredCard}) {
-        card(CardId(i)).frame->setVisible(jobs);
-    }
-    card(UnknownCard).frame->setVisible(!jobs && c.unknown > 0);
-
-    card(ReadyCard).set(num(c.ready), jobs ? tr("due, not leased") : tr("waiting"));
-    card(LockedCard).set(num(c.locked), tr("claimed"));
-    card(DoneCard).set(num(c.done));
-    card(FailedCard).set(num(c.failed));
-    card(UnknownCard).set(num(c.unknown), tr("status not 0–3"));
-    card(StuckCard).set(num(c.stuck), tr("locked over %1").arg(roundDurationLabel(m_stuckNs)),
-                        tr("LOCKED messages whose lock age exceeds the stuck threshold"));
-    card(ScheduledCard).set(num(c.scheduled), tr("run_at in the future"));
-    card(LeasedCard).set(num(c.leased), tr("locked_until ≥ now"));
-    card(ExpiredCard).set(num(c.expired), tr("lapsed, claimable again"));
-    if (d.backlogSince) {
-        card(BacklogCard)
-            .set(humanDuration(core::diffNs(d.now, *d.backlogSince)),
-                 tr("since %1").arg(formatInstant(*d.backlogSince, m_utc, false, false)),
-                 tr("now − %1 of the oldest claimable message\n%2")
-                     .arg(jobs ? QStringLiteral("run_at") : QStringLiteral("in_time"),
-                          exactInstant(*d.backlogSince)));
-    } else {
-        card(BacklogCard).set(QStringLiteral("—"), tr("no backlog"));
-    }
-    card(DoneHourCard).set(num(d.doneLastHour));
-    card(FailedHourCard).set(num(d.failedLastHour));
-
-    m_fillCard->setVisible(d.maxsize.has_value());
-    if (d.maxsize) {
-        const auto max = std::max<std::int64_t>(*d.maxsize, 0);
-        m_fill->setRange(0, static_cast<int>(std::min<std::int64_t>(max, INT_MAX)));
-        m_fill->setValue(static_cast<int>(std::min<std::int64_t>(c.ready, max)));
-        m_fill->setFormat(tr("%1 / %2").arg(num(c.ready), num(max)));
-    }
 }
 
 std::vector<std::function<void()>> DashboardWidget::chartSteps() {

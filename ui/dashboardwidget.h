@@ -25,6 +25,7 @@ class Queue;
 
 namespace lq::ui {
 
+class DashboardCards;
 class HistogramChart;
 class PercentileModel;
 class QueueBackend;
@@ -107,7 +108,6 @@ private:
     bool m_applying = false;
     void apply(DashboardData d);
     void clearView();
-    void updateCards();
     void updateCharts();
     void updateRangeUi();
     void onHistogramBar(core::Filter::Metric m, int index);
@@ -134,10 +134,7 @@ private:
     QPushButton* m_allButton = nullptr;
     QPushButton* m_hourButton = nullptr;
     QPushButton* m_dayButton = nullptr;
-    struct Card;
-    std::vector<std::unique_ptr<Card>> m_cards;
-    QProgressBar* m_fill = nullptr;
-    QWidget* m_fillCard = nullptr;
+    DashboardCards* m_cards = nullptr;
     QStackedWidget* m_pages = nullptr;
     TimeSeriesChart* m_throughput = nullptr;
     TimeSeriesChart* m_latency = nullptr;
