@@ -3,12 +3,11 @@
 
 #include "core/formats/queueformat.h"
 
-#include "core/audit.h"
-#include "core/queue.h"
 #include "core/timefmt.h"
-#include "ui/flowlayout.h"
+#include "ui/dashboardcards.h"
 #include "ui/histogramchart.h"
 #include "ui/percentilemodel.h"
+#include "ui/queuebackend.h"
 #include "ui/runasync.h"
 #include "ui/timeserieschart.h"
 #include "ui/uitext.h"
@@ -47,25 +46,7 @@ using core::TimeNs;
 
 namespace {
 
-constexpr TimeNs kHour = 3600 * core::kNsPerSecond;
 constexpr TimeNs kDay = 24 * kHour;
-constexpr int kMaxAttempts = 10; ///< the attempts histogram's last bar is "10+"
-
-enum CardId {
-    ReadyCard,
-    LockedCard,
-    DoneCard,
-    FailedCard,
-    UnknownCard,
-    StuckCard,
-    BacklogCard,
-    DoneHourCard,
-    FailedHourCard,
-    ScheduledCard,
-    LeasedCard,
-    ExpiredCard,
-    CardCount
-};
 
 QLabel* plainLabel(QWidget* parent) {
     auto* l = new QLabel(parent);
@@ -73,55 +54,7 @@ QLabel* plainLabel(QWidget* parent) {
     return l;
 }
 
-QString csvField(const std::optional<TimeNs>& v) {
-    return v ? QString::number(*v) : QString();
-}
-
 } // namespace
-
-struct DashboardWidget::Request {
-    std::optional<TimeNs> from, to;
-    qint64 stuckNs = 0;
-};
-
-struct DashboardWidget::Card {
-    QFrame* frame = nullptr;
-    QLabel* title = nullptr;
-    QLabel* value = nullptr;
-    QLabel* detail = nullptr;
-
-    Card(QWidget* parent, const QString& titleText) {
-        frame = new QFrame(parent);
-        frame->setFrameShape(QFrame::StyledPanel);
-        frame->setMinimumWidth(96);
-        auto* v = new QVBoxLayout(frame);
-        v->setContentsMargins(8, 4, 8, 4);
-        v->setSpacing(0);
-        title = plainLabel(frame);
-        title->setText(titleText);
-        QPalette pal = title->palette();
-        pal.setColor(QPalette::WindowText, pal.color(QPalette::PlaceholderText));
-        title->setPalette(pal);
-        value = plainLabel(frame);
-        QFont f = value->font();
-        f.setPointSizeF(f.pointSizeF() * 1.5);
-        f.setBold(true);
-        value->setFont(f);
-        detail = plainLabel(frame);
-        QFont small = detail->font();
-        small.setPointSizeF(small.pointSizeF() * 0.85);
-        detail->setFont(small);
-        detail->setPalette(pal);
-        v->addWidget(title);
-        v->addWidget(value);
-        v->addWidget(detail);
-    }
-    void set(const QString& v, const QString& d = {}, const QString& tip = {}) {
-        value->setText(v);
-        detail->setText(d);
-        frame->setToolTip(tip);
-    }
-};
 
 DashboardWidget::DashboardWidget(QWidget* parent)
     : QWidget(parent) {
@@ -182,39 +115,9 @@ DashboardWidget::DashboardWidget(QWidget* parent)
     bar->addWidget(exportButton);
     root->addLayout(bar);
 
-    // ---- overview cards ---------------------------------------------------
-    // The cards wrap in a narrow window (the dashboard made the window at
-    // least 1,096 px wide).
-    auto* cardsBox = new QWidget(this);
-    QSizePolicy wrap(QSizePolicy::Preferred, QSizePolicy::Preferred);
-    wrap.setHeightForWidth(true);
-    cardsBox->setSizePolicy(wrap);
-    auto* cards = new FlowLayout(cardsBox, 6);
-    const QString cardTitles[CardCount] = {
-        tr("Ready"),       tr("Locked"),          tr("Done"),
-        tr("Failed"),      tr("Unknown status"),  tr("Stuck"),
-        tr("Backlog age"), tr("Done, last hour"), tr("Failed, last hour"),
-        tr("Scheduled"),   tr("Leased"),          tr("Expired leases")};
-    for (const QString& cardTitle : cardTitles) {
-        m_cards.push_back(std::make_unique<Card>(this, cardTitle));
-        cards->addWidget(m_cards.back()->frame);
-    }
-    {
-        auto* frame = new QFrame(this);
-        frame->setFrameShape(QFrame::StyledPanel);
-        auto* v = new QVBoxLayout(frame);
-        v->setContentsMargins(8, 4, 8, 4);
-        auto* t = plainLabel(frame);
-        t->setText(tr("Ready / maxsize"));
-        m_fill = new QProgressBar(frame);
-        m_fill->setTextVisible(true);
-        m_fill->setMinimumWidth(140);
-        v->addWidget(t);
-        v->addWidget(m_fill);
-        m_fillCard = frame;
-        cards->addWidget(frame);
-    }
-    root->addWidget(cardsBox);
+    // ---- overview cards (they wrap in a narrow window) ----------------------
+    m_cards = new DashboardCards(this);
+    root->addWidget(m_cards);
 
     // ---- litequeue page ---------------------------------------------------
     m_pages = new QStackedWidget(this);
@@ -332,7 +235,11 @@ void DashboardWidget::showEvent(QShowEvent* e) {
 }
 
 void DashboardWidget::setQueue(std::shared_ptr<core::Queue> queue) {
-    m_queue = std::move(queue);
+    setBackend(localBackend(std::move(queue)));
+}
+
+void DashboardWidget::setBackend(std::shared_ptr<QueueBackend> backend) {
+    m_backend = std::move(backend);
     ++m_generation;
     ++m_applyGeneration; // drop chart steps of the previous queue
     m_applySteps.clear();
@@ -367,7 +274,7 @@ void DashboardWidget::setUtc(bool utc) {
     m_latency->setUtc(utc);
     updateRangeUi();
     if (m_hasData) {
-        updateCards();
+        m_cards->setData(m_data, m_stuckNs, m_utc);
     }
 }
 
@@ -411,7 +318,7 @@ void DashboardWidget::setRangePreset(RangePreset p) {
 }
 
 void DashboardWidget::refresh() {
-    if (!m_queue) {
+    if (!m_backend) {
         return;
     }
     if (!isVisible()) {
@@ -428,9 +335,9 @@ void DashboardWidget::refresh() {
     m_busy = true;
     m_again = false; // this run sees every input asked for so far
     const quint64 generation = m_generation;
-    Request r{m_from, m_to, m_stuckNs};
+    const DashboardRequest r{m_from, m_to, m_stuckNs};
     runAsync(
-        this, [q = m_queue, r] { return compute(q, r); },
+        this, [q = m_backend, r] { return computeDashboard(*q, r); },
         [this, generation](DashboardData d) {
             m_busy = false;
             if (generation == m_generation) {
@@ -444,122 +351,6 @@ void DashboardWidget::refresh() {
         });
 }
 
-DashboardData DashboardWidget::compute(const std::shared_ptr<core::Queue>& q, const Request& r) {
-    QElapsedTimer timer;
-    timer.start();
-    DashboardData d;
-    try {
-        d.now = q->now();
-        d.history = core::QueueFormat::of(q->info()).keepsHistory();
-        try {
-            // Prunes made by our tools are on record; say so on the charts.
-            for (const auto& e : core::AuditLog().entries(q->path())) {
-                if (e.action == core::Action::Prune && !e.undone && e.undoneBy.empty() &&
-                    !e.applied.empty()) {
-                    d.prunedBefore = e.cutoff ? *e.cutoff : e.when;
-                }
-            }
-        } catch (const std::exception&) {
-            // No readable audit log: no note, the charts stand.
-        }
-        d.maxsize = q->maxsize();
-        d.rangeFrom = r.from;
-        d.rangeTo = r.to;
-        const bool jobs = !d.history;
-
-        // One scan of the file; the time range is applied in memory, so the
-        // whole-queue overview needs no second query.
-        Filter all;
-        all.now = d.now;
-        const core::TimingColumns full = q->timing(all);
-        // The cards count from the same scan: no second pass over the file.
-        d.counts = core::countsFrom(full, d.now, r.stuckNs);
-        d.totalRows = static_cast<std::int64_t>(full.size());
-        core::TimingColumns ranged;
-        const bool hasRange = r.from || r.to;
-        if (hasRange) {
-            for (std::size_t i = 0; i < full.size(); ++i) {
-                const TimeNs in = full.inTime[i];
-                if (in == core::TimingColumns::kNoTime || (r.from && in < *r.from) ||
-                    (r.to && in >= *r.to)) {
-                    continue;
-                }
-                ranged.state.push_back(full.state[i]);
-                ranged.inTime.push_back(in);
-                ranged.lockTime.push_back(full.lockTime[i]);
-                ranged.doneTime.push_back(full.doneTime[i]);
-                if (!full.attempts.empty())
-                    ranged.attempts.push_back(full.attempts[i]);
-            }
-        }
-        const core::TimingColumns& cols = hasRange ? ranged : full;
-        d.stats = core::computeStats(cols, d.now);
-
-        const TimeNs hourAgo = d.now - kHour;
-        for (std::size_t i = 0; i < full.size(); ++i) {
-            const auto st = static_cast<core::State>(full.state[i]);
-            const TimeNs in = full.inTime[i], done = full.doneTime[i];
-            const bool claimable = st == core::State::Ready || (jobs && st == core::State::Expired);
-            if (claimable && in != core::TimingColumns::kNoTime &&
-                (!d.backlogSince || in < *d.backlogSince)) {
-                d.backlogSince = in;
-            }
-            if (done != core::TimingColumns::kNoTime && done >= hourAgo && done <= d.now) {
-                if (st == core::State::Done) {
-                    ++d.doneLastHour;
-                } else if (st == core::State::Failed) {
-                    ++d.failedLastHour;
-                }
-            }
-        }
-
-        // The charts' span: the range, or the data's own extent, kept within
-        // 1970..2100 so a damaged file's timestamps (anything up to ±2^63)
-        // cannot overflow the bucket arithmetic; points outside are not drawn.
-        static constexpr TimeNs kChartMin = 0;
-        static constexpr TimeNs kChartMax = 4'102'444'800LL * core::kNsPerSecond; // 2100-01-01
-        const auto clampT = [](TimeNs t) { return std::clamp(t, kChartMin, kChartMax); };
-        const TimeNs now = clampT(d.now);
-        const TimeNs first = clampT(d.stats.firstTime.value_or(now - kHour));
-        const TimeNs last = clampT(d.stats.lastTime.value_or(now));
-        TimeNs from = r.from ? clampT(*r.from) : first;
-        TimeNs to = r.to ? clampT(*r.to) : (r.from ? std::max(now, last + 1) : last + 1);
-        if (to <= from) {
-            to = from + core::kNsPerSecond;
-        }
-        d.bucket = core::chooseBucketSize(to - from);
-        // Buckets on round instants (whole minutes, hours, UTC days).
-        TimeNs aligned = from - (from % d.bucket);
-        if (from % d.bucket < 0) {
-            aligned -= d.bucket;
-        }
-        d.series = core::computeSeries(cols, aligned, to, d.bucket);
-        d.spanFrom = aligned;
-        d.spanTo = aligned + static_cast<TimeNs>(d.series.size()) * d.bucket;
-
-        if (jobs) {
-            std::vector<TimeNs> ahead;
-            for (std::size_t i = 0; i < cols.size(); ++i) {
-                if (static_cast<core::State>(cols.state[i]) == core::State::Scheduled &&
-                    cols.inTime[i] != core::TimingColumns::kNoTime) {
-                    ahead.push_back(cols.inTime[i] - d.now);
-                }
-            }
-            d.scheduledAhead = core::logHistogram(ahead);
-            d.scheduledAheadSummary = core::summarize(ahead);
-            d.attempts.assign(kMaxAttempts + 1, 0);
-            for (const std::int64_t a : cols.attempts) {
-                const auto k = std::clamp<std::int64_t>(a, 0, kMaxAttempts);
-                ++d.attempts[static_cast<std::size_t>(k)];
-            }
-        }
-    } catch (const std::exception& e) {
-        d.error = QString::fromUtf8(e.what());
-    }
-    d.elapsedMs = timer.elapsed();
-    return d;
-}
-
 void DashboardWidget::apply(DashboardData d) {
     if (!d.error.isEmpty()) {
         m_status->setText(tr("Statistics failed: %1").arg(d.error));
@@ -571,7 +362,7 @@ void DashboardWidget::apply(DashboardData d) {
     m_status->setText(tr("%1 messages · computed in %2 ms")
                           .arg(QLocale().toString(m_data.totalRows))
                           .arg(m_data.elapsedMs));
-    updateCards();
+    m_cards->setData(m_data, m_stuckNs, m_utc);
     updateRangeUi();
     // The charts are updated one per event-loop turn, so the UI thread never
     // spends one long stretch relayouting and repainting all of them (the
@@ -606,63 +397,8 @@ void DashboardWidget::runNextStep(quint64 generation) {
 
 void DashboardWidget::clearView() {
     m_data = DashboardData{};
-    for (auto& c : m_cards) {
-        c->set(QStringLiteral("—"));
-    }
-    m_status->setText(m_queue ? tr("computing…") : QString());
-    const bool jobs = false;
-    for (int i : {ScheduledCard, LeasedCard, ExpiredCard, UnknownCard}) {
-        m_cards[static_cast<std::size_t>(i)]->frame->setVisible(jobs);
-    }
-    m_fillCard->setVisible(false);
-}
-
-void DashboardWidget::updateCards() {
-    const DashboardData& d = m_data;
-    const core::Counts& c = d.counts;
-    const bool jobs = !d.history;
-    const QLocale loc;
-    auto card = [this](CardId id) -> Card& { return *m_cards[static_cast<std::size_t>(id)]; };
-    const auto num = [&loc](std::int64_t n) { return loc.toString(n); };
-
-    for (int i : {LockedCard, DoneCard, FailedCard, StuckCard, DoneHourCard, FailedHourCard}) {
-        card(CardId(i)).frame->setVisible(!jobs);
-    }
-    for (int i : {ScheduledCard, LeasedCard, ExpiredCard}) {
-        card(CardId(i)).frame->setVisible(jobs);
-    }
-    card(UnknownCard).frame->setVisible(!jobs && c.unknown > 0);
-
-    card(ReadyCard).set(num(c.ready), jobs ? tr("due, not leased") : tr("waiting"));
-    card(LockedCard).set(num(c.locked), tr("claimed"));
-    card(DoneCard).set(num(c.done));
-    card(FailedCard).set(num(c.failed));
-    card(UnknownCard).set(num(c.unknown), tr("status not 0–3"));
-    card(StuckCard).set(num(c.stuck), tr("locked over %1").arg(roundDurationLabel(m_stuckNs)),
-                        tr("LOCKED messages whose lock age exceeds the stuck threshold"));
-    card(ScheduledCard).set(num(c.scheduled), tr("run_at in the future"));
-    card(LeasedCard).set(num(c.leased), tr("locked_until ≥ now"));
-    card(ExpiredCard).set(num(c.expired), tr("lapsed, claimable again"));
-    if (d.backlogSince) {
-        card(BacklogCard)
-            .set(humanDuration(core::diffNs(d.now, *d.backlogSince)),
-                 tr("since %1").arg(formatInstant(*d.backlogSince, m_utc, false, false)),
-                 tr("now − %1 of the oldest claimable message\n%2")
-                     .arg(jobs ? QStringLiteral("run_at") : QStringLiteral("in_time"),
-                          exactInstant(*d.backlogSince)));
-    } else {
-        card(BacklogCard).set(QStringLiteral("—"), tr("no backlog"));
-    }
-    card(DoneHourCard).set(num(d.doneLastHour));
-    card(FailedHourCard).set(num(d.failedLastHour));
-
-    m_fillCard->setVisible(d.maxsize.has_value());
-    if (d.maxsize) {
-        const auto max = std::max<std::int64_t>(*d.maxsize, 0);
-        m_fill->setRange(0, static_cast<int>(std::min<std::int64_t>(max, INT_MAX)));
-        m_fill->setValue(static_cast<int>(std::min<std::int64_t>(c.ready, max)));
-        m_fill->setFormat(tr("%1 / %2").arg(num(c.ready), num(max)));
-    }
+    m_cards->clear();
+    m_status->setText(m_backend ? tr("computing…") : QString());
 }
 
 std::vector<std::function<void()>> DashboardWidget::chartSteps() {
@@ -892,56 +628,7 @@ bool DashboardWidget::exportChartPng(const QString& which, const QString& path) 
 }
 
 bool DashboardWidget::exportCsv(const QString& path) const {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
-        return false;
-    }
-    QTextStream out(&file);
-    const DashboardData& d = m_data;
-    out << "# LiteQueue Admin dashboard\n";
-    out << "now_ns," << d.now << ",now_utc," << QString::fromStdString(core::isoUtc(d.now)) << '\n';
-    out << "range_from_ns," << csvField(d.rangeFrom) << ",range_to_ns," << csvField(d.rangeTo)
-        << '\n';
-    out << '\n' << "metric,count,min_ns,p50_ns,p90_ns,p95_ns,p99_ns,max_ns,mean_ns\n";
-    const std::pair<const char*, const core::Summary*> rows[] = {
-        {"wait", &d.stats.wait},
-        {"processing", &d.stats.processing},
-        {"total", &d.stats.total},
-        {"time_to_failure", &d.stats.timeToFailure}};
-    for (const auto& [name, s] : rows) {
-        out << name << ',' << s->count << ',' << csvField(s->min) << ',' << csvField(s->p50) << ','
-            << csvField(s->p90) << ',' << csvField(s->p95) << ',' << csvField(s->p99) << ','
-            << csvField(s->max) << ',' << QString::number(s->mean, 'f', 0) << '\n';
-    }
-    out << '\n' << "histogram,bucket_lo_ns,bucket_hi_ns,count\n";
-    const std::pair<const char*, const core::Histogram*> hists[] = {
-        {"wait", &d.stats.waitHist},
-        {"processing", &d.stats.processingHist},
-        {"total", &d.stats.totalHist},
-        {"time_to_failure", &d.stats.failureHist}};
-    for (const auto& [name, h] : hists) {
-        for (std::size_t i = 0; i < h->counts.size(); ++i) {
-            out << name << ',' << h->edges[i] << ',' << h->edges[i + 1] << ',' << h->counts[i]
-                << '\n';
-        }
-    }
-    out << '\n'
-        << "bucket_start_ns,bucket_start_utc,bucket_ns,arrivals,claims,completions,failures,"
-           "wait_p50_ns,wait_p99_ns,processing_p50_ns,processing_p99_ns\n";
-    for (const core::TimeBucket& b : d.series) {
-        out << b.start << ',' << QString::fromStdString(core::isoUtc(b.start)) << ',' << d.bucket
-            << ',' << b.arrivals << ',' << b.claims << ',' << b.completions << ',' << b.failures
-            << ',' << csvField(b.waitP50) << ',' << csvField(b.waitP99) << ','
-            << csvField(b.processingP50) << ',' << csvField(b.processingP99) << '\n';
-    }
-    if (!d.history) {
-        out << '\n' << "attempts,jobs\n";
-        for (std::size_t k = 0; k < d.attempts.size(); ++k) {
-            out << k << (k + 1 == d.attempts.size() ? "+" : "") << ',' << d.attempts[k] << '\n';
-        }
-    }
-    out.flush();
-    return out.status() == QTextStream::Ok && file.commit();
+    return writeDashboardCsv(m_data, path);
 }
 
 void DashboardWidget::saveChartInteractive(const QString& which) {

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "core/format.h"
 #include "core/query.h"
-#include "core/stats.h"
+#include "ui/dashboarddata.h"
 
 #include <QMetaType>
 #include <QString>
@@ -26,42 +25,11 @@ class Queue;
 
 namespace lq::ui {
 
+class DashboardCards;
 class HistogramChart;
 class PercentileModel;
+class QueueBackend;
 class TimeSeriesChart;
-
-/// Everything one dashboard computation produced (in the worker) and the
-/// widget shows.
-struct DashboardData {
-    core::TimeNs now = 0; ///< the queue's clock when computed
-    /// The format keeps finished history (latency charts); without it the
-    /// dashboard shows its schedule (attempts, leases) instead.
-    bool history = true;
-    std::optional<std::int64_t> maxsize;
-    core::Counts counts;
-    core::QueueStats stats; ///< over the messages in the time range
-    /// Whole-queue overview (the cards ignore the time range): the oldest
-    /// claimable message's in_time (run_at where the format has a schedule), finished in the
-    /// last hour.
-    std::optional<core::TimeNs> backlogSince;
-    std::int64_t doneLastHour = 0;
-    std::int64_t failedLastHour = 0;
-    std::int64_t totalRows = 0;                     ///< rows read from the file
-    std::optional<core::TimeNs> rangeFrom, rangeTo; ///< the range asked for
-    /// The charts' time span [spanFrom, spanTo) and its bucket size; the
-    /// series has one bucket per `bucket` ns starting at spanFrom.
-    core::TimeNs spanFrom = 0, spanTo = 0, bucket = 0;
-    std::vector<core::TimeBucket> series;
-    // formats without history only (no completion history is stored)
-    core::Histogram scheduledAhead; ///< run_at - now of SCHEDULED jobs
-    core::Summary scheduledAheadSummary;
-    std::vector<std::int64_t> attempts; ///< attempts[k]: jobs with k attempts; last: k or more
-    /// The newest prune of this file on record (audit log): what finished
-    /// before this was deleted, so a gap in the charts is not an outage.
-    std::optional<core::TimeNs> prunedBefore;
-    qint64 elapsedMs = 0; ///< how long the worker took
-    QString error;        ///< non-empty: the computation failed
-};
 
 /// Latency and throughput views of one queue (SPEC §3.4): overview cards,
 /// throughput and latency over time, latency histograms with percentile
@@ -77,8 +45,10 @@ public:
     explicit DashboardWidget(QWidget* parent = nullptr);
     ~DashboardWidget() override;
 
-    /// Shows `queue` (shared with the browser; Queue is thread-safe) and
+    /// Shows the queue `backend` reaches (shared with the browser) and
     /// recomputes. nullptr clears the dashboard.
+    void setBackend(std::shared_ptr<QueueBackend> backend);
+    /// setBackend() over a queue open here.
     void setQueue(std::shared_ptr<core::Queue> queue);
     /// LOCKED messages whose lock age exceeds this count as stuck.
     void setStuckThreshold(qint64 ns);
@@ -130,8 +100,6 @@ protected:
     void showEvent(QShowEvent* e) override;
 
 private:
-    struct Request;
-    static DashboardData compute(const std::shared_ptr<core::Queue>& q, const Request& r);
     std::vector<std::function<void()>> chartSteps();
     void runNextStep(quint64 generation);
     void updateTimeCharts(bool throughput, bool latency);
@@ -140,7 +108,6 @@ private:
     bool m_applying = false;
     void apply(DashboardData d);
     void clearView();
-    void updateCards();
     void updateCharts();
     void updateRangeUi();
     void onHistogramBar(core::Filter::Metric m, int index);
@@ -148,7 +115,7 @@ private:
     void saveChartInteractive(const QString& which);
     void saveCsvInteractive();
 
-    std::shared_ptr<core::Queue> m_queue;
+    std::shared_ptr<QueueBackend> m_backend;
     qint64 m_stuckNs = core::kDefaultStuckAfterNs;
     bool m_utc = false;
     std::optional<qint64> m_from, m_to;
@@ -167,10 +134,7 @@ private:
     QPushButton* m_allButton = nullptr;
     QPushButton* m_hourButton = nullptr;
     QPushButton* m_dayButton = nullptr;
-    struct Card;
-    std::vector<std::unique_ptr<Card>> m_cards;
-    QProgressBar* m_fill = nullptr;
-    QWidget* m_fillCard = nullptr;
+    DashboardCards* m_cards = nullptr;
     QStackedWidget* m_pages = nullptr;
     TimeSeriesChart* m_throughput = nullptr;
     TimeSeriesChart* m_latency = nullptr;

@@ -42,7 +42,7 @@ void FileWatcher::removePath(const QString& path) {
     if (--it.value() > 0) {
         return;
     }
-    m_refs.erase(it);
+    m_refs.remove(path);
     m_missing.remove(path);
     m_watcher->removePath(path);
 }
@@ -79,13 +79,9 @@ void FileWatcher::onDirectoryChanged(const QString&) {
 }
 
 void FileWatcher::reAddMissing() {
-    for (auto it = m_missing.begin(); it != m_missing.end();) {
-        if (QFileInfo::exists(*it) && m_watcher->addPath(*it)) {
-            it = m_missing.erase(it);
-        } else {
-            ++it;
-        }
-    }
+    m_missing.removeIf([this](const QString& path) {
+        return QFileInfo::exists(path) && m_watcher->addPath(path);
+    });
 }
 
 } // namespace lq::ui

@@ -9,6 +9,7 @@ namespace lq::ui {
 /// Lays its items out left to right and wraps to a new line when the width
 /// runs out, so a row of chips never squashes its labels ("eady 1,27").
 class FlowLayout : public QLayout {
+    Q_OBJECT
 public:
     explicit FlowLayout(QWidget* parent = nullptr, int spacing = 2);
     ~FlowLayout() override;

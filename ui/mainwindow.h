@@ -1,19 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "core/actions.h"
-#include "core/format.h"
-#include "core/operator.h"
+#include "core/query.h"
 #include "ui/messagemodel.h"
+#include "ui/queueactionhandler.h"
 #include "ui/statusfilterbar.h"
 
-#include <QElapsedTimer>
 #include <QMainWindow>
-#include <QPointer>
-#include <QTimer>
 
-#include <functional>
-#include <memory>
 #include <optional>
 #include <vector>
 
@@ -24,10 +18,7 @@ class QMenu;
 class QSpinBox;
 class QTableView;
 class QTabWidget;
-
-namespace lq::core {
-class Queue;
-}
+class QDockWidget;
 
 namespace lq::ui {
 
@@ -35,39 +26,29 @@ class BannerBar;
 class DashboardWidget;
 class FleetModel;
 class MessageDetailPane;
+class MessagesPage;
+class QueueBanners;
+class QueueDocument;
 class QueueSidebar;
 
-/// The lqadmin main window: the sidebar of queues (files opened and watched
-/// folders, with live counts and health), the open queue's message table with
-/// the status filter and search, the detail pane, the operator actions and
-/// the banners and status bar that say what state the file is in.
+/// The lqadmin main window. It assembles the parts and owns none of their
+/// work: the open queue is a QueueDocument, its operator workflows and their
+/// actions a QueueActionHandler, the tabs are pages (MessagesPage, the
+/// dashboard), the sidebar lists the queues (files opened and watched
+/// folders, with live counts and health). The window keeps the menus, the
+/// settings, the banners and the status bar that say what state the file is
+/// in.
 ///
-/// Every lqcore call runs in a worker; the window only ever holds results.
+/// Every queue call runs in a worker; the window only ever holds results.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     /// Asked before every write: the question and the exact number of
     /// messages it touches (-1 when not about messages). Return true to go
     /// ahead. Tests install one instead of clicking modal dialogs.
-    using ConfirmHandler = std::function<bool(const QString& text, qint64 count)>;
-
-    /// What an action did, as shown in the result report.
-    struct ActionReport {
-        QString title;
-        qint64 applied = 0;
-        qint64 skipped = 0;
-        qint64 notAttempted = 0;
-        bool cancelled = false;
-        QString error;            ///< what stopped it (nothing applied, or part of it)
-        QString notice;           ///< nothing to do: information, not a failure
-        QString skippedByReason;  ///< "changed since shown 10, gone 2"
-        QStringList appliedIds;   ///< message ids changed
-        QStringList skippedLines; ///< "id: reason"
-        QStringList noteLines;    ///< "id: restored without its idempotency key ..."
-        QString recordId;         ///< the audit record written
-        QString summary() const;
-    };
-    using ReportHandler = std::function<void(const ActionReport&)>;
+    using ConfirmHandler = QueueActionHandler::ConfirmHandler;
+    using ActionReport = lq::ui::ActionReport;
+    using ReportHandler = QueueActionHandler::ReportHandler;
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -82,33 +63,37 @@ public:
     void openQueue(const QString& path, const QString& table = {});
     /// Lists every queue file of `dir` in the sidebar and follows it.
     void watchFolder(const QString& dir);
-    QString currentPath() const { return m_path; }
-    QString currentTable() const { return m_table; }
+    QString currentPath() const;
+    QString currentTable() const;
     /// Selects (and scrolls to) a message once the table shows it.
     void selectMessage(const QString& messageId);
     /// A queue is open and its first ordering is shown.
     bool isReady() const;
     /// An open or an action is still running.
-    bool isBusy() const { return m_busyJobs > 0; }
+    bool isBusy() const;
     QStringList recentFiles() const { return m_recent; }
 
     MessageModel* model() const { return m_model; }
-    QTableView* view() const { return m_view; }
-    MessageDetailPane* detailPane() const { return m_detail; }
-    StatusFilterBar* filterBar() const { return m_filterBar; }
+    QTableView* view() const;
+    MessageDetailPane* detailPane() const;
+    StatusFilterBar* filterBar() const;
     BannerBar* bannerBar() const { return m_banners; }
-    QLineEdit* searchEdit() const { return m_search; }
-    QSpinBox* stuckSpinBox() const { return m_stuckSpin; }
+    QLineEdit* searchEdit() const;
+    QSpinBox* stuckSpinBox() const;
+    /// An action by object name, for tests; the code uses typed members.
     QAction* action(const QString& name) const;
+    QueueDocument* document() const { return m_doc; }
+    QueueActionHandler* actionHandler() const { return m_handler; }
+    MessagesPage* messagesPage() const { return m_messages; }
     FleetModel* fleetModel() const { return m_fleet; }
     DashboardWidget* dashboard() const { return m_dashboard; }
     QTabWidget* tabs() const { return m_tabs; }
     QueueSidebar* sidebar() const { return m_sidebar; }
 
-    void setConfirmHandler(ConfirmHandler handler) { m_confirm = std::move(handler); }
-    void setReportHandler(ReportHandler handler) { m_report = std::move(handler); }
-    ActionReport lastReport() const { return m_lastReport; }
-    int reportCount() const { return m_reportCount; }
+    void setConfirmHandler(ConfirmHandler handler);
+    void setReportHandler(ReportHandler handler);
+    ActionReport lastReport() const;
+    int reportCount() const;
     QString lastError() const { return m_lastError; }
 
     /// Actions apply to every message matching the filter, not the selection.
@@ -117,7 +102,7 @@ public:
     bool readOnlyMode() const;
     /// The file was deleted, replaced or moved since it was opened: every
     /// write action is off until it is reopened.
-    bool fileGone() const { return m_fileGone; }
+    bool fileGone() const;
     void setReadOnlyMode(bool on);
 
 signals:
@@ -153,81 +138,36 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    struct OpenResult;
-    using PlanReady = std::function<void(core::Plan plan)>;
-
     void createActions();
     void createMenus();
     void createWidgets();
+    void connectParts();
     void restoreSettings();
     void saveSettings();
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void openWith(const QString& path, bool readOnly, const QString& table = {});
-    void applyColumnSet();
-    void onOpened(OpenResult&& r);
+    void onOpened(bool samePath);
     void updateTitle();
-    void updateBanners();
     void updateStatusBar();
     void updateActions();
-    void applyFilter();
-    void updateNarrowRow();
     void onFileStateChanged(MessageModel::FileState state);
-    void onCurrentChanged();
-    void rememberCurrent();
-    void restoreCurrent();
-    void showContextMenu(const QPoint& pos);
-    /// The filter, search, sort and columns of this file, kept per file.
-    void rememberView();
-    void restoreView();
-    /// After an open: a banner with one click to the stuck (or failed) messages.
-    void offerAttention(const core::Counts& c);
-
-    bool checkWritable();
-    bool confirm(const QString& text, qint64 count);
-    /// The selection's (id, token) pairs as the user saw them, or every
-    /// match of the (pinned) filter when "apply to all" is on; in a worker
-    /// when lqcore must be asked.
-    void preparePlan(core::Action action, const PlanReady& ready);
-    void runRowAction(core::Action action, double delaySeconds = 0);
-    /// Runs a confirmed plan (or an undo when `undo` is set) in a worker,
-    /// through core::Operator, with progress and cancel for long ones.
-    void runPlan(core::Plan plan, const QString& title,
-                 std::optional<core::AuditEntry> undo = std::nullopt);
-
-    void finishReport(const ActionReport& report);
     void showError(const QString& text, bool dialog = true);
-    QString fileName() const;
 
-    std::shared_ptr<core::Queue> m_queue;
-    core::FormatInfo m_info;
-    bool m_queueReadOnly = false;
-    bool m_fileGone = false; ///< deleted, replaced or moved: every write is off
-    QString m_path;
-    QString m_table; ///< the queue table asked for (multi files)
-    quint64 m_openGeneration = 0;
-    int m_busyJobs = 0;
-    QElapsedTimer m_openClock;
-    bool m_firstPagePending = false;
-
+    QueueDocument* m_doc;
     MessageModel* m_model;
     FleetModel* m_fleet;
+    QueueActionHandler* m_handler;
     QueueSidebar* m_sidebar = nullptr;
-    QTableView* m_view = nullptr;
     QTabWidget* m_tabs = nullptr;
+    MessagesPage* m_messages = nullptr;
     DashboardWidget* m_dashboard = nullptr;
-    QWidget* m_narrowRow = nullptr;
-    QLabel* m_narrowLabel = nullptr;
-    std::optional<qint64> m_rangeFrom, m_rangeTo; ///< from the dashboard's time range
-    std::optional<core::Filter> m_band;           ///< a clicked histogram bar
+    QDockWidget* m_detailDock = nullptr;
+    QDockWidget* m_queuesDock = nullptr;
     bool m_detailWasVisible = true;
     bool m_addToSidebarOnOpen = false;
-    MessageDetailPane* m_detail = nullptr;
-    StatusFilterBar* m_filterBar = nullptr;
     BannerBar* m_banners = nullptr;
-    QLineEdit* m_search = nullptr;
-    QSpinBox* m_stuckSpin = nullptr;
-    QTimer m_searchDebounce;
+    QueueBanners* m_queueBanners = nullptr;
 
     QLabel* m_formatLabel = nullptr;
     QLabel* m_journalLabel = nullptr;
@@ -235,24 +175,27 @@ private:
     QLabel* m_rowsLabel = nullptr;
     QLabel* m_refreshLabel = nullptr;
 
-    QHash<QString, QAction*> m_actions;
+    // The window's own actions (the operator actions are the handler's).
+    QAction* m_open = nullptr;
+    QAction* m_watchFolder = nullptr;
+    QAction* m_reopen = nullptr;
+    QAction* m_quit = nullptr;
+    QAction* m_readOnly = nullptr;
+    QAction* m_refresh = nullptr;
+    QAction* m_live = nullptr;
+    QAction* m_backlogThreshold = nullptr;
+    QAction* m_utc = nullptr;
+    QAction* m_find = nullptr;
+    QAction* m_copyId = nullptr;
+    QAction* m_about = nullptr;
+    QAction* m_aboutQt = nullptr;
+    QAction* m_gettingStarted = nullptr;
+    QAction* m_shortcuts = nullptr;
+    std::vector<QAction*> m_filterActions; ///< Ctrl+1 … Ctrl+9
     QMenu* m_recentMenu = nullptr;
     QStringList m_recent;
 
-    ConfirmHandler m_confirm;
-    ReportHandler m_report;
-    ActionReport m_lastReport;
-    int m_reportCount = 0;
     QString m_lastError;
-
-    QString m_restoreId;     ///< current message across a model reset
-    QString m_pendingSelect; ///< selectMessage() before the file was open
-    int m_restoreScroll = 0;
-    bool m_topOnNextReset = false;   ///< a new filter opens at the top
-    bool m_restoringView = false;    ///< restoreView() is setting the widgets
-    bool m_attentionPending = false; ///< the first counts of a new file decide the banner
-    int m_sortColumn = MessageModel::MessageId;
-    Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
 };
 
 } // namespace lq::ui

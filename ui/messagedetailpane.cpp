@@ -3,7 +3,7 @@
 
 #include "core/formats/queueformat.h"
 
-#include "core/queue.h"
+#include "ui/queuebackend.h"
 #include "ui/runasync.h"
 #include "ui/uitext.h"
 
@@ -167,10 +167,10 @@ QString MessageDetailPane::payloadText() const {
     return m_payload->toPlainText();
 }
 
-void MessageDetailPane::setQueue(std::shared_ptr<core::Queue> queue) {
-    m_queue = std::move(queue);
+void MessageDetailPane::setBackend(std::shared_ptr<QueueBackend> backend) {
+    m_backend = std::move(backend);
     // The schedule fields only where the format has them (info() is fixed at open).
-    const bool jobs = m_queue && core::QueueFormat::of(m_queue->info()).hasSchedule();
+    const bool jobs = m_backend && core::QueueFormat::of(m_backend->info()).hasSchedule();
     for (const char* k : {"runat", "lockeduntil"}) {
         m_fields.value(QString::fromLatin1(k))->setVisible(jobs);
         m_titles.value(QString::fromLatin1(k))->setVisible(jobs);
@@ -302,7 +302,7 @@ void MessageDetailPane::loadPayload(bool all) {
                                    ? tr("Loading the payload\u2026")
                                    : QString());
     }
-    auto q = m_queue;
+    auto q = m_backend;
     std::shared_ptr<const std::string> have = all ? m_full : nullptr;
     auto work = [q, id = m_row->msg.messageId, all, gen, have, blobHint = m_row->msg.dataIsBlob,
                  cached = m_row->msg.data, bytes = m_row->dataBytes]() -> Payload {
@@ -387,7 +387,7 @@ void MessageDetailPane::savePayload() {
     if (fileName.isEmpty()) {
         return;
     }
-    auto work = [q = m_queue, id = m_row->msg.messageId, full = m_full, fileName]() -> QString {
+    auto work = [q = m_backend, id = m_row->msg.messageId, full = m_full, fileName]() -> QString {
         try {
             std::shared_ptr<const std::string> bytes = full;
             if (!bytes) {

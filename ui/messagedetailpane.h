@@ -14,11 +14,9 @@ class QPlainTextEdit;
 class QPushButton;
 class QGridLayout;
 
-namespace lq::core {
-class Queue;
-}
-
 namespace lq::ui {
+
+class QueueBackend;
 
 /// Every field of the current message, with humane times (exact ns and UTC
 /// in tooltips) and the payload, pretty-printed when it is JSON. Everything
@@ -32,7 +30,8 @@ public:
 
     explicit MessageDetailPane(QWidget* parent = nullptr);
 
-    void setQueue(std::shared_ptr<core::Queue> queue);
+    /// The queue the rows come from (nullptr: none).
+    void setBackend(std::shared_ptr<QueueBackend> backend);
     void setUtc(bool utc);
     void setStuckThresholdSeconds(int seconds);
     /// Shows a cached row (nullptr: nothing selected).
@@ -63,7 +62,7 @@ private:
     void savePayload();
     void refreshTimes();
 
-    std::shared_ptr<core::Queue> m_queue;
+    std::shared_ptr<QueueBackend> m_backend;
     bool m_utc = false;
     core::TimeNs m_stuckNs = core::kDefaultStuckAfterNs;
     QHash<QString, QLabel*> m_fields;

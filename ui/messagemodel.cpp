@@ -2,26 +2,20 @@
 #include "ui/messagemodel.h"
 
 #include "core/formats/queueformat.h"
-#include "core/queue.h"
-#include "ui/filewatcher.h"
-#include "ui/runasync.h"
+#include "ui/messageloader.h"
+#include "ui/queuebackend.h"
 #include "ui/theme.h"
 #include "ui/uitext.h"
 
 #include <QBrush>
 #include <QColor>
-#include <QElapsedTimer>
-#include <QFileInfo>
 #include <QFontDatabase>
 #include <QLoggingCategory>
 #include <QPainter>
 #include <QPixmap>
 #include <QSet>
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <unordered_set>
 
 Q_LOGGING_CATEGORY(lcModel, "lq.ui.model", QtInfoMsg)
 
@@ -32,52 +26,6 @@ using core::State;
 using core::TimeNs;
 
 namespace {
-
-constexpr int kFallbackMs = 2000;
-constexpr qint64 kCountsRefreshMs = 10000;
-
-quint64 mix(quint64 h, quint64 v) {
-    // splitmix-style combine: cheap and good enough to spot a changed row
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    return h;
-}
-
-quint64 optTime(const std::optional<TimeNs>& t) {
-    return t ? static_cast<quint64>(*t) : 0x8000000000000001ULL;
-}
-
-MessageRow makeRow(Message&& m) {
-    MessageRow r;
-    r.dataBytes = static_cast<qint64>(m.data.size());
-    r.preview = payloadPreview(m.data, m.dataIsBlob);
-    quint64 h = qHash(QByteArrayView(m.messageId.data(), qsizetype(m.messageId.size())));
-    h = mix(h, qHash(QByteArrayView(m.data.data(), qsizetype(m.data.size()))));
-    h = mix(h, static_cast<quint64>(m.rawStatus));
-    h = mix(h, static_cast<quint64>(m.state));
-    h = mix(h, static_cast<quint64>(m.token));
-    h = mix(h, static_cast<quint64>(m.claimId));
-    h = mix(h, static_cast<quint64>(m.attempts));
-    h = mix(h, optTime(m.inTime));
-    h = mix(h, optTime(m.lockTime));
-    h = mix(h, optTime(m.doneTime));
-    h = mix(h, optTime(m.runAt));
-    h = mix(h, optTime(m.lockedUntil));
-    if (m.idempotencyKey) {
-        h = mix(h, qHash(QByteArrayView(m.idempotencyKey->data(),
-                                        qsizetype(m.idempotencyKey->size()))));
-    }
-    r.fingerprint = h;
-    if (m.data.size() > MessageModel::kCachedPayloadBytes) {
-        m.data.resize(MessageModel::kCachedPayloadBytes);
-        m.data.shrink_to_fit();
-    }
-    r.msg = std::move(m);
-    return r;
-}
-
-QString errorText(const std::exception& e) {
-    return QString::fromUtf8(e.what());
-}
 
 QIcon dotIcon(const QColor& c) {
     QPixmap pm(16, 16);
@@ -90,128 +38,20 @@ QIcon dotIcon(const QColor& c) {
     return QIcon(pm);
 }
 
-/// Edit script from one ordering to the next (positions, ascending).
-struct Diff {
-    std::vector<std::pair<int, int>> removes; ///< (first old position, count)
-    std::vector<std::pair<int, int>> inserts; ///< (first new position, count)
-    bool reset = false;
-};
-
-void toRanges(const std::vector<int>& positions, std::vector<std::pair<int, int>>& out) {
-    for (int p : positions) {
-        if (!out.empty() && out.back().first + out.back().second == p) {
-            ++out.back().second;
-        } else {
-            out.emplace_back(p, 1);
-        }
-    }
-}
-
-Diff diffOrders(const std::vector<std::int64_t>& oldO, const std::vector<std::int64_t>& newO) {
-    Diff d;
-    const std::size_t n = oldO.size();
-    const std::size_t m = newO.size();
-    std::size_t pre = 0;
-    while (pre < n && pre < m && oldO[pre] == newO[pre]) {
-        ++pre;
-    }
-    std::size_t suf = 0;
-    while (suf < n - pre && suf < m - pre && oldO[n - 1 - suf] == newO[m - 1 - suf]) {
-        ++suf;
-    }
-    const std::size_t oldEnd = n - suf;
-    const std::size_t newEnd = m - suf;
-    std::unordered_set<qint64> inOld(oldO.begin() + qsizetype(pre),
-                                     oldO.begin() + qsizetype(oldEnd));
-    std::unordered_set<qint64> inNew(newO.begin() + qsizetype(pre),
-                                     newO.begin() + qsizetype(newEnd));
-    std::vector<int> removed;
-    std::vector<int> inserted;
-    std::vector<std::int64_t> keptOld;
-    std::vector<std::int64_t> keptNew;
-    for (std::size_t i = pre; i < oldEnd; ++i) {
-        if (inNew.count(oldO[i])) {
-            keptOld.push_back(oldO[i]);
-        } else {
-            removed.push_back(int(i));
-        }
-    }
-    std::size_t tailInserts = 0;
-    for (std::size_t j = pre; j < newEnd; ++j) {
-        if (inOld.count(newO[j])) {
-            keptNew.push_back(newO[j]);
-        } else {
-            inserted.push_back(int(j));
-        }
-    }
-    // Rows that moved (a sort key changed) cannot be expressed as
-    // remove+insert of distinct rows here: reset.
-    if (keptOld != keptNew) {
-        d.reset = true;
-        return d;
-    }
-    for (auto it = inserted.rbegin();
-         it != inserted.rend() && std::size_t(*it) == m - 1 - tailInserts; ++it) {
-        ++tailInserts;
-    }
-    // Appends at the end are cheap for a view whatever their number; other
-    // changes beyond a tenth of the rows are cheaper as one reset.
-    const std::size_t scattered = removed.size() + inserted.size() - tailInserts;
-    const std::size_t limit = std::max<std::size_t>(std::max(n, m) / 10, 32);
-    if (scattered > limit) {
-        d.reset = true;
-        return d;
-    }
-    toRanges(removed, d.removes);
-    toRanges(inserted, d.inserts);
-    return d;
-}
-
 } // namespace
-
-struct MessageModel::PollResult {
-    quint64 generation = 0;
-    QString error;
-    bool busy = false;
-    std::int64_t version = -1;
-    qint64 fileSize = -1;
-    qint64 fileMtime = -1;
-    quint64 inode = 0;
-    bool missing = false;
-    qint64 walBytes = 0;
-    bool changed = false;
-    std::optional<core::Counts> counts;
-    std::shared_ptr<std::vector<std::int64_t>> order; ///< set when recomputed
-    bool sameOrder = false;
-    Diff diff;
-    std::vector<MessageRow> changedRows;
-    std::vector<int> changedPositions; ///< in the new ordering, ascending
-    std::vector<std::int64_t> goneRowids;
-    qint64 elapsedMs = 0;
-};
-
-struct MessageModel::BlockResult {
-    quint64 generation = 0;
-    quint64 layout = 0;
-    int block = 0;
-    std::vector<std::int64_t> rowids;
-    std::vector<MessageRow> rows;
-    QString error;
-};
 
 MessageModel::MessageModel(QObject* parent)
     : QAbstractTableModel(parent)
-    , m_watcher(new FileWatcher(this))
     , m_order(std::make_shared<std::vector<std::int64_t>>()) {
-    m_pool.setMaxThreadCount(1);
-    m_pool.setExpiryTimeout(-1); // keep the thread: its read connection is ours
-    m_fallback.setSingleShot(true);
-    m_fallback.setInterval(kFallbackMs);
-    connect(&m_fallback, &QTimer::timeout, this, [this] {
-        m_pendingPoll = true;
-        kick();
+    m_loader = new MessageLoader([this](bool reset) { return pollRequest(reset); }, this);
+    connect(m_loader, &MessageLoader::pollFinished, this, &MessageModel::applyPoll);
+    connect(m_loader, &MessageLoader::earlyRows, this, &MessageModel::applyEarlyRows);
+    connect(m_loader, &MessageLoader::blockLoaded, this, &MessageModel::applyBlock);
+    connect(m_loader, &MessageLoader::located, this, [this](const QString& id, qint64 rowid) {
+        emit located(id, rowid < 0 ? -1 : rowOfRowId(rowid));
     });
-    connect(m_watcher, &FileWatcher::changed, this, &MessageModel::onWatcherChanged);
+    connect(m_loader, &MessageLoader::fileStateChanged, this, &MessageModel::fileStateChanged);
+    connect(m_loader, &MessageLoader::errorOccurred, this, &MessageModel::errorOccurred);
     m_stuckIcon = QIcon(QStringLiteral(":/icons/stuck.svg"));
     for (State s : {State::Ready, State::Locked, State::Done, State::Failed, State::Unknown,
                     State::Scheduled, State::Leased, State::Expired}) {
@@ -220,53 +60,55 @@ MessageModel::MessageModel(QObject* parent)
 }
 
 MessageModel::~MessageModel() {
-    m_pool.clear();
-    m_pool.waitForDone();
+    delete m_loader; // waits for its worker before the model goes
 }
 
 void MessageModel::setQueue(std::shared_ptr<core::Queue> queue, const QString& path) {
-    ++m_generation;
+    setBackend(localBackend(std::move(queue)), path);
+}
+
+void MessageModel::setBackend(std::shared_ptr<QueueBackend> backend, const QString& path) {
+    m_loader->newGeneration();
     ++m_layout;
-    m_watcher->clear();
-    m_fallback.stop();
     beginResetModel();
-    m_queue = std::move(queue);
+    m_showsSchedule = backend && core::QueueFormat::of(backend->info()).hasSchedule();
     m_order = std::make_shared<std::vector<std::int64_t>>();
     m_hasOrdering = false;
-    clearCache();
+    m_cache.clear();
     m_counts = {};
-    m_dataVersion = -1;
-    m_fileSize = -1;
-    m_fileMtime = -1;
-    m_inode = 0;
-    m_walBytes = 0;
-    const bool stateWasBad = m_fileState != FileState::Ok;
-    m_fileState = FileState::Ok;
     m_lastRefresh = {};
     endResetModel();
     // Formats with a schedule name the columns differently.
     emit headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
-    if (stateWasBad) {
-        emit fileStateChanged(FileState::Ok);
-    }
+    m_loader->setBackend(std::move(backend), path);
     emit countsChanged(m_counts);
-    m_pendingPoll = false;
-    m_pendingReset = false;
-    if (m_queue) {
-        m_watcher->addPath(path);
-        m_watcher->addPath(path + QStringLiteral("-wal"));
-        m_watcher->addPath(QFileInfo(path).absolutePath());
-        m_pendingReset = true;
-        kick();
+    if (m_loader->backend()) {
+        m_loader->requestReset();
     }
+}
+
+std::shared_ptr<QueueBackend> MessageModel::backend() const {
+    return m_loader->backend();
+}
+
+PollRequest MessageModel::pollRequest(bool reset) const {
+    PollRequest req;
+    req.layout = m_layout;
+    req.filter = m_filter;
+    req.sort = m_sort;
+    req.stuckNs = stuckNs();
+    if (!reset) {
+        req.cached = m_cache.fingerprints();
+    }
+    req.order = m_order;
+    return req;
 }
 
 void MessageModel::setFilter(const core::Filter& filter) {
     m_filter = filter;
     m_filter.stuckAfterNs = stuckNs();
-    ++m_generation;
-    m_pendingReset = true;
-    kick();
+    m_loader->newGeneration();
+    m_loader->requestReset();
 }
 
 void MessageModel::setStuckThresholdSeconds(int seconds) {
@@ -276,13 +118,11 @@ void MessageModel::setStuckThresholdSeconds(int seconds) {
     m_stuckSeconds = std::max(1, seconds);
     m_filter.stuckAfterNs = stuckNs();
     if (m_filter.stuckOnly) {
-        ++m_generation;
-        m_pendingReset = true;
+        m_loader->newGeneration();
+        m_loader->requestReset();
     } else {
-        m_pendingPoll = true;
-        m_pendingForce = true;
+        m_loader->requestPoll(true);
     }
-    kick();
     emitTimeColumnsChanged();
 }
 
@@ -298,226 +138,39 @@ void MessageModel::setUtc(bool utc) {
 }
 
 void MessageModel::setLiveRefresh(bool on) {
-    if (on == m_live) {
-        return;
-    }
-    m_live = on;
-    if (!on) {
-        m_fallback.stop();
-    } else {
-        m_pendingPoll = true;
-        kick();
-    }
+    m_loader->setLive(on);
+}
+
+bool MessageModel::liveRefresh() const {
+    return m_loader->live();
 }
 
 void MessageModel::refreshNow() {
-    m_pendingPoll = true;
-    m_pendingForce = true;
-    kick();
+    m_loader->requestPoll(true);
 }
 
 bool MessageModel::isIdle() const {
-    return !m_jobRunning && !m_pendingReset && !m_pendingPoll && m_pendingBlocks.isEmpty();
+    return m_loader->isIdle() && !m_cache.hasPending();
+}
+
+qint64 MessageModel::walBytes() const {
+    return m_loader->walBytes();
+}
+
+MessageModel::FileState MessageModel::fileState() const {
+    return m_loader->fileState();
+}
+
+qint64 MessageModel::lastJobMs() const {
+    return m_loader->lastJobMs();
 }
 
 TimeNs MessageModel::stuckNs() const {
     return TimeNs(m_stuckSeconds) * core::kNsPerSecond;
 }
 
-void MessageModel::onWatcherChanged() {
-    m_pendingPoll = true;
-    kick();
-}
-
-void MessageModel::armFallback() {
-    if (m_queue && m_live && !m_jobRunning) {
-        m_fallback.start();
-    }
-}
-
-void MessageModel::kick() {
-    if (m_jobRunning || !m_queue) {
-        return;
-    }
-    if (m_pendingReset) {
-        m_pendingReset = false;
-        m_pendingPoll = false;
-        m_pendingForce = false;
-        startPoll(true);
-    } else if (m_pendingPoll && m_live) {
-        m_pendingPoll = false;
-        startPoll(false);
-    }
-}
-
-void MessageModel::startPoll(bool reset) {
-    m_fallback.stop();
-    m_jobRunning = true;
-    const bool force = reset || m_pendingForce;
-    m_pendingForce = false;
-    const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
-    const bool countsDue = reset || nowMs - m_lastCountsMs > kCountsRefreshMs;
-    // A filter on ages changes with the clock, not only with the data.
-    const bool timeDependent = m_filter.stuckOnly || m_filter.olderThanSeconds.has_value();
-
-    std::vector<std::pair<qint64, quint64>> cached;
-    if (!reset) {
-        cached.reserve(std::size_t(m_rows.size()));
-        for (auto it = m_rows.cbegin(); it != m_rows.cend(); ++it) {
-            cached.emplace_back(it.key(), it.value().fingerprint);
-        }
-    }
-    std::shared_ptr<const std::vector<std::int64_t>> oldOrder = m_order;
-
-    // The model outlives its worker (the destructor waits for the pool), so
-    // the worker may post to it.
-    auto work = [self = this, layout = m_layout, q = m_queue, filter = m_filter, sort = m_sort,
-                 stuck = stuckNs(), gen = m_generation, lastVersion = m_dataVersion,
-                 lastSize = m_fileSize, lastMtime = m_fileMtime, force, reset, countsDue,
-                 timeDependent, cached = std::move(cached), oldOrder]() -> PollResult {
-        PollResult r;
-        r.generation = gen;
-        QElapsedTimer timer;
-        timer.start();
-        try {
-            struct stat st {};
-            if (::stat(q->path().c_str(), &st) == 0) {
-                r.inode = quint64(st.st_ino);
-                r.fileSize = qint64(st.st_size);
-                r.fileMtime = qint64(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
-            } else {
-                r.missing = true;
-            }
-            r.walBytes = q->walSize();
-            r.version = q->dataVersion();
-            r.changed = force || r.version != lastVersion || r.fileSize != lastSize ||
-                        r.fileMtime != lastMtime;
-            if (!reset && r.changed && !cached.empty()) {
-                // Phase one: the rows on screen first. A change to a shown
-                // row becomes visible now, before the ordering and the counts
-                // (hundreds of ms at a million rows) are recomputed.
-                std::vector<std::int64_t> ids;
-                ids.reserve(cached.size());
-                for (const auto& c : cached) {
-                    ids.push_back(c.first);
-                }
-                QHash<qint64, quint64> before;
-                before.reserve(qsizetype(cached.size()));
-                for (const auto& c : cached) {
-                    before.insert(c.first, c.second);
-                }
-                auto early = std::make_shared<std::vector<MessageRow>>();
-                for (Message& m : q->fetchRowids(ids)) {
-                    MessageRow row = makeRow(std::move(m));
-                    if (row.fingerprint != before.value(row.msg.rowid)) {
-                        early->push_back(std::move(row));
-                    }
-                }
-                if (!early->empty()) {
-                    QMetaObject::invokeMethod(
-                        self,
-                        [self, gen, layout, early] { self->applyEarlyRows(gen, layout, *early); },
-                        Qt::QueuedConnection);
-                }
-            }
-            if (r.changed || timeDependent) {
-                r.order =
-                    std::make_shared<std::vector<std::int64_t>>(q->orderedRowids(filter, sort));
-            }
-            if (r.changed || countsDue) {
-                r.counts = q->counts(stuck);
-            }
-            if (!reset && r.order) {
-                r.sameOrder = *r.order == *oldOrder;
-                if (!r.sameOrder) {
-                    r.diff = diffOrders(*oldOrder, *r.order);
-                }
-            }
-            if (!reset && r.changed && !cached.empty() && !(r.order && r.diff.reset)) {
-                std::vector<std::int64_t> ids;
-                ids.reserve(cached.size());
-                for (const auto& c : cached) {
-                    ids.push_back(c.first);
-                }
-                std::vector<Message> msgs = q->fetchRowids(ids);
-                QHash<qint64, quint64> before;
-                before.reserve(qsizetype(cached.size()));
-                for (const auto& c : cached) {
-                    before.insert(c.first, c.second);
-                }
-                QSet<qint64> seen;
-                QSet<qint64> changedIds;
-                for (Message& m : msgs) {
-                    seen.insert(m.rowid);
-                    MessageRow row = makeRow(std::move(m));
-                    if (row.fingerprint != before.value(row.msg.rowid)) {
-                        changedIds.insert(row.msg.rowid);
-                        r.changedRows.push_back(std::move(row));
-                    }
-                }
-                for (const auto& c : cached) {
-                    if (!seen.contains(c.first)) {
-                        r.goneRowids.push_back(c.first);
-                    }
-                }
-                if (!changedIds.isEmpty()) {
-                    const std::vector<std::int64_t>& order = r.order ? *r.order : *oldOrder;
-                    for (std::size_t i = 0; i < order.size(); ++i) {
-                        if (changedIds.contains(order[i])) {
-                            r.changedPositions.push_back(int(i));
-                        }
-                    }
-                }
-            }
-        } catch (const core::Error& e) {
-            r.error = errorText(e);
-            r.busy = e.kind() == core::ErrorKind::Busy;
-        } catch (const std::exception& e) {
-            r.error = errorText(e);
-        }
-        r.elapsedMs = timer.elapsed();
-        return r;
-    };
-    runAsync(this, &m_pool, std::move(work), [this, reset](PollResult r) {
-        m_jobRunning = false;
-        applyPoll(std::move(r), reset);
-        kick();
-        armFallback();
-    });
-}
-
-void MessageModel::applyPoll(PollResult&& r, bool reset) {
-    if (r.generation != m_generation) {
-        return; // a newer filter/sort/file superseded this job
-    }
-    m_lastJobMs = r.elapsedMs;
-    m_walBytes = r.walBytes;
-    FileState fs = FileState::Ok;
-    if (r.missing) {
-        fs = FileState::Missing;
-    } else if (m_inode != 0 && r.inode != m_inode) {
-        fs = FileState::Replaced;
-    }
-    if (m_inode == 0) {
-        m_inode = r.inode;
-    }
-    if (fs != m_fileState) {
-        m_fileState = fs;
-        emit fileStateChanged(fs);
-    }
-    if (!r.error.isEmpty()) {
-        if (reset) {
-            m_pendingReset = true; // try again on the next tick
-        }
-        emit errorOccurred(r.error);
-        return;
-    }
-    const bool moved = r.changed && m_dataVersion >= 0;
-    m_dataVersion = r.version;
-    m_fileSize = r.fileSize;
-    m_fileMtime = r.fileMtime;
+void MessageModel::applyPoll(PollResult& r, bool reset, bool moved) {
     if (r.counts) {
-        m_lastCountsMs = QDateTime::currentMSecsSinceEpoch();
         m_counts = *r.counts;
         emit countsChanged(m_counts);
     }
@@ -534,14 +187,11 @@ void MessageModel::applyPoll(PollResult&& r, bool reset) {
         }
     }
     for (qint64 gone : r.goneRowids) {
-        m_rows.remove(gone);
+        m_cache.remove(gone);
     }
     if (!r.changedRows.empty() && !(r.order && r.diff.reset)) {
-        for (MessageRow& row : r.changedRows) {
-            auto it = m_rows.find(row.msg.rowid);
-            if (it != m_rows.end()) {
-                *it = std::move(row);
-            }
+        for (const MessageRow& row : r.changedRows) {
+            m_cache.replace(row);
         }
         const int n = rowCount();
         std::vector<std::pair<int, int>> ranges;
@@ -562,30 +212,17 @@ void MessageModel::applyPoll(PollResult&& r, bool reset) {
 
 void MessageModel::applyEarlyRows(quint64 generation, quint64 layout,
                                   const std::vector<MessageRow>& rows) {
-    if (generation != m_generation || layout != m_layout || !m_live) {
+    if (generation != m_loader->generation() || layout != m_layout || !m_loader->live()) {
         return; // the ordering moved on, or refresh is paused: the full poll says
     }
     QSet<qint64> changed;
     for (const MessageRow& row : rows) {
-        auto it = m_rows.find(row.msg.rowid);
-        if (it != m_rows.end()) {
-            *it = row;
+        if (m_cache.replace(row)) {
             changed.insert(row.msg.rowid);
         }
     }
-    // Cached rows live in cached blocks: their positions are the blocks'.
-    std::vector<int> positions;
-    for (auto b = m_blocks.cbegin(); b != m_blocks.cend(); ++b) {
-        const std::vector<std::int64_t>& ids = b.value().rowids;
-        for (std::size_t i = 0; i < ids.size(); ++i) {
-            if (changed.contains(ids[i])) {
-                positions.push_back(b.key() * kBlockSize + int(i));
-            }
-        }
-    }
-    std::sort(positions.begin(), positions.end());
     std::vector<std::pair<int, int>> ranges;
-    toRanges(positions, ranges);
+    toRanges(m_cache.positionsOf(changed), ranges);
     const int n = rowCount();
     for (const auto& [first, count] : ranges) {
         if (first + count <= n) {
@@ -600,19 +237,7 @@ void MessageModel::installOrdering(std::shared_ptr<std::vector<std::int64_t>> or
     m_order = order ? std::move(order) : std::make_shared<std::vector<std::int64_t>>();
     m_hasOrdering = true;
     ++m_layout;
-    // Rows are cached by rowid, so they stay right under a new ordering:
-    // keep them to show at once (a block load refreshes them) instead of
-    // "…" in every row until the blocks come back. Found with a Status sort
-    // under load, where each poll reorders many rows and used to blank the
-    // table for seconds. Only positions (blocks) are forgotten; rows left
-    // over from them are dropped once they exceed what the blocks may hold.
-    m_blocks.clear();
-    m_lru.clear();
-    m_pendingBlocks.clear();
-    m_goneRows.clear();
-    if (m_rows.size() > qsizetype(kMaxBlocks) * kBlockSize) {
-        m_rows.clear();
-    }
+    m_cache.forgetPositions();
     endResetModel();
 }
 
@@ -621,14 +246,13 @@ void MessageModel::mergeOrdering(PollResult& r) {
     auto work = std::make_shared<std::vector<std::int64_t>>(*m_order);
     m_order = work;
     ++m_layout;
-    m_pendingBlocks.clear();
-    m_goneRows.clear();
+    m_cache.forgetPending();
     // Back to front, so earlier positions stay valid. NOLINTNEXTLINE(modernize-loop-convert)
     for (auto it = r.diff.removes.rbegin(); it != r.diff.removes.rend(); ++it) {
         const auto [first, count] = *it;
         beginRemoveRows({}, first, first + count - 1);
         for (int i = first; i < first + count; ++i) {
-            m_rows.remove((*work)[std::size_t(i)]);
+            m_cache.remove((*work)[std::size_t(i)]);
         }
         work->erase(work->begin() + first, work->begin() + first + count);
         endRemoveRows();
@@ -646,14 +270,6 @@ void MessageModel::mergeOrdering(PollResult& r) {
     }
 }
 
-void MessageModel::clearCache() {
-    m_rows.clear();
-    m_blocks.clear();
-    m_lru.clear();
-    m_pendingBlocks.clear();
-    m_goneRows.clear();
-}
-
 void MessageModel::emitTimeColumnsChanged() {
     const int n = rowCount();
     if (n <= 0) {
@@ -668,8 +284,7 @@ const MessageRow* MessageModel::rowAt(int row) const {
     if (row < 0 || std::size_t(row) >= m_order->size()) {
         return nullptr;
     }
-    auto it = m_rows.constFind((*m_order)[std::size_t(row)]);
-    return it == m_rows.cend() ? nullptr : &it.value();
+    return m_cache.find((*m_order)[std::size_t(row)]);
 }
 
 qint64 MessageModel::rowIdAt(int row) const {
@@ -685,102 +300,29 @@ int MessageModel::rowOfRowId(qint64 rowid) const {
 }
 
 void MessageModel::locate(const QString& messageId) {
-    if (!m_queue) {
-        emit located(messageId, -1);
-        return;
-    }
-    const quint64 gen = m_generation;
-    runAsync(
-        this, &m_pool,
-        [q = m_queue, id = toStd(messageId)]() -> qint64 {
-            try {
-                auto m = q->get(id);
-                return m ? m->rowid : -1;
-            } catch (const std::exception&) {
-                return -1;
-            }
-        },
-        [this, messageId, gen](qint64 rowid) {
-            if (gen != m_generation) {
-                return;
-            }
-            emit located(messageId, rowid < 0 ? -1 : rowOfRowId(rowid));
-        });
-}
-
-void MessageModel::touchBlock(int block) const {
-    auto it = m_blocks.find(block);
-    if (it != m_blocks.end() && it->lru != m_lru.begin()) {
-        m_lru.splice(m_lru.begin(), m_lru, it->lru);
-    }
+    m_loader->locate(messageId);
 }
 
 void MessageModel::requestBlock(int block) const {
-    if (m_pendingBlocks.contains(block) || !m_queue) {
-        return;
-    }
     const std::size_t first = std::size_t(block) * kBlockSize;
-    if (first >= m_order->size()) {
+    if (!m_loader->backend() || first >= m_order->size() || !m_cache.markPending(block)) {
         return;
     }
     const std::size_t last = std::min(m_order->size(), first + kBlockSize);
-    m_pendingBlocks.insert(block);
-    std::vector<std::int64_t> rowids(m_order->begin() + qsizetype(first),
-                                     m_order->begin() + qsizetype(last));
-    auto* self = const_cast<MessageModel*>(this);
-    runAsync(
-        self, &self->m_pool,
-        [q = m_queue, rowids = std::move(rowids), gen = m_generation, layout = m_layout,
-         block]() mutable -> BlockResult {
-            BlockResult r;
-            r.generation = gen;
-            r.layout = layout;
-            r.block = block;
-            try {
-                std::vector<Message> msgs = q->fetchRowids(rowids);
-                r.rows.reserve(msgs.size());
-                for (Message& m : msgs) {
-                    r.rows.push_back(makeRow(std::move(m)));
-                }
-            } catch (const std::exception& e) {
-                r.error = errorText(e);
-            }
-            r.rowids = std::move(rowids);
-            return r;
-        },
-        [self](BlockResult r) { self->applyBlock(std::move(r)); });
+    m_loader->loadBlock(m_layout, block,
+                        std::vector<std::int64_t>(m_order->begin() + qsizetype(first),
+                                                  m_order->begin() + qsizetype(last)));
 }
 
-void MessageModel::applyBlock(BlockResult&& r) {
-    if (r.generation != m_generation) {
-        return;
-    }
+void MessageModel::applyBlock(BlockResult& r) {
     if (r.layout == m_layout) {
-        m_pendingBlocks.remove(r.block);
+        m_cache.donePending(r.block);
     }
     if (!r.error.isEmpty()) {
         emit errorOccurred(r.error);
         return;
     }
-    auto existing = m_blocks.find(r.block);
-    if (existing != m_blocks.end()) {
-        m_lru.erase(existing->lru);
-        m_blocks.erase(existing);
-    }
-    QSet<qint64> found;
-    for (MessageRow& row : r.rows) {
-        const qint64 id = row.msg.rowid;
-        found.insert(id);
-        m_rows.insert(id, row);
-    }
-    for (qint64 id : r.rowids) {
-        if (!found.contains(id)) {
-            m_goneRows.insert(id);
-        }
-    }
-    m_lru.push_front(r.block);
-    m_blocks.insert(r.block, Block{m_lru.begin(), std::move(r.rowids)});
-    evictBlocks();
+    m_cache.insertBlock(r.block, r.rows, std::move(r.rowids));
     const int n = rowCount();
     if (n == 0) {
         return;
@@ -794,21 +336,6 @@ void MessageModel::applyBlock(BlockResult&& r) {
     } else {
         // Rows moved since the request: positions are unknown, repaint all.
         emit dataChanged(index(0, 0), index(n - 1, ColumnCount - 1));
-    }
-}
-
-void MessageModel::evictBlocks() const {
-    while (m_blocks.size() > kMaxBlocks && !m_lru.empty()) {
-        const int victim = m_lru.back();
-        m_lru.pop_back();
-        auto it = m_blocks.find(victim);
-        if (it == m_blocks.end()) {
-            continue;
-        }
-        for (qint64 id : it->rowids) {
-            m_rows.remove(id);
-        }
-        m_blocks.erase(it);
     }
 }
 
@@ -829,7 +356,7 @@ bool MessageModel::isSortable(int column) {
 }
 
 bool MessageModel::showsSchedule() const {
-    return m_queue && core::QueueFormat::of(m_queue->info()).hasSchedule();
+    return m_showsSchedule;
 }
 
 std::optional<TimeNs> MessageModel::leaseRemaining(const Message& m, TimeNs now) {
@@ -972,9 +499,9 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
     const int row = index.row();
     const int column = index.column();
     const qint64 rowid = (*m_order)[std::size_t(row)];
-    auto it = m_rows.constFind(rowid);
-    if (it == m_rows.cend()) {
-        if (!m_goneRows.contains(rowid)) {
+    const MessageRow* cached = m_cache.find(rowid);
+    if (!cached) {
+        if (!m_cache.isGone(rowid)) {
             requestBlock(row / kBlockSize);
         }
         switch (role) {
@@ -990,8 +517,8 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
             return {};
         }
     }
-    touchBlock(row / kBlockSize);
-    const MessageRow& r = it.value();
+    m_cache.touch(row / kBlockSize);
+    const MessageRow& r = *cached;
     const Message& m = r.msg;
     switch (role) {
     case Qt::DisplayRole:
@@ -1221,9 +748,8 @@ void MessageModel::sort(int column, Qt::SortOrder order) {
         return;
     }
     m_sort = s;
-    ++m_generation;
-    m_pendingReset = true;
-    kick();
+    m_loader->newGeneration();
+    m_loader->requestReset();
 }
 
 } // namespace lq::ui

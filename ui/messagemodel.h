@@ -3,17 +3,14 @@
 
 #include "core/message.h"
 #include "core/query.h"
+#include "ui/rowcache.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>
 #include <QHash>
 #include <QIcon>
-#include <QSet>
-#include <QThreadPool>
-#include <QTimer>
 
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -24,34 +21,25 @@ class Queue;
 
 namespace lq::ui {
 
-class FileWatcher;
+class MessageLoader;
+class QueueBackend;
+struct BlockResult;
+struct PollRequest;
+struct PollResult;
 
-/// One cached row: the message (payload cut to a preview-sized prefix, the
-/// detail pane loads the rest), the payload's full size and a fingerprint of
-/// everything shown, so a refresh can tell which rows changed.
-struct MessageRow {
-    core::Message msg;
-    qint64 dataBytes = 0;
-    QString preview;
-    quint64 fingerprint = 0;
-};
-
-/// The message table of one queue file.
+/// The message table of one queue file: a model that receives data.
 ///
-/// The row count is exact: a worker computes the ordering (every matching
-/// rowid in sort order, Queue::orderedRowids), which maps any position to a
-/// rowid in O(1). Rows load in blocks of kBlockSize on first access, from a
-/// worker, into a bounded LRU cache; data() for a row not loaded yet shows a
-/// placeholder and asks for its block. No lqcore call runs on the UI thread.
+/// The row count is exact: the loader computes the ordering (every matching
+/// rowid in sort order), which maps any position to a rowid in O(1). Rows
+/// load in blocks of kBlockSize on first access into a bounded LRU cache
+/// (RowCache); data() for a row not loaded yet shows a placeholder and asks
+/// the loader for its block. No queue call runs on the UI thread.
 ///
-/// Live refresh (SPEC §3.5): the file, its -wal and its folder are watched
-/// (plus a 2 s fallback poll). A poll asks PRAGMA data_version and recomputes
-/// counts and ordering only when it moved, then merges: rows removed and
-/// inserted become remove/insert ranges, rows changed in place become
-/// dataChanged; only a large change resets the model. All the model's work
-/// runs on one dedicated worker thread (data_version is per connection and
-/// lqcore keeps one read connection per thread), so jobs never overlap and
-/// a generation counter drops results that a newer request made stale.
+/// Live refresh (SPEC §3.5) is MessageLoader's: it watches the file and
+/// polls, and hands over typed results: counts, a new ordering (a reset) or
+/// an edit script (rows removed and inserted become remove/insert ranges),
+/// rows changed in place (dataChanged), the file's state. The model applies
+/// them; only a large change resets it.
 class MessageModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -86,8 +74,8 @@ public:
     enum class FileState { Ok, Missing, Replaced };
     Q_ENUM(FileState)
 
-    static constexpr int kBlockSize = 256;
-    static constexpr int kMaxBlocks = 64;
+    static constexpr int kBlockSize = RowCache::kBlockSize;
+    static constexpr int kMaxBlocks = RowCache::kMaxBlocks;
     /// Payload bytes kept per cached row (enough for the preview).
     static constexpr std::size_t kCachedPayloadBytes = 1024;
 
@@ -96,8 +84,10 @@ public:
 
     /// Shows another queue (nullptr: none) whose file is `path`. Resets the
     /// model.
+    void setBackend(std::shared_ptr<QueueBackend> backend, const QString& path = {});
+    /// setBackend() over a queue open here.
     void setQueue(std::shared_ptr<core::Queue> queue, const QString& path = {});
-    std::shared_ptr<core::Queue> queue() const { return m_queue; }
+    std::shared_ptr<QueueBackend> backend() const;
 
     /// A new filter or sort computes a new ordering in the worker, then
     /// resets the model.
@@ -111,7 +101,7 @@ public:
 
     /// Pauses live refresh (while a confirmation dialog is open).
     void setLiveRefresh(bool on);
-    bool liveRefresh() const { return m_live; }
+    bool liveRefresh() const;
     /// Polls as soon as the worker is free and recomputes even if
     /// data_version did not move.
     void refreshNow();
@@ -129,10 +119,10 @@ public:
     /// No ordering or poll job running or queued (for tests).
     bool isIdle() const;
     QDateTime lastRefresh() const { return m_lastRefresh; }
-    qint64 walBytes() const { return m_walBytes; }
-    FileState fileState() const { return m_fileState; }
+    qint64 walBytes() const;
+    FileState fileState() const;
     /// Wall time of the last ordering job (ms), for the status bar.
-    qint64 lastJobMs() const { return m_lastJobMs; }
+    qint64 lastJobMs() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -157,27 +147,14 @@ signals:
     void located(const QString& messageId, int row);
 
 private:
-    struct PollResult;
-    struct BlockResult;
-    struct Block {
-        std::list<int>::iterator lru;
-        std::vector<std::int64_t> rowids;
-    };
-
-    void kick();
-    void startPoll(bool reset);
-    void applyPoll(PollResult&& r, bool reset);
+    PollRequest pollRequest(bool reset) const;
+    void applyPoll(PollResult& r, bool reset, bool moved);
     void mergeOrdering(PollResult& r);
     void installOrdering(std::shared_ptr<std::vector<std::int64_t>> order);
     void applyEarlyRows(quint64 generation, quint64 layout, const std::vector<MessageRow>& rows);
     void requestBlock(int block) const;
-    void applyBlock(BlockResult&& r);
-    void touchBlock(int block) const;
-    void evictBlocks() const;
-    void clearCache();
+    void applyBlock(BlockResult& r);
     void emitTimeColumnsChanged();
-    void armFallback();
-    void onWatcherChanged();
     core::TimeNs stuckNs() const;
     QVariant displayData(const MessageRow& r, int column) const;
     /// formats with a schedule: the same columns show run_at, locked_until, the
@@ -188,46 +165,20 @@ private:
     QVariant toolTipData(const MessageRow& r, int column) const;
     bool isStuck(const core::Message& m) const;
 
-    std::shared_ptr<core::Queue> m_queue;
+    MessageLoader* m_loader = nullptr; ///< owned; deleted first (it waits for its worker)
     core::Filter m_filter;
     core::Sort m_sort;
     int m_stuckSeconds = core::kDefaultStuckAfterSeconds;
     bool m_utc = false;
-    bool m_live = true;
+    bool m_showsSchedule = false;
 
-    // Single worker thread: see the class comment.
-    QThreadPool m_pool;
-    FileWatcher* m_watcher;
-    QTimer m_fallback;
-
-    quint64 m_generation = 0; ///< bumped by every reset-worthy change
-    quint64 m_layout = 0;     ///< bumped by every change of the ordering
-    bool m_jobRunning = false;
-    bool m_pendingReset = false;
-    bool m_pendingPoll = false;
-    bool m_pendingForce = false;
-
+    quint64 m_layout = 0; ///< bumped by every change of the ordering
     std::shared_ptr<std::vector<std::int64_t>> m_order;
     bool m_hasOrdering = false;
     core::Counts m_counts;
-    std::int64_t m_dataVersion = -1;
-    qint64 m_fileSize = -1;
-    qint64 m_fileMtime = -1;
-    quint64 m_inode = 0;
-    qint64 m_walBytes = 0;
-    qint64 m_lastCountsMs = 0;
-    qint64 m_lastJobMs = 0;
     QDateTime m_lastRefresh;
-    FileState m_fileState = FileState::Ok;
-
-    // The cache. Mutable: data() fills it on demand.
-    mutable QHash<qint64, MessageRow> m_rows;
-    mutable QHash<int, Block> m_blocks;
-    mutable std::list<int> m_lru; ///< most recent first
-    mutable QSet<int> m_pendingBlocks;
-    /// Rows of the ordering that a block load did not find (deleted since):
-    /// not requested again until the next ordering drops them.
-    mutable QSet<qint64> m_goneRows;
+    /// Mutable: data() fills it on demand.
+    mutable RowCache m_cache;
 
     QIcon m_stuckIcon;
     QHash<int, QIcon> m_stateIcons;

@@ -19,6 +19,7 @@ namespace {
 /// Two lines per queue: the name (bold, coloured by health) and the counts
 /// or the reason it was skipped.
 class QueueDelegate : public QStyledItemDelegate {
+    Q_OBJECT
 public:
     using QStyledItemDelegate::QStyledItemDelegate;
 
@@ -185,3 +186,5 @@ void QueueSidebar::showContextMenu(const QPoint& pos) {
 }
 
 } // namespace lq::ui
+
+#include "queuesidebar.moc"

@@ -15,6 +15,15 @@
 
 namespace lq::ui {
 
+QSettings appSettings() {
+    return QSettings(QStringLiteral("LiteQueue"), QStringLiteral("lqadmin"));
+}
+
+void saveSetting(const QString& key, const QVariant& value) {
+    QSettings s = appSettings();
+    s.setValue(key, value);
+}
+
 QString fromStd(const std::string& s) {
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }

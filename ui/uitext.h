@@ -8,6 +8,7 @@
 #include "core/clock.h"
 #include "core/message.h"
 
+#include <QSettings>
 #include <QString>
 #include <optional>
 #include <string>
@@ -15,6 +16,11 @@
 namespace lq::ui {
 
 /// Bytes from the file as text; invalid UTF-8 becomes U+FFFD.
+/// lqadmin's settings (window, recent files, per-file views).
+QSettings appSettings();
+/// Writes one of lqadmin's settings at once.
+void saveSetting(const QString& key, const QVariant& value);
+
 QString fromStd(const std::string& s);
 std::string toStd(const QString& s);
 

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ui/dashboarddata.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QProgressBar;
+
+namespace lq::ui {
+
+/// The dashboard's overview cards: the counts by state, stuck, the backlog's
+/// age, done and failed in the last hour, and Ready / maxsize. They show the
+/// whole queue (the time range does not apply) and wrap in a narrow window.
+class DashboardCards : public QWidget {
+    Q_OBJECT
+public:
+    explicit DashboardCards(QWidget* parent = nullptr);
+    ~DashboardCards() override;
+
+    /// "—" everywhere (no data yet).
+    void clear();
+    void setData(const DashboardData& d, qint64 stuckNs, bool utc);
+
+private:
+    struct Card;
+    std::vector<std::unique_ptr<Card>> m_cards;
+    QProgressBar* m_fill = nullptr;
+    QWidget* m_fillCard = nullptr;
+};
+
+} // namespace lq::ui

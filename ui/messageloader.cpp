@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: MIT
+#include "ui/messageloader.h"
+
+#include "ui/filewatcher.h"
+#include "ui/runasync.h"
+#include "ui/uitext.h"
+
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QHash>
+#include <QSet>
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace lq::ui {
+
+using core::Message;
+using core::TimeNs;
+
+namespace {
+
+constexpr int kFallbackMs = 2000;
+constexpr qint64 kCountsRefreshMs = 10000;
+
+quint64 mix(quint64 h, quint64 v) {
+    // splitmix-style combine: cheap and good enough to spot a changed row
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h;
+}
+
+quint64 optTime(const std::optional<TimeNs>& t) {
+    return t ? static_cast<quint64>(*t) : 0x8000000000000001ULL;
+}
+
+MessageRow makeRow(Message&& m) {
+    MessageRow r;
+    r.dataBytes = static_cast<qint64>(m.data.size());
+    r.preview = payloadPreview(m.data, m.dataIsBlob);
+    quint64 h = qHash(QByteArrayView(m.messageId.data(), qsizetype(m.messageId.size())));
+    h = mix(h, qHash(QByteArrayView(m.data.data(), qsizetype(m.data.size()))));
+    h = mix(h, static_cast<quint64>(m.rawStatus));
+    h = mix(h, static_cast<quint64>(m.state));
+    h = mix(h, static_cast<quint64>(m.token));
+    h = mix(h, static_cast<quint64>(m.claimId));
+    h = mix(h, static_cast<quint64>(m.attempts));
+    h = mix(h, optTime(m.inTime));
+    h = mix(h, optTime(m.lockTime));
+    h = mix(h, optTime(m.doneTime));
+    h = mix(h, optTime(m.runAt));
+    h = mix(h, optTime(m.lockedUntil));
+    if (m.idempotencyKey) {
+        h = mix(h, qHash(QByteArrayView(m.idempotencyKey->data(),
+                                        qsizetype(m.idempotencyKey->size()))));
+    }
+    r.fingerprint = h;
+    if (m.data.size() > MessageModel::kCachedPayloadBytes) {
+        m.data.resize(MessageModel::kCachedPayloadBytes);
+        m.data.shrink_to_fit();
+    }
+    r.msg = std::move(m);
+    return r;
+}
+
+QString errorText(const std::exception& e) {
+    return QString::fromUtf8(e.what());
+}
+
+OrderDiff diffOrders(const std::vector<std::int64_t>& oldO, const std::vector<std::int64_t>& newO) {
+    OrderDiff d;
+    const std::size_t n = oldO.size();
+    const std::size_t m = newO.size();
+    std::size_t pre = 0;
+    while (pre < n && pre < m && oldO[pre] == newO[pre]) {
+        ++pre;
+    }
+    std::size_t suf = 0;
+    while (suf < n - pre && suf < m - pre && oldO[n - 1 - suf] == newO[m - 1 - suf]) {
+        ++suf;
+    }
+    const std::size_t oldEnd = n - suf;
+    const std::size_t newEnd = m - suf;
+    std::unordered_set<qint64> inOld(oldO.begin() + qsizetype(pre),
+                                     oldO.begin() + qsizetype(oldEnd));
+    std::unordered_set<qint64> inNew(newO.begin() + qsizetype(pre),
+                                     newO.begin() + qsizetype(newEnd));
+    std::vector<int> removed;
+    std::vector<int> inserted;
+    std::vector<std::int64_t> keptOld;
+    std::vector<std::int64_t> keptNew;
+    for (std::size_t i = pre; i < oldEnd; ++i) {
+        if (inNew.count(oldO[i])) {
+            keptOld.push_back(oldO[i]);
+        } else {
+            removed.push_back(int(i));
+        }
+    }
+    std::size_t tailInserts = 0;
+    for (std::size_t j = pre; j < newEnd; ++j) {
+        if (inOld.count(newO[j])) {
+            keptNew.push_back(newO[j]);
+        } else {
+            inserted.push_back(int(j));
+        }
+    }
+    // Rows that moved (a sort key changed) cannot be expressed as
+    // remove+insert of distinct rows here: reset.
+    if (keptOld != keptNew) {
+        d.reset = true;
+        return d;
+    }
+    for (auto it = inserted.rbegin();
+         it != inserted.rend() && std::size_t(*it) == m - 1 - tailInserts; ++it) {
+        ++tailInserts;
+    }
+    // Appends at the end are cheap for a view whatever their number; other
+    // changes beyond a tenth of the rows are cheaper as one reset.
+    const std::size_t scattered = removed.size() + inserted.size() - tailInserts;
+    const std::size_t limit = std::max<std::size_t>(std::max(n, m) / 10, 32);
+    if (scattered > limit) {
+        d.reset = true;
+        return d;
+    }
+    toRanges(removed, d.removes);
+    toRanges(inserted, d.inserts);
+    return d;
+}
+
+} // namespace
+
+void toRanges(const std::vector<int>& positions, std::vector<std::pair<int, int>>& out) {
+    for (int p : positions) {
+        if (!out.empty() && out.back().first + out.back().second == p) {
+            ++out.back().second;
+        } else {
+            out.emplace_back(p, 1);
+        }
+    }
+}
+
+MessageLoader::MessageLoader(RequestSource source, QObject* parent)
+    : QObject(parent)
+    , m_source(std::move(source))
+    , m_watcher(new FileWatcher(this)) {
+    m_pool.setMaxThreadCount(1);
+    m_pool.setExpiryTimeout(-1); // keep the thread: its read connection is ours
+    m_fallback.setSingleShot(true);
+    m_fallback.setInterval(kFallbackMs);
+    connect(&m_fallback, &QTimer::timeout, this, [this] { requestPoll(false); });
+    connect(m_watcher, &FileWatcher::changed, this, [this] { requestPoll(false); });
+}
+
+MessageLoader::~MessageLoader() {
+    m_pool.clear();
+    m_pool.waitForDone();
+}
+
+void MessageLoader::setBackend(std::shared_ptr<QueueBackend> backend, const QString& path) {
+    m_watcher->clear();
+    m_fallback.stop();
+    m_backend = std::move(backend);
+    m_dataVersion = -1;
+    m_fileSize = -1;
+    m_fileMtime = -1;
+    m_inode = 0;
+    m_walBytes = 0;
+    m_pendingPoll = false;
+    m_pendingReset = false;
+    if (std::exchange(m_fileState, MessageModel::FileState::Ok) != MessageModel::FileState::Ok) {
+        emit fileStateChanged(MessageModel::FileState::Ok);
+    }
+    if (m_backend) {
+        m_watcher->addPath(path);
+        m_watcher->addPath(path + QStringLiteral("-wal"));
+        m_watcher->addPath(QFileInfo(path).absolutePath());
+    }
+}
+
+void MessageLoader::requestReset() {
+    m_pendingReset = true;
+    kick();
+}
+
+void MessageLoader::requestPoll(bool force) {
+    m_pendingPoll = true;
+    m_pendingForce = m_pendingForce || force;
+    kick();
+}
+
+void MessageLoader::setLive(bool on) {
+    if (on == m_live) {
+        return;
+    }
+    m_live = on;
+    if (!on) {
+        m_fallback.stop();
+    } else {
+        requestPoll(false);
+    }
+}
+
+void MessageLoader::armFallback() {
+    if (m_backend && m_live && !m_jobRunning) {
+        m_fallback.start();
+    }
+}
+
+void MessageLoader::kick() {
+    if (m_jobRunning || !m_backend) {
+        return;
+    }
+    if (m_pendingReset) {
+        m_pendingReset = false;
+        m_pendingPoll = false;
+        m_pendingForce = false;
+        startPoll(true);
+    } else if (m_pendingPoll && m_live) {
+        m_pendingPoll = false;
+        startPoll(false);
+    }
+}
+
+void MessageLoader::startPoll(bool reset) {
+    m_fallback.stop();
+    m_jobRunning = true;
+    const bool force = reset || m_pendingForce;
+    m_pendingForce = false;
+    const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
+    const bool countsDue = reset || nowMs - m_lastCountsMs > kCountsRefreshMs;
+    PollRequest req = m_source(reset);
+    // A filter on ages changes with the clock, not only with the data.
+    const bool timeDependent = req.filter.stuckOnly || req.filter.olderThanSeconds.has_value();
+
+    // The loader outlives its worker (the destructor waits for the pool), so
+    // the worker may post to it.
+    auto work = [self = this, layout = req.layout, q = m_backend, filter = std::move(req.filter),
+                 sort = req.sort, stuck = req.stuckNs, gen = m_generation,
+                 lastVersion = m_dataVersion, lastSize = m_fileSize, lastMtime = m_fileMtime, force,
+                 reset, countsDue, timeDependent, cached = std::move(req.cached),
+                 oldOrder = std::move(req.order)]() -> PollResult {
+        PollResult r;
+        r.generation = gen;
+        QElapsedTimer timer;
+        timer.start();
+        try {
+            r.identity = q->fileIdentity();
+            r.walBytes = q->walSize();
+            r.version = q->dataVersion();
+            r.changed = force || r.version != lastVersion || r.identity.size != lastSize ||
+                        r.identity.mtimeNs != lastMtime;
+            if (!reset && r.changed && !cached.empty()) {
+                // Phase one: the rows on screen first. A change to a shown
+                // row becomes visible now, before the ordering and the counts
+                // (hundreds of ms at a million rows) are recomputed.
+                std::vector<std::int64_t> ids;
+                ids.reserve(cached.size());
+                for (const auto& c : cached) {
+                    ids.push_back(c.first);
+                }
+                QHash<qint64, quint64> before;
+                before.reserve(qsizetype(cached.size()));
+                for (const auto& c : cached) {
+                    before.insert(c.first, c.second);
+                }
+                auto early = std::make_shared<std::vector<MessageRow>>();
+                for (Message& m : q->fetchRowids(ids)) {
+                    MessageRow row = makeRow(std::move(m));
+                    if (row.fingerprint != before.value(row.msg.rowid)) {
+                        early->push_back(std::move(row));
+                    }
+                }
+                if (!early->empty()) {
+                    QMetaObject::invokeMethod(
+                        self,
+                        [self, gen, layout, early] { emit self->earlyRows(gen, layout, *early); },
+                        Qt::QueuedConnection);
+                }
+            }
+            if (r.changed || timeDependent) {
+                r.order =
+                    std::make_shared<std::vector<std::int64_t>>(q->orderedRowids(filter, sort));
+            }
+            if (r.changed || countsDue) {
+                r.counts = q->counts(stuck);
+            }
+            if (!reset && r.order) {
+                r.sameOrder = *r.order == *oldOrder;
+                if (!r.sameOrder) {
+                    r.diff = diffOrders(*oldOrder, *r.order);
+                }
+            }
+            if (!reset && r.changed && !cached.empty() && !(r.order && r.diff.reset)) {
+                std::vector<std::int64_t> ids;
+                ids.reserve(cached.size());
+                for (const auto& c : cached) {
+                    ids.push_back(c.first);
+                }
+                std::vector<Message> msgs = q->fetchRowids(ids);
+                QHash<qint64, quint64> before;
+                before.reserve(qsizetype(cached.size()));
+                for (const auto& c : cached) {
+                    before.insert(c.first, c.second);
+                }
+                QSet<qint64> seen;
+                QSet<qint64> changedIds;
+                for (Message& m : msgs) {
+                    seen.insert(m.rowid);
+                    MessageRow row = makeRow(std::move(m));
+                    if (row.fingerprint != before.value(row.msg.rowid)) {
+                        changedIds.insert(row.msg.rowid);
+                        r.changedRows.push_back(std::move(row));
+                    }
+                }
+                for (const auto& c : cached) {
+                    if (!seen.contains(c.first)) {
+                        r.goneRowids.push_back(c.first);
+                    }
+                }
+                if (!changedIds.isEmpty()) {
+                    const std::vector<std::int64_t>& order = r.order ? *r.order : *oldOrder;
+                    for (std::size_t i = 0; i < order.size(); ++i) {
+                        if (changedIds.contains(order[i])) {
+                            r.changedPositions.push_back(int(i));
+                        }
+                    }
+                }
+            }
+        } catch (const core::Error& e) {
+            r.error = errorText(e);
+            r.busy = e.kind() == core::ErrorKind::Busy;
+        } catch (const std::exception& e) {
+            r.error = errorText(e);
+        }
+        r.elapsedMs = timer.elapsed();
+        return r;
+    };
+    runAsync(this, &m_pool, std::move(work), [this, reset](PollResult r) {
+        m_jobRunning = false;
+        finishPoll(std::move(r), reset);
+        kick();
+        armFallback();
+    });
+}
+
+void MessageLoader::finishPoll(PollResult&& r, bool reset) {
+    if (r.generation != m_generation) {
+        return; // a newer filter/sort/file superseded this job
+    }
+    m_lastJobMs = r.elapsedMs;
+    m_walBytes = r.walBytes;
+    MessageModel::FileState fs = MessageModel::FileState::Ok;
+    if (r.identity.missing) {
+        fs = MessageModel::FileState::Missing;
+    } else if (m_inode != 0 && r.identity.inode != m_inode) {
+        fs = MessageModel::FileState::Replaced;
+    }
+    if (m_inode == 0) {
+        m_inode = r.identity.inode;
+    }
+    if (fs != m_fileState) {
+        m_fileState = fs;
+        emit fileStateChanged(fs);
+    }
+    if (!r.error.isEmpty()) {
+        if (reset) {
+            m_pendingReset = true; // try again on the next tick
+        }
+        emit errorOccurred(r.error);
+        return;
+    }
+    const bool moved = r.changed && m_dataVersion >= 0;
+    m_dataVersion = r.version;
+    m_fileSize = r.identity.size;
+    m_fileMtime = r.identity.mtimeNs;
+    if (r.counts) {
+        m_lastCountsMs = QDateTime::currentMSecsSinceEpoch();
+    }
+    emit pollFinished(r, reset, moved);
+}
+
+void MessageLoader::loadBlock(quint64 layout, int block, std::vector<std::int64_t> rowids) {
+    runAsync(
+        this, &m_pool,
+        [q = m_backend, rowids = std::move(rowids), gen = m_generation, layout,
+         block]() mutable -> BlockResult {
+            BlockResult r;
+            r.generation = gen;
+            r.layout = layout;
+            r.block = block;
+            try {
+                std::vector<Message> msgs = q->fetchRowids(rowids);
+                r.rows.reserve(msgs.size());
+                for (Message& m : msgs) {
+                    r.rows.push_back(makeRow(std::move(m)));
+                }
+            } catch (const std::exception& e) {
+                r.error = errorText(e);
+            }
+            r.rowids = std::move(rowids);
+            return r;
+        },
+        [this](BlockResult r) {
+            if (r.generation == m_generation) {
+                emit blockLoaded(r);
+            }
+        });
+}
+
+void MessageLoader::locate(const QString& messageId) {
+    if (!m_backend) {
+        emit located(messageId, -1);
+        return;
+    }
+    const quint64 gen = m_generation;
+    runAsync(
+        this, &m_pool,
+        [q = m_backend, id = toStd(messageId)]() -> qint64 {
+            try {
+                auto m = q->get(id);
+                return m ? m->rowid : -1;
+            } catch (const std::exception&) {
+                return -1;
+            }
+        },
+        [this, messageId, gen](qint64 rowid) {
+            if (gen == m_generation) {
+                emit located(messageId, rowid);
+            }
+        });
+}
+
+} // namespace lq::ui

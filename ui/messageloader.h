@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/query.h"
+#include "ui/messagemodel.h"
+#include "ui/queuebackend.h"
+
+#include <QDateTime>
+#include <QObject>
+#include <QThreadPool>
+#include <QTimer>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace lq::ui {
+
+class FileWatcher;
+class QueueBackend;
+
+/// Edit script from one ordering to the next (positions, ascending).
+struct OrderDiff {
+    std::vector<std::pair<int, int>> removes; ///< (first old position, count)
+    std::vector<std::pair<int, int>> inserts; ///< (first new position, count)
+    bool reset = false;
+};
+
+/// Runs of consecutive positions as (first, count).
+void toRanges(const std::vector<int>& positions, std::vector<std::pair<int, int>>& out);
+
+/// What a poll needs from the model when it starts.
+struct PollRequest {
+    quint64 layout = 0;
+    core::Filter filter;
+    core::Sort sort;
+    core::TimeNs stuckNs = 0;
+    /// (rowid, fingerprint) of every cached row (none for a reset).
+    std::vector<std::pair<qint64, quint64>> cached;
+    std::shared_ptr<const std::vector<std::int64_t>> order; ///< the ordering shown
+};
+
+/// What a poll found.
+struct PollResult {
+    quint64 generation = 0;
+    std::optional<core::Counts> counts;
+    std::shared_ptr<std::vector<std::int64_t>> order; ///< set when recomputed
+    bool sameOrder = false;
+    OrderDiff diff;
+    std::vector<MessageRow> changedRows;
+    std::vector<int> changedPositions; ///< in the new ordering, ascending
+    std::vector<std::int64_t> goneRowids;
+    qint64 elapsedMs = 0;
+    // the loader's own (file monitoring)
+    QString error;
+    bool busy = false;
+    bool changed = false;
+    std::int64_t version = -1;
+    FileIdentity identity;
+    qint64 walBytes = 0;
+};
+
+/// One block of rows.
+struct BlockResult {
+    quint64 generation = 0;
+    quint64 layout = 0;
+    int block = 0;
+    std::vector<std::int64_t> rowids;
+    std::vector<MessageRow> rows;
+    QString error;
+};
+
+/// Feeds a MessageModel (compare hotspot's PerfParser feeding its models):
+/// polls the queue when the file, its -wal or its folder change (plus a 2 s
+/// fallback), asking dataVersion() and the file's identity, and recomputes
+/// counts and the ordering only when they moved; diffs the new ordering
+/// against the one shown; loads blocks of rows; finds a message's row. All
+/// of it runs on one dedicated worker thread (data_version is per
+/// connection and lqcore keeps one read connection per thread), so jobs
+/// never overlap; results come back as typed signals, and a generation
+/// counter drops results that a newer request made stale. The model only
+/// applies them.
+class MessageLoader : public QObject {
+    Q_OBJECT
+public:
+    using RequestSource = std::function<PollRequest(bool reset)>;
+
+    /// `source` snapshots the model when a poll starts.
+    explicit MessageLoader(RequestSource source, QObject* parent = nullptr);
+    ~MessageLoader() override;
+
+    /// Follows another queue (nullptr: none) whose file is `path`: forgets
+    /// the file state and starts with a reset.
+    void setBackend(std::shared_ptr<QueueBackend> backend, const QString& path);
+    std::shared_ptr<QueueBackend> backend() const { return m_backend; }
+
+    /// Results of jobs started before this are dropped.
+    quint64 newGeneration() { return ++m_generation; }
+    quint64 generation() const { return m_generation; }
+
+    /// A new ordering from scratch (filter, sort, file).
+    void requestReset();
+    /// A poll as soon as the worker is free; `force` recomputes even when
+    /// data_version did not move.
+    void requestPoll(bool force);
+    void setLive(bool on);
+    bool live() const { return m_live; }
+    /// No poll running or queued.
+    bool isIdle() const { return !m_jobRunning && !m_pendingReset && !m_pendingPoll; }
+
+    void loadBlock(quint64 layout, int block, std::vector<std::int64_t> rowids);
+    void locate(const QString& messageId);
+
+    MessageModel::FileState fileState() const { return m_fileState; }
+    qint64 walBytes() const { return m_walBytes; }
+    qint64 lastJobMs() const { return m_lastJobMs; }
+
+signals:
+    /// A poll of the current generation finished without error. `moved`:
+    /// the file changed since the previous poll.
+    void pollFinished(lq::ui::PollResult& result, bool reset, bool moved);
+    /// Phase one of a poll: shown rows that changed, ahead of the ordering.
+    void earlyRows(quint64 generation, quint64 layout, const std::vector<lq::ui::MessageRow>& rows);
+    void blockLoaded(lq::ui::BlockResult& result);
+    /// `rowid` < 0: not found.
+    void located(const QString& messageId, qint64 rowid);
+    void fileStateChanged(lq::ui::MessageModel::FileState state);
+    void errorOccurred(const QString& message);
+
+private:
+    void kick();
+    void startPoll(bool reset);
+    void finishPoll(PollResult&& r, bool reset);
+    void armFallback();
+
+    RequestSource m_source;
+    std::shared_ptr<QueueBackend> m_backend;
+    QThreadPool m_pool; ///< one thread: see the class comment
+    FileWatcher* m_watcher;
+    QTimer m_fallback;
+    bool m_live = true;
+
+    quint64 m_generation = 0;
+    bool m_jobRunning = false;
+    bool m_pendingReset = false;
+    bool m_pendingPoll = false;
+    bool m_pendingForce = false;
+
+    std::int64_t m_dataVersion = -1;
+    qint64 m_fileSize = -1;
+    qint64 m_fileMtime = -1;
+    quint64 m_inode = 0;
+    qint64 m_walBytes = 0;
+    qint64 m_lastCountsMs = 0;
+    qint64 m_lastJobMs = 0;
+    MessageModel::FileState m_fileState = MessageModel::FileState::Ok;
+};
+
+} // namespace lq::ui

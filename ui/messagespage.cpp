@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: MIT
+#include "ui/messagespage.h"
+
+#include "core/formats/queueformat.h"
+#include "ui/messagedetailpane.h"
+#include "ui/queueactionhandler.h"
+#include "ui/queuedocument.h"
+#include "ui/statusfilterbar.h"
+#include "ui/uitext.h"
+
+#include <QAction>
+#include <QCryptographicHash>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QScrollBar>
+#include <QSpinBox>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <limits>
+
+namespace lq::ui {
+
+namespace {
+
+/// Per-file view settings live under a key made from the path.
+QString viewKey(const QString& path) {
+    return QStringLiteral("files/") +
+           QString::fromLatin1(
+               QCryptographicHash::hash(path.toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
+}
+
+} // namespace
+
+MessagesPage::MessagesPage(QueueDocument* document, MessageModel* model,
+                           QueueActionHandler* actions, QWidget* parent)
+    : QWidget(parent)
+    , m_doc(document)
+    , m_model(model)
+    , m_actions(actions) {
+    createWidgets();
+    connectModel();
+}
+
+MessagesPage::~MessagesPage() = default;
+
+void MessagesPage::createWidgets() {
+    auto* pageLayout = new QVBoxLayout(this);
+    pageLayout->setContentsMargins(0, 4, 0, 0);
+    pageLayout->setSpacing(4);
+
+    auto* filterRow = new QHBoxLayout;
+    m_filterBar = new StatusFilterBar(this);
+    // The chips take the room there is and wrap when it runs out.
+    QSizePolicy chips(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    chips.setHeightForWidth(true);
+    m_filterBar->setSizePolicy(chips);
+    filterRow->addWidget(m_filterBar, 1);
+    m_search = new QLineEdit(this);
+    m_search->setObjectName(QStringLiteral("search"));
+    m_search->setPlaceholderText(tr("Search id, idempotency key, payload"));
+    m_search->setClearButtonEnabled(true);
+    m_search->setAccessibleName(tr("Search messages"));
+    m_search->setAccessibleDescription(tr("Filters the table by message id, idempotency key or "
+                                          "payload (Ctrl+F)"));
+    m_search->setMinimumWidth(160);
+    filterRow->addWidget(m_search, 1);
+    auto* stuckLabel = new QLabel(tr("Stuck after"), this);
+    filterRow->addWidget(stuckLabel);
+    m_stuckSpin = new QSpinBox(this);
+    m_stuckSpin->setObjectName(QStringLiteral("stuckThreshold"));
+    m_stuckSpin->setRange(1, 30 * 86400);
+    m_stuckSpin->setValue(core::kDefaultStuckAfterSeconds);
+    m_stuckSpin->setSuffix(tr(" s"));
+    m_stuckSpin->setToolTip(tr("A LOCKED message whose lock is older than this is shown as stuck"));
+    stuckLabel->setBuddy(m_stuckSpin);
+    filterRow->addWidget(m_stuckSpin);
+    pageLayout->addLayout(filterRow);
+
+    // What the dashboard narrowed the table to (a time range, a histogram
+    // bar), with a way back to every message.
+    m_narrowRow = new QWidget(this);
+    auto* narrowLayout = new QHBoxLayout(m_narrowRow);
+    narrowLayout->setContentsMargins(0, 0, 0, 0);
+    m_narrowLabel = new QLabel(m_narrowRow);
+    m_narrowLabel->setTextFormat(Qt::PlainText);
+    m_narrowLabel->setObjectName(QStringLiteral("narrowLabel"));
+    auto* clearNarrow = new QToolButton(m_narrowRow);
+    clearNarrow->setText(tr("Show all messages"));
+    clearNarrow->setObjectName(QStringLiteral("clearNarrow"));
+    narrowLayout->addWidget(m_narrowLabel);
+    narrowLayout->addWidget(clearNarrow);
+    narrowLayout->addStretch(1);
+    m_narrowRow->setVisible(false);
+    pageLayout->addWidget(m_narrowRow);
+    connect(clearNarrow, &QToolButton::clicked, this, [this] {
+        m_rangeFrom.reset();
+        m_rangeTo.reset();
+        m_band.reset();
+        applyFilter();
+    });
+
+    m_view = new QTableView(this);
+    m_view->setObjectName(QStringLiteral("messageTable"));
+    m_view->setModel(m_model);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_view->setAlternatingRowColors(true);
+    m_view->setWordWrap(false);
+    m_view->setTextElideMode(Qt::ElideRight);
+    m_view->verticalHeader()->setVisible(false);
+    m_view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 8);
+    m_view->horizontalHeader()->setHighlightSections(false);
+    m_view->horizontalHeader()->setSortIndicator(MessageModel::MessageId, Qt::AscendingOrder);
+    m_view->horizontalHeader()->setSortIndicatorShown(true);
+    m_view->setSortingEnabled(true);
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_view->setIconSize(QSize(14, 14));
+    const QFontMetrics fm(m_view->font());
+    const int digit = fm.horizontalAdvance(QLatin1Char('0'));
+    const int timeWidth = fm.horizontalAdvance(QStringLiteral("03-14 09:00:09Z")) + 16;
+    QHeaderView* hh = m_view->horizontalHeader();
+    hh->resizeSection(MessageModel::MessageId, digit * 37 + 16);
+    hh->resizeSection(MessageModel::Status, fm.horizontalAdvance(QStringLiteral("LOCKED")) + 56);
+    hh->resizeSection(MessageModel::Claim, digit * 6 + 12);
+    hh->resizeSection(MessageModel::IdempotencyKey, digit * 11);
+    hh->resizeSection(MessageModel::Payload, digit * 28);
+    hh->resizeSection(MessageModel::Enqueued, timeWidth);
+    hh->resizeSection(MessageModel::Claimed, timeWidth);
+    hh->resizeSection(MessageModel::Finished, timeWidth);
+    hh->resizeSection(MessageModel::Wait, digit * 9);
+    hh->resizeSection(MessageModel::Processing, fm.horizontalAdvance(tr("Processing")) + 24);
+    hh->resizeSection(MessageModel::Age, digit * 9);
+    hh->setStretchLastSection(true);
+    pageLayout->addWidget(m_view, 1);
+
+    m_detail = new MessageDetailPane(this);
+    m_detail->setObjectName(QStringLiteral("detailPane"));
+
+    m_searchDebounce.setSingleShot(true);
+    m_searchDebounce.setInterval(250);
+    connect(&m_searchDebounce, &QTimer::timeout, this, &MessagesPage::applyFilter);
+    connect(m_search, &QLineEdit::textChanged, this, [this] { m_searchDebounce.start(); });
+    connect(m_filterBar, &StatusFilterBar::filterChanged, this, &MessagesPage::applyFilter);
+    connect(m_stuckSpin, &QSpinBox::valueChanged, this, [this](int s) {
+        m_model->setStuckThresholdSeconds(s);
+        m_detail->setStuckThresholdSeconds(s);
+        emit stuckThresholdChanged(s);
+        if (m_filterBar->choice() == StatusFilterBar::Stuck) {
+            applyFilter();
+        }
+    });
+    connect(hh, &QHeaderView::sortIndicatorChanged, this, [this, hh](int col, Qt::SortOrder o) {
+        if (!MessageModel::isSortable(col)) {
+            // Payload and key have no order in the file: keep the previous sort.
+            QSignalBlocker block(hh);
+            hh->setSortIndicator(m_sortColumn, m_sortOrder);
+            return;
+        }
+        m_sortColumn = col;
+        m_sortOrder = o;
+        rememberView();
+    });
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &MessagesPage::onCurrentChanged);
+    connect(m_view, &QWidget::customContextMenuRequested, this, &MessagesPage::showContextMenu);
+    m_actions->setSelectionModel(m_view->selectionModel());
+}
+
+void MessagesPage::connectModel() {
+    connect(m_model, &MessageModel::countsChanged, m_filterBar, &StatusFilterBar::setCounts);
+    connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this,
+            &MessagesPage::rememberCurrent);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &MessagesPage::restoreCurrent);
+    connect(m_model, &MessageModel::located, this, [this](const QString& id, int row) {
+        if (id != m_restoreId || row < 0) {
+            return;
+        }
+        m_restoreId.clear();
+        const QModelIndex idx = m_model->index(row, MessageModel::MessageId);
+        m_view->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect |
+                                                           QItemSelectionModel::Rows);
+        m_view->scrollTo(idx, QAbstractItemView::PositionAtCenter);
+    });
+    connect(m_model, &QAbstractItemModel::dataChanged, this,
+            [this](const QModelIndex& tl, const QModelIndex& br) {
+                if (m_firstPagePending) {
+                    const int top = std::max(0, m_view->rowAt(0));
+                    if (m_model->rowAt(top)) {
+                        m_firstPagePending = false;
+                        emit firstPageShown(m_doc->sinceOpenMs());
+                    }
+                }
+                const QModelIndex cur = m_view->currentIndex();
+                if (cur.isValid() && cur.row() >= tl.row() && cur.row() <= br.row()) {
+                    onCurrentChanged();
+                }
+            });
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &MessagesPage::onCurrentChanged);
+}
+
+void MessagesPage::documentOpened(bool samePath) {
+    if (!samePath) {
+        m_restoreId = m_pendingSelect;
+        m_pendingSelect.clear();
+    } else {
+        rememberCurrent();
+    }
+    if (!samePath) {
+        m_restoringView = true;
+        m_filterBar->setChoice(StatusFilterBar::All);
+        restoreView();
+        m_restoringView = false;
+    }
+    m_filterBar->setStates(m_doc->format().states());
+    applyColumnSet();
+    m_detail->setBackend(m_doc->backend());
+    if (!samePath) {
+        m_rangeFrom.reset();
+        m_rangeTo.reset();
+        m_band.reset();
+    }
+    applyFilter(); // before setBackend: one ordering job, not two
+    if (samePath) {
+        m_topOnNextReset = false; // a reopen keeps the place and the selection
+    }
+    m_model->setBackend(m_doc->backend(), m_doc->path());
+    m_firstPagePending = true;
+}
+
+void MessagesPage::documentClosed() {
+    m_model->setBackend(nullptr);
+    m_detail->setBackend(nullptr);
+}
+
+void MessagesPage::rememberView() {
+    const QString path = m_doc->path();
+    if (path.isEmpty() || m_restoringView) {
+        return;
+    }
+    QSettings s = appSettings();
+    s.beginGroup(viewKey(path));
+    s.setValue(QStringLiteral("path"), path);
+    s.setValue(QStringLiteral("choice"), int(m_filterBar->choice()));
+    s.setValue(QStringLiteral("search"), m_search->text());
+    s.setValue(QStringLiteral("sortColumn"), m_sortColumn);
+    s.setValue(QStringLiteral("sortOrder"), int(m_sortOrder));
+    s.setValue(QStringLiteral("header"), m_view->horizontalHeader()->saveState());
+}
+
+void MessagesPage::restoreView() {
+    const QString path = m_doc->path();
+    QSettings s = appSettings();
+    s.beginGroup(viewKey(path));
+    if (s.value(QStringLiteral("path")).toString() != path) {
+        return; // never opened here before
+    }
+    {
+        QSignalBlocker block(m_search);
+        m_search->setText(s.value(QStringLiteral("search")).toString());
+    }
+    const auto choice = StatusFilterBar::Choice(s.value(QStringLiteral("choice"), 0).toInt());
+    if (choice >= StatusFilterBar::All && choice <= StatusFilterBar::Expired) {
+        QSignalBlocker block(m_filterBar);
+        m_filterBar->setChoice(choice);
+    }
+    QHeaderView* hh = m_view->horizontalHeader();
+    hh->restoreState(s.value(QStringLiteral("header")).toByteArray());
+    const int col = s.value(QStringLiteral("sortColumn"), int(MessageModel::MessageId)).toInt();
+    const auto order = Qt::SortOrder(s.value(QStringLiteral("sortOrder"), 0).toInt());
+    if (MessageModel::isSortable(col)) {
+        hh->setSortIndicator(col, order);
+    }
+}
+
+void MessagesPage::selectMessage(const QString& messageId) {
+    if (!m_doc->isOpen() || m_doc->isBusy()) {
+        m_pendingSelect = messageId;
+        return;
+    }
+    m_restoreId = messageId;
+    if (m_model->hasOrdering()) {
+        m_model->locate(messageId);
+    }
+}
+
+void MessagesPage::setUtc(bool utc) {
+    m_utc = utc;
+    m_model->setUtc(utc);
+    m_detail->setUtc(utc);
+}
+
+QStringList MessagesPage::selectedMessageIds() const {
+    QStringList ids;
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    for (const QModelIndex& i : rows) {
+        if (const MessageRow* r = m_model->rowAt(i.row())) {
+            ids << fromStd(r->msg.messageId);
+        }
+    }
+    return ids;
+}
+
+void MessagesPage::focusSearch() {
+    m_search->setFocus();
+    m_search->selectAll();
+}
+
+void MessagesPage::narrowToRange(std::optional<qint64> from, std::optional<qint64> to) {
+    // A new range replaces an earlier narrowing instead of stacking on a
+    // histogram bar unseen.
+    m_band.reset();
+    m_rangeFrom = from;
+    m_rangeTo = to;
+    applyFilter();
+}
+
+void MessagesPage::narrowToBand(const core::Filter& band) {
+    // The bar's messages, in the table: its band and the range.
+    m_band = band;
+    m_rangeFrom = band.inTimeFrom;
+    m_rangeTo = band.inTimeTo;
+    m_filterBar->setChoice(StatusFilterBar::All);
+    applyFilter();
+}
+
+void MessagesPage::applyColumnSet() {
+    // A format without history has no finish time and no latency columns;
+    // one without keys no key column.
+    const core::QueueFormat& format = m_doc->format();
+    m_view->setColumnHidden(MessageModel::IdempotencyKey, !format.hasKeys(m_doc->info()));
+    for (int c : {MessageModel::Wait, MessageModel::Processing}) {
+        m_view->setColumnHidden(c, !format.keepsHistory());
+    }
+}
+
+void MessagesPage::applyFilter() {
+    core::Filter f;
+    StatusFilterBar::applyTo(m_filterBar->choice(), f);
+    f.inTimeFrom = m_rangeFrom;
+    f.inTimeTo = m_rangeTo;
+    if (m_band) {
+        f.metric = m_band->metric;
+        f.metricLo = m_band->metricLo;
+        f.metricHi = m_band->metricHi;
+    }
+    updateNarrowRow();
+    f.search = toStd(m_search->text());
+    f.stuckAfterNs = core::TimeNs(m_stuckSpin->value()) * core::kNsPerSecond;
+    m_model->setStuckThresholdSeconds(m_stuckSpin->value());
+    // A new filter (a search, a status, a drill-down) opens at the top.
+    m_topOnNextReset = true;
+    rememberView();
+    m_model->setFilter(f);
+}
+
+void MessagesPage::updateNarrowRow() {
+    QStringList parts;
+    const auto when = [utc = m_utc](qint64 t) { return formatInstant(t, utc, false); };
+    if (m_rangeFrom || m_rangeTo) {
+        parts << tr("enqueued %1 – %2")
+                     .arg(m_rangeFrom ? when(*m_rangeFrom) : tr("start"),
+                          m_rangeTo ? when(*m_rangeTo) : tr("now"));
+    }
+    if (m_band) {
+        static const char* names[] = {"", "wait", "processing", "total", "time to failure"};
+        const auto metric = static_cast<int>(m_band->metric);
+        const QString lo = m_band->metricLo <= 0 ? tr("0") : humanDuration(m_band->metricLo);
+        const QString hi = m_band->metricHi == std::numeric_limits<qint64>::max()
+                               ? tr("∞")
+                               : humanDuration(m_band->metricHi);
+        parts << tr("%1 from %2 to %3")
+                     .arg(QString::fromLatin1(names[std::clamp(metric, 0, 4)]), lo, hi);
+    }
+    m_narrowLabel->setText(
+        tr("Narrowed by the dashboard: %1").arg(parts.join(QStringLiteral("; "))));
+    m_narrowRow->setVisible(!parts.isEmpty());
+}
+
+void MessagesPage::rememberCurrent() {
+    const QModelIndex cur = m_view->currentIndex();
+    if (cur.isValid()) {
+        if (const MessageRow* r = m_model->rowAt(cur.row())) {
+            m_restoreId = fromStd(r->msg.messageId);
+        }
+    }
+    m_restoreScroll = m_view->verticalScrollBar()->value();
+}
+
+void MessagesPage::restoreCurrent() {
+    if (std::exchange(m_topOnNextReset, false)) {
+        m_restoreScroll = 0;
+        m_restoreId.clear();
+    }
+    const int scroll = m_restoreScroll;
+    QTimer::singleShot(0, this, [this, scroll] { m_view->verticalScrollBar()->setValue(scroll); });
+    if (!m_restoreId.isEmpty() && m_model->hasOrdering()) {
+        m_model->locate(m_restoreId);
+    }
+    onCurrentChanged();
+}
+
+void MessagesPage::onCurrentChanged() {
+    const QModelIndex cur = m_view->currentIndex();
+    if (cur.isValid() && m_view->selectionModel()->isRowSelected(cur.row(), {})) {
+        m_detail->showRow(m_model->rowAt(cur.row()));
+        return;
+    }
+    // Nothing chosen is highlighted. If the operator deselected the message
+    // shown, clear the pane; if it left the table (an action moved it out of
+    // the filter), keep it, marked, and never show a neighbour instead.
+    const QString shown = m_detail->messageId();
+    const MessageRow* at = cur.isValid() ? m_model->rowAt(cur.row()) : nullptr;
+    if (shown.isEmpty() || (at && fromStd(at->msg.messageId) == shown)) {
+        m_detail->showRow(nullptr);
+        return;
+    }
+    m_detail->markNotShown(tr("no longer in this filter"));
+}
+
+void MessagesPage::showContextMenu(const QPoint& pos) {
+    QMenu menu(this);
+    for (core::Action a : m_doc->format().rowActions()) {
+        if (QAction* qa = m_actions->actionFor(a)) {
+            menu.addAction(qa);
+        }
+    }
+    menu.addSeparator();
+    for (QAction* a : actions()) {
+        menu.addAction(a); // the page's own (Copy message id)
+    }
+    menu.addAction(m_actions->applyToAllAction());
+    menu.exec(m_view->viewport()->mapToGlobal(pos));
+}
+
+} // namespace lq::ui

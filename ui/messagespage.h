@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/query.h"
+#include "ui/messagemodel.h"
+
+#include <QTimer>
+#include <QWidget>
+
+#include <optional>
+
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+class QTableView;
+
+namespace lq::ui {
+
+class MessageDetailPane;
+class QueueActionHandler;
+class QueueDocument;
+class StatusFilterBar;
+
+/// The Messages tab (compare hotspot's ResultsPage): the status chips, the
+/// search and the stuck threshold, what the dashboard narrowed the table to,
+/// the message table and the detail pane (which the window docks). It turns
+/// its controls into the model's filter, keeps the current message across
+/// refreshes and remembers each file's filter, search, sort and columns.
+class MessagesPage : public QWidget {
+    Q_OBJECT
+public:
+    MessagesPage(QueueDocument* document, MessageModel* model, QueueActionHandler* actions,
+                 QWidget* parent = nullptr);
+    ~MessagesPage() override;
+
+    QTableView* view() const { return m_view; }
+    StatusFilterBar* filterBar() const { return m_filterBar; }
+    QLineEdit* searchEdit() const { return m_search; }
+    QSpinBox* stuckSpinBox() const { return m_stuckSpin; }
+    /// The detail pane: created here, docked by the window.
+    MessageDetailPane* detailPane() const { return m_detail; }
+
+    /// A file was opened: `samePath` keeps the place, the selection and the
+    /// narrowing; another file restores its own view settings.
+    void documentOpened(bool samePath);
+    /// Nothing is shown any more.
+    void documentClosed();
+    /// Selects (and scrolls to) a message once the table shows it.
+    void selectMessage(const QString& messageId);
+    void setUtc(bool utc);
+    /// The message ids of the selected rows that are loaded.
+    QStringList selectedMessageIds() const;
+    void focusSearch();
+    /// The dashboard narrowed the table to a time range, or to a histogram
+    /// bar's band (within its range).
+    void narrowToRange(std::optional<qint64> from, std::optional<qint64> to);
+    void narrowToBand(const core::Filter& band);
+    /// Keeps the current message by id across a change that restarts the
+    /// ordering (a vacuum).
+    void rememberCurrent();
+
+signals:
+    /// The stuck threshold changed (seconds).
+    void stuckThresholdChanged(int seconds);
+    /// The first page of a newly opened file is on screen.
+    void firstPageShown(qint64 msSinceOpen);
+
+private:
+    void createWidgets();
+    void connectModel();
+    void applyFilter();
+    void updateNarrowRow();
+    void applyColumnSet();
+    void restoreCurrent();
+    void onCurrentChanged();
+    void showContextMenu(const QPoint& pos);
+    /// The filter, search, sort and columns of this file, kept per file.
+    void rememberView();
+    void restoreView();
+
+    QueueDocument* m_doc;
+    MessageModel* m_model;
+    QueueActionHandler* m_actions;
+
+    StatusFilterBar* m_filterBar = nullptr;
+    QLineEdit* m_search = nullptr;
+    QSpinBox* m_stuckSpin = nullptr;
+    QWidget* m_narrowRow = nullptr;
+    QLabel* m_narrowLabel = nullptr;
+    QTableView* m_view = nullptr;
+    MessageDetailPane* m_detail = nullptr;
+    QTimer m_searchDebounce;
+
+    std::optional<qint64> m_rangeFrom, m_rangeTo; ///< from the dashboard's time range
+    std::optional<core::Filter> m_band;           ///< a clicked histogram bar
+    bool m_utc = false;
+    bool m_firstPagePending = false;
+    QString m_restoreId;     ///< current message across a model reset
+    QString m_pendingSelect; ///< selectMessage() before the file was open
+    int m_restoreScroll = 0;
+    bool m_topOnNextReset = false; ///< a new filter opens at the top
+    bool m_restoringView = false;  ///< restoreView() is setting the widgets
+    int m_sortColumn = MessageModel::MessageId;
+    Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
+};
+
+} // namespace lq::ui

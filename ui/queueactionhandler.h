@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/actions.h"
+#include "core/operator.h"
+#include "ui/actionreport.h"
+
+#include <QObject>
+#include <QPointer>
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+class QAction;
+class QItemSelectionModel;
+class QWidget;
+
+namespace lq::ui {
+
+class MessageModel;
+class QueueBackend;
+class QueueDocument;
+
+/// The operator workflows of the open queue and their QActions (compare
+/// tiled's MapDocumentActionHandler). Each workflow presents core::Operator
+/// through the document's QueueBackend: targets (the selection with the
+/// tokens shown, or the whole filter), confirmation with the exact count,
+/// the chunked apply in a worker with progress and cancel, the report, undo.
+/// The actions are enabled from the document's state and the format's
+/// capabilities (QueueFormat::whyNot); a disabled action says why.
+class QueueActionHandler : public QObject {
+    Q_OBJECT
+public:
+    /// Asked before every write: the question and the exact number of
+    /// messages it touches (-1 when not about messages). Return true to go
+    /// ahead. Tests install one instead of clicking modal dialogs.
+    using ConfirmHandler = std::function<bool(const QString& text, qint64 count)>;
+    using ReportHandler = std::function<void(const ActionReport&)>;
+
+    /// `dialogParent` parents the confirmations, progress and reports.
+    QueueActionHandler(QueueDocument* document, MessageModel* model, QWidget* dialogParent);
+    ~QueueActionHandler() override;
+
+    /// The table's selection: what the row actions act on.
+    void setSelectionModel(QItemSelectionModel* selection);
+
+    QAction* retryAction() const { return m_retry; }
+    QAction* markFailedAction() const { return m_markFailed; }
+    QAction* releaseAction() const { return m_release; }
+    QAction* rescheduleAction() const { return m_reschedule; }
+    QAction* deleteAction() const { return m_delete; }
+    QAction* retryExpiredAction() const { return m_retryExpired; }
+    QAction* pruneAction() const { return m_prune; }
+    QAction* vacuumAction() const { return m_vacuum; }
+    QAction* enqueueAction() const { return m_enqueue; }
+    QAction* upgradeAction() const { return m_upgrade; }
+    QAction* undoAction() const { return m_undo; }
+    QAction* applyToAllAction() const { return m_applyToAll; }
+    /// The QAction of an operator action (nullptr for none).
+    QAction* actionFor(core::Action a) const;
+
+    void setConfirmHandler(ConfirmHandler handler) { m_confirm = std::move(handler); }
+    void setReportHandler(ReportHandler handler) { m_report = std::move(handler); }
+    ActionReport lastReport() const { return m_lastReport; }
+    int reportCount() const { return m_reportCount; }
+
+    /// Actions apply to every message matching the filter, not the selection.
+    void setApplyToAllMatching(bool on);
+    bool applyToAllMatching() const;
+
+public slots:
+    void retrySelected();
+    void markFailedSelected();
+    void releaseSelected();
+    void rescheduleSelected(double delaySeconds);
+    void deleteSelected();
+    void retryExpired(double thresholdSeconds);
+    void prune(std::optional<double> olderThanSeconds, bool includeFailed);
+    void vacuum();
+    void enqueue(const QString& payload, const QString& idempotencyKey);
+    void upgradeFile();
+    void undoLastAction();
+    /// Enables each action from the document and the selection.
+    void updateActions();
+
+signals:
+    /// Something went wrong; `dialog`: worth a dialog, not only the status bar.
+    void errorOccurred(const QString& text, bool dialog);
+    /// An action finished (or found nothing to do).
+    void reportFinished(const lq::ui::ActionReport& report);
+    /// The file's format changed (an upgrade): it must be opened again.
+    void reopenRequested();
+    /// Rowids may be renumbered (a vacuum): the table restarts its ordering.
+    void orderingRestarting();
+
+private:
+    using PlanReady = std::function<void(core::Plan plan)>;
+
+    void createActions();
+    bool checkWritable();
+    bool confirm(const QString& text, qint64 count);
+    /// The selection's (id, token) pairs as the user saw them, or every
+    /// match of the (pinned) filter when "apply to all" is on; in a worker.
+    void preparePlan(core::Action action, const PlanReady& ready);
+    void runRowAction(core::Action action, double delaySeconds = 0);
+    /// Runs a confirmed plan (or an undo when `undo` is set) in a worker,
+    /// with progress and cancel for long ones.
+    void runPlan(core::Plan plan, const QString& title,
+                 std::optional<core::AuditEntry> undo = std::nullopt);
+    /// Plans in a worker (the document is busy meanwhile); `ready` gets the
+    /// plan, an error is shown instead.
+    void planAsync(std::function<core::Plan(QueueBackend&)> plan, const PlanReady& ready);
+    void finishReport(const ActionReport& report);
+    /// Nothing to do: a report with a notice.
+    void finishNotice(const QString& title, const QString& notice);
+    bool hasRows() const;
+
+    QueueDocument* m_doc;
+    MessageModel* m_model;
+    QWidget* m_parent;
+    QPointer<QItemSelectionModel> m_selection;
+
+    QAction* m_retry = nullptr;
+    QAction* m_markFailed = nullptr;
+    QAction* m_release = nullptr;
+    QAction* m_reschedule = nullptr;
+    QAction* m_delete = nullptr;
+    QAction* m_retryExpired = nullptr;
+    QAction* m_prune = nullptr;
+    QAction* m_vacuum = nullptr;
+    QAction* m_enqueue = nullptr;
+    QAction* m_upgrade = nullptr;
+    QAction* m_undo = nullptr;
+    QAction* m_applyToAll = nullptr;
+
+    ConfirmHandler m_confirm;
+    ReportHandler m_report;
+    ActionReport m_lastReport;
+    int m_reportCount = 0;
+};
+
+} // namespace lq::ui

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+#include "ui/queuebackend.h"
+
+#include "core/queue.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace lq::ui {
+
+namespace {
+
+constexpr const char* kTool = "lqadmin";
+
+} // namespace
+
+LocalQueueBackend::LocalQueueBackend(std::shared_ptr<core::Queue> queue)
+    : m_queue(std::move(queue)) {}
+
+LocalQueueBackend::~LocalQueueBackend() = default;
+
+std::shared_ptr<QueueBackend> LocalQueueBackend::open(const std::string& path, bool readOnly,
+                                                      const std::string& table) {
+    core::OpenOptions o;
+    // Read-only when asked, and by default when we could not write the file
+    // anyway.
+    o.readOnly = readOnly || ::access(path.c_str(), W_OK) != 0;
+    o.table = table;
+    return localBackend(std::shared_ptr<core::Queue>(core::Queue::open(path, o)));
+}
+
+std::shared_ptr<QueueBackend> localBackend(std::shared_ptr<core::Queue> queue) {
+    if (!queue) {
+        return nullptr;
+    }
+    return std::make_shared<LocalQueueBackend>(std::move(queue));
+}
+
+core::Operator LocalQueueBackend::op() const {
+    return {*m_queue, kTool};
+}
+
+std::string LocalQueueBackend::path() const {
+    return m_queue->path();
+}
+
+const core::FormatInfo& LocalQueueBackend::info() const {
+    return m_queue->info();
+}
+
+bool LocalQueueBackend::readOnly() const {
+    return m_queue->readOnly();
+}
+
+core::TimeNs LocalQueueBackend::now() const {
+    return m_queue->now();
+}
+
+std::optional<std::int64_t> LocalQueueBackend::maxsize() const {
+    return m_queue->maxsize();
+}
+
+FileIdentity LocalQueueBackend::fileIdentity() const {
+    FileIdentity id;
+    struct stat st {};
+    if (::stat(m_queue->path().c_str(), &st) == 0) {
+        id.inode = std::uint64_t(st.st_ino);
+        id.size = std::int64_t(st.st_size);
+        id.mtimeNs = std::int64_t(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+    } else {
+        id.missing = true;
+    }
+    return id;
+}
+
+std::int64_t LocalQueueBackend::dataVersion() {
+    return m_queue->dataVersion();
+}
+
+std::int64_t LocalQueueBackend::walSize() const {
+    return m_queue->walSize();
+}
+
+std::vector<std::int64_t> LocalQueueBackend::orderedRowids(const core::Filter& f,
+                                                           const core::Sort& s) {
+    return m_queue->orderedRowids(f, s);
+}
+
+std::vector<core::Message> LocalQueueBackend::fetchRowids(const std::vector<std::int64_t>& rowids) {
+    return m_queue->fetchRowids(rowids);
+}
+
+std::optional<core::Message> LocalQueueBackend::get(const std::string& messageId) {
+    return m_queue->get(messageId);
+}
+
+core::Counts LocalQueueBackend::counts(core::TimeNs stuckAfterNs) {
+    return m_queue->counts(stuckAfterNs);
+}
+
+core::TimingColumns LocalQueueBackend::timing(const core::Filter& f) {
+    return m_queue->timing(f);
+}
+
+std::vector<core::AuditEntry> LocalQueueBackend::auditEntries() const {
+    return core::AuditLog().entries(m_queue->path());
+}
+
+core::Plan LocalQueueBackend::planTargets(core::Action a, std::vector<core::Target> targets) {
+    return op().planTargets(a, std::move(targets));
+}
+
+core::Plan LocalQueueBackend::planFilter(core::Action a, core::Filter f) {
+    return op().planFilter(a, std::move(f));
+}
+
+core::Plan LocalQueueBackend::planRetryExpired(double thresholdSeconds) {
+    return op().planRetryExpired(thresholdSeconds);
+}
+
+core::Plan LocalQueueBackend::planPrune(bool includeFailed,
+                                        std::optional<double> olderThanSeconds) {
+    return op().planPrune(includeFailed, olderThanSeconds);
+}
+
+core::Report LocalQueueBackend::run(const core::Plan& p, const std::atomic_bool* cancel,
+                                    core::Operator::Progress progress) {
+    return op().run(p, cancel, std::move(progress));
+}
+
+core::Report LocalQueueBackend::undo(const core::AuditEntry& record, const std::atomic_bool* cancel,
+                                     core::Operator::Progress progress) {
+    return op().undo(record, cancel, std::move(progress));
+}
+
+core::Report LocalQueueBackend::enqueue(const std::string& data, std::optional<std::string> key) {
+    return op().enqueue(data, std::move(key));
+}
+
+core::Report LocalQueueBackend::vacuum(std::pair<std::int64_t, std::int64_t>* sizes) {
+    return op().vacuum(sizes);
+}
+
+core::Report LocalQueueBackend::upgrade() {
+    return op().upgrade();
+}
+
+std::optional<core::AuditEntry> LocalQueueBackend::lastUndoable() {
+    return op().lastUndoable();
+}
+
+} // namespace lq::ui

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// QueueBackend: the one way the GUI's views reach an open queue.
+//
+// Every call blocks and runs on a worker thread (never the UI thread): the
+// message loader, the detail pane, the dashboard and the action handler call
+// it from runAsync() jobs. LocalQueueBackend implements it over an
+// lq::core::Queue on this machine; a remote implementation (issue 16: a
+// `lqctl serve --stdio` JSON-lines session over ssh) implements the same
+// calls over its transport, and the views do not change.
+//
+// Change notifications are not pushed: the loader polls dataVersion() and
+// fileIdentity() (cheap on both transports) when its file watcher or its
+// fallback timer says so.
+
+#include "core/audit.h"
+#include "core/format.h"
+#include "core/message.h"
+#include "core/operator.h"
+#include "core/query.h"
+#include "core/stats.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lq::core {
+class Queue;
+}
+
+namespace lq::ui {
+
+/// What identifies the file on disk now: a different inode is a replaced
+/// file, `missing` a deleted or moved one.
+struct FileIdentity {
+    bool missing = false;
+    std::uint64_t inode = 0;
+    std::int64_t size = -1;
+    std::int64_t mtimeNs = -1;
+};
+
+class QueueBackend {
+public:
+    virtual ~QueueBackend() = default;
+    QueueBackend() = default;
+    QueueBackend(const QueueBackend&) = delete;
+    QueueBackend& operator=(const QueueBackend&) = delete;
+    QueueBackend(QueueBackend&&) = delete;
+    QueueBackend& operator=(QueueBackend&&) = delete;
+
+    // ---- the open file ----------------------------------------------------
+    virtual std::string path() const = 0;
+    virtual const core::FormatInfo& info() const = 0;
+    virtual bool readOnly() const = 0;
+    virtual core::TimeNs now() const = 0;
+    virtual std::optional<std::int64_t> maxsize() const = 0;
+
+    // ---- change detection ---------------------------------------------------
+    virtual FileIdentity fileIdentity() const = 0;
+    virtual std::int64_t dataVersion() = 0;
+    virtual std::int64_t walSize() const = 0;
+
+    // ---- pages, counts, statistics ------------------------------------------
+    virtual std::vector<std::int64_t> orderedRowids(const core::Filter& f, const core::Sort& s) = 0;
+    virtual std::vector<core::Message> fetchRowids(const std::vector<std::int64_t>& rowids) = 0;
+    virtual std::optional<core::Message> get(const std::string& messageId) = 0;
+    virtual core::Counts counts(core::TimeNs stuckAfterNs) = 0;
+    virtual core::TimingColumns timing(const core::Filter& f) = 0;
+    /// The audit records of this file (the dashboard notes prunes).
+    virtual std::vector<core::AuditEntry> auditEntries() const = 0;
+
+    // ---- operator actions (core::Operator, SPEC §3.2) -------------------------
+    virtual core::Plan planTargets(core::Action a, std::vector<core::Target> targets) = 0;
+    virtual core::Plan planFilter(core::Action a, core::Filter f) = 0;
+    virtual core::Plan planRetryExpired(double thresholdSeconds) = 0;
+    virtual core::Plan planPrune(bool includeFailed, std::optional<double> olderThanSeconds) = 0;
+    /// Never throw once started: an error is in the report.
+    virtual core::Report run(const core::Plan& p, const std::atomic_bool* cancel,
+                             core::Operator::Progress progress) = 0;
+    virtual core::Report undo(const core::AuditEntry& record, const std::atomic_bool* cancel,
+                              core::Operator::Progress progress) = 0;
+    virtual core::Report enqueue(const std::string& data, std::optional<std::string> key) = 0;
+    virtual core::Report vacuum(std::pair<std::int64_t, std::int64_t>* sizes) = 0;
+    virtual core::Report upgrade() = 0;
+    virtual std::optional<core::AuditEntry> lastUndoable() = 0;
+};
+
+/// QueueBackend over a local lq::core::Queue (thread-safe: every worker
+/// reads through its own connection). Operator actions name "lqadmin" in the
+/// audit record.
+class LocalQueueBackend final : public QueueBackend {
+public:
+    explicit LocalQueueBackend(std::shared_ptr<core::Queue> queue);
+    ~LocalQueueBackend() override;
+    LocalQueueBackend(const LocalQueueBackend&) = delete;
+    LocalQueueBackend& operator=(const LocalQueueBackend&) = delete;
+    LocalQueueBackend(LocalQueueBackend&&) = delete;
+    LocalQueueBackend& operator=(LocalQueueBackend&&) = delete;
+
+    /// Opens `path` (blocking): OpenOptions::readOnly when asked or when the
+    /// file is not writable. Throws lqcore's errors, which name the file.
+    static std::shared_ptr<QueueBackend> open(const std::string& path, bool readOnly,
+                                              const std::string& table);
+
+    std::string path() const override;
+    const core::FormatInfo& info() const override;
+    bool readOnly() const override;
+    core::TimeNs now() const override;
+    std::optional<std::int64_t> maxsize() const override;
+    FileIdentity fileIdentity() const override;
+    std::int64_t dataVersion() override;
+    std::int64_t walSize() const override;
+    std::vector<std::int64_t> orderedRowids(const core::Filter& f, const core::Sort& s) override;
+    std::vector<core::Message> fetchRowids(const std::vector<std::int64_t>& rowids) override;
+    std::optional<core::Message> get(const std::string& messageId) override;
+    core::Counts counts(core::TimeNs stuckAfterNs) override;
+    core::TimingColumns timing(const core::Filter& f) override;
+    std::vector<core::AuditEntry> auditEntries() const override;
+    core::Plan planTargets(core::Action a, std::vector<core::Target> targets) override;
+    core::Plan planFilter(core::Action a, core::Filter f) override;
+    core::Plan planRetryExpired(double thresholdSeconds) override;
+    core::Plan planPrune(bool includeFailed, std::optional<double> olderThanSeconds) override;
+    core::Report run(const core::Plan& p, const std::atomic_bool* cancel,
+                     core::Operator::Progress progress) override;
+    core::Report undo(const core::AuditEntry& record, const std::atomic_bool* cancel,
+                      core::Operator::Progress progress) override;
+    core::Report enqueue(const std::string& data, std::optional<std::string> key) override;
+    core::Report vacuum(std::pair<std::int64_t, std::int64_t>* sizes) override;
+    core::Report upgrade() override;
+    std::optional<core::AuditEntry> lastUndoable() override;
+
+private:
+    core::Operator op() const;
+
+    std::shared_ptr<core::Queue> m_queue;
+};
+
+/// The backend of a queue already open here (tests, tools).
+std::shared_ptr<QueueBackend> localBackend(std::shared_ptr<core::Queue> queue);
+
+} // namespace lq::ui

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+#include "ui/queuebanners.h"
+
+#include "core/formats/queueformat.h"
+#include "ui/bannerbar.h"
+#include "ui/queuedocument.h"
+#include "ui/uitext.h"
+
+#include <QFileInfo>
+#include <QLocale>
+
+namespace lq::ui {
+
+QueueBanners::QueueBanners(BannerBar* bar, QueueDocument* document, QObject* parent)
+    : QObject(parent)
+    , m_bar(bar)
+    , m_doc(document) {}
+
+void QueueBanners::offerAttention(const core::Counts& c, int stuckSeconds) {
+    // Open on what needs attention: one click to the stuck, else the failed.
+    if (!m_attentionPending || !m_doc->isOpen() || c.stored == 0) {
+        return;
+    }
+    m_attentionPending = false;
+    const QLocale l;
+    if (c.stuck > 0) {
+        m_bar->setBanner(QStringLiteral("attention"), BannerBar::Level::Warning,
+                         tr("%1 stuck message(s) (locked longer than %2) and %3 failed need "
+                            "attention.")
+                             .arg(l.toString(c.stuck),
+                                  humanDuration(core::TimeNs(stuckSeconds) * core::kNsPerSecond),
+                                  l.toString(c.failed)),
+                         tr("Show stuck"), [this] {
+                             m_bar->removeBanner(QStringLiteral("attention"));
+                             emit showChoice(StatusFilterBar::Stuck);
+                         });
+    } else if (c.failed > 0) {
+        m_bar->setBanner(QStringLiteral("attention"), BannerBar::Level::Info,
+                         tr("%1 failed message(s) in this queue.").arg(l.toString(c.failed)),
+                         tr("Show failed"), [this] {
+                             m_bar->removeBanner(QStringLiteral("attention"));
+                             emit showChoice(StatusFilterBar::Failed);
+                         });
+    }
+}
+
+void QueueBanners::documentChanged() {
+    m_bar->removeBanner(QStringLiteral("readonly"));
+    m_bar->removeBanner(QStringLiteral("format"));
+    for (const QString& k : m_bar->keys()) {
+        if (k.startsWith(QStringLiteral("warning"))) {
+            m_bar->removeBanner(k);
+        }
+    }
+    if (!m_doc->isOpen()) {
+        return;
+    }
+    const core::FormatInfo& info = m_doc->info();
+    if (info.formatReadOnly()) {
+        m_bar->setBanner(QStringLiteral("readonly"), BannerBar::Level::Warning,
+                         tr("Read-only: %1").arg(fromStd(info.readOnlyReason)));
+    } else if (m_doc->readOnly()) {
+        const bool writable = QFileInfo(m_doc->path()).isWritable();
+        m_bar->setBanner(
+            QStringLiteral("readonly"), BannerBar::Level::Info,
+            writable
+                ? tr("Read-only mode: actions are off. Turn off File › Read-only to change "
+                     "the queue.")
+                : tr("Read-only: you cannot write to %1 (file permissions).").arg(m_doc->path()));
+    }
+    const bool upgradable = !m_doc->readOnly() && !info.formatReadOnly();
+    auto upgradeButton = [this] { emit upgradeRequested(); };
+    const core::QueueFormat& format = m_doc->format();
+    if (const std::string notice = format.notice(info); !notice.empty()) {
+        m_bar->setBanner(QStringLiteral("format"), BannerBar::Level::Info, fromStd(notice),
+                         upgradable && format.offers(core::Action::Upgrade, info)
+                             ? tr("Upgrade\u2026")
+                             : QString(),
+                         upgradeButton);
+    }
+    int i = 0;
+    for (const std::string& w : info.warnings) {
+        m_bar->setBanner(QStringLiteral("warning%1").arg(i++), BannerBar::Level::Warning,
+                         fromStd(w));
+    }
+}
+
+void QueueBanners::setFileState(MessageModel::FileState state) {
+    switch (state) {
+    case MessageModel::FileState::Ok:
+        m_bar->removeBanner(QStringLiteral("file"));
+        break;
+    case MessageModel::FileState::Missing:
+        m_bar->setBanner(QStringLiteral("file"), BannerBar::Level::Error,
+                         tr("%1 was deleted or moved. The table shows what was last read; "
+                            "every action that writes is off.")
+                             .arg(m_doc->path()),
+                         tr("Reopen"), [this] { emit reopenRequested(); });
+        break;
+    case MessageModel::FileState::Replaced:
+        m_bar->setBanner(QStringLiteral("file"), BannerBar::Level::Error,
+                         tr("%1 was replaced by another file. The table shows the old one; "
+                            "every action that writes is off.")
+                             .arg(m_doc->path()),
+                         tr("Reopen"), [this] { emit reopenRequested(); });
+        break;
+    }
+}
+
+void QueueBanners::clearFileState() {
+    m_bar->removeBanner(QStringLiteral("file"));
+}
+
+void QueueBanners::showSkipped(const QString& path, const QString& reason) {
+    for (const QString& k : m_bar->keys()) {
+        m_bar->removeBanner(k);
+    }
+    m_bar->setBanner(QStringLiteral("file"), BannerBar::Level::Warning,
+                     tr("%1 is not shown: %2").arg(path, reason));
+}
+
+} // namespace lq::ui

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "core/query.h"
+#include "ui/messagemodel.h"
+#include "ui/statusfilterbar.h"
+
+#include <QObject>
+
+namespace lq::ui {
+
+class BannerBar;
+class QueueDocument;
+
+/// The banners that say what state the open queue is in: read-only (and
+/// why), the format's notice (with Upgrade…), the file's warnings, a file
+/// deleted or replaced while shown (with Reopen), a skipped file, and after
+/// an open one click to what needs attention.
+class QueueBanners : public QObject {
+    Q_OBJECT
+public:
+    QueueBanners(BannerBar* bar, QueueDocument* document, QObject* parent = nullptr);
+
+    /// The document was opened (again): its read-only, format and warning
+    /// banners.
+    void documentChanged();
+    void setFileState(MessageModel::FileState state);
+    void clearFileState();
+    /// The first counts of a newly opened file decide the attention banner.
+    void expectAttention() { m_attentionPending = true; }
+    void offerAttention(const core::Counts& c, int stuckSeconds);
+    /// A skipped file picked in the sidebar: nothing else is shown.
+    void showSkipped(const QString& path, const QString& reason);
+
+signals:
+    void upgradeRequested();
+    void reopenRequested();
+    /// "Show stuck" / "Show failed" was clicked.
+    void showChoice(lq::ui::StatusFilterBar::Choice choice);
+
+private:
+    BannerBar* m_bar;
+    QueueDocument* m_doc;
+    bool m_attentionPending = false;
+};
+
+} // namespace lq::ui

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#include "ui/queuedocument.h"
+
+#include "core/formats/queueformat.h"
+#include "ui/queuebackend.h"
+#include "ui/runasync.h"
+#include "ui/uitext.h"
+
+#include <QFileInfo>
+
+namespace lq::ui {
+
+QueueDocument::QueueDocument(QObject* parent)
+    : QObject(parent) {}
+
+QueueDocument::~QueueDocument() = default;
+
+const core::QueueFormat& QueueDocument::format() const {
+    return core::QueueFormat::of(m_info);
+}
+
+QString QueueDocument::fileName() const {
+    return QFileInfo(m_path).fileName();
+}
+
+QueueDocument::Busy QueueDocument::busy() {
+    if (++m_busy == 1) {
+        emit busyChanged(true);
+    }
+    QPointer<QueueDocument> self(this);
+    return Busy(std::shared_ptr<void>(nullptr, [self](void*) {
+        if (self) {
+            self->release();
+        }
+    }));
+}
+
+void QueueDocument::release() {
+    if (--m_busy == 0) {
+        emit busyChanged(false);
+    }
+}
+
+void QueueDocument::setFileGone(bool gone) {
+    if (gone == m_fileGone) {
+        return;
+    }
+    m_fileGone = gone;
+    emit fileGoneChanged(gone);
+}
+
+void QueueDocument::open(const QString& path, bool readOnly, const QString& table) {
+    struct Result {
+        std::shared_ptr<QueueBackend> backend;
+        QString error;
+    };
+    const quint64 gen = ++m_generation;
+    m_openClock.start();
+    emit opening(path);
+    runAsync(
+        this,
+        [path, readOnly, table]() -> Result {
+            Result r;
+            try {
+                r.backend = LocalQueueBackend::open(toStd(path), readOnly, toStd(table));
+            } catch (const std::exception& e) {
+                r.error = QString::fromUtf8(e.what());
+            }
+            return r;
+        },
+        [this, gen, path, busy = busy()](const Result& r) mutable {
+            const Busy held = std::move(busy);
+            emit openSettled();
+            if (gen != m_generation) {
+                return;
+            }
+            if (!r.error.isEmpty()) {
+                emit openFailed(path, r.error);
+                return;
+            }
+            const bool samePath = path == m_path;
+            m_backend = r.backend;
+            m_info = m_backend->info();
+            m_readOnly = m_backend->readOnly();
+            m_path = path;
+            m_table = fromStd(m_info.table);
+            setFileGone(false);
+            emit opened(samePath);
+            if (samePath) {
+                emit reopened();
+            }
+        });
+}
+
+void QueueDocument::close() {
+    ++m_generation; // an open still running must not land over this
+    m_backend.reset();
+    m_info = {};
+    m_readOnly = false;
+    m_fileGone = false;
+    m_path.clear();
+    m_table.clear();
+    emit closed();
+}
+
+} // namespace lq::ui
