@@ -67,9 +67,8 @@ void TestJsonb::decodesWhatSqliteWrote_data() {
         const QJsonObject o = e.toObject();
         QString name = o.value(QStringLiteral("input")).toString();
         name.replace(QLatin1Char('\n'), QStringLiteral("\\n"));
-        QTest::newRow(qPrintable(name))
-            << o.value(QStringLiteral("jsonb_hex")).toString()
-            << o.value(QStringLiteral("json")).toString();
+        QTest::newRow(qPrintable(name)) << o.value(QStringLiteral("jsonb_hex")).toString()
+                                        << o.value(QStringLiteral("json")).toString();
     }
 }
 

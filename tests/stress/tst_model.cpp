@@ -481,8 +481,8 @@ private:
                 // not its to restore: the external writer may have rewritten
                 // it while the row was READY (after a retry or a release).
                 const auto x = h.xupdated.find(id);
-                const bool dataOk = now.data == was.data ||
-                                    (x != h.xupdated.end() && x->second.count(now.data));
+                const bool dataOk =
+                    now.data == was.data || (x != h.xupdated.end() && x->second.count(now.data));
                 std::string what;
                 const auto t = [](const std::optional<std::int64_t>& n) {
                     return n ? std::to_string(*n) : std::string("NULL");
