@@ -276,6 +276,20 @@ void MessageLoader::startPoll(bool reset) {
                         Qt::QueuedConnection);
                 }
             }
+            if (reset) {
+                // The first rows from the index (a few ms) before the whole
+                // ordering (hundreds of ms at a million rows): the table is
+                // never empty while rows are coming.
+                auto first = std::make_shared<std::vector<MessageRow>>();
+                for (Message& m : q->firstPage(filter, sort, MessageModel::kBlockSize)) {
+                    first->push_back(makeRow(std::move(m)));
+                }
+                if (!first->empty()) {
+                    QMetaObject::invokeMethod(
+                        self, [self, gen, first] { emit self->firstRows(gen, *first); },
+                        Qt::QueuedConnection);
+                }
+            }
             if (r.changed || timeDependent) {
                 r.order =
                     std::make_shared<std::vector<std::int64_t>>(q->orderedRowids(filter, sort));

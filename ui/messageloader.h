@@ -121,6 +121,9 @@ signals:
     /// A poll of the current generation finished without error. `moved`:
     /// the file changed since the previous poll.
     void pollFinished(lq::ui::PollResult& result, bool reset, bool moved);
+    /// A reset's first page, straight from the index, ahead of the ordering
+    /// (the rows of positions 0..n-1 in the new order, as of that moment).
+    void firstRows(quint64 generation, const std::vector<lq::ui::MessageRow>& rows);
     /// Phase one of a poll: shown rows that changed, ahead of the ordering.
     void earlyRows(quint64 generation, quint64 layout, const std::vector<lq::ui::MessageRow>& rows);
     void blockLoaded(lq::ui::BlockResult& result);

@@ -46,6 +46,7 @@ MessageModel::MessageModel(QObject* parent)
     m_loader = new MessageLoader([this](bool reset) { return pollRequest(reset); }, this);
     connect(m_loader, &MessageLoader::pollFinished, this, &MessageModel::applyPoll);
     connect(m_loader, &MessageLoader::earlyRows, this, &MessageModel::applyEarlyRows);
+    connect(m_loader, &MessageLoader::firstRows, this, &MessageModel::applyFirstRows);
     connect(m_loader, &MessageLoader::blockLoaded, this, &MessageModel::applyBlock);
     connect(m_loader, &MessageLoader::located, this, [this](const QString& id, qint64 rowid) {
         emit located(id, rowid < 0 ? -1 : rowOfRowId(rowid));
@@ -174,7 +175,28 @@ void MessageModel::applyPoll(PollResult& r, bool reset, bool moved) {
         m_counts = *r.counts;
         emit countsChanged(m_counts);
     }
-    if (reset) {
+    if (reset && m_provisional && r.order && r.order->size() >= m_order->size() &&
+        std::equal(m_order->begin(), m_order->end(), r.order->begin())) {
+        // The first page shown is the ordering's start: the rest is appended,
+        // so nothing on screen moves or flickers.
+        m_provisional = false;
+        m_hasOrdering = true;
+        const int shown = int(m_order->size());
+        const int all = int(r.order->size());
+        if (all > shown) {
+            beginInsertRows({}, shown, all - 1);
+            m_order = std::move(r.order);
+            endInsertRows();
+        } else {
+            m_order = std::move(r.order);
+        }
+        ++m_layout;
+        m_cache.forgetPending();
+        qCDebug(lcModel) << "ordering of" << rowCount() << "rows in" << r.elapsedMs
+                         << "ms, after its first page";
+        emit orderingReset();
+    } else if (reset) {
+        m_provisional = false;
         installOrdering(std::move(r.order));
         qCDebug(lcModel) << "ordering of" << rowCount() << "rows in" << r.elapsedMs << "ms";
         emit orderingReset();
@@ -230,6 +252,30 @@ void MessageModel::applyEarlyRows(quint64 generation, quint64 layout,
         }
     }
     emit rowsRefreshed();
+}
+
+void MessageModel::applyFirstRows(quint64 generation, const std::vector<MessageRow>& rows) {
+    if (generation != m_loader->generation() || rows.empty()) {
+        return; // a newer filter, sort or file
+    }
+    std::vector<MessageRow> copy = rows;
+    std::vector<std::int64_t> rowids;
+    rowids.reserve(copy.size());
+    for (const MessageRow& r : copy) {
+        rowids.push_back(r.msg.rowid);
+    }
+    beginResetModel();
+    m_order = std::make_shared<std::vector<std::int64_t>>(rowids);
+    m_hasOrdering = false;
+    m_provisional = true;
+    ++m_layout;
+    m_cache.forgetPositions();
+    for (const MessageRow& r : copy) {
+        m_cache.replace(r); // a row cached under the previous ordering: now fresh
+    }
+    m_cache.insertBlock(0, copy, std::move(rowids));
+    endResetModel();
+    emit firstRowsShown();
 }
 
 void MessageModel::installOrdering(std::shared_ptr<std::vector<std::int64_t>> order) {

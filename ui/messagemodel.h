@@ -142,6 +142,8 @@ signals:
     void dataVersionChanged();
     /// A new ordering was installed after a filter, sort or file change.
     void orderingReset();
+    /// A reset's first rows are shown, ahead of the whole ordering.
+    void firstRowsShown();
     void fileStateChanged(lq::ui::MessageModel::FileState state);
     void errorOccurred(const QString& message);
     void located(const QString& messageId, int row);
@@ -152,6 +154,7 @@ private:
     void mergeOrdering(PollResult& r);
     void installOrdering(std::shared_ptr<std::vector<std::int64_t>> order);
     void applyEarlyRows(quint64 generation, quint64 layout, const std::vector<MessageRow>& rows);
+    void applyFirstRows(quint64 generation, const std::vector<MessageRow>& rows);
     void requestBlock(int block) const;
     void applyBlock(BlockResult& r);
     void emitTimeColumnsChanged();
@@ -175,6 +178,8 @@ private:
     quint64 m_layout = 0; ///< bumped by every change of the ordering
     std::shared_ptr<std::vector<std::int64_t>> m_order;
     bool m_hasOrdering = false;
+    /// Rows shown are a reset's first page only; the ordering is coming.
+    bool m_provisional = false;
     core::Counts m_counts;
     QDateTime m_lastRefresh;
     /// Mutable: data() fills it on demand.

@@ -86,6 +86,11 @@ std::vector<std::int64_t> LocalQueueBackend::orderedRowids(const core::Filter& f
     return m_queue->orderedRowids(f, s);
 }
 
+std::vector<core::Message> LocalQueueBackend::firstPage(const core::Filter& f, const core::Sort& s,
+                                                        int limit) {
+    return m_queue->list(f, s, 0, limit);
+}
+
 std::vector<core::Message> LocalQueueBackend::fetchRowids(const std::vector<std::int64_t>& rowids) {
     return m_queue->fetchRowids(rowids);
 }

@@ -68,6 +68,16 @@ public:
     // ---- pages, counts, statistics ------------------------------------------
     virtual std::vector<std::int64_t> orderedRowids(const core::Filter& f, const core::Sort& s) = 0;
     virtual std::vector<core::Message> fetchRowids(const std::vector<std::int64_t>& rowids) = 0;
+    /// The first `limit` rows in sort order, straight from the index (a few
+    /// ms where one exists): shown while the whole ordering is computed.
+    /// Empty when the backend cannot answer faster than the ordering.
+    virtual std::vector<core::Message> firstPage(const core::Filter& f, const core::Sort& s,
+                                                 int limit) {
+        (void)f;
+        (void)s;
+        (void)limit;
+        return {};
+    }
     virtual std::optional<core::Message> get(const std::string& messageId) = 0;
     virtual core::Counts counts(core::TimeNs stuckAfterNs) = 0;
     virtual core::TimingColumns timing(const core::Filter& f) = 0;
@@ -117,6 +127,8 @@ public:
     std::int64_t walSize() const override;
     std::vector<std::int64_t> orderedRowids(const core::Filter& f, const core::Sort& s) override;
     std::vector<core::Message> fetchRowids(const std::vector<std::int64_t>& rowids) override;
+    std::vector<core::Message> firstPage(const core::Filter& f, const core::Sort& s,
+                                         int limit) override;
     std::optional<core::Message> get(const std::string& messageId) override;
     core::Counts counts(core::TimeNs stuckAfterNs) override;
     core::TimingColumns timing(const core::Filter& f) override;
