@@ -127,6 +127,18 @@ std::vector<Message> Queue::list(const Filter& f, const Sort& s, std::int64_t of
     return out;
 }
 
+bool Queue::sortIsIndexed(const Filter& f, const Sort& s) {
+    const Impl::Where w = d->buildWhere(f);
+    auto st = d->reader().cached("EXPLAIN QUERY PLAN SELECT rowid FROM " + d->driver().source() +
+                                 w.sql + d->orderBy(s));
+    bindValues(*st, w.binds);
+    bool indexed = true;
+    while (st->step())
+        if (st->text(3).find("TEMP B-TREE FOR") != std::string::npos)
+            indexed = false; // ORDER BY, or RIGHT PART OF ORDER BY
+    return indexed;
+}
+
 std::vector<std::int64_t> Queue::orderedRowids(const Filter& f, const Sort& s) {
     const Impl::Where w = d->buildWhere(f);
     auto st =

@@ -157,6 +157,10 @@ public:
     /// the CLI. The GUI uses orderedRowids() + fetchRowids() instead.
     std::vector<Message> list(const Filter& f, const Sort& s, std::int64_t offset,
                               std::int64_t limit);
+    /// Whether SQLite walks an index in this order (its plan has no temporary
+    /// B-tree for the ORDER BY): then a first page costs a few ms; otherwise
+    /// it costs a full scan, as the whole ordering does.
+    bool sortIsIndexed(const Filter& f, const Sort& s);
     /// Every matching rowid in sort order: the precomputed ordering that
     /// gives O(page) access to any position.
     std::vector<std::int64_t> orderedRowids(const Filter& f, const Sort& s);

@@ -88,6 +88,11 @@ std::vector<std::int64_t> LocalQueueBackend::orderedRowids(const core::Filter& f
 
 std::vector<core::Message> LocalQueueBackend::firstPage(const core::Filter& f, const core::Sort& s,
                                                         int limit) {
+    // Without an index the first page costs the full scan the ordering does:
+    // then it would only delay the ordering.
+    if (!m_queue->sortIsIndexed(f, s)) {
+        return {};
+    }
     return m_queue->list(f, s, 0, limit);
 }
 
