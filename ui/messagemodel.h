@@ -75,6 +75,9 @@ public:
     Q_ENUM(FileState)
 
     static constexpr int kBlockSize = RowCache::kBlockSize;
+    /// Appending more rows than this after a first page is a reset (see
+    /// applyPoll): QHeaderView's cost per inserted section.
+    static constexpr int kMaxInsertedRows = 50000;
     static constexpr int kMaxBlocks = RowCache::kMaxBlocks;
     /// Payload bytes kept per cached row (enough for the preview).
     static constexpr std::size_t kCachedPayloadBytes = 1024;
