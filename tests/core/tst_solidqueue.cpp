@@ -113,6 +113,7 @@ private slots:
     void operatorAuditsAnActionAndUndoesFromTheRecord();
     void twoFormatsInOneFileNamed();
     void incompleteSchemaSaysWhatIsMissing();
+    void inconsistentRowsAreUnknownAndLeftAlone();
 };
 
 void TstSolidQueue::recognisedAndOpeningChangesNothing() {
@@ -562,6 +563,46 @@ void TstSolidQueue::incompleteSchemaSaysWhatIsMissing() {
     LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, "solid_queue_failed_executions");
     LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, path);
     QCOMPARE(sha256(path), before);
+}
+
+void TstSolidQueue::inconsistentRowsAreUnknownAndLeftAlone() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path);
+        // 19: ready and failed at once; 17: no execution row at all; 8: its
+        // arguments are not JSON; worker 2's heartbeat is not a time.
+        db.exec("INSERT INTO solid_queue_failed_executions (job_id, error, created_at) VALUES "
+                "(19, '{}', '2026-11-30 11:59:30')");
+        db.exec("DELETE FROM solid_queue_ready_executions WHERE job_id = 17");
+        db.exec("UPDATE solid_queue_jobs SET arguments = x'00ff' WHERE id = 8");
+        db.exec("UPDATE solid_queue_processes SET last_heartbeat_at = 'soon' WHERE id = 2");
+    }
+    auto q = openAtNow(path);
+    const Counts c = q->counts();
+    QCOMPARE(c.unknown, std::int64_t(2));
+    QCOMPARE(c.stored, std::int64_t(22));
+    QCOMPARE(row(*q, "19").state, State::Unknown);
+    QCOMPARE(row(*q, "17").state, State::Unknown);
+    Filter unknown;
+    unknown.states = {State::Unknown};
+    QCOMPARE(q->count(unknown), std::int64_t(2));
+    // A heartbeat that is not a time never makes a claim abandoned.
+    QCOMPARE(c.stuck, std::int64_t(2));
+    QCOMPARE(row(*q, "14").extraState, std::string());
+    QVERIFY(row(*q, "8").dataIsBlob);
+    const auto before = everything(path);
+    for (Action a : {Action::Retry, Action::Release, Action::Delete, Action::Prune}) {
+        const ActionResult r =
+            q->apply(a, {targetOf(*q, "19"), targetOf(*q, "17"), targetOf(*q, "14")});
+        QVERIFY2(r.applied.empty(), actionName(a));
+    }
+    // Retry would rewrite the arguments: refused when they are not JSON
+    // (discarding the job stays possible).
+    const ActionResult r = q->apply(Action::Retry, {targetOf(*q, "8")});
+    QVERIFY(r.applied.empty());
+    QVERIFY2(contains(r.skipped.front().reason, "not JSON"), r.skipped.front().reason.c_str());
+    QCOMPARE(everything(path), before);
 }
 
 QTEST_GUILESS_MAIN(TstSolidQueue)
