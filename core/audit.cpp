@@ -125,6 +125,7 @@ Json messageToJson(const Message& m) {
     opt("token_text", m.tokenText);
     opt("scheduled_at", m.scheduledAt);
     opt("lease_expiry", m.leaseExpiry);
+    opt("format_row", m.formatRow);
     if (!m.extraState.empty())
         j.set("extra_state", m.extraState);
     if (!m.statusText.empty())
@@ -172,6 +173,7 @@ Message messageFromJson(const Json& j) {
     m.tokenText = optText("token_text");
     m.scheduledAt = optTime(j["scheduled_at"]);
     m.leaseExpiry = optTime(j["lease_expiry"]);
+    m.formatRow = optText("format_row");
     m.extraState = optText("extra_state").value_or("");
     m.statusText = optText("status_text").value_or("");
     return m;

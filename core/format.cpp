@@ -24,6 +24,8 @@ const char* formatId(Format f) noexcept {
         return "jobs-lease";
     case Format::Liteque:
         return "liteque";
+    case Format::SolidQueue:
+        return "solid-queue";
     }
     return "unknown";
 }

@@ -19,6 +19,7 @@ enum class Format {
     LitequeueOther,  ///< eight columns, unknown user_version; read-only
     JobsLease,       ///< "jobs-lease": seed 000, REAL seconds, attempts token
     Liteque,         ///< "liteque": Karakeep's queue.db (core/formats/liteque.*)
+    SolidQueue,      ///< "solid-queue": Rails Solid Queue (core/formats/solidqueue.*)
 };
 
 /// The file's one time unit (litequeue, jobs-lease); formats that mix units

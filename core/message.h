@@ -66,6 +66,9 @@ struct Message {
     std::optional<std::string> tokenText;    ///< the claim token as stored, when it is text
     std::optional<TimeNs> scheduledAt;       ///< due time
     std::optional<TimeNs> leaseExpiry;       ///< when the claim lapses
+    /// Stored values a format needs to write the row back exactly (undo of a
+    /// delete or of a move between tables), as JSON text; not shown.
+    std::optional<std::string> formatRow;
 
     std::optional<TimeNs> waitNs() const;       ///< lock - in
     std::optional<TimeNs> processingNs() const; ///< done - lock, DONE rows

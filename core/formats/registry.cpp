@@ -3,6 +3,7 @@
 #include "jobslease.h"
 #include "liteque.h"
 #include "litequeue.h"
+#include "solidqueue.h"
 
 #include <array>
 
@@ -17,9 +18,10 @@ const LitequeueFormat kMulti(Format::LitequeueMulti);
 const LitequeueFormat kOther(Format::LitequeueOther);
 const JobsLeaseFormat kJobs;
 const LitequeFormat kLiteque;
+const SolidQueueFormat kSolidQueue;
 
-const std::array<const QueueFormat*, 7> kAll = {&kLq014, &kLq013, &kLegacy, &kMulti,
-                                                &kOther, &kJobs,  &kLiteque};
+const std::array<const QueueFormat*, 8> kAll = {&kLq014, &kLq013, &kLegacy,  &kMulti,
+                                                &kOther, &kJobs,  &kLiteque, &kSolidQueue};
 
 } // namespace
 
@@ -39,13 +41,15 @@ const QueueFormat& QueueFormat::of(Format f) noexcept {
         return kJobs;
     case Format::Liteque:
         return kLiteque;
+    case Format::SolidQueue:
+        return kSolidQueue;
     }
     return kLq014;
 }
 
 std::vector<const QueueFormat*> QueueFormat::recognisers() {
     // One per family: the litequeue recogniser tells its versions apart.
-    return {&kLq014, &kJobs, &kLiteque};
+    return {&kLq014, &kJobs, &kLiteque, &kSolidQueue};
 }
 
 std::string QueueFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) const {

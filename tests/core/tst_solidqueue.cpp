@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: MIT
+// Solid Queue through the format seam: the facts of the fixture
+// (tests/data/formats/facts.json, computed with the sqlite3 shell), the
+// operator actions of FORMATS.md §1.6 (Mission Control's retry, discard and
+// dispatch, graceful release of an abandoned claim, prune of finished jobs)
+// with their undo, the execution-row compare-and-swap, and files that are
+// not (or not only) Solid Queue.
+#include "core/formats/queueformat.h"
+#include "core/formats/solidqueue.h"
+#include "core/operator.h"
+#include "core/queue.h"
+#include "testutil.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+
+using namespace lqtest;
+using namespace lq::core;
+
+namespace {
+
+const QString kFixture = QStringLiteral("formats/solid-queue.sqlite3");
+constexpr TimeNs kNow = 1'796'040'000LL * kNsPerSecond; // facts.json "now": 2026-11-30T12:00:00Z
+const std::string kNowText = "2026-11-30 12:00:00";     // facts.json "now_as_stored"
+
+QJsonObject facts() {
+    QFile f(lq::test::dataDir() + QStringLiteral("/formats/facts.json"));
+    if (!f.open(QIODevice::ReadOnly))
+        throw std::runtime_error("cannot read formats/facts.json");
+    return QJsonDocument::fromJson(f.readAll())
+        .object()
+        .value(QStringLiteral("solid-queue.sqlite3"))
+        .toObject();
+}
+
+std::unique_ptr<Queue> openAtNow(const std::string& path) {
+    OpenOptions o;
+    o.clock = fixedClock(kNow);
+    return Queue::open(path, o);
+}
+
+Message row(Queue& q, const std::string& id) {
+    auto m = q.get(id);
+    if (!m)
+        throw std::runtime_error("no job " + id);
+    return *m;
+}
+
+Target targetOf(Queue& q, const std::string& id) {
+    const Message m = row(q, id);
+    return {m.messageId, m.token};
+}
+
+std::vector<std::vector<std::string>> rows(const std::string& path, const std::string& sql) {
+    Db db(path, /*readOnly=*/true);
+    return db.rows(sql);
+}
+
+/// Every row of every Solid Queue table, as the sqlite3 shell shows them.
+std::vector<std::vector<std::string>> everything(const std::string& path) {
+    std::vector<std::vector<std::string>> out;
+    for (const char* t : {"jobs", "ready_executions", "claimed_executions", "failed_executions",
+                          "scheduled_executions", "blocked_executions", "recurring_executions",
+                          "processes", "semaphores", "pauses"}) {
+        auto r =
+            rows(path, std::string("SELECT '") + t + "', * FROM solid_queue_" + t + " ORDER BY id");
+        out.insert(out.end(), r.begin(), r.end());
+    }
+    return out;
+}
+
+/// The execution table holding job `id` ("" when none).
+std::string whereIs(const std::string& path, const std::string& id) {
+    std::string found;
+    for (const char* t : {"ready", "claimed", "failed", "scheduled", "blocked"})
+        if (!rows(path, std::string("SELECT id FROM solid_queue_") + t +
+                            "_executions WHERE job_id = " + id)
+                 .empty())
+            found += (found.empty() ? "" : "+") + std::string(t);
+    return found;
+}
+
+void checkIntegrity(const std::string& path) {
+    QCOMPARE(rows(path, "PRAGMA integrity_check").front().front(), std::string("ok"));
+    QVERIFY(rows(path, "PRAGMA foreign_key_check").empty());
+}
+
+} // namespace
+
+class TstSolidQueue : public QObject {
+    Q_OBJECT
+
+private slots:
+    void recognisedAndOpeningChangesNothing();
+    void countsAtNowMatchTheFacts();
+    void queueNamesAndPerQueueCounts();
+    void samplesAndOneJobsFields();
+    void timesReadAndWrittenAsRailsDoes();
+    void listingFilteringSearch();
+    void capabilities();
+    void releaseAbandonedClaimsAndUndo();
+    void liveClaimsRefused();
+    void retryFailedAsMissionControlAndUndo();
+    void dispatchScheduledAndBlockedAndUndo();
+    void discardAndPruneWithUndo();
+    void staleExecutionRefused();
+    void operatorAuditsAnActionAndUndoesFromTheRecord();
+    void twoFormatsInOneFileNamed();
+    void incompleteSchemaSaysWhatIsMissing();
+    void inconsistentRowsAreUnknownAndLeftAlone();
+};
+
+void TstSolidQueue::recognisedAndOpeningChangesNothing() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    const QByteArray before = sha256(path);
+    {
+        auto q = openAtNow(path);
+        QCOMPARE(std::string(formatId(q->info().format)), std::string("solid-queue"));
+        QCOMPARE(q->info().table, std::string("solid_queue_jobs"));
+        QCOMPARE(q->info().queueTables.size(), std::size_t(1));
+        QVERIFY(!q->readOnly());
+        // The app's own `users` table shares the file.
+        QVERIFY(!rows(path, "SELECT name FROM sqlite_master WHERE name = 'users'").empty());
+        (void)q->counts();
+        (void)q->queueNames();
+        (void)q->list({}, {}, 0, -1);
+        (void)q->stats();
+        (void)q->targetsFor({});
+        (void)q->orderedRowids({}, {SortKey::Status, true});
+    }
+    QCOMPARE(sha256(path), before);
+    QCOMPARE(before, facts().value(QStringLiteral("sha256")).toString().toLatin1());
+}
+
+void TstSolidQueue::countsAtNowMatchTheFacts() {
+    QTemporaryDir dir;
+    auto q = openAtNow(copyFixture(dir, kFixture));
+    const QJsonObject f = facts();
+    const QJsonObject want = f.value(QStringLiteral("counts")).toObject();
+    const Counts c = q->counts();
+    QCOMPARE(c.ready, want.value(QStringLiteral("READY")).toInteger());
+    QCOMPARE(c.scheduled, want.value(QStringLiteral("SCHEDULED")).toInteger());
+    QCOMPARE(c.locked, want.value(QStringLiteral("LOCKED")).toInteger());
+    QCOMPARE(c.done, want.value(QStringLiteral("DONE")).toInteger());
+    QCOMPARE(c.failed, want.value(QStringLiteral("FAILED")).toInteger());
+    QCOMPARE(c.unknown, std::int64_t(0));
+    QCOMPARE(
+        c.stored,
+        f.value(QStringLiteral("stored")).toObject().value(QStringLiteral("jobs")).toInteger());
+    const QJsonObject extra = f.value(QStringLiteral("extra")).toObject();
+    QCOMPARE(c.extra.size(), std::size_t(extra.size()));
+    for (auto it = extra.begin(); it != extra.end(); ++it)
+        QCOMPARE(c.extra.at(toStd(it.key())), it.value().toInteger());
+    // Every job exactly once: canonical states plus blocked.
+    QCOMPARE(c.ready + c.scheduled + c.locked + c.done + c.failed + c.extra.at("blocked"),
+             c.stored);
+    // An abandoned claim (stale heartbeat, or no process row) is stuck.
+    QCOMPARE(c.stuck, extra.value(QStringLiteral("locked_expired")).toInteger());
+    for (State s : {State::Ready, State::Scheduled, State::Locked, State::Done, State::Failed}) {
+        Filter fl;
+        fl.states = {s};
+        QCOMPARE(q->count(fl), s == State::Ready       ? c.ready
+                               : s == State::Scheduled ? c.scheduled
+                               : s == State::Locked    ? c.locked
+                               : s == State::Done      ? c.done
+                                                       : c.failed);
+    }
+    Filter stuck;
+    stuck.stuckOnly = true;
+    QCOMPARE(q->count(stuck), c.stuck);
+    QCOMPARE(q->listLocked(std::chrono::seconds(0)).size(), std::size_t(c.stuck));
+    // A minute later job 21 is still scheduled; 31 minutes later it is due.
+    {
+        OpenOptions o;
+        o.clock = fixedClock(kNow + 31 * 60 * kNsPerSecond);
+        auto later = Queue::open(q->path(), o);
+        QCOMPARE(later->counts().scheduled, c.scheduled - 1);
+        QCOMPARE(later->counts().ready, c.ready + 1);
+    }
+}
+
+void TstSolidQueue::queueNamesAndPerQueueCounts() {
+    QTemporaryDir dir;
+    auto q = openAtNow(copyFixture(dir, kFixture));
+    const QJsonObject perQueue = facts().value(QStringLiteral("per_queue")).toObject();
+    std::vector<std::string> want;
+    for (const QString& k : perQueue.keys())
+        want.push_back(toStd(k));
+    std::sort(want.begin(), want.end());
+    QCOMPARE(q->queueNames(), want);
+    for (const auto& name : want) {
+        const QJsonObject w = perQueue.value(fromStd(name)).toObject();
+        const Counts c = q->counts(name);
+        QCOMPARE(c.ready, w.value(QStringLiteral("READY")).toInteger());
+        QCOMPARE(c.scheduled, w.value(QStringLiteral("SCHEDULED")).toInteger());
+        QCOMPARE(c.locked, w.value(QStringLiteral("LOCKED")).toInteger());
+        QCOMPARE(c.done, w.value(QStringLiteral("DONE")).toInteger());
+        QCOMPARE(c.failed, w.value(QStringLiteral("FAILED")).toInteger());
+        QCOMPARE(c.extra.at("blocked"), w.value(QStringLiteral("blocked")).toInteger());
+        Filter f;
+        f.queue = name;
+        QCOMPARE(q->count(f), c.stored);
+        for (const Message& m : q->list(f, {}, 0, -1))
+            QCOMPARE(m.queueName.value_or(""), name);
+    }
+}
+
+void TstSolidQueue::samplesAndOneJobsFields() {
+    QTemporaryDir dir;
+    auto q = openAtNow(copyFixture(dir, kFixture));
+    for (const QJsonValue v : facts().value(QStringLiteral("samples")).toArray()) {
+        const QJsonObject s = v.toObject();
+        const Message m = row(*q, std::to_string(s.value(QStringLiteral("id")).toInteger()));
+        const QString state = s.value(QStringLiteral("state")).toString();
+        if (state == QStringLiteral("blocked"))
+            QCOMPARE(m.extraState, std::string("blocked"));
+        else
+            QCOMPARE(QString::fromLatin1(stateName(m.state)), state);
+        QCOMPARE(fromStd(m.queueName.value_or("")), s.value(QStringLiteral("queue")).toString());
+        const QJsonObject token = s.value(QStringLiteral("token")).toObject();
+        if (!token.isEmpty())
+            QCOMPARE(m.tokenText.value_or(""),
+                     "claimed:" +
+                         std::to_string(
+                             token.value(QStringLiteral("claimed_execution_id")).toInteger()) +
+                         ":" +
+                         std::to_string(token.value(QStringLiteral("process_id")).toInteger()));
+    }
+    // Job 7: failed, every field against the raw columns.
+    const Message m = row(*q, "7");
+    const auto job = rows(q->path(), "SELECT class_name, queue_name, priority, arguments, "
+                                     "created_at FROM solid_queue_jobs WHERE id = 7")
+                         .front();
+    const auto failed =
+        rows(q->path(), "SELECT id, error, created_at FROM solid_queue_failed_executions WHERE "
+                        "job_id = 7")
+            .front();
+    QCOMPARE(m.state, State::Failed);
+    QCOMPARE(m.jobName.value_or(""), job.at(0));
+    QCOMPARE(m.queueName.value_or(""), job.at(1));
+    QCOMPARE(m.priority.value_or(-1), std::stoll(job.at(2)));
+    QCOMPARE(m.data, job.at(3));
+    QCOMPARE(railsTime(*m.inTime), job.at(4));
+    QCOMPARE(m.lastError.value_or(""), failed.at(1));
+    QVERIFY(contains(*m.lastError, "\"backtrace\""));
+    QCOMPARE(railsTime(*m.doneTime), failed.at(2)); // time of failure
+    QCOMPARE(m.tokenText.value_or(""), "failed:" + failed.at(0));
+    // Job 12: claimed by worker 5, whose heartbeat is 11 minutes old.
+    const Message c = row(*q, "12");
+    QCOMPARE(c.state, State::Locked);
+    QCOMPARE(c.extraState, std::string("locked_expired"));
+    QCOMPARE(railsTime(*c.lockTime), std::string("2026-11-30 11:49:00.005345"));
+    QCOMPARE(railsTime(*c.leaseExpiry), std::string("2026-11-30 11:54:00.007289"));
+    QVERIFY(c.isStuck(kNow, 0) || c.extraState == "locked_expired");
+    // Job 13: its process row is gone. Job 14: a live worker.
+    QCOMPARE(row(*q, "13").extraState, std::string("locked_expired"));
+    QVERIFY(!row(*q, "13").leaseExpiry);
+    QCOMPARE(row(*q, "14").extraState, std::string());
+    // Job 22: a scheduled execution already due is READY.
+    const Message due = row(*q, "22");
+    QCOMPARE(due.state, State::Ready);
+    QCOMPARE(due.statusText, std::string("scheduled"));
+    QCOMPARE(railsTime(*due.scheduledAt), std::string("2026-11-30 11:59:20.023199"));
+    // Job 6: a retry_on retry (executions 1).
+    QCOMPARE(row(*q, "6").attempts, std::int64_t(1));
+}
+
+void TstSolidQueue::timesReadAndWrittenAsRailsDoes() {
+    QCOMPARE(railsTime(kNow), kNowText); // no fraction when µs = 0
+    QCOMPARE(railsTime(kNow + 122'876'000), kNowText + ".122876");
+    QCOMPARE(railsTime(kNow + 5'000), kNowText + ".000005");
+    QCOMPARE(railsTime(kNow + 999), kNowText); // below a µs: not stored by Rails
+    // Every stored time reads back to the same text.
+    QTemporaryDir dir;
+    auto q = openAtNow(copyFixture(dir, kFixture));
+    const auto raw = rows(q->path(), "SELECT id, created_at FROM solid_queue_jobs ORDER BY id");
+    for (const auto& r : raw)
+        QCOMPARE(railsTime(*row(*q, r.at(0)).inTime), r.at(1));
+}
+
+void TstSolidQueue::listingFilteringSearch() {
+    QTemporaryDir dir;
+    auto q = openAtNow(copyFixture(dir, kFixture));
+    const auto all = q->list({}, {}, 0, -1);
+    QCOMPARE(all.size(), std::size_t(22));
+    Filter s;
+    s.search = "GenerateReportJob"; // a class name
+    QCOMPARE(q->count(s), std::int64_t(4));
+    s.search = "gid://shop/Warehouse/9"; // in the arguments
+    QCOMPARE(q->count(s), std::int64_t(1));
+    s.search = "4c9f5e6d-c1b9-4ecf-8e9d-2c57c0983b6d"; // an active_job_id
+    QCOMPARE(q->list(s, {}, 0, -1).front().messageId, std::string("7"));
+    const auto byIn = q->list({}, {SortKey::InTime, true}, 0, -1);
+    QVERIFY(std::is_sorted(byIn.begin(), byIn.end(), [](const Message& a, const Message& b) {
+        return *a.inTime > *b.inTime;
+    }));
+    QCOMPARE(q->orderedRowids({}, {SortKey::Status, false}).size(), std::size_t(22));
+    Filter old;
+    old.olderThanSeconds = 3600.0 * 24;
+    QCOMPARE(q->count(old), std::int64_t(4)); // jobs 1-4, created on the 29th
+    Filter none;
+    none.queue = "no_such_queue";
+    QCOMPARE(q->count(none), std::int64_t(0));
+    // Latency: wait for running jobs, total for finished ones; processing
+    // is not stored.
+    const QueueStats st = q->stats();
+    QCOMPARE(st.total.count, std::int64_t(6));
+    QCOMPARE(st.wait.count, std::int64_t(5));
+    QCOMPARE(st.processing.count, std::int64_t(0));
+}
+
+void TstSolidQueue::capabilities() {
+    const QueueFormat& f = QueueFormat::of(Format::SolidQueue);
+    QCOMPARE(QueueFormat::byId("solid-queue"), &f);
+    FormatInfo info;
+    info.format = Format::SolidQueue;
+    for (Action a : f.rowActions())
+        QVERIFY2(f.offers(a, info), actionName(a));
+    QVERIFY(f.offers(Action::Prune, info));
+    for (Action a : {Action::MarkFailed, Action::RetryExpired, Action::Reschedule, Action::Enqueue,
+                     Action::Upgrade})
+        QVERIFY2(f.whyNot(a, info).size() > 20, actionName(a));
+    QVERIFY(f.whyNoMetric(Filter::Metric::Wait, info).empty());
+    QVERIFY(f.whyNoMetric(Filter::Metric::Total, info).empty());
+    QVERIFY(contains(f.whyNoMetric(Filter::Metric::Processing, info), "claim"));
+    QVERIFY(contains(f.whyNoMetric(Filter::Metric::TimeToFailure, info), "claim"));
+    QVERIFY(f.namedQueues() && f.keepsHistory());
+    QCOMPARE(f.extraStates().size(), std::size_t(2));
+}
+
+void TstSolidQueue::releaseAbandonedClaimsAndUndo() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    const auto before = everything(path);
+    const ActionResult r = q->apply(Action::Release, {targetOf(*q, "12"), targetOf(*q, "13")});
+    QCOMPARE(r.applied.size(), std::size_t(2));
+    QVERIFY(r.skipped.empty());
+    // ClaimedExecution#release: a ready row (queue and priority from the
+    // job, created now), the claim deleted; the process rows untouched.
+    for (const char* id : {"12", "13"}) {
+        QCOMPARE(whereIs(path, id), std::string("ready"));
+        QCOMPARE(rows(path, std::string("SELECT queue_name, priority, created_at FROM "
+                                        "solid_queue_ready_executions WHERE job_id = ") +
+                                id)
+                     .front(),
+                 (std::vector<std::string>{"reports", "5", kNowText}));
+        QCOMPARE(row(*q, id).state, State::Ready);
+    }
+    QCOMPARE(rows(path, "SELECT count(*) FROM solid_queue_processes").front().front(),
+             std::string("5"));
+    QCOMPARE(q->counts().stuck, std::int64_t(0));
+    checkIntegrity(path);
+
+    const ActionResult u = q->undo(Action::Release, r.applied);
+    QCOMPARE(u.applied.size(), std::size_t(2));
+    QCOMPARE(everything(path), before);
+}
+
+void TstSolidQueue::liveClaimsRefused() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    const auto before = everything(path);
+    // Jobs 9, 14, 15: claimed by worker 2, heartbeat a minute ago.
+    for (Action a : {Action::Release, Action::Delete, Action::Retry, Action::Prune}) {
+        const ActionResult r =
+            q->apply(a, {targetOf(*q, "9"), targetOf(*q, "14"), targetOf(*q, "15")});
+        QVERIFY(r.applied.empty());
+        QCOMPARE(r.skipped.size(), std::size_t(3));
+        for (const auto& s : r.skipped)
+            QCOMPARE(s.kind, SkipKind::NotApplicable);
+    }
+    const ActionResult d = q->apply(Action::Delete, {targetOf(*q, "14")});
+    QVERIFY2(contains(d.skipped.front().reason, "UndiscardableError"),
+             d.skipped.front().reason.c_str());
+    // Not offered at all: the format says why, and core skips every row.
+    const QueueFormat& f = QueueFormat::of(q->info());
+    QVERIFY(contains(f.whyNot(Action::MarkFailed, q->info()), "worker"));
+    const ActionResult mf = q->apply(Action::MarkFailed, {targetOf(*q, "16")});
+    QVERIFY(mf.applied.empty());
+    QCOMPARE(mf.skipped.front().kind, SkipKind::NotApplicable);
+    QCOMPARE(everything(path), before);
+}
+
+void TstSolidQueue::retryFailedAsMissionControlAndUndo() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    {
+        // As if retry_on had run it twice before it failed for good.
+        Db db(path);
+        db.exec("UPDATE solid_queue_jobs SET arguments = json_set(arguments, '$.executions', 2, "
+                "'$.exception_executions', json('{\"[Errno::ENOSPC]\":2}')) WHERE id = 8");
+    }
+    const auto before = everything(path);
+    QCOMPARE(row(*q, "8").attempts, std::int64_t(2));
+    const ActionResult r =
+        q->apply(Action::Retry, {targetOf(*q, "7"), targetOf(*q, "8"), targetOf(*q, "16")});
+    QCOMPARE(r.applied.size(), std::size_t(2));
+    QCOMPARE(r.skipped.size(), std::size_t(1)); // 16 is ready
+    QCOMPARE(whereIs(path, "8"), std::string("ready"));
+    QCOMPARE(rows(path, "SELECT json_extract(arguments, '$.executions'), "
+                        "json_extract(arguments, '$.exception_executions'), updated_at FROM "
+                        "solid_queue_jobs WHERE id = 8")
+                 .front(),
+             (std::vector<std::string>{"0", "{}", kNowText}));
+    QCOMPARE(row(*q, "8").attempts, std::int64_t(0));
+    QCOMPARE(q->counts().failed, std::int64_t(0));
+    checkIntegrity(path);
+
+    const ActionResult u = q->undo(Action::Retry, r.applied);
+    QCOMPARE(u.applied.size(), std::size_t(2));
+    QCOMPARE(everything(path), before);
+}
+
+void TstSolidQueue::dispatchScheduledAndBlockedAndUndo() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    const auto before = everything(path);
+    // 20: due in three days; 10: blocked; 22: already due (the dispatcher's).
+    const ActionResult r =
+        q->apply(Action::Release, {targetOf(*q, "20"), targetOf(*q, "10"), targetOf(*q, "22")});
+    QCOMPARE(r.applied.size(), std::size_t(2));
+    QCOMPARE(r.skipped.size(), std::size_t(1));
+    QVERIFY(contains(r.skipped.front().reason, "already due"));
+    QCOMPARE(rows(path, "SELECT scheduled_at FROM solid_queue_scheduled_executions WHERE job_id "
+                        "= 20")
+                 .front()
+                 .front(),
+             kNowText);
+    QCOMPARE(row(*q, "20").state, State::Ready);
+    QCOMPARE(whereIs(path, "10"), std::string("ready"));
+    QCOMPARE(q->counts().extra.at("blocked"), std::int64_t(1));
+
+    const ActionResult u = q->undo(Action::Release, r.applied);
+    QCOMPARE(u.applied.size(), std::size_t(2));
+    QCOMPARE(everything(path), before);
+}
+
+void TstSolidQueue::discardAndPruneWithUndo() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    const auto before = everything(path);
+    // Discard: a ready, a scheduled, a failed and a blocked job.
+    const ActionResult d = q->apply(Action::Delete, {targetOf(*q, "16"), targetOf(*q, "21"),
+                                                     targetOf(*q, "7"), targetOf(*q, "11")});
+    QCOMPARE(d.applied.size(), std::size_t(4));
+    for (const char* id : {"16", "21", "7", "11"}) {
+        QVERIFY(!q->get(id));
+        QCOMPARE(whereIs(path, id), std::string());
+    }
+    checkIntegrity(path);
+    // Prune finished jobs older than a day (clear_finished_in_batches): the
+    // recurring execution of job 4 goes with it, as the cascade would.
+    Operator op(*q, "tst_solidqueue", AuditLog(toStd(dir.filePath(QStringLiteral("audit")))));
+    const Plan plan = op.planPrune(true, 3600.0 * 24, kNow);
+    const Report pr = op.run(plan);
+    QCOMPARE(pr.applied(), std::size_t(4)); // jobs 1-4; failed jobs are skipped
+    QCOMPARE(rows(path, "SELECT count(*) FROM solid_queue_recurring_executions").front().front(),
+             std::string("0"));
+    QCOMPARE(q->counts().done, std::int64_t(2));
+    checkIntegrity(path);
+
+    QCOMPARE(op.undo(*op.lastUndoable()).applied(), std::size_t(4));
+    QCOMPARE(q->undo(Action::Delete, d.applied).applied.size(), std::size_t(4));
+    QCOMPARE(everything(path), before);
+    checkIntegrity(path);
+}
+
+void TstSolidQueue::staleExecutionRefused() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    const Target shown = targetOf(*q, "13"); // claim of a process that is gone
+    // Meanwhile the supervisor fails it (ProcessMissingError) and a retry
+    // makes it ready, then a live worker claims it: a new claimed row.
+    {
+        Db db(path);
+        db.exec("DELETE FROM solid_queue_claimed_executions WHERE job_id = 13");
+        db.exec("INSERT INTO solid_queue_claimed_executions (job_id, process_id, created_at) "
+                "VALUES (13, 2, '2026-11-30 11:59:30.5')");
+    }
+    const auto now = everything(path);
+    const ActionResult r = q->apply(Action::Release, {shown});
+    QVERIFY(r.applied.empty());
+    QCOMPARE(r.skipped.size(), std::size_t(1));
+    QCOMPARE(r.skipped.front().kind, SkipKind::Changed);
+    QVERIFY2(contains(r.skipped.front().reason, "execution"), r.skipped.front().reason.c_str());
+    QCOMPARE(everything(path), now);
+
+    // An undo whose row moved on is refused the same way.
+    const ActionResult ok = q->apply(Action::Release, {targetOf(*q, "12")});
+    QCOMPARE(ok.applied.size(), std::size_t(1));
+    {
+        Db db(path); // a worker claims the released job
+        db.exec("DELETE FROM solid_queue_ready_executions WHERE job_id = 12");
+        db.exec("INSERT INTO solid_queue_claimed_executions (job_id, process_id, created_at) "
+                "VALUES (12, 2, '2026-11-30 12:00:01')");
+    }
+    const auto claimed = everything(path);
+    const ActionResult u = q->undo(Action::Release, ok.applied);
+    QVERIFY(u.applied.empty());
+    QCOMPARE(u.skipped.front().kind, SkipKind::Changed);
+    QCOMPARE(everything(path), claimed);
+}
+
+void TstSolidQueue::operatorAuditsAnActionAndUndoesFromTheRecord() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    const auto before = everything(path);
+    Operator op(*q, "tst_solidqueue", AuditLog(toStd(dir.filePath(QStringLiteral("audit")))));
+    Filter f;
+    f.states = {State::Failed};
+    const Plan plan = op.planFilter(Action::Retry, f);
+    QCOMPARE(plan.count(), std::size_t(2));
+    QCOMPARE(op.run(plan).applied(), std::size_t(2));
+    QCOMPARE(q->counts().failed, std::int64_t(0));
+    // Undo from the audit record as written to disk: the stored rows
+    // (Message::formatRow) survive the round trip.
+    const auto record = op.lastUndoable();
+    QVERIFY(record.has_value());
+    QCOMPARE(op.undo(*record).applied(), std::size_t(2));
+    QCOMPARE(everything(path), before);
+}
+
+void TstSolidQueue::twoFormatsInOneFileNamed() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path);
+        db.exec("CREATE TABLE \"Queue\" (data TEXT NOT NULL, message_id TEXT NOT NULL, status "
+                "INTEGER NOT NULL, in_time INTEGER NOT NULL, lock_time INTEGER, done_time "
+                "INTEGER)");
+    }
+    const QByteArray before = sha256(path);
+    const auto e = catchError([&] { (void)Queue::open(path); });
+    QVERIFY(e.has_value());
+    QVERIFY2(contains(e->what(), path), e->what());
+    QVERIFY2(contains(e->what(), "solid-queue"), e->what());
+    QVERIFY2(contains(e->what(), "litequeue-legacy"), e->what());
+    QCOMPARE(sha256(path), before);
+}
+
+void TstSolidQueue::incompleteSchemaSaysWhatIsMissing() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path);
+        db.exec("DROP TABLE solid_queue_failed_executions");
+    }
+    const QByteArray before = sha256(path);
+    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, "solid_queue_failed_executions");
+    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, path);
+    QCOMPARE(sha256(path), before);
+}
+
+void TstSolidQueue::inconsistentRowsAreUnknownAndLeftAlone() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path);
+        // 19: ready and failed at once; 17: no execution row at all; 8: its
+        // arguments are not JSON; worker 2's heartbeat is not a time.
+        db.exec("INSERT INTO solid_queue_failed_executions (job_id, error, created_at) VALUES "
+                "(19, '{}', '2026-11-30 11:59:30')");
+        db.exec("DELETE FROM solid_queue_ready_executions WHERE job_id = 17");
+        db.exec("UPDATE solid_queue_jobs SET arguments = x'00ff' WHERE id = 8");
+        db.exec("UPDATE solid_queue_processes SET last_heartbeat_at = 'soon' WHERE id = 2");
+    }
+    auto q = openAtNow(path);
+    const Counts c = q->counts();
+    QCOMPARE(c.unknown, std::int64_t(2));
+    QCOMPARE(c.stored, std::int64_t(22));
+    QCOMPARE(row(*q, "19").state, State::Unknown);
+    QCOMPARE(row(*q, "17").state, State::Unknown);
+    Filter unknown;
+    unknown.states = {State::Unknown};
+    QCOMPARE(q->count(unknown), std::int64_t(2));
+    // A heartbeat that is not a time never makes a claim abandoned.
+    QCOMPARE(c.stuck, std::int64_t(2));
+    QCOMPARE(row(*q, "14").extraState, std::string());
+    QVERIFY(row(*q, "8").dataIsBlob);
+    const auto before = everything(path);
+    for (Action a : {Action::Retry, Action::Release, Action::Delete, Action::Prune}) {
+        const ActionResult r =
+            q->apply(a, {targetOf(*q, "19"), targetOf(*q, "17"), targetOf(*q, "14")});
+        QVERIFY2(r.applied.empty(), actionName(a));
+    }
+    // Retry would rewrite the arguments: refused when they are not JSON
+    // (discarding the job stays possible).
+    const ActionResult r = q->apply(Action::Retry, {targetOf(*q, "8")});
+    QVERIFY(r.applied.empty());
+    QVERIFY2(contains(r.skipped.front().reason, "not JSON"), r.skipped.front().reason.c_str());
+    QCOMPARE(everything(path), before);
+}
+
+QTEST_GUILESS_MAIN(TstSolidQueue)
+#include "tst_solidqueue.moc"
