@@ -106,11 +106,10 @@ public:
     virtual bool pushesChanges() const { return false; }
     /// Called from a backend thread when the data changed; `force` after a
     /// reconnection (compare everything again).
-    virtual void setChangeListener(std::function<void(bool force)> onChange) { (void)onChange; }
+    virtual void setChangeListener(const std::function<void(bool force)>& /*onChange*/) {}
     /// Called from a backend thread when the connection drops or comes back.
-    virtual void setConnectionListener(std::function<void(bool connected, std::string text)> f) {
-        (void)f;
-    }
+    virtual void setConnectionListener(
+        const std::function<void(bool connected, std::string text)>& /*onConnection*/) {}
     virtual bool connected() const { return true; }
 };
 

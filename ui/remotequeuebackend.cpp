@@ -12,6 +12,7 @@ namespace {
 
 constexpr const char* kTool = "lqadmin";
 constexpr int kEventWaitMs = 500;
+constexpr int kDeadSlackMs = 100;
 constexpr int kFirstBackoffMs = 250;
 constexpr int kMaxBackoffMs = 8000;
 
@@ -59,15 +60,15 @@ RemoteQueueBackend::~RemoteQueueBackend() {
     m_monitor.join();
 }
 
-void RemoteQueueBackend::setChangeListener(std::function<void(bool force)> onChange) {
+void RemoteQueueBackend::setChangeListener(const std::function<void(bool force)>& onChange) {
     std::lock_guard lock(m_mutex);
-    m_onChange = std::move(onChange);
+    m_onChange = onChange;
 }
 
 void RemoteQueueBackend::setConnectionListener(
-    std::function<void(bool connected, std::string text)> f) {
+    const std::function<void(bool connected, std::string text)>& f) {
     std::lock_guard lock(m_mutex);
-    m_onConnection = std::move(f);
+    m_onConnection = f;
 }
 
 bool RemoteQueueBackend::connected() const {
@@ -119,7 +120,10 @@ void RemoteQueueBackend::monitor() {
                 }
                 continue;
             }
-            if (Clock::now() - start >= std::chrono::milliseconds(kEventWaitMs)) {
+            // waitEvent rounds its deadline down to whole milliseconds:
+            // a quiet wait may end a little early. A dead session answers
+            // at once (and again at once on the next wait).
+            if (Clock::now() - start >= std::chrono::milliseconds(kEventWaitMs - kDeadSlackMs)) {
                 continue; // quiet
             }
             {

@@ -66,8 +66,9 @@ public:
     std::optional<core::AuditEntry> lastUndoable() override;
 
     bool pushesChanges() const override { return true; }
-    void setChangeListener(std::function<void(bool force)> onChange) override;
-    void setConnectionListener(std::function<void(bool connected, std::string text)> f) override;
+    void setChangeListener(const std::function<void(bool force)>& onChange) override;
+    void
+    setConnectionListener(const std::function<void(bool connected, std::string text)>& f) override;
     bool connected() const override;
 
 private:
