@@ -2,6 +2,7 @@
 #include "ui/mainwindow.h"
 
 #include "core/formats/queueformat.h"
+#include "core/remote/client.h"
 #include "ui/aboutdialog.h"
 #include "ui/bannerbar.h"
 #include "ui/dashboardwidget.h"
@@ -9,6 +10,7 @@
 #include "ui/gettingstarted.h"
 #include "ui/messagedetailpane.h"
 #include "ui/messagespage.h"
+#include "ui/openremotedialog.h"
 #include "ui/queuebanners.h"
 #include "ui/queuedocument.h"
 #include "ui/queuesidebar.h"
@@ -94,6 +96,13 @@ void MainWindow::createActions() {
             tr("SQLite queues (*.sqlite3 *.sqlite *.db *.queue);;All files (*)"));
         if (!f.isEmpty()) {
             openFile(f);
+        }
+    });
+    m_openRemote = make("openRemote", tr("Open &Remote\u2026"), "open");
+    connect(m_openRemote, &QAction::triggered, this, [this] {
+        OpenRemoteDialog d(this);
+        if (d.exec() == QDialog::Accepted && !d.url().isEmpty()) {
+            openFile(d.url());
         }
     });
     m_watchFolder = make("watchFolder", tr("&Watch folder\u2026"), "open",
@@ -196,7 +205,7 @@ void MainWindow::showShortcuts() {
 void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     const QueueActionHandler& h = *m_handler;
-    file->addActions({m_open, m_watchFolder});
+    file->addActions({m_open, m_openRemote, m_watchFolder});
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(m_reopen);
     file->addSeparator();
@@ -310,6 +319,10 @@ void MainWindow::connectParts() {
     });
     connect(m_doc, &QueueDocument::opened, this, &MainWindow::onOpened);
     connect(m_doc, &QueueDocument::fileGoneChanged, this, &MainWindow::updateActions);
+    connect(m_doc, &QueueDocument::connectionChanged, this, [this](bool up, const QString& text) {
+        m_queueBanners->setConnection(up, text);
+        updateActions();
+    });
 
     connect(m_queueBanners, &QueueBanners::upgradeRequested, m_handler,
             &QueueActionHandler::upgradeFile);
@@ -524,6 +537,12 @@ void MainWindow::openFiles(const QStringList& paths) {
 }
 
 void MainWindow::watchFolder(const QString& dir) {
+    if (core::remote::isRemoteUrl(dir.toStdString())) {
+        showError(tr("%1: watching a folder over ssh is not supported (the remote protocol has "
+                     "no folder listing). Open each queue with its ssh:// URL.")
+                      .arg(dir));
+        return;
+    }
     const QFileInfo fi(dir);
     if (!fi.isDir()) {
         showError(tr("%1 is not a folder. Pick a folder that holds queue files.").arg(dir));
@@ -546,8 +565,12 @@ void MainWindow::openFile(const QString& path) {
     // No file-system checks here: the worker's open says precisely what is
     // wrong with the path (missing, a directory, a link loop, ...), and the
     // file joins the sidebar once it opened.
-    m_addToSidebarOnOpen = true;
-    openWith(QFileInfo(path).absoluteFilePath(), false);
+    const bool remote = core::remote::isRemoteUrl(path.toStdString());
+    m_addToSidebarOnOpen = !remote; // the sidebar scans local files
+    if (remote) {
+        OpenRemoteDialog::remember(path);
+    }
+    openWith(remote ? path : QFileInfo(path).absoluteFilePath(), false);
 }
 
 void MainWindow::reopen() {

@@ -178,6 +178,7 @@ private:
     // The window's own actions (the operator actions are the handler's).
     QAction* m_open = nullptr;
     QAction* m_watchFolder = nullptr;
+    QAction* m_openRemote = nullptr;
     QAction* m_reopen = nullptr;
     QAction* m_quit = nullptr;
     QAction* m_readOnly = nullptr;

@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHash>
+#include <QPointer>
 #include <QSet>
 
 #include <algorithm>
@@ -157,6 +158,9 @@ MessageLoader::~MessageLoader() {
 
 void MessageLoader::setBackend(std::shared_ptr<QueueBackend> backend, const QString& path) {
     m_watcher->clear();
+    if (m_backend) {
+        m_backend->setChangeListener({});
+    }
     m_fallback.stop();
     m_backend = std::move(backend);
     m_dataVersion = -1;
@@ -169,7 +173,20 @@ void MessageLoader::setBackend(std::shared_ptr<QueueBackend> backend, const QStr
     if (std::exchange(m_fileState, MessageModel::FileState::Ok) != MessageModel::FileState::Ok) {
         emit fileStateChanged(MessageModel::FileState::Ok);
     }
-    if (m_backend) {
+    if (m_backend && m_backend->pushesChanges()) {
+        // A remote queue: the server pushes its changes; never poll the link.
+        QPointer<MessageLoader> self(this);
+        m_backend->setChangeListener([self](bool force) {
+            QMetaObject::invokeMethod(
+                self.data(),
+                [self, force] {
+                    if (self) {
+                        self->requestPoll(force);
+                    }
+                },
+                Qt::QueuedConnection);
+        });
+    } else if (m_backend) {
         m_watcher->addPath(path);
         m_watcher->addPath(path + QStringLiteral("-wal"));
         m_watcher->addPath(QFileInfo(path).absolutePath());
@@ -200,7 +217,7 @@ void MessageLoader::setLive(bool on) {
 }
 
 void MessageLoader::armFallback() {
-    if (m_backend && m_live && !m_jobRunning) {
+    if (m_backend && m_live && !m_jobRunning && !m_backend->pushesChanges()) {
         m_fallback.start();
     }
 }

@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -98,7 +99,24 @@ public:
     virtual core::Report vacuum(std::pair<std::int64_t, std::int64_t>* sizes) = 0;
     virtual core::Report upgrade() = 0;
     virtual std::optional<core::AuditEntry> lastUndoable() = 0;
+
+    // ---- pushed notifications (a remote queue; the local one is polled) ---
+    /// True when the backend pushes changes (setChangeListener) and must not
+    /// be polled on a timer.
+    virtual bool pushesChanges() const { return false; }
+    /// Called from a backend thread when the data changed; `force` after a
+    /// reconnection (compare everything again).
+    virtual void setChangeListener(const std::function<void(bool force)>& /*onChange*/) {}
+    /// Called from a backend thread when the connection drops or comes back.
+    virtual void setConnectionListener(
+        const std::function<void(bool connected, std::string text)>& /*onConnection*/) {}
+    virtual bool connected() const { return true; }
 };
+
+/// Opens `path` (blocking): a remote backend for ssh:// URLs, else a local
+/// one. The one place that picks the backend.
+std::shared_ptr<QueueBackend> openBackend(const std::string& path, bool readOnly,
+                                          const std::string& table);
 
 /// QueueBackend over a local lq::core::Queue (thread-safe: every worker
 /// reads through its own connection). Operator actions name "lqadmin" in the

@@ -44,6 +44,15 @@ void QueueBanners::offerAttention(const core::Counts& c, int stuckSeconds) {
     }
 }
 
+void QueueBanners::setConnection(bool connected, const QString& text) {
+    if (connected) {
+        m_bar->removeBanner(QStringLiteral("connection"));
+        return;
+    }
+    m_bar->setBanner(QStringLiteral("connection"), BannerBar::Level::Error,
+                     text + tr(" Actions are off until the connection is back."));
+}
+
 void QueueBanners::documentChanged() {
     m_bar->removeBanner(QStringLiteral("readonly"));
     m_bar->removeBanner(QStringLiteral("format"));

@@ -31,6 +31,9 @@ public:
     void offerAttention(const core::Counts& c, int stuckSeconds);
     /// A skipped file picked in the sidebar: nothing else is shown.
     void showSkipped(const QString& path, const QString& reason);
+    /// A remote queue's connection dropped (`text`: "Connection to HOST
+    /// lost — reconnecting…") or came back.
+    void setConnection(bool connected, const QString& text);
 
 signals:
     void upgradeRequested();

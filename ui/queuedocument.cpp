@@ -62,7 +62,7 @@ void QueueDocument::open(const QString& path, bool readOnly, const QString& tabl
         [path, readOnly, table]() -> Result {
             Result r;
             try {
-                r.backend = LocalQueueBackend::open(toStd(path), readOnly, toStd(table));
+                r.backend = openBackend(toStd(path), readOnly, toStd(table));
             } catch (const std::exception& e) {
                 r.error = QString::fromUtf8(e.what());
             }
@@ -80,6 +80,7 @@ void QueueDocument::open(const QString& path, bool readOnly, const QString& tabl
             }
             const bool samePath = path == m_path;
             m_backend = r.backend;
+            watchConnection();
             m_info = m_backend->info();
             m_readOnly = m_backend->readOnly();
             m_path = path;
@@ -92,9 +93,37 @@ void QueueDocument::open(const QString& path, bool readOnly, const QString& tabl
         });
 }
 
+void QueueDocument::watchConnection() {
+    setConnected(true, {});
+    QPointer<QueueDocument> self(this);
+    std::weak_ptr<QueueBackend> weak = m_backend;
+    m_backend->setConnectionListener([self, weak](bool connected, const std::string& text) {
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, weak, connected, text] {
+                if (self && self->m_backend && self->m_backend == weak.lock()) {
+                    self->setConnected(connected, fromStd(text));
+                }
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+void QueueDocument::setConnected(bool connected, const QString& text) {
+    if (connected == m_connected) {
+        return;
+    }
+    m_connected = connected;
+    emit connectionChanged(connected, text);
+}
+
 void QueueDocument::close() {
     ++m_generation; // an open still running must not land over this
+    if (m_backend) {
+        m_backend->setConnectionListener({});
+    }
     m_backend.reset();
+    setConnected(true, {});
     m_info = {};
     m_readOnly = false;
     m_fileGone = false;

@@ -62,7 +62,9 @@ public:
     /// The file was deleted, replaced or moved since it was opened.
     bool fileGone() const { return m_fileGone; }
     /// Open, not read-only, not gone: writes may be offered.
-    bool writable() const { return isOpen() && !m_readOnly && !m_fileGone; }
+    bool writable() const { return isOpen() && !m_readOnly && !m_fileGone && m_connected; }
+    /// A remote queue's connection is up (always true for a local file).
+    bool connected() const { return m_connected; }
     /// Milliseconds since the last open() started.
     qint64 sinceOpenMs() const { return m_openClock.elapsed(); }
 
@@ -86,9 +88,13 @@ signals:
     void closed();
     void fileGoneChanged(bool gone);
     void busyChanged(bool busy);
+    /// A remote queue's connection dropped (`text` says why) or came back.
+    void connectionChanged(bool connected, const QString& text);
 
 private:
     void release();
+    void watchConnection();
+    void setConnected(bool connected, const QString& text);
 
     std::shared_ptr<QueueBackend> m_backend;
     core::FormatInfo m_info;
@@ -96,6 +102,7 @@ private:
     QString m_table;
     bool m_readOnly = false;
     bool m_fileGone = false;
+    bool m_connected = true;
     quint64 m_generation = 0;
     int m_busy = 0;
     QElapsedTimer m_openClock;

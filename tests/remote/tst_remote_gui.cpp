@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: MIT
+// lqadmin's main window on a queue over a real OpenSSH server (issue 16):
+// sshd on 127.0.0.1 with generated keys and its own config (as
+// tst_remote_ssh), the built lqctl as the remote command. The window shows
+// what it shows on the local copy, runs a retry with its claim and undoes
+// it (the audit record written here, naming ssh://HOST/PATH), and when the
+// ssh child is killed shows the "connection lost" banner, turns writes off,
+// reconnects by itself and shows the data again with the view kept.
+#include "core/audit.h"
+#include "core/queue.h"
+#include "core/remote/client.h"
+#include "support/net.h"
+#include "support/waits.h"
+#include "ui/bannerbar.h"
+#include "ui/mainwindow.h"
+#include "ui/messagemodel.h"
+#include "ui/statusfilterbar.h"
+
+#include <QAction>
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+using lq::core::Queue;
+using lq::core::State;
+using lq::test::freePort;
+using lq::test::waitFor;
+using lq::ui::MainWindow;
+using lq::ui::MessageModel;
+
+namespace {
+
+struct Result {
+    int code = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+QString userName() {
+    QProcess p;
+    p.start(QStringLiteral("id"), {QStringLiteral("-un")});
+    p.waitForFinished();
+    return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+}
+
+/// The ssh processes this test process started (the window's connection).
+std::vector<pid_t> sshChildren() {
+    std::vector<pid_t> out;
+    const pid_t self = ::getpid();
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = e.path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        std::ifstream stat(e.path() / "stat");
+        std::string line;
+        std::getline(stat, line);
+        const auto close = line.rfind(')');
+        const auto open = line.find('(');
+        if (close == std::string::npos || open == std::string::npos)
+            continue;
+        const std::string comm = line.substr(open + 1, close - open - 1);
+        char state = 0;
+        int ppid = 0;
+        if (std::sscanf(line.c_str() + close + 1, " %c %d", &state, &ppid) != 2)
+            continue;
+        if (ppid == self && comm == "ssh" && state != 'Z')
+            out.push_back(static_cast<pid_t>(std::stoi(name)));
+    }
+    return out;
+}
+
+QString bannerText(MainWindow& w) {
+    QStringList texts;
+    for (QLabel* l : w.bannerBar()->findChildren<QLabel*>())
+        texts << l->text();
+    return texts.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+class TstRemoteGui : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    QProcess m_sshd;
+    int m_port = 0;
+    QString m_sshConfig;
+    QString m_local;
+    QString m_remote;
+    QString m_url;
+
+    QString path(const char* name) const { return m_dir.filePath(QString::fromUtf8(name)); }
+
+    Result run(const QString& program, const QStringList& args, int timeoutMs = 30000) const {
+        QProcess p;
+        p.start(program, args);
+        p.closeWriteChannel();
+        Result r;
+        if (!p.waitForFinished(timeoutMs)) {
+            p.kill();
+            p.waitForFinished();
+            return r;
+        }
+        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        r.out = p.readAllStandardOutput();
+        r.err = p.readAllStandardError();
+        return r;
+    }
+
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true); // recent remotes: not the user's settings
+        QVERIFY(m_dir.isValid());
+        QVERIFY2(QFile::exists(QStringLiteral("/usr/sbin/sshd")),
+                 "/usr/sbin/sshd is missing: install openssh-server (scripts/test does)");
+        for (const char* key : {"host_key", "id"}) {
+            const Result k =
+                run(QStringLiteral("ssh-keygen"),
+                    {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
+                     QStringLiteral("-N"), QString(), QStringLiteral("-f"), path(key)});
+            QVERIFY2(k.code == 0, k.err.constData());
+        }
+        QVERIFY(QFile::copy(path("id.pub"), path("authorized_keys")));
+        m_port = freePort();
+        QVERIFY(m_port > 0);
+        const QString sshdConfig = path("sshd_config");
+        {
+            QFile f(sshdConfig);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QStringLiteral("Port %1\nListenAddress 127.0.0.1\nHostKey %2\nPidFile %3\n"
+                                   "AuthorizedKeysFile %4\nUsePAM no\nStrictModes no\n"
+                                   "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+                                   "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
+                                   "LogLevel ERROR\n")
+                        .arg(m_port)
+                        .arg(path("host_key"), path("sshd.pid"), path("authorized_keys"))
+                        .toUtf8());
+        }
+        m_sshConfig = path("ssh_config");
+        {
+            QFile f(m_sshConfig);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QStringLiteral("Host *\n  IdentityFile %1\n  IdentitiesOnly yes\n"
+                                   "  UserKnownHostsFile %2\n  StrictHostKeyChecking accept-new\n"
+                                   "  LogLevel ERROR\n")
+                        .arg(path("id"), path("known_hosts"))
+                        .toUtf8());
+        }
+        // sshd running as root wants its privilege separation folder.
+        if (::geteuid() == 0)
+            std::filesystem::create_directories("/run/sshd");
+        m_sshd.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        m_sshd.start(
+            QStringLiteral("/usr/sbin/sshd"),
+            {QStringLiteral("-f"), sshdConfig, QStringLiteral("-D"), QStringLiteral("-e")});
+        QVERIFY(m_sshd.waitForStarted());
+        const QString user = userName();
+        m_url = QStringLiteral("ssh://%1@127.0.0.1:%2").arg(user).arg(m_port);
+        // Ready when a command goes through.
+        bool up = false;
+        for (int i = 0; i < 100 && !up; ++i) {
+            const Result r = run(QStringLiteral("ssh"),
+                                 {QStringLiteral("-F"), m_sshConfig, QStringLiteral("-p"),
+                                  QString::number(m_port), user + QStringLiteral("@127.0.0.1"),
+                                  QStringLiteral("true")});
+            up = r.code == 0;
+            if (!up)
+                QTest::qWait(100);
+        }
+        QVERIFY2(up, "sshd did not accept the test key on 127.0.0.1");
+        // The window's ssh uses this config and the built lqctl; the audit
+        // log is this test's.
+        qputenv("LQ_SSH_OPTS", (QStringLiteral("-F ") + m_sshConfig).toUtf8());
+        qputenv("LQ_REMOTE_LQCTL", QByteArrayLiteral(LQCTL_PATH));
+        qputenv("LQ_AUDIT_DIR", path("audit").toUtf8());
+
+        m_local = path("local.db");
+        m_remote = path("remote.db");
+        {
+            auto q = Queue::create(m_local.toStdString());
+            for (int i = 0; i < 30; ++i)
+                q->put("{\"n\":" + std::to_string(i) + "}", "key-" + std::to_string(i));
+            for (int i = 0; i < 5; ++i)
+                (void)q->pop();
+            for (int i = 0; i < 4; ++i) {
+                const auto m = q->pop();
+                QVERIFY(q->markFailed(m->messageId, m->claimId));
+            }
+        }
+        for (const char* side : {"", "-wal"}) {
+            const QString from = m_local + QString::fromUtf8(side);
+            if (QFile::exists(from))
+                QVERIFY(QFile::copy(from, m_remote + QString::fromUtf8(side)));
+        }
+        m_url += m_remote;
+    }
+
+    void cleanupTestCase() {
+        if (m_sshd.state() != QProcess::NotRunning) {
+            m_sshd.terminate();
+            m_sshd.waitForFinished(5000);
+        }
+    }
+
+    void remoteWindow() {
+        MainWindow local;
+        local.openFile(m_local);
+        QVERIFY(waitFor([&] { return local.isReady() && local.currentPath() == m_local; }, 15000));
+        QVERIFY(waitFor([&] { return local.model()->rowCount() == 30; }, 10000));
+
+        MainWindow w;
+        w.setConfirmHandler([](const QString&, qint64) { return true; });
+        w.setReportHandler([](const MainWindow::ActionReport&) {});
+        w.resize(1100, 700);
+        w.show();
+        w.openFile(m_url);
+        QVERIFY2(waitFor([&] { return w.isReady() && w.currentPath() == m_url; }, 30000),
+                 qPrintable(bannerText(w)));
+        // The same rows as the local copy, in the same order.
+        QVERIFY(waitFor([&] { return w.model()->rowCount() == 30; }, 15000));
+        QVERIFY(waitFor(
+            [&] {
+                for (int r = 0; r < 30; ++r) {
+                    const QModelIndex a = w.model()->index(r, 0);
+                    const QModelIndex b = local.model()->index(r, 0);
+                    if (w.model()->data(a, MessageModel::MessageIdRole).toString().isEmpty() ||
+                        w.model()->data(a, MessageModel::MessageIdRole) !=
+                            local.model()->data(b, MessageModel::MessageIdRole))
+                        return false;
+                }
+                return true;
+            },
+            15000));
+
+        // The failed ones: retry one with its claim, then undo it.
+        QTest::mouseClick(w.filterBar()->button(lq::ui::StatusFilterBar::Failed), Qt::LeftButton);
+        QVERIFY(waitFor([&] { return w.model()->rowCount() == 4; }, 15000));
+        QVERIFY(waitFor(
+            [&] {
+                return !w.model()
+                            ->data(w.model()->index(1, 0), MessageModel::MessageIdRole)
+                            .isNull();
+            },
+            10000));
+        const QModelIndex idx = w.model()->index(1, 0);
+        const QString id = w.model()->data(idx, MessageModel::MessageIdRole).toString();
+        w.view()->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect |
+                                                             QItemSelectionModel::Rows);
+        int reports = w.reportCount();
+        w.retrySelected();
+        QVERIFY(waitFor([&] { return w.reportCount() > reports && !w.isBusy(); }, 20000));
+        QVERIFY2(w.lastReport().error.isEmpty(), qPrintable(w.lastReport().error));
+        QCOMPARE(w.lastReport().applied, 1);
+        QCOMPARE(Queue::open(m_remote.toStdString())->get(id.toStdString())->state, State::Ready);
+        // The audit record is this machine's and names the URL.
+        {
+            lq::core::AuditLog log;
+            QCOMPARE(
+                log.entries(lq::core::remote::SshUrl::parse(m_url.toStdString()).display()).size(),
+                std::size_t(1));
+        }
+        // The pushed change reaches the view: three failed left.
+        QVERIFY(waitFor([&] { return w.model()->rowCount() == 3; }, 15000));
+        reports = w.reportCount();
+        w.undoLastAction();
+        QVERIFY(waitFor([&] { return w.reportCount() > reports && !w.isBusy(); }, 20000));
+        QVERIFY2(w.lastReport().error.isEmpty(), qPrintable(w.lastReport().error));
+        QCOMPARE(w.lastReport().applied, 1);
+        QCOMPARE(Queue::open(m_remote.toStdString())->get(id.toStdString())->state, State::Failed);
+        QVERIFY(waitFor([&] { return w.model()->rowCount() == 4; }, 15000));
+
+        // Cut the connection: the banner, writes off, then back by itself.
+        const auto kids = sshChildren();
+        QVERIFY(!kids.empty());
+        for (pid_t p : kids)
+            ::kill(p, SIGKILL);
+        QVERIFY2(waitFor([&] { return bannerText(w).contains(QStringLiteral("lost")); }, 15000),
+                 qPrintable(bannerText(w)));
+        QVERIFY(bannerText(w).contains(QStringLiteral("Connection to 127.0.0.1 lost")));
+        QVERIFY(!w.action(QStringLiteral("retryExpired"))->isEnabled());
+        QVERIFY2(waitFor([&] { return !bannerText(w).contains(QStringLiteral("lost")); }, 30000),
+                 qPrintable(bannerText(w)));
+        QVERIFY(!sshChildren().empty());
+        // The view was kept (the Failed filter) and shows data again,
+        // including a change made while it was away.
+        QCOMPARE(w.model()->rowCount(), 4);
+        {
+            auto q = Queue::open(m_remote.toStdString());
+            const auto m = q->pop();
+            QVERIFY(m && q->markFailed(m->messageId, m->claimId));
+        }
+        QVERIFY(waitFor([&] { return w.model()->rowCount() == 5; }, 15000));
+        QVERIFY(w.action(QStringLiteral("retryExpired"))->isEnabled());
+    }
+};
+
+QTEST_MAIN(TstRemoteGui)
+#include "tst_remote_gui.moc"
