@@ -24,6 +24,10 @@ const char* formatId(Format f) noexcept {
         return "jobs-lease";
     case Format::Liteque:
         return "liteque";
+    case Format::Plainjob:
+        return "plainjob";
+    case Format::Goqite:
+        return "goqite";
     }
     return "unknown";
 }

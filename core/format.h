@@ -19,6 +19,8 @@ enum class Format {
     LitequeueOther,  ///< eight columns, unknown user_version; read-only
     JobsLease,       ///< "jobs-lease": seed 000, REAL seconds, attempts token
     Liteque,         ///< "liteque": Karakeep's queue.db (core/formats/liteque.*)
+    Plainjob,        ///< "plainjob": core/formats/plainjob.*
+    Goqite,          ///< "goqite": core/formats/goqite.*
 };
 
 /// The file's one time unit (litequeue, jobs-lease); formats that mix units

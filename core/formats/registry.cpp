@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The formats lqcore knows, by Format and by id.
+#include "goqite.h"
 #include "jobslease.h"
 #include "liteque.h"
 #include "litequeue.h"
+#include "plainjob.h"
 
 #include <array>
 
@@ -17,9 +19,11 @@ const LitequeueFormat kMulti(Format::LitequeueMulti);
 const LitequeueFormat kOther(Format::LitequeueOther);
 const JobsLeaseFormat kJobs;
 const LitequeFormat kLiteque;
+const PlainjobFormat kPlainjob;
+const GoqiteFormat kGoqite;
 
-const std::array<const QueueFormat*, 7> kAll = {&kLq014, &kLq013, &kLegacy, &kMulti,
-                                                &kOther, &kJobs,  &kLiteque};
+const std::array<const QueueFormat*, 9> kAll = {&kLq014, &kLq013,   &kLegacy,   &kMulti, &kOther,
+                                                &kJobs,  &kLiteque, &kPlainjob, &kGoqite};
 
 } // namespace
 
@@ -39,13 +43,17 @@ const QueueFormat& QueueFormat::of(Format f) noexcept {
         return kJobs;
     case Format::Liteque:
         return kLiteque;
+    case Format::Plainjob:
+        return kPlainjob;
+    case Format::Goqite:
+        return kGoqite;
     }
     return kLq014;
 }
 
 std::vector<const QueueFormat*> QueueFormat::recognisers() {
     // One per family: the litequeue recogniser tells its versions apart.
-    return {&kLq014, &kJobs, &kLiteque};
+    return {&kLq014, &kJobs, &kLiteque, &kPlainjob, &kGoqite};
 }
 
 std::string QueueFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) const {
