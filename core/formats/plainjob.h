@@ -19,7 +19,7 @@ public:
     bool hasKeys(const FormatInfo&) const noexcept override { return false; }
     bool namedQueues() const noexcept override { return true; }
     std::string tokenLabel(const FormatInfo&) const override {
-        return "status and next_run_at (plainjob has no claim token)";
+        return "status/next_run_at"; // plainjob has no claim token
     }
     std::string timeUnits(const FormatInfo&) const override { return "ms"; }
     std::vector<ExtraState> extraStates() const override;
