@@ -28,6 +28,8 @@ const char* formatId(Format f) noexcept {
         return "plainjob";
     case Format::Goqite:
         return "goqite";
+    case Format::Backlite:
+        return "backlite";
     }
     return "unknown";
 }

@@ -21,6 +21,7 @@ enum class Format {
     Liteque,         ///< "liteque": Karakeep's queue.db (core/formats/liteque.*)
     Plainjob,        ///< "plainjob": core/formats/plainjob.*
     Goqite,          ///< "goqite": core/formats/goqite.*
+    Backlite,        ///< "backlite": core/formats/backlite.*
 };
 
 /// The file's one time unit (litequeue, jobs-lease); formats that mix units

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The formats lqcore knows, by Format and by id.
+#include "backlite.h"
 #include "goqite.h"
 #include "jobslease.h"
 #include "liteque.h"
@@ -21,9 +22,11 @@ const JobsLeaseFormat kJobs;
 const LitequeFormat kLiteque;
 const PlainjobFormat kPlainjob;
 const GoqiteFormat kGoqite;
+const BackliteFormat kBacklite;
 
-const std::array<const QueueFormat*, 9> kAll = {&kLq014, &kLq013,   &kLegacy,   &kMulti, &kOther,
-                                                &kJobs,  &kLiteque, &kPlainjob, &kGoqite};
+const std::array<const QueueFormat*, 10> kAll = {&kLq014,  &kLq013,   &kLegacy,  &kMulti,
+                                                 &kOther,  &kJobs,    &kLiteque, &kPlainjob,
+                                                 &kGoqite, &kBacklite};
 
 } // namespace
 
@@ -47,13 +50,15 @@ const QueueFormat& QueueFormat::of(Format f) noexcept {
         return kPlainjob;
     case Format::Goqite:
         return kGoqite;
+    case Format::Backlite:
+        return kBacklite;
     }
     return kLq014;
 }
 
 std::vector<const QueueFormat*> QueueFormat::recognisers() {
     // One per family: the litequeue recogniser tells its versions apart.
-    return {&kLq014, &kJobs, &kLiteque, &kPlainjob, &kGoqite};
+    return {&kLq014, &kJobs, &kLiteque, &kPlainjob, &kGoqite, &kBacklite};
 }
 
 std::string QueueFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) const {

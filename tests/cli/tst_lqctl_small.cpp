@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// lqctl end to end on the goqite and plainjob fixtures: every command on a
+// lqctl end to end on the goqite, backlite and plainjob fixtures: every command on a
 // copy, counts against tests/data/formats/facts.json and the rows against
 // independent SQLite queries.
 #include <support/fixtures.h>
@@ -156,6 +156,41 @@ private slots:
         readCommands(QStringLiteral("goqite.sqlite3"), QStringLiteral("goqite"),
                      QStringLiteral("emails"),
                      QStringLiteral("m_b3ee8a40d042cc7f63930a381dc265f2"));
+    }
+
+    void backliteReads() {
+        readCommands(QStringLiteral("backlite.sqlite3"), QStringLiteral("backlite"),
+                     QStringLiteral("emails"),
+                     QStringLiteral("01a22bae-b680-7474-b768-064f958507ad"));
+    }
+
+    void backliteActionsAndUndo() {
+        QTemporaryDir dir;
+        const QString path = lq::test::copyFixture(dir, QStringLiteral("formats/backlite.sqlite3"));
+        const QString now =
+            factsOf(QStringLiteral("backlite.sqlite3")).value(QStringLiteral("now")).toString();
+        const QString expired = QStringLiteral("01a22c46-b0c0-7c40-bb7c-c97d5d8d14b8");
+        const QString sql =
+            QStringLiteral("SELECT claimed_at FROM backlite_tasks WHERE id = '%1'").arg(expired);
+        const QString claimed = scalar(path, sql);
+        QCOMPARE(run({QStringLiteral("release"), path, expired, QStringLiteral("--now"), now}).code,
+                 0);
+        QCOMPARE(scalar(path, sql), QStringLiteral("NULL"));
+        QCOMPARE(run({QStringLiteral("undo"), path}).code, 0);
+        QCOMPARE(scalar(path, sql), claimed);
+        QCOMPARE(run({QStringLiteral("prune"), path, QStringLiteral("--yes"),
+                      QStringLiteral("--now"), now})
+                     .code,
+                 0);
+        QCOMPARE(scalar(path, QStringLiteral("SELECT count(*) FROM backlite_tasks_completed")),
+                 QStringLiteral("0"));
+        QCOMPARE(run({QStringLiteral("undo"), path}).code, 0);
+        QCOMPARE(scalar(path, QStringLiteral("SELECT count(*) FROM backlite_tasks_completed")),
+                 QStringLiteral("11"));
+        const Result r = run({QStringLiteral("retry"), path,
+                              QStringLiteral("01a22be5-a500-7bcf-9f5c-066a7a206c4d")});
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains("backlite"), r.err.constData());
     }
 
     void plainjobActionsAndUndo() {
