@@ -32,6 +32,17 @@ inline std::unique_ptr<lq::core::Queue> openAtFactsNow(const std::string& path) 
     return lq::core::Queue::open(path, o);
 }
 
+/// Every read there is (opening and reading must never change the file).
+inline void readEverything(lq::core::Queue& q) {
+    using namespace lq::core;
+    (void)q.counts();
+    (void)q.queueNames();
+    (void)q.list({}, {}, 0, -1);
+    (void)q.stats();
+    (void)q.targetsFor({});
+    (void)q.orderedRowids({}, {SortKey::Status, true});
+}
+
 inline std::int64_t want(const QJsonObject& o, const char* state) {
     return o.value(QLatin1String(state)).toInteger();
 }

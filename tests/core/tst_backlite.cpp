@@ -49,11 +49,7 @@ private slots:
             auto q = openAtFactsNow(path);
             QCOMPARE(std::string(formatId(q->info().format)), std::string("backlite"));
             QVERIFY(!q->readOnly());
-            (void)q->counts();
-            (void)q->list({}, {}, 0, -1);
-            (void)q->stats();
-            (void)q->targetsFor({});
-            (void)q->orderedRowids({}, {SortKey::Status, true});
+            readEverything(*q);
         }
         QCOMPARE(sha256(path), before);
         QCOMPARE(before, factsOf(QStringLiteral("backlite.sqlite3"))
