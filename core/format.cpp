@@ -26,6 +26,12 @@ const char* formatId(Format f) noexcept {
         return "liteque";
     case Format::SolidQueue:
         return "solid-queue";
+    case Format::Plainjob:
+        return "plainjob";
+    case Format::Goqite:
+        return "goqite";
+    case Format::Backlite:
+        return "backlite";
     }
     return "unknown";
 }

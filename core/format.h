@@ -20,6 +20,9 @@ enum class Format {
     JobsLease,       ///< "jobs-lease": seed 000, REAL seconds, attempts token
     Liteque,         ///< "liteque": Karakeep's queue.db (core/formats/liteque.*)
     SolidQueue,      ///< "solid-queue": Rails Solid Queue (core/formats/solidqueue.*)
+    Plainjob,        ///< "plainjob": core/formats/plainjob.*
+    Goqite,          ///< "goqite": core/formats/goqite.*
+    Backlite,        ///< "backlite": core/formats/backlite.*
 };
 
 /// The file's one time unit (litequeue, jobs-lease); formats that mix units

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The formats lqcore knows, by Format and by id.
+#include "backlite.h"
+#include "goqite.h"
 #include "jobslease.h"
 #include "liteque.h"
 #include "litequeue.h"
+#include "plainjob.h"
 #include "solidqueue.h"
 
 #include <array>
@@ -19,9 +22,13 @@ const LitequeueFormat kOther(Format::LitequeueOther);
 const JobsLeaseFormat kJobs;
 const LitequeFormat kLiteque;
 const SolidQueueFormat kSolidQueue;
+const PlainjobFormat kPlainjob;
+const GoqiteFormat kGoqite;
+const BackliteFormat kBacklite;
 
-const std::array<const QueueFormat*, 8> kAll = {&kLq014, &kLq013, &kLegacy,  &kMulti,
-                                                &kOther, &kJobs,  &kLiteque, &kSolidQueue};
+const std::array<const QueueFormat*, 11> kAll = {&kLq014,    &kLq013,  &kLegacy,  &kMulti,
+                                                 &kOther,    &kJobs,   &kLiteque, &kSolidQueue,
+                                                 &kPlainjob, &kGoqite, &kBacklite};
 
 } // namespace
 
@@ -43,13 +50,19 @@ const QueueFormat& QueueFormat::of(Format f) noexcept {
         return kLiteque;
     case Format::SolidQueue:
         return kSolidQueue;
+    case Format::Plainjob:
+        return kPlainjob;
+    case Format::Goqite:
+        return kGoqite;
+    case Format::Backlite:
+        return kBacklite;
     }
     return kLq014;
 }
 
 std::vector<const QueueFormat*> QueueFormat::recognisers() {
     // One per family: the litequeue recogniser tells its versions apart.
-    return {&kLq014, &kJobs, &kLiteque, &kSolidQueue};
+    return {&kLq014, &kJobs, &kLiteque, &kSolidQueue, &kPlainjob, &kGoqite, &kBacklite};
 }
 
 std::string QueueFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) const {

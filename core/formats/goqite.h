@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "queueformat.h"
+
+namespace lq::core {
+
+/// goqite (FORMATS.md §6): table `goqite` with no status column; the state
+/// follows from `received`, `timeout` (TEXT UTC times, compared as text as
+/// the library does) and maxReceive, which the file does not store
+/// (goqite's default 3). Dead letters (received >= maxReceive) stay for
+/// ever. The token is (id, received, timeout).
+class GoqiteFormat final : public QueueFormat {
+public:
+    /// goqite's default maxReceive (an app option, not stored in the file).
+    static constexpr std::int64_t kDefaultMaxReceive = 3;
+
+    const char* id() const noexcept override { return formatId(Format::Goqite); }
+    std::vector<State> states() const override;
+    bool keepsHistory() const noexcept override { return false; }
+    bool hasSchedule() const noexcept override { return true; }
+    bool hasKeys(const FormatInfo&) const noexcept override { return false; }
+    bool namedQueues() const noexcept override { return true; }
+    std::string tokenLabel(const FormatInfo&) const override { return "received and timeout"; }
+    std::string timeUnits(const FormatInfo&) const override {
+        return "TEXT UTC times (YYYY-MM-DDTHH:MM:SS.sssZ)";
+    }
+    std::vector<ExtraState> extraStates() const override;
+    std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const override;
+    std::vector<Action> rowActions() const override;
+    Action retryAction() const noexcept override { return Action::Retry; }
+    std::string whyNot(Action a, const FormatInfo& info) const override;
+
+    std::optional<FormatInfo> recognise(const SchemaFacts& s,
+                                        const std::string& preferTable) const override;
+    std::unique_ptr<FormatDriver> driver(const FormatInfo& info,
+                                         const std::string& path) const override;
+};
+
+} // namespace lq::core

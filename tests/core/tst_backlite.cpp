@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+// backlite through the format seam: the facts of the fixture
+// (tests/data/formats/facts.json) over its two tables, release of an expired
+// claim, run now, delete and prune of completed rows, each with undo, the
+// (id, claimed_at, attempts) compare-and-swap, and opening that changes
+// nothing.
+#include "formatfacts.h"
+
+#include <QObject>
+#include <QTemporaryDir>
+
+using namespace lqtest;
+using namespace lq::core;
+
+namespace {
+
+const QString kFixture = QStringLiteral("formats/backlite.sqlite3");
+const std::string kExpired = "01a22c46-b0c0-7c40-bb7c-c97d5d8d14b8"; // claimed 14 min ago
+const std::string kLive = "01a22c4e-ee20-7714-acc2-0a40ac1457a1";    // claimed 5 min ago
+const std::string kDone = "01a22bae-b680-7474-b768-064f958507ad";
+const std::string kFailed = "01a22be5-a500-7bcf-9f5c-066a7a206c4d";
+const std::string kReady = "01a22c51-ad40-7259-92b4-7a9271995c60";
+const std::string kLater = "01a22c41-3280-7c11-b3a4-dddca7cb440d";
+
+std::vector<std::string> raw(const std::string& path, const std::string& table,
+                             const std::string& id) {
+    Db db(path, /*readOnly=*/true);
+    const auto rows = db.rows("SELECT *, hex(task) FROM " + table + " WHERE id = '" + id + "'");
+    return rows.empty() ? std::vector<std::string>{} : rows.front();
+}
+std::vector<std::string> live(const std::string& path, const std::string& id) {
+    return raw(path, "backlite_tasks", id);
+}
+std::vector<std::string> done(const std::string& path, const std::string& id) {
+    return raw(path, "backlite_tasks_completed", id);
+}
+
+} // namespace
+
+class TstBacklite : public QObject {
+    Q_OBJECT
+
+private slots:
+    void recognisedAndOpeningChangesNothing() {
+        QTemporaryDir dir;
+        const std::string path = copyFixture(dir, kFixture);
+        const QByteArray before = sha256(path);
+        {
+            auto q = openAtFactsNow(path);
+            QCOMPARE(std::string(formatId(q->info().format)), std::string("backlite"));
+            QVERIFY(!q->readOnly());
+            readEverything(*q);
+        }
+        QCOMPARE(sha256(path), before);
+        QCOMPARE(before, factsOf(QStringLiteral("backlite.sqlite3"))
+                             .value(QStringLiteral("sha256"))
+                             .toString()
+                             .toLatin1());
+    }
+
+    void countsQueuesAndSamples() {
+        QTemporaryDir dir;
+        auto q = openAtFactsNow(copyFixture(dir, kFixture));
+        const QJsonObject f = factsOf(QStringLiteral("backlite.sqlite3"));
+        checkCounts(*q, f);
+        checkPerQueue(*q, f);
+        checkSamples(*q, f);
+        for (const QJsonValue v : f.value(QStringLiteral("samples")).toArray()) {
+            if (!v.toObject().value(QStringLiteral("token")).isObject())
+                continue; // completed rows: no claim token
+            const QJsonObject tok = v.toObject().value(QStringLiteral("token")).toObject();
+            const auto m = q->get(toStd(tok.value(QStringLiteral("id")).toString()));
+            QCOMPARE(m->attempts, tok.value(QStringLiteral("attempts")).toInteger());
+            const QJsonValue claimed = tok.value(QStringLiteral("claimed_at"));
+            if (claimed.isNull())
+                QVERIFY(!m->lockTime.has_value());
+            else
+                QCOMPARE(*m->lockTime / 1'000'000, claimed.toInteger());
+        }
+        const Message d = *q->get(kDone);
+        QCOMPARE(d.state, State::Done);
+        QVERIFY(d.doneTime.has_value());
+        QCOMPARE(q->get(kFailed)->state, State::Failed);
+        QVERIFY(!q->get(kFailed)->lastError.value_or("").empty());
+        QCOMPARE(q->get(kExpired)->extraState, std::string("locked_expired"));
+    }
+
+    void releaseExpiredAndUndo() {
+        QTemporaryDir dir;
+        const std::string path = copyFixture(dir, kFixture);
+        auto q = openAtFactsNow(path);
+        const auto before = live(path, kExpired);
+        const ActionResult r =
+            q->apply(Action::Release, {targetOf(*q, kExpired), targetOf(*q, kLive)});
+        QCOMPARE(r.applied.size(), std::size_t(1)); // the live claim is refused
+        QCOMPARE(r.skipped.front().kind, SkipKind::NotApplicable);
+        QCOMPARE(q->get(kExpired)->state, State::Ready);
+        QCOMPARE(live(path, kExpired).at(5), std::string("NULL")); // claimed_at
+        QCOMPARE(q->undo(Action::Release, r.applied).applied.size(), std::size_t(1));
+        QCOMPARE(live(path, kExpired), before);
+    }
+
+    void runNowAndUndo() {
+        QTemporaryDir dir;
+        const std::string path = copyFixture(dir, kFixture);
+        auto q = openAtFactsNow(path);
+        const auto before = live(path, kLater);
+        const ActionResult r = q->apply(Action::Reschedule, {targetOf(*q, kLater)});
+        QCOMPARE(r.applied.size(), std::size_t(1));
+        QCOMPARE(live(path, kLater).at(4), std::to_string(kFactsNow / 1'000'000));
+        QCOMPARE(q->undo(Action::Reschedule, r.applied).applied.size(), std::size_t(1));
+        QCOMPARE(live(path, kLater), before);
+    }
+
+    void deleteAndPruneWithUndo() {
+        QTemporaryDir dir;
+        const std::string path = copyFixture(dir, kFixture);
+        auto q = openAtFactsNow(path);
+        const auto stored = q->counts().stored;
+        const auto bReady = live(path, kReady);
+        const auto bDone = done(path, kDone);
+        const auto bFailed = done(path, kFailed);
+        const ActionResult d =
+            q->apply(Action::Delete, {targetOf(*q, kReady), targetOf(*q, kLive)});
+        QCOMPARE(d.applied.size(), std::size_t(1)); // never a claimed task
+        const ActionResult p = q->apply(
+            Action::Prune, {targetOf(*q, kDone), targetOf(*q, kFailed), targetOf(*q, kLater)});
+        QCOMPARE(p.applied.size(), std::size_t(2));
+        QCOMPARE(q->counts().stored, stored - 3);
+        QCOMPARE(q->undo(Action::Delete, d.applied).applied.size(), std::size_t(1));
+        QCOMPARE(q->undo(Action::Prune, p.applied).applied.size(), std::size_t(2));
+        QCOMPARE(live(path, kReady), bReady);
+        QCOMPARE(done(path, kDone), bDone);
+        QCOMPARE(done(path, kFailed), bFailed);
+        QCOMPARE(q->counts().stored, stored);
+    }
+
+    void staleTokenRefused() {
+        QTemporaryDir dir;
+        const std::string path = copyFixture(dir, kFixture);
+        auto q = openAtFactsNow(path);
+        const Target shown = targetOf(*q, kExpired);
+        {
+            Db db(path); // the dispatcher fetches it again meanwhile
+            db.exec("UPDATE backlite_tasks SET claimed_at = 1796039990000, attempts = attempts + "
+                    "1 WHERE id = '" +
+                    kExpired + "'");
+        }
+        const auto now = live(path, kExpired);
+        const ActionResult r = q->apply(Action::Release, {shown});
+        QVERIFY(r.applied.empty());
+        QCOMPARE(r.skipped.front().kind, SkipKind::Changed);
+        QCOMPARE(live(path, kExpired), now);
+    }
+
+    void capabilities() {
+        const QueueFormat& f = QueueFormat::of(Format::Backlite);
+        QCOMPARE(QueueFormat::byId("backlite"), &f);
+        FormatInfo info;
+        info.format = Format::Backlite;
+        for (Action a : f.rowActions())
+            QVERIFY2(f.offers(a, info), actionName(a));
+        QVERIFY(!f.whyNot(Action::Retry, info).empty());
+        QVERIFY(!f.whyNot(Action::MarkFailed, info).empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TstBacklite)
+#include "tst_backlite.moc"

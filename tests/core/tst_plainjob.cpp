@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+// plainjob through the format seam: the facts of the fixture written by the
+// real library (tests/data/formats/facts.json), the operator actions of
+// FORMATS.md §8.6 with their undo, the (id, status, next_run_at) guard, and
+// opening that changes nothing.
+#include "core/operator.h"
+#include "formatfacts.h"
+
+#include <QObject>
+#include <QTemporaryDir>
+
+using namespace lqtest;
+using namespace lq::core;
+
+namespace {
+
+const QString kFixture = QStringLiteral("formats/plainjob.sqlite3");
+
+std::vector<std::string> rawJob(const std::string& path, const std::string& id) {
+    Db db(path, /*readOnly=*/true);
+    const auto rows = db.rows("SELECT status, next_run_at, failed_at, error, type, data, "
+                              "created_at FROM plainjob_jobs WHERE id = " +
+                              id);
+    return rows.empty() ? std::vector<std::string>{} : rows.front();
+}
+
+} // namespace
+
+class TstPlainjob : public QObject {
+    Q_OBJECT
+
+private slots:
+    void recognisedAndOpeningChangesNothing();
+    void countsAndQueuesMatchTheFacts();
+    void samplesTokensAndFields();
+    void capabilities();
+    void releasePastTimeoutAndUndo();
+    void releaseRefusesALiveJob();
+    void retryFailedAndUndo();
+    void runScheduledNowAndUndo();
+    void deleteAndPruneWithUndo();
+    void staleGuardRefused();
+    void operatorAuditsAnAction();
+    void oldPlainjobSaysWhatIsMissing();
+};
+
+void TstPlainjob::recognisedAndOpeningChangesNothing() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    const QByteArray before = sha256(path);
+    {
+        auto q = openAtFactsNow(path);
+        QCOMPARE(std::string(formatId(q->info().format)), std::string("plainjob"));
+        QCOMPARE(q->info().table, std::string("plainjob_jobs"));
+        QVERIFY(!q->readOnly());
+        readEverything(*q);
+    }
+    QCOMPARE(sha256(path), before);
+    QCOMPARE(before, factsOf(QStringLiteral("plainjob.sqlite3"))
+                         .value(QStringLiteral("sha256"))
+                         .toString()
+                         .toLatin1());
+}
+
+void TstPlainjob::countsAndQueuesMatchTheFacts() {
+    QTemporaryDir dir;
+    auto q = openAtFactsNow(copyFixture(dir, kFixture));
+    const QJsonObject f = factsOf(QStringLiteral("plainjob.sqlite3"));
+    checkCounts(*q, f);
+    checkPerQueue(*q, f);
+    // The library's stuck rule: processing with next_run_at older than 30 min.
+    QCOMPARE(q->counts().stuck,
+             want(f.value(QStringLiteral("extra")).toObject(), "locked_expired"));
+}
+
+void TstPlainjob::samplesTokensAndFields() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtFactsNow(path);
+    const QJsonObject f = factsOf(QStringLiteral("plainjob.sqlite3"));
+    checkSamples(*q, f);
+    for (const QJsonValue v : f.value(QStringLiteral("samples")).toArray()) {
+        const QJsonObject tok = v.toObject().value(QStringLiteral("token")).toObject();
+        const auto m = q->get(std::to_string(tok.value(QStringLiteral("id")).toInteger()));
+        QCOMPARE(m->rawStatus, tok.value(QStringLiteral("status")).toInteger());
+        QCOMPARE(*m->scheduledAt / 1'000'000, tok.value(QStringLiteral("next_run_at")).toInteger());
+    }
+    // Job 6 failed: every field against the raw columns.
+    const Message m = *q->get("6");
+    const auto raw = rawJob(path, "6");
+    QCOMPARE(m.state, State::Failed);
+    QCOMPARE(*m.doneTime / 1'000'000, std::stoll(raw.at(2)));
+    QCOMPARE(m.lastError.value_or(""), raw.at(3));
+    QVERIFY(!m.lastError->empty());
+    QCOMPARE(m.jobName.value_or(""), raw.at(4));
+    QCOMPARE(m.data, raw.at(5));
+    QCOMPARE(*m.inTime / 1'000'000, std::stoll(raw.at(6)));
+    QCOMPARE(q->get("11")->extraState, std::string("locked_expired"));
+    QCOMPARE(q->get("12")->extraState, std::string());
+    Filter s;
+    s.search = "resize-image";
+    QCOMPARE(q->count(s), std::int64_t(4));
+}
+
+void TstPlainjob::capabilities() {
+    const QueueFormat& f = QueueFormat::of(Format::Plainjob);
+    QCOMPARE(QueueFormat::byId("plainjob"), &f);
+    FormatInfo info;
+    info.format = Format::Plainjob;
+    for (Action a : f.rowActions())
+        QVERIFY2(f.offers(a, info), actionName(a));
+    QVERIFY(!f.whyNot(Action::MarkFailed, info).empty());
+    QVERIFY(!f.whyNot(Action::Enqueue, info).empty());
+    for (auto m : {Filter::Metric::Wait, Filter::Metric::Processing, Filter::Metric::Total,
+                   Filter::Metric::TimeToFailure})
+        QVERIFY(f.whyNoMetric(m, info).size() > 20);
+    QVERIFY(f.namedQueues());
+}
+
+void TstPlainjob::releasePastTimeoutAndUndo() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtFactsNow(path);
+    const auto before = rawJob(path, "11");
+    QCOMPARE(before.at(0), std::string("1"));
+    const ActionResult r = q->apply(Action::Release, {targetOf(*q, "11")});
+    QCOMPARE(r.applied.size(), std::size_t(1));
+    auto after = rawJob(path, "11");
+    QCOMPARE(after.at(0), std::string("0"));
+    QCOMPARE(after.at(1), before.at(1)); // what maintenance does: only the status
+    QCOMPARE(q->get("11")->state, State::Ready);
+    QCOMPARE(q->undo(Action::Release, r.applied).applied.size(), std::size_t(1));
+    QCOMPARE(rawJob(path, "11"), before);
+}
+
+void TstPlainjob::releaseRefusesALiveJob() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtFactsNow(path);
+    const ActionResult r = q->apply(Action::Release, {targetOf(*q, "12"), targetOf(*q, "9")});
+    QVERIFY(r.applied.empty());
+    QCOMPARE(r.skipped.size(), std::size_t(2));
+    for (const auto& s : r.skipped)
+        QCOMPARE(s.kind, SkipKind::NotApplicable);
+    const ActionResult d = q->apply(Action::Delete, {targetOf(*q, "12")});
+    QVERIFY(d.applied.empty());
+    QCOMPARE(rawJob(path, "12").at(0), std::string("1"));
+}
+
+void TstPlainjob::retryFailedAndUndo() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtFactsNow(path);
+    const auto before = rawJob(path, "6");
+    const ActionResult r = q->apply(Action::Retry, {targetOf(*q, "6"), targetOf(*q, "9")});
+    QCOMPARE(r.applied.size(), std::size_t(1));
+    QCOMPARE(r.skipped.size(), std::size_t(1));
+    const auto after = rawJob(path, "6");
+    QCOMPARE(after.at(0), std::string("0"));
+    QCOMPARE(after.at(1), std::to_string(kFactsNow / 1'000'000));
+    QCOMPARE(after.at(2), std::string("NULL"));
+    QCOMPARE(after.at(3), std::string("NULL"));
+    QCOMPARE(q->get("6")->state, State::Ready);
+    QCOMPARE(q->undo(Action::Retry, r.applied).applied.size(), std::size_t(1));
+    QCOMPARE(rawJob(path, "6"), before);
+}
+
+void TstPlainjob::runScheduledNowAndUndo() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtFactsNow(path);
+    const auto before = rawJob(path, "16");
+    const ActionResult r = q->apply(Action::Reschedule, {targetOf(*q, "16")});
+    QCOMPARE(r.applied.size(), std::size_t(1));
+    QCOMPARE(rawJob(path, "16").at(1), std::to_string(kFactsNow / 1'000'000));
+    QCOMPARE(q->get("16")->state, State::Ready);
+    QCOMPARE(q->undo(Action::Reschedule, r.applied).applied.size(), std::size_t(1));
+    QCOMPARE(rawJob(path, "16"), before);
+}
+
+void TstPlainjob::deleteAndPruneWithUndo() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtFactsNow(path);
+    const auto stored = q->counts().stored;
+    const auto b9 = rawJob(path, "9");
+    const auto b6 = rawJob(path, "6");
+    const ActionResult d = q->apply(Action::Delete, {targetOf(*q, "9")});
+    QCOMPARE(d.applied.size(), std::size_t(1));
+    QVERIFY(rawJob(path, "9").empty());
+    const ActionResult p = q->apply(Action::Prune, {targetOf(*q, "6"), targetOf(*q, "13")});
+    QCOMPARE(p.applied.size(), std::size_t(1)); // 13 is READY
+    QCOMPARE(q->counts().stored, stored - 2);
+    QCOMPARE(q->undo(Action::Delete, d.applied).applied.size(), std::size_t(1));
+    QCOMPARE(q->undo(Action::Prune, p.applied).applied.size(), std::size_t(1));
+    QCOMPARE(rawJob(path, "9"), b9);
+    QCOMPARE(rawJob(path, "6"), b6);
+    QCOMPARE(q->counts().stored, stored);
+}
+
+void TstPlainjob::staleGuardRefused() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtFactsNow(path);
+    const Target shown = targetOf(*q, "9"); // READY
+    {
+        Db db(path); // a worker claims it meanwhile
+        db.exec("UPDATE plainjob_jobs SET status = 1 WHERE id = 9");
+    }
+    const ActionResult r = q->apply(Action::Delete, {shown});
+    QVERIFY(r.applied.empty());
+    QCOMPARE(r.skipped.front().kind, SkipKind::Changed);
+    QVERIFY2(contains(r.skipped.front().reason, "status"), r.skipped.front().reason.c_str());
+    QCOMPARE(rawJob(path, "9").at(0), std::string("1"));
+    // An undo whose row moved on is refused.
+    const ActionResult ok = q->apply(Action::Retry, {targetOf(*q, "6")});
+    QCOMPARE(ok.applied.size(), std::size_t(1));
+    {
+        Db db(path);
+        db.exec("UPDATE plainjob_jobs SET status = 1 WHERE id = 6");
+    }
+    QVERIFY(q->undo(Action::Retry, ok.applied).applied.empty());
+    QCOMPARE(rawJob(path, "6").at(0), std::string("1"));
+}
+
+void TstPlainjob::operatorAuditsAnAction() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtFactsNow(path);
+    const auto b6 = rawJob(path, "6");
+    Operator op(*q, "tst_plainjob", AuditLog(toStd(dir.filePath(QStringLiteral("audit")))));
+    Filter f;
+    f.states = {State::Failed};
+    const Plan plan = op.planFilter(Action::Retry, f);
+    QCOMPARE(plan.count(), std::size_t(2));
+    QCOMPARE(op.run(plan).applied(), std::size_t(2));
+    QCOMPARE(q->counts().failed, std::int64_t(0));
+    const auto record = op.lastUndoable();
+    QVERIFY(record.has_value());
+    QCOMPARE(op.undo(*record).applied(), std::size_t(2));
+    QCOMPARE(q->counts().failed, std::int64_t(2));
+    QCOMPARE(rawJob(path, "6"), b6);
+}
+
+void TstPlainjob::oldPlainjobSaysWhatIsMissing() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path);
+        db.exec("DROP INDEX idx_jobs_status_type_next_run_at");
+        db.exec("ALTER TABLE plainjob_jobs DROP COLUMN next_run_at");
+    }
+    const QByteArray before = sha256(path);
+    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, "next_run_at");
+    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, path);
+    QCOMPARE(sha256(path), before);
+}
+
+QTEST_GUILESS_MAIN(TstPlainjob)
+#include "tst_plainjob.moc"
