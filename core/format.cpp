@@ -24,6 +24,10 @@ const char* formatId(Format f) noexcept {
         return "jobs-lease";
     case Format::Liteque:
         return "liteque";
+    case Format::ObanLite:
+        return "oban-lite";
+    case Format::RiverSqlite:
+        return "river-sqlite";
     }
     return "unknown";
 }

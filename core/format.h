@@ -19,6 +19,8 @@ enum class Format {
     LitequeueOther,  ///< eight columns, unknown user_version; read-only
     JobsLease,       ///< "jobs-lease": seed 000, REAL seconds, attempts token
     Liteque,         ///< "liteque": Karakeep's queue.db (core/formats/liteque.*)
+    ObanLite,        ///< "oban-lite": Oban.Engines.Lite (core/formats/oban.*)
+    RiverSqlite,     ///< "river-sqlite": River's riversqlite (core/formats/river.*)
 };
 
 /// The file's one time unit (litequeue, jobs-lease); formats that mix units

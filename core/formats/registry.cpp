@@ -3,6 +3,8 @@
 #include "jobslease.h"
 #include "liteque.h"
 #include "litequeue.h"
+#include "oban.h"
+#include "river.h"
 
 #include <array>
 
@@ -17,9 +19,11 @@ const LitequeueFormat kMulti(Format::LitequeueMulti);
 const LitequeueFormat kOther(Format::LitequeueOther);
 const JobsLeaseFormat kJobs;
 const LitequeFormat kLiteque;
+const ObanFormat kOban;
+const RiverFormat kRiver;
 
-const std::array<const QueueFormat*, 7> kAll = {&kLq014, &kLq013, &kLegacy, &kMulti,
-                                                &kOther, &kJobs,  &kLiteque};
+const std::array<const QueueFormat*, 9> kAll = {&kLq014, &kLq013,   &kLegacy, &kMulti, &kOther,
+                                                &kJobs,  &kLiteque, &kOban,   &kRiver};
 
 } // namespace
 
@@ -39,13 +43,17 @@ const QueueFormat& QueueFormat::of(Format f) noexcept {
         return kJobs;
     case Format::Liteque:
         return kLiteque;
+    case Format::ObanLite:
+        return kOban;
+    case Format::RiverSqlite:
+        return kRiver;
     }
     return kLq014;
 }
 
 std::vector<const QueueFormat*> QueueFormat::recognisers() {
     // One per family: the litequeue recogniser tells its versions apart.
-    return {&kLq014, &kJobs, &kLiteque};
+    return {&kLq014, &kJobs, &kLiteque, &kOban, &kRiver};
 }
 
 std::string QueueFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) const {
