@@ -276,7 +276,7 @@ std::string JobTableDriver::stuckCondition(Binds& binds, TimeNs now, TimeNs) con
 }
 
 std::vector<std::string> JobTableDriver::searchColumns() const {
-    return {"CAST(id AS TEXT)", m_spec.kindCol, "queue", "args"};
+    return {"CAST(id AS TEXT)", m_spec.kindCol, "queue", "CAST(args AS TEXT)"};
 }
 
 std::string JobTableDriver::metricCondition(Filter::Metric metric, TimeNs lo, TimeNs hi,
