@@ -6,6 +6,7 @@
 // only running rows we touch are those the Lifeline would rescue.
 #include "oban.h"
 
+#include "../error.h"
 #include "../sqlite.h"
 #include "../timefmt.h"
 #include "schema.h"
@@ -133,6 +134,20 @@ std::optional<FormatInfo> ObanFormat::recognise(const SchemaFacts& s,
     // Oban on SQLite has no triggers; the app's own tables may have theirs.
     refuseUnexpectedObjects(s, info, {"oban_jobs"}, [](const SchemaObject&) { return false; });
     return info;
+}
+
+void ObanFormat::explainNoMatch(const SchemaFacts& s) const {
+    if (!s.hasTable("oban_jobs"))
+        return;
+    std::vector<std::string> missing;
+    const auto& cols = s.columns.at("oban_jobs");
+    for (const auto& c : kSignature)
+        if (!cols.count(c))
+            missing.push_back(c);
+    if (missing.empty())
+        return;
+    throw Unsupported(s.path, "table oban_jobs lacks the Oban column(s) " + joinNames(missing) +
+                                  ": not a Oban queue this tool can read");
 }
 
 std::unique_ptr<FormatDriver> ObanFormat::driver(const FormatInfo& info,

@@ -259,6 +259,20 @@ std::optional<FormatInfo> RiverFormat::recognise(const SchemaFacts& s,
     return info;
 }
 
+void RiverFormat::explainNoMatch(const SchemaFacts& s) const {
+    if (!s.hasTable("river_job") || !s.hasTable("river_migration"))
+        return;
+    std::vector<std::string> missing;
+    const auto& cols = s.columns.at("river_job");
+    for (const auto& c : kSignature)
+        if (!cols.count(c))
+            missing.push_back(c);
+    if (missing.empty())
+        return;
+    throw Unsupported(s.path, "table river_job lacks the River column(s) " + joinNames(missing) +
+                                  ": not a River queue this tool can read");
+}
+
 std::unique_ptr<FormatDriver> RiverFormat::driver(const FormatInfo& info,
                                                   const std::string& path) const {
     return std::make_unique<RiverDriver>(info, path, info.userVersion >= 7);

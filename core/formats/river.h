@@ -20,6 +20,7 @@ public:
     std::string whyNot(Action a, const FormatInfo& info) const override;
     std::optional<FormatInfo> recognise(const SchemaFacts& s,
                                         const std::string& preferTable) const override;
+    void explainNoMatch(const SchemaFacts& s) const override;
     std::unique_ptr<FormatDriver> driver(const FormatInfo& info,
                                          const std::string& path) const override;
 };

@@ -74,8 +74,9 @@ inline void checkCounts(Queue& q, const QJsonObject& f) {
     QCOMPARE(c.done, want.value(QStringLiteral("DONE")).toInteger());
     QCOMPARE(c.failed, want.value(QStringLiteral("FAILED")).toInteger());
     QCOMPARE(c.unknown, std::int64_t(0));
-    QCOMPARE(c.stored,
-             f.value(QStringLiteral("stored")).toObject().value(QStringLiteral("jobs")).toInteger());
+    QCOMPARE(
+        c.stored,
+        f.value(QStringLiteral("stored")).toObject().value(QStringLiteral("jobs")).toInteger());
     // Every extra of the facts, and the format's others at 0.
     const QJsonObject extra = f.value(QStringLiteral("extra")).toObject();
     for (const auto& [name, n] : c.extra)

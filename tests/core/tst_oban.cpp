@@ -75,8 +75,8 @@ private slots:
         QVERIFY(*m.doneTime > *m.lockTime);
         // Timing: every metric is stored.
         const QueueFormat& f = QueueFormat::of(q->info());
-        for (auto metric : {Filter::Metric::Wait, Filter::Metric::Processing,
-                            Filter::Metric::Total, Filter::Metric::TimeToFailure})
+        for (auto metric : {Filter::Metric::Wait, Filter::Metric::Processing, Filter::Metric::Total,
+                            Filter::Metric::TimeToFailure})
             QVERIFY(f.whyNoMetric(metric, q->info()).empty());
         QCOMPARE(q->stats().processing.count, std::int64_t(8)); // the completed jobs
         // Search: ids, worker names, args.
@@ -108,9 +108,8 @@ private slots:
         auto q = openAtNow(path);
         const auto before = rawJob(path, kTable, "9");
         // 9 discarded, 14 scheduled (run now), 20 available (refused), 5 executing (refused).
-        const ActionResult r = q->apply(
-            Action::Retry, {targetOf(*q, "9"), targetOf(*q, "14"), targetOf(*q, "20"),
-                            targetOf(*q, "5")});
+        const ActionResult r = q->apply(Action::Retry, {targetOf(*q, "9"), targetOf(*q, "14"),
+                                                        targetOf(*q, "20"), targetOf(*q, "5")});
         QCOMPARE(r.applied.size(), std::size_t(2));
         QCOMPARE(r.skipped.size(), std::size_t(2));
         for (const auto& s : r.skipped)
@@ -137,8 +136,8 @@ private slots:
         auto q = openAtNow(path);
         const auto before = rawJob(path, kTable, "12");
         // 12 executing for 90 min: past rescue_after. 5 and 17: live.
-        const ActionResult r = q->apply(
-            Action::Release, {targetOf(*q, "12"), targetOf(*q, "5"), targetOf(*q, "17")});
+        const ActionResult r =
+            q->apply(Action::Release, {targetOf(*q, "12"), targetOf(*q, "5"), targetOf(*q, "17")});
         QCOMPARE(r.applied.size(), std::size_t(1));
         QCOMPARE(r.skipped.size(), std::size_t(2));
         for (const auto& s : r.skipped) {
@@ -199,8 +198,9 @@ private slots:
         QTemporaryDir dir;
         auto q = openAtNow(copyFixture(dir, kFixture));
         // A worker claimed job 12 again since it was shown.
-        checkStaleTokenRefused(*q, kTable, "12", Action::Release,
-                               "attempt = attempt + 1, attempted_at = '2026-11-30T11:59:59.000001Z'");
+        checkStaleTokenRefused(
+            *q, kTable, "12", Action::Release,
+            "attempt = attempt + 1, attempted_at = '2026-11-30T11:59:59.000001Z'");
         // Oban Web retried job 9 since it was shown.
         checkStaleTokenRefused(*q, kTable, "9", Action::Delete,
                                "state = 'available', discarded_at = NULL");

@@ -56,8 +56,8 @@ class TstRiver : public QObject {
 private slots:
     void recognisedAndOpeningChangesNothing() {
         checkOpeningChangesNothing(kFixture, riverFacts(), "river-sqlite");
-        checkOpeningChangesNothing(kDamaged, facts(QStringLiteral("river-v7-damaged-jsonb.sqlite3")),
-                                   "river-sqlite");
+        checkOpeningChangesNothing(
+            kDamaged, facts(QStringLiteral("river-v7-damaged-jsonb.sqlite3")), "river-sqlite");
     }
     void countsAtNowMatchTheFacts() {
         QTemporaryDir dir;
@@ -113,18 +113,17 @@ private slots:
         QVERIFY(m.dataNote && m.dataNote->find("damaged JSONB") != std::string::npos);
         QCOMPARE(QByteArray::fromStdString(m.data).toHex().toUpper(),
                  QByteArray::fromStdString(cols(path, "1", "hex(args)").at(0)));
-        QCOMPARE(row(*q, "2").data, std::string("{\"to\":\"b@example.com\",\"template\":\"welcome\"}"));
+        QCOMPARE(row(*q, "2").data,
+                 std::string("{\"to\":\"b@example.com\",\"template\":\"welcome\"}"));
         QVERIFY(!row(*q, "2").dataNote);
         // Listing and the actions still work around it.
         QCOMPARE(q->list({}, {}, 0, -1).size(), std::size_t(3));
         const ActionResult d = q->apply(Action::Delete, {targetOf(*q, "1")});
         QCOMPARE(d.applied.size(), std::size_t(1));
         QCOMPARE(q->undo(Action::Delete, d.applied).applied.size(), std::size_t(1));
-        QCOMPARE(cols(path, "1", "hex(args)"), std::vector<std::string>{QByteArray::fromStdString(
-                                                   row(*q, "1").data)
-                                                   .toHex()
-                                                   .toUpper()
-                                                   .toStdString()});
+        QCOMPARE(cols(path, "1", "hex(args)"),
+                 std::vector<std::string>{
+                     QByteArray::fromStdString(row(*q, "1").data).toHex().toUpper().toStdString()});
     }
     void capabilities() {
         const QueueFormat& f = QueueFormat::of(Format::RiverSqlite);
@@ -150,8 +149,8 @@ private slots:
         QCOMPARE(r.applied.size(), std::size_t(2));
         QCOMPARE(r.skipped.size(), std::size_t(2));
         const auto a9 = cols(path, "9", "state, scheduled_at, finalized_at, max_attempts, attempt");
-        QCOMPARE(a9, (std::vector<std::string>{"available", "2026-11-30 12:00:00", "NULL", "4",
-                                               "3"}));
+        QCOMPARE(a9,
+                 (std::vector<std::string>{"available", "2026-11-30 12:00:00", "NULL", "4", "3"}));
         QCOMPARE(cols(path, "23", "max_attempts, attempt"), (std::vector<std::string>{"25", "0"}));
         QCOMPARE(row(*q, "23").state, State::Ready);
         QCOMPARE(q->undo(Action::Retry, r.applied).applied.size(), std::size_t(2));
@@ -164,8 +163,8 @@ private slots:
         auto q = openAtNow(path);
         const auto b16 = rawJob(path, kTable, "16");
         const auto b17 = rawJob(path, kTable, "17");
-        const ActionResult r = q->apply(
-            Action::Release, {targetOf(*q, "16"), targetOf(*q, "17"), targetOf(*q, "6")});
+        const ActionResult r =
+            q->apply(Action::Release, {targetOf(*q, "16"), targetOf(*q, "17"), targetOf(*q, "6")});
         QCOMPARE(r.applied.size(), std::size_t(2)); // 6 is live
         QCOMPARE(r.skipped.size(), std::size_t(1));
         QCOMPARE(r.skipped.front().kind, SkipKind::NotApplicable);
