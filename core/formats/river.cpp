@@ -77,6 +77,17 @@ void toJsonb(std::string& out, const Json& j) {
     }
 }
 
+/// Go's time.RFC3339Nano, as River's errors[].at: trailing zeros trimmed.
+std::string rfc3339Nano(TimeNs t) {
+    std::string s = isoUtc(t);
+    s.pop_back(); // 'Z'
+    while (s.back() == '0')
+        s.pop_back();
+    if (s.back() == '.')
+        s.pop_back();
+    return s + "Z";
+}
+
 class RiverDriver final : public JobTableDriver {
 public:
     RiverDriver(const FormatInfo& fi, const std::string& path, bool jsonb)
@@ -156,7 +167,7 @@ protected:
         } else if (m.attempts < m.maxAttempts.value_or(0)) {
             state = "retryable";
             Json e = Json::object();
-            e.set("at", Json(isoUtc(now)));
+            e.set("at", Json(rfc3339Nano(now)));
             e.set("attempt", Json(m.attempts));
             e.set("error", Json(std::string("Stuck job rescued by JobRescuer")));
             e.set("trace", Json(std::string("")));

@@ -177,6 +177,7 @@ private slots:
         QCOMPARE(errors.toArray().back()["error"].toString(),
                  std::string("Stuck job rescued by JobRescuer"));
         QCOMPARE(errors.toArray().back()["attempt"].toInt(), std::int64_t(1));
+        QCOMPARE(errors.toArray().back()["at"].toString(), std::string("2026-11-30T12:00:00Z"));
         QCOMPARE(jsonbCol(path, "16", "metadata")["river:rescue_count"].toInt(), std::int64_t(1));
         // 17 had cancel_attempted_at: cancelled, finalized now.
         QCOMPARE(cols(path, "17", "state, finalized_at"),
