@@ -32,6 +32,10 @@ const char* formatId(Format f) noexcept {
         return "goqite";
     case Format::Backlite:
         return "backlite";
+    case Format::ObanLite:
+        return "oban-lite";
+    case Format::RiverSqlite:
+        return "river-sqlite";
     }
     return "unknown";
 }

@@ -23,6 +23,8 @@ enum class Format {
     Plainjob,        ///< "plainjob": core/formats/plainjob.*
     Goqite,          ///< "goqite": core/formats/goqite.*
     Backlite,        ///< "backlite": core/formats/backlite.*
+    ObanLite,        ///< "oban-lite": Oban.Engines.Lite (core/formats/oban.*)
+    RiverSqlite,     ///< "river-sqlite": River's riversqlite (core/formats/river.*)
 };
 
 /// The file's one time unit (litequeue, jobs-lease); formats that mix units

@@ -34,9 +34,10 @@ std::optional<State> parseState(std::string_view name);
 struct Message {
     std::int64_t rowid = 0;
     std::string messageId;
-    std::string data;           ///< raw bytes as stored (may be invalid UTF-8)
-    bool dataIsBlob = false;    ///< the column held a BLOB, not TEXT
-    std::int64_t rawStatus = 0; ///< the stored status value (litequeue)
+    std::string data;                    ///< raw bytes as stored (may be invalid UTF-8)
+    bool dataIsBlob = false;             ///< the column held a BLOB, not TEXT
+    std::optional<std::string> dataNote; ///< why data is shown as bytes (damaged JSONB)
+    std::int64_t rawStatus = 0;          ///< the stored status value (litequeue)
     State state = State::Ready;
     std::optional<TimeNs> inTime; ///< NULL only in damaged files
     std::optional<TimeNs> lockTime;

@@ -5,6 +5,7 @@
 
 #include "../error.h"
 #include "../sqlite.h"
+#include "../timefmt.h"
 
 #include <sqlite3.h>
 
@@ -30,6 +31,8 @@ std::int64_t perUnit(TimeEncoding e) {
         return kNsPerSecond;
     case TimeEncoding::Ms:
         return 1'000'000;
+    case TimeEncoding::Text:
+        return 1;
     }
     return 1;
 }
@@ -53,9 +56,55 @@ std::optional<TimeNs> readTime(const Statement& st, int col, TimeEncoding e) {
             return std::nullopt;
         return static_cast<TimeNs>(std::llround(v));
     }
+    case SQLITE_TEXT:
+        if (e == TimeEncoding::Text)
+            return parseTextTime(st.text(col));
+        return std::nullopt; // TEXT in a numeric column: a damaged file
     default:
-        return std::nullopt; // NULL, or TEXT/BLOB in a damaged file
+        return std::nullopt; // NULL, or a BLOB in a damaged file
     }
+}
+
+std::optional<TimeNs> parseTextTime(std::string_view s) {
+    // Go's time.String(): "2006-01-02 15:04:05.999999999 -0700 MST" (and a
+    // monotonic " m=+..." part): keep the numeric offset, as "-07:00".
+    std::string t(s);
+    if (const auto sp = t.find(' ', 11);
+        sp != std::string::npos && sp + 5 < t.size() && (t[sp + 1] == '+' || t[sp + 1] == '-')) {
+        std::string off = t.substr(sp + 1, 5);
+        t = t.substr(0, sp) + off.substr(0, 3) + ":" + off.substr(3, 2);
+    }
+    if (t.size() < 19 || t[4] != '-' || t[13] != ':')
+        return std::nullopt; // not a date-time (a bare number is not a stored time)
+    return parseTimeArg(t);
+}
+
+std::string textTimeKey(const std::string& col) {
+    // "T" -> " " and no "Z": ISO, timeString and Go spellings then sort as
+    // text in time order (the fraction's '.' sorts above the space of a
+    // " +0000 UTC" suffix and below every digit).
+    return "replace(replace(" + col + ", 'T', ' '), 'Z', '')";
+}
+
+namespace {
+
+std::string keyText(TimeNs t, bool allDigits) {
+    std::string iso = isoUtc(t); // "YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ"
+    iso[10] = ' ';
+    iso.pop_back();
+    if (!allDigits) {
+        while (iso.back() == '0')
+            iso.pop_back();
+        if (iso.back() == '.')
+            iso.pop_back();
+    }
+    return iso;
+}
+
+} // namespace
+
+std::string textTimeKeyCeil(TimeNs t) {
+    return keyText(t, true);
 }
 
 BindValue encodeTime(TimeNs t, TimeEncoding e) {
@@ -67,6 +116,8 @@ BindValue encodeTime(TimeNs t, TimeEncoding e) {
     case TimeEncoding::WholeSeconds:
     case TimeEncoding::Ms:
         return floorDiv(t, perUnit(e));
+    case TimeEncoding::Text:
+        return keyText(t, false);
     }
     return t;
 }

@@ -37,7 +37,22 @@ enum class TimeEncoding {
     Seconds,      ///< REAL (or INTEGER) seconds, written as REAL
     WholeSeconds, ///< INTEGER seconds, written as INTEGER (floor)
     Ms,           ///< INTEGER milliseconds
+    /// TEXT UTC "YYYY-MM-DD HH:MM:SS[.f]" in its variants (ISO 'T' and 'Z',
+    /// Go's " +0000 UTC"); compared through textTimeKey(column), bound as
+    /// that key's text.
+    Text,
 };
+
+/// A TEXT time as stored by Oban or River ("2025-01-02T03:04:05.123456Z",
+/// "2025-01-02 03:04:05.12", "2025-01-02 03:04:05.125 +0000 UTC",
+/// "...05.1-07:00"); nullopt when it is none of these.
+std::optional<TimeNs> parseTextTime(std::string_view s);
+/// SQL that turns a TEXT time column into a key that compares as text in
+/// time order against encodeTime(t, TimeEncoding::Text) (UTC values).
+std::string textTimeKey(const std::string& col);
+/// `t` as a textTimeKey() value with all nine fraction digits: every
+/// stored spelling of the instant `t` compares <= it (for "due by t").
+std::string textTimeKeyCeil(TimeNs t);
 
 /// A stored time in ns; nullopt for NULL, TEXT/BLOB or out of range.
 std::optional<TimeNs> readTime(const Statement& st, int col, TimeEncoding e);

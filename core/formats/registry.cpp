@@ -5,7 +5,9 @@
 #include "jobslease.h"
 #include "liteque.h"
 #include "litequeue.h"
+#include "oban.h"
 #include "plainjob.h"
+#include "river.h"
 #include "solidqueue.h"
 
 #include <array>
@@ -25,10 +27,12 @@ const SolidQueueFormat kSolidQueue;
 const PlainjobFormat kPlainjob;
 const GoqiteFormat kGoqite;
 const BackliteFormat kBacklite;
+const ObanFormat kOban;
+const RiverFormat kRiver;
 
-const std::array<const QueueFormat*, 11> kAll = {&kLq014,    &kLq013,  &kLegacy,  &kMulti,
-                                                 &kOther,    &kJobs,   &kLiteque, &kSolidQueue,
-                                                 &kPlainjob, &kGoqite, &kBacklite};
+const std::array<const QueueFormat*, 13> kAll = {
+    &kLq014,      &kLq013,    &kLegacy, &kMulti,    &kOther, &kJobs, &kLiteque,
+    &kSolidQueue, &kPlainjob, &kGoqite, &kBacklite, &kOban,  &kRiver};
 
 } // namespace
 
@@ -56,13 +60,18 @@ const QueueFormat& QueueFormat::of(Format f) noexcept {
         return kGoqite;
     case Format::Backlite:
         return kBacklite;
+    case Format::ObanLite:
+        return kOban;
+    case Format::RiverSqlite:
+        return kRiver;
     }
     return kLq014;
 }
 
 std::vector<const QueueFormat*> QueueFormat::recognisers() {
     // One per family: the litequeue recogniser tells its versions apart.
-    return {&kLq014, &kJobs, &kLiteque, &kSolidQueue, &kPlainjob, &kGoqite, &kBacklite};
+    return {&kLq014,  &kJobs,     &kLiteque, &kSolidQueue, &kPlainjob,
+            &kGoqite, &kBacklite, &kOban,    &kRiver};
 }
 
 std::string QueueFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) const {

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "jobtable.h"
+
+namespace lq::core {
+
+/// Oban with Oban.Engines.Lite (FORMATS.md §4): table `oban_jobs` with a
+/// text `state`, named queues, ISO TEXT times, errors appended as JSON
+/// strings (double encoded); completed/cancelled/discarded rows are kept.
+class ObanFormat final : public JobTableFormat {
+public:
+    const char* id() const noexcept override { return formatId(Format::ObanLite); }
+    std::string timeUnits(const FormatInfo&) const override {
+        return "TEXT UTC (ISO 8601, microseconds when Ecto writes them)";
+    }
+    std::vector<ExtraState> extraStates() const override;
+    std::string whyNot(Action a, const FormatInfo& info) const override;
+    std::optional<FormatInfo> recognise(const SchemaFacts& s,
+                                        const std::string& preferTable) const override;
+    void explainNoMatch(const SchemaFacts& s) const override;
+    std::unique_ptr<FormatDriver> driver(const FormatInfo& info,
+                                         const std::string& path) const override;
+};
+
+} // namespace lq::core

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "jobtable.h"
+
+namespace lq::core {
+
+/// River with its riversqlite driver (FORMATS.md §5): table `river_job`
+/// beside `river_migration`; schema version 7 stores args, errors and
+/// metadata as JSONB (read by core/jsonb.h, never SQLite's json()), version 6
+/// as JSON text. Ids can be reused (no AUTOINCREMENT): a row is (id,
+/// created_at).
+class RiverFormat final : public JobTableFormat {
+public:
+    const char* id() const noexcept override { return formatId(Format::RiverSqlite); }
+    std::string timeUnits(const FormatInfo&) const override {
+        return "TEXT UTC (\"2006-01-02 15:04:05.999\", or Go's time.String())";
+    }
+    std::vector<ExtraState> extraStates() const override;
+    std::string whyNot(Action a, const FormatInfo& info) const override;
+    std::optional<FormatInfo> recognise(const SchemaFacts& s,
+                                        const std::string& preferTable) const override;
+    void explainNoMatch(const SchemaFacts& s) const override;
+    std::unique_ptr<FormatDriver> driver(const FormatInfo& info,
+                                         const std::string& path) const override;
+};
+
+} // namespace lq::core
