@@ -161,7 +161,7 @@ void TestFleet::folderEntriesCountsSkips() {
     m.setScanInterval(0);
     m.setClock(lq::core::fixedClock(kMixedEnd));
     m.watchFolder(dir.path());
-    QTRY_VERIFY_WITH_TIMEOUT(m.scanCount() >= 1 && !m.isScanning(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(m.scanCount() >= 1 && !m.isScanning(), 60000);
 
     // 6 queue files, one of them with two tables, and 4 files that are not queues.
     QCOMPARE(m.rowCount(), 11);
@@ -530,7 +530,7 @@ void TestFleet::scanTimeFiftyQueues() {
     FleetModel m;
     m.setScanInterval(0);
     m.watchFolder(dir.path());
-    QTRY_VERIFY_WITH_TIMEOUT(m.scanCount() >= 1 && !m.isScanning(), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(m.scanCount() >= 1 && !m.isScanning(), 90000);
     QCOMPARE(m.rowCount(), n);
     qint64 best = m.lastScanMs();
     for (int i = 0; i < 4; ++i) {

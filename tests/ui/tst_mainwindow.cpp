@@ -85,7 +85,8 @@ struct Harness {
 /// Waits until the action started after `before` reports were made has
 /// reported and the window is idle again.
 [[nodiscard]] bool waitReport(Harness& h, int before) {
-    return waitFor([&] { return h.w.reportCount() > before && !h.w.isBusy(); }, 10000);
+    return waitFor([&] { return h.w.reportCount() > before && !h.w.isBusy(); },
+                   60000); // generous: ASan on a loaded machine
 }
 
 } // namespace
