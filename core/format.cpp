@@ -26,6 +26,8 @@ const char* formatId(Format f) noexcept {
         return "liteque";
     case Format::SolidQueue:
         return "solid-queue";
+    case Format::LaravelDatabase:
+        return "laravel-database";
     }
     return "unknown";
 }

@@ -20,6 +20,7 @@ enum class Format {
     JobsLease,       ///< "jobs-lease": seed 000, REAL seconds, attempts token
     Liteque,         ///< "liteque": Karakeep's queue.db (core/formats/liteque.*)
     SolidQueue,      ///< "solid-queue": Rails Solid Queue (core/formats/solidqueue.*)
+    LaravelDatabase, ///< "laravel-database": Laravel's database queue (core/formats/laravel.*)
 };
 
 /// The file's one time unit (litequeue, jobs-lease); formats that mix units

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The formats lqcore knows, by Format and by id.
 #include "jobslease.h"
+#include "laravel.h"
 #include "liteque.h"
 #include "litequeue.h"
 #include "solidqueue.h"
@@ -19,9 +20,10 @@ const LitequeueFormat kOther(Format::LitequeueOther);
 const JobsLeaseFormat kJobs;
 const LitequeFormat kLiteque;
 const SolidQueueFormat kSolidQueue;
+const LaravelFormat kLaravel;
 
-const std::array<const QueueFormat*, 8> kAll = {&kLq014, &kLq013, &kLegacy,  &kMulti,
-                                                &kOther, &kJobs,  &kLiteque, &kSolidQueue};
+const std::array<const QueueFormat*, 9> kAll = {&kLq014, &kLq013,   &kLegacy,     &kMulti,  &kOther,
+                                                &kJobs,  &kLiteque, &kSolidQueue, &kLaravel};
 
 } // namespace
 
@@ -43,13 +45,15 @@ const QueueFormat& QueueFormat::of(Format f) noexcept {
         return kLiteque;
     case Format::SolidQueue:
         return kSolidQueue;
+    case Format::LaravelDatabase:
+        return kLaravel;
     }
     return kLq014;
 }
 
 std::vector<const QueueFormat*> QueueFormat::recognisers() {
     // One per family: the litequeue recogniser tells its versions apart.
-    return {&kLq014, &kJobs, &kLiteque, &kSolidQueue};
+    return {&kLq014, &kJobs, &kLiteque, &kSolidQueue, &kLaravel};
 }
 
 std::string QueueFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) const {
