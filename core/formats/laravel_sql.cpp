@@ -402,6 +402,13 @@ public:
         return c.changes();
     }
 
+    std::optional<std::string> movedTo(Connection& c, Action a,
+                                       const Message& before) const override {
+        if (a != Action::Retry || before.state != State::Failed)
+            return std::nullopt;
+        return "jobs:" + std::to_string(c.lastInsertRowid());
+    }
+
     bool holdsWritten(const Message& m, const Message& wrote) const override {
         return m.tokenText == wrote.tokenText && m.data == wrote.data &&
                m.scheduledAt == wrote.scheduledAt;
@@ -412,6 +419,17 @@ public:
         if (m.state == State::Failed)
             return 0;
         const Reservation now = parse(m);
+        if (before.state == State::Failed) {
+            // Undo of a retry: the new jobs row, untouched since, goes and
+            // the failed row comes back as it was.
+            auto del = c.cached("DELETE FROM " + q(info().table) +
+                                " WHERE id = ?1 AND reserved_at IS ?2 AND attempts = ?3");
+            del->bind(1, now.id).bind(2, now.reservedAt).bind(3, now.attempts).exec();
+            if (c.changes() != 1)
+                return 0;
+            reinsert(c, before, 0);
+            return 1;
+        }
         const Reservation was = parse(before);
         auto st = c.cached("UPDATE " + q(info().table) +
                            " SET reserved_at = ?4, available_at = ?5 WHERE id = ?1 AND "

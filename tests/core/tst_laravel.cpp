@@ -151,6 +151,14 @@ void TstLaravel::retryFailedRow() {
                         "ORDER BY id DESC LIMIT 1")
                  .front(),
              (std::vector<std::string>{"0", "1", "1796040000", "podcasts"}));
+    // Undo: the new jobs row goes, the failed row comes back as it was.
+    const auto u = q->undo(Action::Retry, r.applied);
+    QCOMPARE(u.applied.size(), std::size_t(1));
+    QCOMPARE(std::stoll(rows(path, "SELECT count(*) FROM jobs").front().front()),
+             std::stoll(jobsBefore));
+    QCOMPARE(rows(path, "SELECT uuid, connection, failed_at FROM failed_jobs WHERE id = 1").front(),
+             (std::vector<std::string>{"593a6ac7-6edd-4395-adbc-f7f1f5e0a9e0", "default",
+                                       "2026-11-30 09:10:00"}));
     // A failed row of another connection (redis) is not re-enqueued here.
     {
         Db db(path, false);
