@@ -160,6 +160,9 @@ void Queue::Impl::applyChunk(Connection& c, Action a, const Target* begin, const
             // compares with what is stored.
             if (auto back = getOn(c, it->messageId))
                 after = *back;
+            else if (auto moved = driver().movedTo(c, a, m)) // a new row (Laravel's retry)
+                if (auto back2 = getOn(c, *moved))
+                    after = *back2;
         }
         if (changed == 1)
             r.applied.push_back({m, after, {}});
@@ -307,6 +310,8 @@ void Queue::Impl::undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs
         r.applied.push_back({Message{}, restored, std::move(note)});
         return;
     }
+    if (wrote.messageId != before.messageId) // the action moved it to a new row
+        current = getOn(c, wrote.messageId);
     if (!current) {
         r.skipped.push_back({before.messageId, "deleted since the action", SkipKind::Gone});
         return;

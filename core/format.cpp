@@ -36,6 +36,8 @@ const char* formatId(Format f) noexcept {
         return "oban-lite";
     case Format::RiverSqlite:
         return "river-sqlite";
+    case Format::LaravelDatabase:
+        return "laravel-database";
     }
     return "unknown";
 }

@@ -25,6 +25,7 @@ enum class Format {
     Backlite,        ///< "backlite": core/formats/backlite.*
     ObanLite,        ///< "oban-lite": Oban.Engines.Lite (core/formats/oban.*)
     RiverSqlite,     ///< "river-sqlite": River's riversqlite (core/formats/river.*)
+    LaravelDatabase, ///< "laravel-database": Laravel's database queue (core/formats/laravel.*)
 };
 
 /// The file's one time unit (litequeue, jobs-lease); formats that mix units

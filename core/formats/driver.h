@@ -145,6 +145,16 @@ public:
     /// compare-and-swap on its token; returns the rows changed (0 or 1).
     virtual std::int64_t applyRow(Connection& c, Action a, const Message& m, TimeNs now,
                                   const ActionOptions& o) const = 0;
+    /// The id of the row an action wrote instead of `before` when `before`
+    /// is gone after it (Laravel's retry inserts a new jobs row); nullopt
+    /// when the action keeps the row.
+    virtual std::optional<std::string> movedTo(Connection& c, Action a,
+                                               const Message& before) const {
+        (void)c;
+        (void)a;
+        (void)before;
+        return std::nullopt;
+    }
     /// Whether `current` still holds what the action wrote (`wrote`).
     virtual bool holdsWritten(const Message& current, const Message& wrote) const = 0;
     /// Writes `before`'s state back onto `current` under current's token.

@@ -3,6 +3,7 @@
 #include "backlite.h"
 #include "goqite.h"
 #include "jobslease.h"
+#include "laravel.h"
 #include "liteque.h"
 #include "litequeue.h"
 #include "oban.h"
@@ -29,10 +30,11 @@ const GoqiteFormat kGoqite;
 const BackliteFormat kBacklite;
 const ObanFormat kOban;
 const RiverFormat kRiver;
+const LaravelFormat kLaravel;
 
-const std::array<const QueueFormat*, 13> kAll = {
-    &kLq014,      &kLq013,    &kLegacy, &kMulti,    &kOther, &kJobs, &kLiteque,
-    &kSolidQueue, &kPlainjob, &kGoqite, &kBacklite, &kOban,  &kRiver};
+const std::array<const QueueFormat*, 14> kAll = {
+    &kLq014,      &kLq013,    &kLegacy, &kMulti,    &kOther, &kJobs,  &kLiteque,
+    &kSolidQueue, &kPlainjob, &kGoqite, &kBacklite, &kOban,  &kRiver, &kLaravel};
 
 } // namespace
 
@@ -64,6 +66,8 @@ const QueueFormat& QueueFormat::of(Format f) noexcept {
         return kOban;
     case Format::RiverSqlite:
         return kRiver;
+    case Format::LaravelDatabase:
+        return kLaravel;
     }
     return kLq014;
 }
@@ -71,7 +75,7 @@ const QueueFormat& QueueFormat::of(Format f) noexcept {
 std::vector<const QueueFormat*> QueueFormat::recognisers() {
     // One per family: the litequeue recogniser tells its versions apart.
     return {&kLq014,  &kJobs,     &kLiteque, &kSolidQueue, &kPlainjob,
-            &kGoqite, &kBacklite, &kOban,    &kRiver};
+            &kGoqite, &kBacklite, &kOban,    &kRiver,      &kLaravel};
 }
 
 std::string QueueFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) const {

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "queueformat.h"
+
+namespace lq::core {
+
+/// Laravel's database queue (FORMATS.md §2): a jobs table (INTEGER Unix
+/// seconds, named queues, a reservation token of id, reserved_at and
+/// attempts) and a failed-jobs table (TEXT failed_at); completed jobs are
+/// deleted. Tables are recognised by their column sets, not their names.
+class LaravelFormat final : public QueueFormat {
+public:
+    const char* id() const noexcept override { return formatId(Format::LaravelDatabase); }
+    std::vector<State> states() const override;
+    bool keepsHistory() const noexcept override { return false; }
+    bool hasSchedule() const noexcept override { return true; }
+    bool hasKeys(const FormatInfo&) const noexcept override { return false; }
+    bool namedQueues() const noexcept override { return true; }
+    std::string tokenLabel(const FormatInfo&) const override {
+        return "reservation (id, reserved_at, attempts)";
+    }
+    std::string timeUnits(const FormatInfo&) const override {
+        return "INTEGER seconds (jobs) and TEXT Y-m-d H:i:s UTC (failed_at)";
+    }
+    std::vector<ExtraState> extraStates() const override;
+    std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const override;
+    std::vector<Action> rowActions() const override;
+    Action retryAction() const noexcept override { return Action::Retry; }
+    std::string whyNot(Action a, const FormatInfo& info) const override;
+
+    std::optional<FormatInfo> recognise(const SchemaFacts& s,
+                                        const std::string& preferTable) const override;
+    void explainNoMatch(const SchemaFacts& s) const override;
+    std::unique_ptr<FormatDriver> driver(const FormatInfo& info,
+                                         const std::string& path) const override;
+};
+
+/// The driver, in laravel_sql.cpp.
+std::unique_ptr<FormatDriver> makeLaravelDriver(const FormatInfo& info, const std::string& path);
+
+} // namespace lq::core

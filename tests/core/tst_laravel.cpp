@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+// Laravel's database queue through the format seam: the facts of the real
+// library's fixture (tests/data/formats/facts.json), the reservation token,
+// queue:retry of a failed row (refused for another connection), release of
+// an expired reservation with undo, and opening without changing the file.
+#include "core/formats/queueformat.h"
+#include "core/queue.h"
+#include "testutil.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+
+using namespace lqtest;
+using namespace lq::core;
+
+namespace {
+
+const QString kFixture = QStringLiteral("formats/laravel-database.sqlite3");
+constexpr TimeNs kNow = 1'796'040'000LL * kNsPerSecond; // facts.json "now"
+
+QJsonObject facts() {
+    QFile f(lq::test::dataDir() + QStringLiteral("/formats/facts.json"));
+    if (!f.open(QIODevice::ReadOnly))
+        throw std::runtime_error("cannot read formats/facts.json");
+    return QJsonDocument::fromJson(f.readAll())
+        .object()
+        .value(QStringLiteral("laravel-database.sqlite3"))
+        .toObject();
+}
+
+std::unique_ptr<Queue> openAtNow(const std::string& path) {
+    OpenOptions o;
+    o.clock = fixedClock(kNow);
+    return Queue::open(path, o);
+}
+
+Target targetOf(Queue& q, const std::string& id) {
+    auto m = q.get(id);
+    if (!m)
+        throw std::runtime_error("no job " + id);
+    return {m->messageId, m->token};
+}
+
+std::vector<std::vector<std::string>> rows(const std::string& path, const std::string& sql) {
+    Db db(path, /*readOnly=*/true);
+    return db.rows(sql);
+}
+
+} // namespace
+
+class TstLaravel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void recognisedAndOpeningChangesNothing();
+    void countsAndQueuesMatchTheFacts();
+    void samples();
+    void retryFailedRow();
+    void releaseExpiredReservationAndUndo();
+    void liveReservationAndStaleTokenRefused();
+};
+
+void TstLaravel::recognisedAndOpeningChangesNothing() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    const QByteArray before = sha256(path);
+    {
+        auto q = openAtNow(path);
+        QCOMPARE(std::string(formatId(q->info().format)), std::string("laravel-database"));
+        QCOMPARE(q->info().table, std::string("jobs"));
+        (void)q->counts();
+        (void)q->list({}, {}, 0, -1);
+        (void)q->stats();
+    }
+    QCOMPARE(sha256(path), before);
+    QCOMPARE(before, facts().value(QStringLiteral("sha256")).toString().toLatin1());
+}
+
+void TstLaravel::countsAndQueuesMatchTheFacts() {
+    QTemporaryDir dir;
+    auto q = openAtNow(copyFixture(dir, kFixture));
+    const QJsonObject f = facts();
+    const QJsonObject want = f.value(QStringLiteral("counts")).toObject();
+    const Counts c = q->counts();
+    QCOMPARE(c.ready, want.value(QStringLiteral("READY")).toInteger());
+    QCOMPARE(c.scheduled, want.value(QStringLiteral("SCHEDULED")).toInteger());
+    QCOMPARE(c.locked, want.value(QStringLiteral("LOCKED")).toInteger());
+    QCOMPARE(c.done, want.value(QStringLiteral("DONE")).toInteger());
+    QCOMPARE(c.failed, want.value(QStringLiteral("FAILED")).toInteger());
+    QCOMPARE(
+        c.stored,
+        f.value(QStringLiteral("stored")).toObject().value(QStringLiteral("jobs")).toInteger());
+    QCOMPARE(c.extra.at("locked_expired"), f.value(QStringLiteral("extra"))
+                                               .toObject()
+                                               .value(QStringLiteral("locked_expired"))
+                                               .toInteger());
+    QCOMPARE(c.stuck, c.extra.at("locked_expired"));
+    QCOMPARE(std::int64_t(q->list({}, {}, 0, -1).size()), c.stored);
+    const QJsonObject perQueue = f.value(QStringLiteral("per_queue")).toObject();
+    std::vector<std::string> names;
+    for (const QString& k : perQueue.keys())
+        names.push_back(toStd(k));
+    QCOMPARE(q->queueNames(), names);
+    for (const auto& name : names) {
+        const QJsonObject w = perQueue.value(fromStd(name)).toObject();
+        const Counts pc = q->counts(name);
+        QCOMPARE(pc.ready, w.value(QStringLiteral("READY")).toInteger());
+        QCOMPARE(pc.scheduled, w.value(QStringLiteral("SCHEDULED")).toInteger());
+        QCOMPARE(pc.locked, w.value(QStringLiteral("LOCKED")).toInteger());
+        QCOMPARE(pc.failed, w.value(QStringLiteral("FAILED")).toInteger());
+    }
+}
+
+void TstLaravel::samples() {
+    QTemporaryDir dir;
+    auto q = openAtNow(copyFixture(dir, kFixture));
+    for (const auto& v : facts().value(QStringLiteral("samples")).toArray()) {
+        const QJsonObject s = v.toObject();
+        const auto m = q->get(toStd(s.value(QStringLiteral("id")).toString()));
+        QVERIFY(m.has_value());
+        QCOMPARE(QString::fromLatin1(stateName(m->state)),
+                 s.value(QStringLiteral("state")).toString());
+        QCOMPARE(fromStd(m->queueName.value_or("")), s.value(QStringLiteral("queue")).toString());
+        const QJsonObject tok = s.value(QStringLiteral("token")).toObject();
+        if (!tok.isEmpty())
+            QCOMPARE(m->attempts, tok.value(QStringLiteral("attempts")).toInteger());
+    }
+    const auto failed = q->get("failed_jobs:1");
+    QVERIFY(failed->lastError.value_or("").rfind("RuntimeException", 0) == 0);
+    QVERIFY(failed->jobName.has_value());
+}
+
+void TstLaravel::retryFailedRow() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    const auto jobsBefore = rows(path, "SELECT count(*) FROM jobs").front().front();
+    const auto r = q->apply(Action::Retry, {targetOf(*q, "failed_jobs:1")}, {});
+    QCOMPARE(r.applied.size(), std::size_t(1));
+    QCOMPARE(rows(path, "SELECT count(*) FROM failed_jobs WHERE id = 1").front().front(),
+             std::string("0"));
+    QCOMPARE(std::stoll(rows(path, "SELECT count(*) FROM jobs").front().front()),
+             std::stoll(jobsBefore) + 1);
+    QCOMPARE(rows(path, "SELECT attempts, reserved_at IS NULL, available_at, queue FROM jobs "
+                        "ORDER BY id DESC LIMIT 1")
+                 .front(),
+             (std::vector<std::string>{"0", "1", "1796040000", "podcasts"}));
+    // Undo: the new jobs row goes, the failed row comes back as it was.
+    const auto u = q->undo(Action::Retry, r.applied);
+    QCOMPARE(u.applied.size(), std::size_t(1));
+    QCOMPARE(std::stoll(rows(path, "SELECT count(*) FROM jobs").front().front()),
+             std::stoll(jobsBefore));
+    QCOMPARE(rows(path, "SELECT uuid, connection, failed_at FROM failed_jobs WHERE id = 1").front(),
+             (std::vector<std::string>{"593a6ac7-6edd-4395-adbc-f7f1f5e0a9e0", "default",
+                                       "2026-11-30 09:10:00"}));
+    // A failed row of another connection (redis) is not re-enqueued here.
+    {
+        Db db(path, false);
+        db.exec("UPDATE failed_jobs SET connection = 'redis' WHERE id = 2");
+    }
+    auto q2 = openAtNow(path);
+    const auto r2 = q2->apply(Action::Retry, {targetOf(*q2, "failed_jobs:2")}, {});
+    QCOMPARE(r2.applied.size(), std::size_t(0));
+    QCOMPARE(r2.skipped.size(), std::size_t(1));
+    QVERIFY(r2.skipped.front().reason.find("redis") != std::string::npos);
+    QVERIFY(rows(path, "PRAGMA integrity_check").front().front() == "ok");
+}
+
+void TstLaravel::releaseExpiredReservationAndUndo() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    const auto r = q->apply(Action::Release, {targetOf(*q, "jobs:21")}, {});
+    QCOMPARE(r.applied.size(), std::size_t(1));
+    QCOMPARE(rows(path, "SELECT reserved_at IS NULL, attempts FROM jobs WHERE id = 21").front(),
+             (std::vector<std::string>{"1", "1"}));
+    const auto u = q->undo(Action::Release, r.applied);
+    QCOMPARE(u.applied.size(), std::size_t(1));
+    QCOMPARE(rows(path, "SELECT reserved_at FROM jobs WHERE id = 21").front().front(),
+             std::string("1796039820"));
+}
+
+void TstLaravel::liveReservationAndStaleTokenRefused() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtNow(path);
+    const auto live = q->apply(Action::Delete, {targetOf(*q, "jobs:20")}, {});
+    QCOMPARE(live.applied.size(), std::size_t(0));
+    const Target t = targetOf(*q, "jobs:22");
+    {
+        Db db(path, false); // a worker reserves job 22 meanwhile
+        db.exec("UPDATE jobs SET reserved_at = 1796040000, attempts = 1 WHERE id = 22");
+    }
+    const auto stale = q->apply(Action::Delete, {t}, {});
+    QCOMPARE(stale.applied.size(), std::size_t(0));
+    QCOMPARE(rows(path, "SELECT count(*) FROM jobs WHERE id = 22").front().front(),
+             std::string("1"));
+    QVERIFY(!QueueFormat::byId("laravel-database")->offers(Action::MarkFailed, q->info()));
+}
+
+QTEST_GUILESS_MAIN(TstLaravel)
+#include "tst_laravel.moc"
