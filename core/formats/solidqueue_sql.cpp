@@ -93,7 +93,9 @@ std::string rowField(const Message& m, const char* part, const char* key) {
     if (!m.formatRow)
         return {};
     try {
-        const Json& v = Json::parse(*m.formatRow)[part][key];
+        // Keep the parsed document alive: operator[] returns a reference into it.
+        const Json row = Json::parse(*m.formatRow);
+        const Json& v = row[part][key];
         return v.isString() ? v.toString() : std::string();
     } catch (const std::exception&) {
         return {};
