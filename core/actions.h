@@ -83,7 +83,7 @@ struct ActionResult {
 
 struct ActionOptions {
     std::size_t chunkSize = 500;
-    double delaySeconds = 0; ///< Reschedule
+    std::chrono::nanoseconds delay{0}; ///< Reschedule: due this long after now
     /// Checked between chunks; never inside one.
     const std::atomic_bool* cancel = nullptr;
     /// Called after each chunk with (rows done, rows total).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -36,6 +37,10 @@ inline std::optional<TimeNs> diffNs(TimeNs a, TimeNs b) {
 }
 inline TimeNs secondsToNs(double s) {
     return static_cast<TimeNs>(s * 1e9);
+}
+/// A duration typed by a person in (fractional) seconds, as the API takes it.
+inline std::chrono::nanoseconds secondsDuration(double s) {
+    return std::chrono::nanoseconds(secondsToNs(s));
 }
 
 } // namespace lq::core

@@ -45,8 +45,8 @@ std::string filterToJson(const Filter& f) {
     }
     if (!f.search.empty())
         j.set("search", f.search);
-    if (f.olderThanSeconds)
-        j.set("older_than_s", *f.olderThanSeconds);
+    if (f.olderThan)
+        j.set("older_than_s", std::chrono::duration<double>(*f.olderThan).count());
     if (f.inTimeFrom)
         j.set("in_time_from", *f.inTimeFrom);
     if (f.inTimeTo)
@@ -154,11 +154,12 @@ Plan Operator::planFilter(Action a, Filter f) const {
     return p;
 }
 
-Plan Operator::planRetryExpired(double thresholdSeconds, std::optional<TimeNs> now) const {
+Plan Operator::planRetryExpired(std::chrono::nanoseconds threshold,
+                                std::optional<TimeNs> now) const {
     Filter f;
     f.states = {State::Locked};
     f.stuckOnly = true;
-    f.stuckAfterNs = secondsToNs(thresholdSeconds);
+    f.stuckAfterNs = threshold.count();
     f.now = now ? *now : m_q.now();
     Plan p = planFilter(Action::RetryExpired, f);
     p.cutoff = *f.now - f.stuckAfterNs;
@@ -167,15 +168,15 @@ Plan Operator::planRetryExpired(double thresholdSeconds, std::optional<TimeNs> n
     return p;
 }
 
-Plan Operator::planPrune(bool includeFailed, std::optional<double> olderThanSeconds,
+Plan Operator::planPrune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan,
                          std::optional<TimeNs> now) const {
     Filter f;
     f.states = {State::Done};
     if (includeFailed)
         f.states.push_back(State::Failed);
     f.now = now ? *now : m_q.now();
-    if (olderThanSeconds)
-        f.doneBefore = *f.now - secondsToNs(*olderThanSeconds);
+    if (olderThan)
+        f.doneBefore = *f.now - olderThan->count();
     return planFilter(Action::Prune, f);
 }
 
@@ -253,7 +254,7 @@ Report Operator::run(const Plan& p, const std::atomic_bool* cancel, Progress pro
         std::move(head),
         [&](ActionOptions& o) {
             o.chunkSize = p.chunkSize;
-            o.delaySeconds = p.delaySeconds;
+            o.delay = p.delay;
             return m_q.apply(p.action, p.targets, o);
         },
         cancel, std::move(progress));

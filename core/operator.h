@@ -32,12 +32,12 @@ class Queue;
 struct Plan {
     Action action = Action::Retry;
     std::vector<Target> targets;
-    bool wholeFilter = false;     ///< every message the filter matched
-    std::string filterJson;       ///< the filter as fixed, for the record
-    std::optional<TimeNs> cutoff; ///< prune: finished before; retry-expired: locked before
-    TimeNs fixedAt = 0;           ///< when the targets were taken
-    double delaySeconds = 0;      ///< Reschedule
-    std::size_t chunkSize = 500;  ///< retry-expired runs as one chunk (atomic)
+    bool wholeFilter = false;          ///< every message the filter matched
+    std::string filterJson;            ///< the filter as fixed, for the record
+    std::optional<TimeNs> cutoff;      ///< prune: finished before; retry-expired: locked before
+    TimeNs fixedAt = 0;                ///< when the targets were taken
+    std::chrono::nanoseconds delay{0}; ///< Reschedule: due this long after the run
+    std::size_t chunkSize = 500;       ///< retry-expired runs as one chunk (atomic)
 
     std::size_t count() const noexcept { return targets.size(); }
 };
@@ -103,9 +103,9 @@ public:
     /// Everything `f` matches now; `f.now` is pinned if unset.
     Plan planFilter(Action a, Filter f) const;
     /// LOCKED messages whose lock is older than the threshold, at `now`.
-    Plan planRetryExpired(double thresholdSeconds, std::optional<TimeNs> now = {}) const;
+    Plan planRetryExpired(std::chrono::nanoseconds threshold, std::optional<TimeNs> now = {}) const;
     /// DONE (and FAILED unless kept) finished before now - olderThan.
-    Plan planPrune(bool includeFailed, std::optional<double> olderThanSeconds,
+    Plan planPrune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan,
                    std::optional<TimeNs> now = {}) const;
 
     // ---- runs (write; never throw once started) -------------------------

@@ -56,9 +56,9 @@ Queue::Impl::Where Queue::Impl::buildWhere(const Filter& f) const {
     }
     const std::string inCol = drv.arrivalColumn();
     const TimeEncoding inEnc = drv.arrivalEncoding();
-    if (f.olderThanSeconds) {
+    if (f.olderThan) {
         parts.push_back(inCol + " < ?");
-        w.binds.push_back(encodeTime(t - secondsToNs(*f.olderThanSeconds), inEnc));
+        w.binds.push_back(encodeTime(t - f.olderThan->count(), inEnc));
     }
     if (f.inTimeFrom) {
         parts.push_back(inCol + " >= ?");

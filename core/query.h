@@ -42,10 +42,10 @@ struct Filter {
     std::vector<State> states; ///< empty: any state
     bool stuckOnly = false;    ///< LOCKED with lock age > stuckAfterNs
     TimeNs stuckAfterNs = kDefaultStuckAfterNs;
-    std::string search;                     ///< substring of message id, idempotency key or payload
-    std::optional<double> olderThanSeconds; ///< age (now - in_time) above this
-    std::optional<TimeNs> inTimeFrom;       ///< in_time >= this
-    std::optional<TimeNs> inTimeTo;         ///< in_time < this
+    std::string search; ///< substring of message id, idempotency key or payload
+    std::optional<std::chrono::nanoseconds> olderThan; ///< age (now - in_time) above this
+    std::optional<TimeNs> inTimeFrom;                  ///< in_time >= this
+    std::optional<TimeNs> inTimeTo;                    ///< in_time < this
     /// Finished (done_time) strictly before this: prune cutoffs.
     std::optional<TimeNs> doneBefore;
     /// A latency band, for "click a histogram bar": metric in [lo, hi).

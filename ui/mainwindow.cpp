@@ -754,17 +754,17 @@ void MainWindow::markFailedSelected() {
 void MainWindow::releaseSelected() {
     m_handler->releaseSelected();
 }
-void MainWindow::rescheduleSelected(double delaySeconds) {
-    m_handler->rescheduleSelected(delaySeconds);
+void MainWindow::rescheduleSelected(std::chrono::nanoseconds delay) {
+    m_handler->rescheduleSelected(delay);
 }
 void MainWindow::deleteSelected() {
     m_handler->deleteSelected();
 }
-void MainWindow::retryExpired(double thresholdSeconds) {
-    m_handler->retryExpired(thresholdSeconds);
+void MainWindow::retryExpired(std::chrono::nanoseconds threshold) {
+    m_handler->retryExpired(threshold);
 }
-void MainWindow::prune(std::optional<double> olderThanSeconds, bool includeFailed) {
-    m_handler->prune(olderThanSeconds, includeFailed);
+void MainWindow::prune(std::optional<std::chrono::nanoseconds> olderThan, bool includeFailed) {
+    m_handler->prune(olderThan, includeFailed);
 }
 void MainWindow::vacuum() {
     m_handler->vacuum();

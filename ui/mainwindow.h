@@ -113,12 +113,12 @@ public slots:
     void retrySelected();
     void markFailedSelected();
     /// Lease queues: release the selected jobs (run now), reschedule them
-    /// `delaySeconds` from now, or delete them (the seed's finish()).
+    /// `delay` from now, or delete them (the seed's finish()).
     void releaseSelected();
-    void rescheduleSelected(double delaySeconds);
+    void rescheduleSelected(std::chrono::nanoseconds delay);
     void deleteSelected();
-    void retryExpired(double thresholdSeconds);
-    void prune(std::optional<double> olderThanSeconds, bool includeFailed);
+    void retryExpired(std::chrono::nanoseconds threshold);
+    void prune(std::optional<std::chrono::nanoseconds> olderThan, bool includeFailed);
     void vacuum();
     void enqueue(const QString& payload, const QString& idempotencyKey);
     void upgradeFile();

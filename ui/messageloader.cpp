@@ -246,7 +246,7 @@ void MessageLoader::startPoll(bool reset) {
     const bool countsDue = reset || nowMs - m_lastCountsMs > kCountsRefreshMs;
     PollRequest req = m_source(reset);
     // A filter on ages changes with the clock, not only with the data.
-    const bool timeDependent = req.filter.stuckOnly || req.filter.olderThanSeconds.has_value();
+    const bool timeDependent = req.filter.stuckOnly || req.filter.olderThan.has_value();
 
     // The loader outlives its worker (the destructor waits for the pool), so
     // the worker may post to it.

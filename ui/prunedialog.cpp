@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/prunedialog.h"
 
+#include "core/clock.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -52,11 +54,11 @@ PruneDialog::PruneDialog(QWidget* parent)
     layout->addWidget(buttons);
 }
 
-std::optional<double> PruneDialog::olderThanSeconds() const {
+std::optional<std::chrono::nanoseconds> PruneDialog::olderThan() const {
     if (!m_useAge->isChecked()) {
         return std::nullopt;
     }
-    return double(m_amount->value()) * m_unit->currentData().toDouble();
+    return core::secondsDuration(double(m_amount->value()) * m_unit->currentData().toDouble());
 }
 
 void PruneDialog::setOlderThanSeconds(std::optional<double> seconds) {

@@ -3,6 +3,7 @@
 
 #include <QDialog>
 
+#include <chrono>
 #include <optional>
 
 class QCheckBox;
@@ -18,7 +19,7 @@ class PruneDialog : public QDialog {
 public:
     explicit PruneDialog(QWidget* parent = nullptr);
     /// Unset: every finished message.
-    std::optional<double> olderThanSeconds() const;
+    std::optional<std::chrono::nanoseconds> olderThan() const;
     bool includeFailed() const;
     /// Sets the age as an amount of minutes, hours or days (the unit that
     /// shows it exactly).

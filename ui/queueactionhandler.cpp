@@ -82,7 +82,7 @@ void QueueActionHandler::createActions() {
                                            tr("Run the selected jobs again in (seconds):"), 60, 0,
                                            365 * 86400, 10, &ok);
         if (ok) {
-            rescheduleSelected(double(s));
+            rescheduleSelected(std::chrono::seconds(s));
         }
     });
     m_delete = make("delete", tr("&Delete"), "prune", QKeySequence::Delete);
@@ -97,7 +97,7 @@ void QueueActionHandler::createActions() {
             tr("Retry every LOCKED message whose lock is older than (seconds):"),
             m_model->stuckThresholdSeconds(), 1, 365 * 86400, 60, &ok);
         if (ok) {
-            retryExpired(double(s));
+            retryExpired(std::chrono::seconds(s));
         }
     });
     m_prune =
@@ -105,7 +105,7 @@ void QueueActionHandler::createActions() {
     connect(m_prune, &QAction::triggered, this, [this] {
         PruneDialog dlg(m_parent);
         if (checkWritable() && dlg.exec() == QDialog::Accepted) {
-            prune(dlg.olderThanSeconds(), dlg.includeFailed());
+            prune(dlg.olderThan(), dlg.includeFailed());
         }
     });
     m_vacuum = make("vacuum", tr("&Vacuum"), "vacuum");
@@ -306,7 +306,7 @@ void QueueActionHandler::finishNotice(const QString& title, const QString& notic
     finishReport(rep);
 }
 
-void QueueActionHandler::runRowAction(Action a, double delaySeconds) {
+void QueueActionHandler::runRowAction(Action a, std::chrono::nanoseconds delay) {
     if (!checkWritable()) {
         return;
     }
@@ -324,14 +324,14 @@ void QueueActionHandler::runRowAction(Action a, double delaySeconds) {
     // Pause refresh from the moment the targets are taken.
     const bool live = m_model->liveRefresh();
     m_model->setLiveRefresh(false);
-    preparePlan(a, [this, a, all, delaySeconds, live](core::Plan plan) {
+    preparePlan(a, [this, a, all, delay, live](core::Plan plan) {
         m_model->setLiveRefresh(live);
         const QString title = actionTitle(a);
         if (plan.targets.empty()) {
             finishNotice(title, tr("no message matches"));
             return;
         }
-        plan.delaySeconds = delaySeconds;
+        plan.delay = delay;
         const qint64 n = qint64(plan.count());
         const QString scope =
             all ? tr("every message matching the current filter") : tr("the selected messages");
@@ -339,8 +339,7 @@ void QueueActionHandler::runRowAction(Action a, double delaySeconds) {
             tr("%1 %2 message(s) (%3) in %4?").arg(title, localeCount(n), scope, m_doc->fileName());
         if (a == Action::Reschedule) {
             text = tr("Reschedule %1 job(s) (%2) in %3 to run in %4?")
-                       .arg(localeCount(n), scope, m_doc->fileName(),
-                            humanDuration(core::secondsToNs(delaySeconds)));
+                       .arg(localeCount(n), scope, m_doc->fileName(), humanDuration(delay.count()));
         } else if (a == Action::Delete) {
             text = tr("Delete %1 job(s) (%2) from %3? Undo can restore them.")
                        .arg(localeCount(n), scope, m_doc->fileName());
@@ -361,8 +360,8 @@ void QueueActionHandler::releaseSelected() {
     runRowAction(Action::Release);
 }
 
-void QueueActionHandler::rescheduleSelected(double delaySeconds) {
-    runRowAction(Action::Reschedule, delaySeconds);
+void QueueActionHandler::rescheduleSelected(std::chrono::nanoseconds delay) {
+    runRowAction(Action::Reschedule, delay);
 }
 
 void QueueActionHandler::deleteSelected() {
@@ -431,39 +430,40 @@ void QueueActionHandler::finishReport(const ActionReport& report) {
     showReportDialog(report, m_parent);
 }
 
-void QueueActionHandler::retryExpired(double thresholdSeconds) {
+void QueueActionHandler::retryExpired(std::chrono::nanoseconds threshold) {
     if (!checkWritable()) {
         return;
     }
     planAsync(
-        [thresholdSeconds](QueueBackend& q) { return q.planRetryExpired(thresholdSeconds); },
-        [this, thresholdSeconds](core::Plan plan) {
+        [threshold](QueueBackend& q) { return q.planRetryExpired(threshold); },
+        [this, threshold](core::Plan plan) {
             const QString title = actionTitle(Action::RetryExpired);
             if (plan.targets.empty()) {
-                finishNotice(title, tr("no LOCKED message is older than %1")
-                                        .arg(humanDuration(core::secondsToNs(thresholdSeconds))));
+                finishNotice(
+                    title,
+                    tr("no LOCKED message is older than %1").arg(humanDuration(threshold.count())));
                 return;
             }
             const qint64 n = qint64(plan.count());
-            if (!confirm(tr("Retry %1 LOCKED message(s) whose lock is older than %2 in %3? Their "
-                            "workers lose them.")
-                             .arg(localeCount(n),
-                                  humanDuration(core::secondsToNs(thresholdSeconds)),
-                                  m_doc->fileName()),
-                         n)) {
+            if (!confirm(
+                    tr("Retry %1 LOCKED message(s) whose lock is older than %2 in %3? Their "
+                       "workers lose them.")
+                        .arg(localeCount(n), humanDuration(threshold.count()), m_doc->fileName()),
+                    n)) {
                 return;
             }
             runPlan(std::move(plan), title);
         });
 }
 
-void QueueActionHandler::prune(std::optional<double> olderThanSeconds, bool includeFailed) {
+void QueueActionHandler::prune(std::optional<std::chrono::nanoseconds> olderThan,
+                               bool includeFailed) {
     if (!checkWritable()) {
         return;
     }
-    planAsync([olderThanSeconds, includeFailed](
-                  QueueBackend& q) { return q.planPrune(includeFailed, olderThanSeconds); },
-              [this, olderThanSeconds, includeFailed](core::Plan plan) {
+    planAsync([olderThan,
+               includeFailed](QueueBackend& q) { return q.planPrune(includeFailed, olderThan); },
+              [this, olderThan, includeFailed](core::Plan plan) {
                   const QString title = actionTitle(Action::Prune);
                   if (plan.targets.empty()) {
                       finishNotice(title, tr("nothing to prune"));
@@ -471,11 +471,11 @@ void QueueActionHandler::prune(std::optional<double> olderThanSeconds, bool incl
                   }
                   const qint64 n = qint64(plan.count());
                   const QString what = includeFailed ? tr("DONE and FAILED") : tr("DONE");
-                  const QString when =
-                      plan.cutoff ? tr(" finished before %1 (more than %2 ago)")
-                                        .arg(formatInstant(*plan.cutoff, m_model->utc()),
-                                             humanDuration(core::secondsToNs(*olderThanSeconds)))
-                                  : QString();
+                  const QString when = plan.cutoff
+                                           ? tr(" finished before %1 (more than %2 ago)")
+                                                 .arg(formatInstant(*plan.cutoff, m_model->utc()),
+                                                      humanDuration(olderThan->count()))
+                                           : QString();
                   if (!confirm(tr("Delete %1 %2 message(s)%3 from %4? The current search does not "
                                   "apply. Undo can restore them.")
                                    .arg(localeCount(n), what, when, m_doc->fileName()),

@@ -73,10 +73,10 @@ public slots:
     void retrySelected();
     void markFailedSelected();
     void releaseSelected();
-    void rescheduleSelected(double delaySeconds);
+    void rescheduleSelected(std::chrono::nanoseconds delay);
     void deleteSelected();
-    void retryExpired(double thresholdSeconds);
-    void prune(std::optional<double> olderThanSeconds, bool includeFailed);
+    void retryExpired(std::chrono::nanoseconds threshold);
+    void prune(std::optional<std::chrono::nanoseconds> olderThan, bool includeFailed);
     void vacuum();
     void enqueue(const QString& payload, const QString& idempotencyKey);
     void upgradeFile();
@@ -103,7 +103,7 @@ private:
     /// The selection's (id, token) pairs as the user saw them, or every
     /// match of the (pinned) filter when "apply to all" is on; in a worker.
     void preparePlan(core::Action action, const PlanReady& ready);
-    void runRowAction(core::Action action, double delaySeconds = 0);
+    void runRowAction(core::Action action, std::chrono::nanoseconds delay = {});
     /// Runs a confirmed plan (or an undo when `undo` is set) in a worker,
     /// with progress and cancel for long ones.
     void runPlan(core::Plan plan, const QString& title,

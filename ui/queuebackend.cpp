@@ -124,13 +124,13 @@ core::Plan LocalQueueBackend::planFilter(core::Action a, core::Filter f) {
     return op().planFilter(a, std::move(f));
 }
 
-core::Plan LocalQueueBackend::planRetryExpired(double thresholdSeconds) {
-    return op().planRetryExpired(thresholdSeconds);
+core::Plan LocalQueueBackend::planRetryExpired(std::chrono::nanoseconds threshold) {
+    return op().planRetryExpired(threshold);
 }
 
 core::Plan LocalQueueBackend::planPrune(bool includeFailed,
-                                        std::optional<double> olderThanSeconds) {
-    return op().planPrune(includeFailed, olderThanSeconds);
+                                        std::optional<std::chrono::nanoseconds> olderThan) {
+    return op().planPrune(includeFailed, olderThan);
 }
 
 core::Report LocalQueueBackend::run(const core::Plan& p, const std::atomic_bool* cancel,

@@ -255,15 +255,15 @@ core::Plan RemoteQueueBackend::planFilter(core::Action a, core::Filter f) {
     return core::remote::RemoteOperator(*q, kTool).planFilter(a, f);
 }
 
-core::Plan RemoteQueueBackend::planRetryExpired(double thresholdSeconds) {
+core::Plan RemoteQueueBackend::planRetryExpired(std::chrono::nanoseconds threshold) {
     const auto q = queue();
-    return core::remote::RemoteOperator(*q, kTool).planRetryExpired(thresholdSeconds);
+    return core::remote::RemoteOperator(*q, kTool).planRetryExpired(threshold);
 }
 
 core::Plan RemoteQueueBackend::planPrune(bool includeFailed,
-                                         std::optional<double> olderThanSeconds) {
+                                         std::optional<std::chrono::nanoseconds> olderThan) {
     const auto q = queue();
-    return core::remote::RemoteOperator(*q, kTool).planPrune(includeFailed, olderThanSeconds);
+    return core::remote::RemoteOperator(*q, kTool).planPrune(includeFailed, olderThan);
 }
 
 core::Report RemoteQueueBackend::run(const core::Plan& p, const std::atomic_bool* cancel,

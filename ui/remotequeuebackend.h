@@ -54,8 +54,9 @@ public:
     std::vector<core::AuditEntry> auditEntries() const override;
     core::Plan planTargets(core::Action a, std::vector<core::Target> targets) override;
     core::Plan planFilter(core::Action a, core::Filter f) override;
-    core::Plan planRetryExpired(double thresholdSeconds) override;
-    core::Plan planPrune(bool includeFailed, std::optional<double> olderThanSeconds) override;
+    core::Plan planRetryExpired(std::chrono::nanoseconds threshold) override;
+    core::Plan planPrune(bool includeFailed,
+                         std::optional<std::chrono::nanoseconds> olderThan) override;
     core::Report run(const core::Plan& p, const std::atomic_bool* cancel,
                      core::Operator::Progress progress) override;
     core::Report undo(const core::AuditEntry& record, const std::atomic_bool* cancel,

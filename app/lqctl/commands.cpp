@@ -74,7 +74,8 @@ core::Filter filterFrom(const Options& o) {
         f.states = {core::State::Locked};
     f.stuckAfterNs = o.stuckAfterNs();
     f.search = o.search;
-    f.olderThanSeconds = o.olderThan;
+    if (o.olderThan)
+        f.olderThan = core::secondsDuration(*o.olderThan);
     f.now = o.now;
     f.queue = o.queue;
     return f;

@@ -110,7 +110,7 @@ template <class Q> int singleActionOn(const Options& o, core::Action a, const ch
     }
     OperatorFor<Q> op(*q, kTool);
     core::Plan plan = op.planTargets(a, {core::Target{id, token}});
-    plan.delaySeconds = o.delay.value_or(0);
+    plan.delay = core::secondsDuration(o.delay.value_or(0));
     const core::Report r = op.run(plan);
 
     if (o.json) {
@@ -173,7 +173,7 @@ template <class Q> int cmdRetryExpiredOn(const Options& o) {
     OperatorFor<Q> op(*q, kTool);
     // The set and the cutoff are fixed here, and applied in one transaction
     // with a compare-and-swap per row, as retry_expired is atomic.
-    const core::Plan plan = op.planRetryExpired(threshold, o.now);
+    const core::Plan plan = op.planRetryExpired(core::secondsDuration(threshold), o.now);
     core::Report r;
     r.action = core::Action::RetryExpired;
     if (!plan.targets.empty())
@@ -211,7 +211,9 @@ template <class Q> int cmdPruneOn(const Options& o) {
     OperatorFor<Q> op(*q, kTool);
     // The cutoff and the set are fixed here: what finishes while the operator
     // reads the question is not deleted.
-    const core::Plan plan = op.planPrune(!o.keepFailed, o.olderThan, o.now);
+    const core::Plan plan = op.planPrune(
+        !o.keepFailed,
+        o.olderThan ? std::optional(core::secondsDuration(*o.olderThan)) : std::nullopt, o.now);
     const auto count = static_cast<std::int64_t>(plan.count());
     const std::string what = o.keepFailed ? "DONE" : "DONE and FAILED";
     const std::string cutoff =

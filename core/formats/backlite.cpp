@@ -297,7 +297,7 @@ public:
             auto st = c.cached("UPDATE backlite_tasks SET wait_until = ?4" + guard +
                                " AND claimed_at IS NULL");
             bindGuard(*st);
-            bindTime(*st, 4, now + secondsToNs(o.delaySeconds), kMs);
+            bindTime(*st, 4, now + o.delay.count(), kMs);
             st->exec();
             return c.changes();
         }

@@ -289,7 +289,7 @@ public:
         if (a == Action::Reschedule) {
             auto st = c.cached("UPDATE " + m_t + " SET timeout = ?4" + guard + " AND received = 0");
             bindGuard(*st);
-            st->bind(4, std::string_view(goqiteTime(now + secondsToNs(o.delaySeconds)))).exec();
+            st->bind(4, std::string_view(goqiteTime(now + o.delay.count()))).exec();
             return c.changes();
         }
         // Retry a dead letter: received = 0, due now; never on a live lease.

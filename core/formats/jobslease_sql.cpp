@@ -243,7 +243,7 @@ public:
             st->bind(1, m.rowid).bind(2, m.token).exec();
             return c.changes();
         }
-        const TimeNs runAt = a == Action::Reschedule ? now + secondsToNs(o.delaySeconds) : now;
+        const TimeNs runAt = a == Action::Reschedule ? now + o.delay.count() : now;
         auto st = c.cached("UPDATE " + m_t +
                            " SET locked_until = NULL, run_at = ?3 WHERE rowid = ?1 AND attempts "
                            "= ?2");

@@ -281,7 +281,7 @@ public:
             auto st =
                 c.cached("UPDATE " + m_t + " SET next_run_at = ?4" + guard + " AND status = 0");
             bindGuard(*st);
-            bindTime(*st, 4, now + secondsToNs(o.delaySeconds), kMs);
+            bindTime(*st, 4, now + o.delay.count(), kMs);
             st->exec();
             return c.changes();
         }

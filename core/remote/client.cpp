@@ -514,20 +514,22 @@ Plan RemoteOperator::planFilter(Action a, const Filter& f) const {
     return m_q.plan(std::move(p));
 }
 
-Plan RemoteOperator::planRetryExpired(double thresholdSeconds, std::optional<TimeNs> now) const {
+Plan RemoteOperator::planRetryExpired(std::chrono::nanoseconds threshold,
+                                      std::optional<TimeNs> now) const {
     Json p = Json::object();
     p.set("kind", "retry-expired");
-    p.set("threshold_s", thresholdSeconds);
+    p.set("threshold_s", secondsJson(threshold));
     p.set("now", now ? Json(*now) : Json());
     return m_q.plan(std::move(p));
 }
 
-Plan RemoteOperator::planPrune(bool includeFailed, std::optional<double> olderThanSeconds,
+Plan RemoteOperator::planPrune(bool includeFailed,
+                               std::optional<std::chrono::nanoseconds> olderThan,
                                std::optional<TimeNs> now) const {
     Json p = Json::object();
     p.set("kind", "prune");
     p.set("include_failed", includeFailed);
-    p.set("older_than_s", olderThanSeconds);
+    p.set("older_than_s", secondsJson(olderThan));
     p.set("now", now ? Json(*now) : Json());
     return m_q.plan(std::move(p));
 }

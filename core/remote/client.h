@@ -184,8 +184,8 @@ public:
 
     Plan planTargets(Action a, const std::vector<Target>& targets) const;
     Plan planFilter(Action a, const Filter& f) const;
-    Plan planRetryExpired(double thresholdSeconds, std::optional<TimeNs> now = {}) const;
-    Plan planPrune(bool includeFailed, std::optional<double> olderThanSeconds,
+    Plan planRetryExpired(std::chrono::nanoseconds threshold, std::optional<TimeNs> now = {}) const;
+    Plan planPrune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan,
                    std::optional<TimeNs> now = {}) const;
 
     Report run(const Plan& p, const std::atomic_bool* cancel = nullptr);

@@ -97,6 +97,16 @@ Json skippedJson(const std::vector<SkippedRow>& rows) {
 
 } // namespace
 
+Json secondsJson(std::optional<std::chrono::nanoseconds> d) {
+    return d ? Json(std::chrono::duration<double>(*d).count()) : Json();
+}
+
+std::optional<std::chrono::nanoseconds> secondsFrom(const Json& j) {
+    if (!j.isNumber())
+        return std::nullopt;
+    return secondsDuration(j.toDouble());
+}
+
 Json toJson(const FormatInfo& i) {
     Json j = Json::object();
     j.set("format", static_cast<int>(i.format));
@@ -218,7 +228,7 @@ Json toJson(const Filter& f) {
     j.set("stuck_only", f.stuckOnly);
     j.set("stuck_after_ns", f.stuckAfterNs);
     j.set("search", f.search);
-    j.set("older_than_s", f.olderThanSeconds);
+    j.set("older_than_s", secondsJson(f.olderThan));
     j.set("in_time_from", optTime(f.inTimeFrom));
     j.set("in_time_to", optTime(f.inTimeTo));
     j.set("done_before", optTime(f.doneBefore));
@@ -242,8 +252,7 @@ Filter filterFromJson(const Json& j) {
     if (j.contains("stuck_after_ns"))
         f.stuckAfterNs = j["stuck_after_ns"].toInt();
     f.search = j["search"].toString();
-    if (j["older_than_s"].isNumber())
-        f.olderThanSeconds = j["older_than_s"].toDouble();
+    f.olderThan = secondsFrom(j["older_than_s"]);
     f.inTimeFrom = timeFrom(j["in_time_from"]);
     f.inTimeTo = timeFrom(j["in_time_to"]);
     f.doneBefore = timeFrom(j["done_before"]);
@@ -352,7 +361,7 @@ Json toJson(const Plan& p) {
     j.set("filter", p.filterJson);
     j.set("cutoff", optTime(p.cutoff));
     j.set("fixed_at", p.fixedAt);
-    j.set("delay_s", p.delaySeconds);
+    j.set("delay_s", secondsJson(p.delay));
     j.set("chunk_size", static_cast<std::int64_t>(p.chunkSize));
     return j;
 }
@@ -369,7 +378,7 @@ Plan planFromJson(const Json& j) {
     p.filterJson = j["filter"].toString();
     p.cutoff = timeFrom(j["cutoff"]);
     p.fixedAt = j["fixed_at"].toInt();
-    p.delaySeconds = j["delay_s"].toDouble();
+    p.delay = secondsFrom(j["delay_s"]).value_or(std::chrono::nanoseconds{0});
     p.chunkSize = static_cast<std::size_t>(std::max<std::int64_t>(1, j["chunk_size"].toInt()));
     return p;
 }

@@ -46,6 +46,9 @@ Json errorJson(const Error& e);
 /// The Error the JSON describes; `path` replaces the server's path when set
 /// (the client names the file as the operator wrote it, ssh://host/path).
 Error errorFromJson(const Json& j, const std::string& path = {});
+/// A duration on the wire: seconds as a JSON number (null for none).
+Json secondsJson(std::optional<std::chrono::nanoseconds> d);
+std::optional<std::chrono::nanoseconds> secondsFrom(const Json& j);
 /// "busy" -> ErrorKind::Busy (the names of errorKindName()).
 std::optional<ErrorKind> errorKindFromName(std::string_view name);
 std::optional<Action> actionFromName(std::string_view name);

@@ -311,12 +311,10 @@ void Server::Impl::registerHandlers() {
                 throw badRequest("plan: unknown action \"" + p["action"].toString() + "\"");
             plan = op.planFilter(*a, filterFromJson(p["filter"]));
         } else if (kind == "retry-expired") {
-            plan = op.planRetryExpired(p["threshold_s"].toDouble(), now);
+            plan = op.planRetryExpired(
+                secondsFrom(p["threshold_s"]).value_or(std::chrono::nanoseconds{0}), now);
         } else if (kind == "prune") {
-            std::optional<double> older;
-            if (p["older_than_s"].isNumber())
-                older = p["older_than_s"].toDouble();
-            plan = op.planPrune(p["include_failed"].toBool(), older, now);
+            plan = op.planPrune(p["include_failed"].toBool(), secondsFrom(p["older_than_s"]), now);
         } else {
             throw badRequest("plan: unknown kind \"" + kind + "\"");
         }
@@ -327,7 +325,7 @@ void Server::Impl::registerHandlers() {
         const Plan plan = planFromJson(p["plan"]);
         ActionOptions o;
         o.chunkSize = plan.chunkSize;
-        o.delaySeconds = plan.delaySeconds;
+        o.delay = plan.delay;
         remoteRecording(o, id);
         return toJson(qq.apply(plan.action, plan.targets, o));
     };

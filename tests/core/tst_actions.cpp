@@ -327,7 +327,7 @@ void TstActions::targetsMatchCount() {
         f.search = "{";
         break;
     case 7:
-        f.olderThanSeconds = 3600;
+        f.olderThan = std::chrono::seconds(3600);
         break;
     case 8:
         f.inTimeFrom = kMixedEnd - 5000 * kSec;
@@ -339,7 +339,7 @@ void TstActions::targetsMatchCount() {
     case 10:
         f.states = {State::Ready};
         f.search = "a";
-        f.olderThanSeconds = 600;
+        f.olderThan = std::chrono::seconds(600);
         break;
     default:
         break;
@@ -673,7 +673,7 @@ void TstActions::jobsLease() {
     QCOMPARE(before.token, before.attempts);
 
     ActionOptions o;
-    o.delaySeconds = 600;
+    o.delay = std::chrono::seconds(600);
     const ActionResult r =
         q->apply(action, {Target{before.messageId, before.token + tokenDelta}}, o);
     if (!applies) {

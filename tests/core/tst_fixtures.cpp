@@ -662,7 +662,7 @@ bool matches(const Message& m, const Filter& f, TimeNs now) {
     if (!f.search.empty() && !contains(m.data, f.search) && !contains(m.messageId, f.search) &&
         !contains(m.idempotencyKey.value_or(std::string()), f.search))
         return false;
-    if (f.olderThanSeconds && !(*m.inTime < now - secondsToNs(*f.olderThanSeconds)))
+    if (f.olderThan && !(*m.inTime < now - f.olderThan->count()))
         return false;
     if (f.inTimeFrom && !(*m.inTime >= *f.inTimeFrom))
         return false;
@@ -737,7 +737,7 @@ void TstFixtures::queryLayer() {
     });
     for (const char* needle : {"_", "%", "task", "{", "019593d", "\xc3\xa9", "'", "\\"})
         add(needle, [needle](Filter& f) { f.search = needle; });
-    add("older than 1 h", [](Filter& f) { f.olderThanSeconds = 3600.123; });
+    add("older than 1 h", [](Filter& f) { f.olderThan = std::chrono::milliseconds(3600123); });
     add("in window", [&](Filter& f) {
         f.inTimeFrom = end - 5000 * kNsPerSecond + 123456;
         f.inTimeTo = end - 2000 * kNsPerSecond + 654321;
@@ -766,11 +766,11 @@ void TstFixtures::queryLayer() {
     add("READY+LOCKED, 'a', older than 10 min", [](Filter& f) {
         f.states = {State::Ready, State::Locked};
         f.search = "a";
-        f.olderThanSeconds = 600.5;
+        f.olderThan = std::chrono::milliseconds(600500);
     });
     add("pinned now", [&](Filter& f) {
         f.now = end - 3600 * kNsPerSecond;
-        f.olderThanSeconds = 1800.25;
+        f.olderThan = std::chrono::milliseconds(1800250);
     });
 
     for (const auto& [name, f] : filters) {

@@ -187,7 +187,7 @@ private slots:
         auto q = openAtNow(path);
         Operator op(*q, "test");
         // Completed more than 2 h before now: completed_at < 10:00.
-        const Plan plan = op.planPrune(false, 2 * 3600.0, kNow);
+        const Plan plan = op.planPrune(false, std::chrono::hours(2), kNow);
         Db db(path, true);
         const auto want = db.rows("SELECT count(*) FROM oban_jobs WHERE state = 'completed' AND "
                                   "completed_at < '2026-11-30T10:00:00Z'");

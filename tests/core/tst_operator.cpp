@@ -222,7 +222,7 @@ void TstOperator::auditRecordIsExact() {
         locked.push_back(q->pop()->messageId);
     clock.advance(600 * kNsPerSecond);
     Operator op(*q, "test", AuditLog(auditDir()));
-    const auto plan = op.planRetryExpired(300);
+    const auto plan = op.planRetryExpired(std::chrono::seconds(300));
     QCOMPARE(plan.count(), std::size_t(3));
     const auto r = op.run(plan);
     QCOMPARE(r.applied(), std::size_t(3));
@@ -382,7 +382,7 @@ void TstOperator::undoOnAFileWithTimesInSeconds() {
             targets.push_back({m.messageId, m.token});
         QVERIFY(targets.size() >= 10);
         auto plan = op.planTargets(a, targets);
-        plan.delaySeconds = 90.123456789;
+        plan.delay = std::chrono::nanoseconds(90'123'456'789);
         const auto applied = op.run(plan);
         QCOMPARE(applied.applied(), targets.size());
         const auto undone = op.undo(*op.lastUndoable());

@@ -303,7 +303,7 @@ void TstSolidQueue::listingFilteringSearch() {
     }));
     QCOMPARE(q->orderedRowids({}, {SortKey::Status, false}).size(), std::size_t(22));
     Filter old;
-    old.olderThanSeconds = 3600.0 * 24;
+    old.olderThan = std::chrono::hours(24);
     QCOMPARE(q->count(old), std::int64_t(4)); // jobs 1-4, created on the 29th
     Filter none;
     none.queue = "no_such_queue";
@@ -463,7 +463,7 @@ void TstSolidQueue::discardAndPruneWithUndo() {
     // Prune finished jobs older than a day (clear_finished_in_batches): the
     // recurring execution of job 4 goes with it, as the cascade would.
     Operator op(*q, "tst_solidqueue", AuditLog(toStd(dir.filePath(QStringLiteral("audit")))));
-    const Plan plan = op.planPrune(true, 3600.0 * 24, kNow);
+    const Plan plan = op.planPrune(true, std::chrono::hours(24), kNow);
     const Report pr = op.run(plan);
     QCOMPARE(pr.applied(), std::size_t(4)); // jobs 1-4; failed jobs are skipped
     QCOMPARE(rows(path, "SELECT count(*) FROM solid_queue_recurring_executions").front().front(),

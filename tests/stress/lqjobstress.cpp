@@ -460,7 +460,7 @@ private:
         if (targets.empty())
             return;
         ActionOptions o;
-        o.delaySeconds = 0.2 + static_cast<double>(m_rng() % 600) / 1000.0;
+        o.delay = std::chrono::milliseconds(200 + m_rng() % 600);
         const std::int64_t s = mono();
         ActionResult r = m_q->apply(action, targets, o);
         const std::int64_t e = mono();

@@ -404,12 +404,12 @@ private:
             return runPlan(m_op->planTargets(Action::MarkFailed, std::move(t)));
         }
         if (dice < 40)
-            return runPlan(m_op->planRetryExpired(0.02 * static_cast<double>(m_rng() % 5)));
+            return runPlan(m_op->planRetryExpired(std::chrono::milliseconds(20 * (m_rng() % 5))));
         if (dice < 52) {
             const bool includeFailed = m_rng() % 2;
-            std::optional<double> older;
+            std::optional<std::chrono::nanoseconds> older;
             if (m_rng() % 2)
-                older = 0.01 * static_cast<double>(m_rng() % 20);
+                older = std::chrono::milliseconds(10 * (m_rng() % 20));
             Plan p = m_op->planPrune(includeFailed, older);
             pause();
             return runPlan(std::move(p));
@@ -529,7 +529,7 @@ private:
         expect("mark-failed",
                [&] { return runKind(m_op->run(m_op->planTargets(Action::MarkFailed, targets))); });
         expect("retry-expired", [&] {
-            Plan p = m_op->planRetryExpired(0);
+            Plan p = m_op->planRetryExpired(std::chrono::nanoseconds{0});
             p.targets = targets; // whatever it listed: the write must be refused
             return runKind(m_op->run(p));
         });

@@ -441,7 +441,7 @@ void TestFleet::jobsLeaseActions() {
     const QString rescheduled = idAt(h.model(), h.model()->rowCount() - 1);
     QVERIFY(selectId(h, rescheduled));
     reports = h.w.reportCount();
-    h.w.rescheduleSelected(3600);
+    h.w.rescheduleSelected(std::chrono::hours(1));
     QVERIFY(waitReport(h, reports));
     QCOMPARE(h.w.lastReport().applied, qint64(1));
     {

@@ -248,7 +248,7 @@ void TestMainWindow::pruneWithCutoff() {
     auto ref = Queue::open(path.toStdString());
     const std::int64_t expected = ref->count(f);
     QVERIFY(expected > 0 && expected < 308);
-    const double olderThan = double(lq::core::systemNowNs() - cutoff) / 1e9;
+    const std::chrono::nanoseconds olderThan(lq::core::systemNowNs() - cutoff);
 
     const int reports = h.w.reportCount();
     h.w.prune(olderThan, /*includeFailed=*/false);
@@ -514,7 +514,7 @@ void TestMainWindow::noWritesToADeletedFile() {
     QVERIFY(h.w.action(QStringLiteral("reopen"))->isEnabled());
     // Called anyway (a shortcut, a script): refused, nothing asked, nothing written.
     const int asked = h.questions.size();
-    h.w.retryExpired(1);
+    h.w.retryExpired(std::chrono::seconds(1));
     QCOMPARE(h.questions.size(), asked);
     QVERIFY(h.w.lastError().contains(QStringLiteral("deleted")));
     QVERIFY(!QFile::exists(path));
@@ -544,11 +544,13 @@ void TestMainWindow::fitsASmallLaptopScreen() {
 void TestMainWindow::pruneAgeInMinutes() {
     lq::ui::PruneDialog dlg;
     dlg.setOlderThanSeconds(60); // "1 m" stays one minute
-    QCOMPARE(dlg.olderThanSeconds().value_or(-1), 60.0);
+    QCOMPARE(dlg.olderThan().value_or(std::chrono::nanoseconds{-1}),
+             std::chrono::nanoseconds(std::chrono::seconds(60)));
     dlg.setOlderThanSeconds(2 * 86400);
-    QCOMPARE(dlg.olderThanSeconds().value_or(-1), 2.0 * 86400);
+    QCOMPARE(dlg.olderThan().value_or(std::chrono::nanoseconds{-1}),
+             std::chrono::nanoseconds(std::chrono::hours(48)));
     dlg.setOlderThanSeconds(std::nullopt);
-    QVERIFY(!dlg.olderThanSeconds());
+    QVERIFY(!dlg.olderThan());
 }
 
 void TestMainWindow::jobsLeaseFile() {

@@ -63,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         Filter f;
         f.states = {State::Locked, State::Failed, State::Unknown};
         f.search = "a%_";
-        f.olderThanSeconds = 1;
+        f.olderThan = std::chrono::seconds(1);
         (void)q->list(f, Sort{SortKey::Processing, false}, 0, 50);
         (void)q->stats();
         (void)q->peek();
