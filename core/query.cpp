@@ -4,7 +4,9 @@
 #include "formats/queueformat.h"
 #include "queue.h"
 #include "queue_p.h"
+
 #include "sqlite.h"
+#include <deque>
 
 #include <sqlite3.h>
 
@@ -110,11 +112,43 @@ std::int64_t Queue::count(const Filter& f) {
     return st->step() ? st->int64(0) : 0;
 }
 
+namespace {
+
+/// Whether `s` is arrival order by rowid, the order of a source's arms.
+bool byRowid(const FormatDriver& drv, const Sort& s, bool& desc) {
+    desc = s.descending;
+    return !drv.sourceArms().empty() && drv.orderKey(s.key, desc) == "rowid";
+}
+
+} // namespace
+
 std::vector<Message> Queue::list(const Filter& f, const Sort& s, std::int64_t offset,
                                  std::int64_t limit) {
     const FormatDriver& drv = d->driver();
     const Impl::Where w = d->buildWhere(f);
     const TimeNs t = f.now ? *f.now : now();
+    if (bool desc = false; offset <= 0 && limit >= 0 && byRowid(drv, s, desc)) {
+        // The first page arm by arm, each in its table's rowid order:
+        // ascending, the negated arms (rowid -arm_id) come first, by arm_id
+        // descending; descending, the other way round.
+        std::vector<Message> out;
+        for (const bool negatedFirst : {true, false}) {
+            const bool negated = negatedFirst != desc;
+            for (const auto& arm : drv.sourceArms()) {
+                if (arm.negated != negated || std::int64_t(out.size()) >= limit)
+                    continue;
+                const bool armDesc = negated != desc;
+                auto st = d->reader().cached("SELECT " + drv.columns() + " FROM (" + arm.sql + ")" +
+                                             w.sql + " ORDER BY arm_id" + (armDesc ? " DESC" : "") +
+                                             " LIMIT ?");
+                bindValues(*st, w.binds);
+                st->bind(static_cast<int>(w.binds.size()) + 1, limit - std::int64_t(out.size()));
+                while (st->step())
+                    out.push_back(drv.readRow(*st, t));
+            }
+        }
+        return out;
+    }
     auto st = d->reader().cached("SELECT " + drv.columns() + " FROM " + drv.source() + w.sql +
                                  d->orderBy(s) + " LIMIT ? OFFSET ?");
     bindValues(*st, w.binds);
@@ -128,6 +162,8 @@ std::vector<Message> Queue::list(const Filter& f, const Sort& s, std::int64_t of
 }
 
 bool Queue::sortIsIndexed(const Filter& f, const Sort& s) {
+    if (bool desc = false; byRowid(d->driver(), s, desc))
+        return true; // list() reads the first page arm by arm
     const Impl::Where w = d->buildWhere(f);
     auto st = d->reader().cached("EXPLAIN QUERY PLAN SELECT rowid FROM " + d->driver().source() +
                                  w.sql + d->orderBy(s));
@@ -157,16 +193,29 @@ std::vector<Message> Queue::fetchRowids(const std::vector<std::int64_t>& rowids)
     const FormatDriver& drv = d->driver();
     Connection& r = d->reader();
     auto st = r.cached("SELECT " + drv.columns() + " FROM " + drv.source() + " WHERE rowid = ?1");
+    // A row of a compound source from its own arm, by its table's rowid.
+    const auto arms = drv.sourceArms();
+    std::deque<CachedStatement> armRows; // reset when the block is done
+    for (const auto& arm : arms)
+        armRows.emplace_back(
+            *r.cached("SELECT " + drv.columns() + " FROM (" + arm.sql + ") WHERE arm_id = ?1"));
+    const auto statementFor = [&](std::int64_t id) -> std::pair<Statement*, std::int64_t> {
+        for (std::size_t i = 0; i < arms.size(); ++i)
+            if (arms[i].negated == (id < 0))
+                return {&*armRows[i], arms[i].negated ? -id : id};
+        return {&*st, id};
+    };
     // One read transaction for the whole block so it is a consistent snapshot.
     const bool ownTx = !r.inTransaction();
     if (ownTx)
         r.cached("BEGIN")->exec();
     try {
         for (std::int64_t id : rowids) {
-            st->bind(1, id);
-            if (st->step())
-                out.push_back(drv.readRow(*st, t));
-            st->reset();
+            const auto [s, key] = statementFor(id);
+            s->bind(1, key);
+            if (s->step())
+                out.push_back(drv.readRow(*s, t));
+            s->reset();
         }
     } catch (...) {
         if (ownTx)

@@ -80,6 +80,17 @@ public:
     /// What FROM reads: the quoted table, or a read-only subquery over
     /// several tables. It has a `rowid` column (stable, unique per row).
     virtual std::string source() const;
+    /// A source() that is a UNION ALL of tables, arm by arm, so that a page
+    /// in arrival order and a row by rowid come from each table's own rowid
+    /// (a compound subquery is scanned whole and computes every column).
+    struct SourceArm {
+        /// A SELECT with source()'s columns plus `arm_id`, its table's rowid.
+        std::string sql;
+        /// Its `rowid` is -arm_id: every row of it sorts before the others.
+        bool negated = false;
+    };
+    /// Empty when source() is one table (or a join that SQLite flattens).
+    virtual std::vector<SourceArm> sourceArms() const { return {}; }
     /// The select list readRow() reads.
     virtual std::string columns() const = 0;
     virtual Message readRow(const Statement& st, TimeNs now) const = 0;

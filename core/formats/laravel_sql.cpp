@@ -56,31 +56,43 @@ public:
         if (c.size() >= 2 && c[0] == "failed_table")
             m_failed = c[1];
         m_uuid = std::find(c.begin(), c.end(), "failed_uuid") != c.end();
-        m_source = "(SELECT id AS rowid, 'jobs:' || id AS id, 'job' AS kind, queue, payload, "
-                   "attempts, reserved_at, available_at, created_at, " +
-                   secs("created_at") + " AS created_ns, " + secs("reserved_at") +
-                   " AS reserved_ns, " + secs("available_at") +
-                   " AS available_ns, NULL AS failed_at, NULL AS failed_ns, NULL AS connection, "
-                   "NULL AS exception, " +
-                   jsonField("uuid") + " AS uuid, " + jsonField("displayName") + " AS display, " +
-                   jsonField("maxTries") + " AS max_tries FROM " + q(fi.table);
+        // Failed rows have rowid -id: ids of the two tables never collide.
+        m_arms.push_back(
+            {"SELECT id AS rowid, 'jobs:' || id AS id, 'job' AS kind, queue, payload, attempts, "
+             "reserved_at, available_at, created_at, " +
+                 secs("created_at") + " AS created_ns, " + secs("reserved_at") +
+                 " AS reserved_ns, " + secs("available_at") +
+                 " AS available_ns, NULL AS failed_at, NULL AS failed_ns, NULL AS connection, "
+                 "NULL AS exception, NULL AS stored_uuid, id AS arm_id FROM " +
+                 q(fi.table),
+             false});
         if (!m_failed.empty())
-            m_source += " UNION ALL SELECT -id, '" + m_failed +
-                        ":' || id, 'failed', queue, payload, NULL, NULL, NULL, NULL, NULL, NULL, "
-                        "NULL, failed_at, CAST(strftime('%s', failed_at) AS INTEGER) * "
-                        "1000000000, connection, exception, " +
-                        (m_uuid ? std::string("uuid") : std::string("NULL")) + ", " +
-                        jsonField("displayName") + ", " + jsonField("maxTries") + " FROM " +
-                        q(m_failed);
+            m_arms.push_back(
+                {"SELECT -id AS rowid, '" + m_failed +
+                     ":' || id AS id, 'failed' AS kind, queue, payload, NULL AS attempts, NULL AS "
+                     "reserved_at, NULL AS available_at, NULL AS created_at, NULL AS created_ns, "
+                     "NULL AS reserved_ns, NULL AS available_ns, failed_at, CAST(strftime('%s', "
+                     "failed_at) AS INTEGER) * 1000000000 AS failed_ns, connection, exception, " +
+                     (m_uuid ? std::string("uuid") : std::string("NULL")) +
+                     " AS stored_uuid, id AS arm_id FROM " + q(m_failed),
+                 true});
+        m_source = "(" + m_arms[0].sql;
+        for (std::size_t i = 1; i < m_arms.size(); ++i)
+            m_source += " UNION ALL " + m_arms[i].sql;
         m_source += ")";
     }
 
     std::string source() const override { return m_source; }
+    std::vector<SourceArm> sourceArms() const override { return m_arms; }
 
+    // The payload's JSON fields are read here, for the rows shown, not in
+    // source(): a compound subquery computes every column of every row, so a
+    // scan (counts, orderings) would parse every payload.
     std::string columns() const override {
         return "rowid, id, kind, queue, payload, attempts, reserved_at, available_at, created_ns, "
-               "reserved_ns, available_ns, failed_at, failed_ns, connection, exception, uuid, "
-               "display, max_tries";
+               "reserved_ns, available_ns, failed_at, failed_ns, connection, exception, "
+               "coalesce(stored_uuid, " +
+               jsonField("uuid") + "), " + jsonField("displayName") + ", " + jsonField("maxTries");
     }
 
     Message readRow(const Statement& st, TimeNs now) const override {
@@ -153,7 +165,7 @@ public:
 
     std::string idColumn() const override { return "id"; }
     std::string targetColumns() const override {
-        return "id, kind, rowid, reserved_at, attempts, uuid";
+        return "id, kind, rowid, reserved_at, attempts, stored_uuid";
     }
     Target readTarget(const Statement& st) const override {
         std::string t;
@@ -191,7 +203,7 @@ public:
     }
 
     std::vector<std::string> searchColumns() const override {
-        return {"id", "display", "payload", "uuid", "exception"};
+        return {"id", jsonField("displayName"), "payload", "stored_uuid", "exception"};
     }
     std::string queueColumn() const override { return "queue"; }
     std::string arrivalColumn() const override { return "created_ns"; }
@@ -466,6 +478,7 @@ public:
 
 private:
     std::string m_source;
+    std::vector<SourceArm> m_arms;
     std::string m_failed;
     bool m_uuid = false;
 };

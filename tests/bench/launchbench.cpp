@@ -84,6 +84,24 @@ private:
     bool m_inside = false;
 };
 
+/// The peak resident set of this process (VmHWM), in MiB.
+double peakRssMb() {
+    QFile f(QStringLiteral("/proc/self/status"));
+    if (!f.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray& line : f.readAll().split('\n'))
+        if (line.startsWith("VmHWM:"))
+            return line.mid(6).trimmed().split(' ').value(0).toDouble() / 1024.0;
+    return -1;
+}
+
+/// The number at the end of a message id ("jobs:42" -> "42").
+QString trailingId(const std::string& messageId) {
+    return QString::fromStdString(messageId.substr(messageId.rfind(':') + 1));
+}
+
+} // namespace
+
 double median(std::vector<double> v) {
     if (v.empty())
         return -1;
@@ -91,7 +109,6 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
-/// Nearest rank, as core/stats.cpp defines it (p in 0..1).
 double percentile(std::vector<double> v, double p) {
     if (v.empty())
         return -1;
@@ -99,8 +116,6 @@ double percentile(std::vector<double> v, double p) {
     const auto rank = static_cast<std::size_t>(std::ceil(p * double(v.size())));
     return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
 }
-
-} // namespace
 
 // ---- the child: one launch ------------------------------------------------
 
@@ -161,8 +176,20 @@ int runGuiLaunch(int argc, char** argv, const LaunchOptions& o) {
     if (o.changes > 0 && firstRows >= 0) {
         spin([&] { return m->isIdle(); }, 10000);
         const int shown = std::max(1, v->rowAt(v->viewport()->height() - 1));
-        for (int i = 0; i < o.changes; ++i) {
-            const int row = i % std::max(1, std::min(shown, 20));
+        const bool flip = !o.toScheduledSql.empty();
+        // A format's flip applies to READY and SCHEDULED jobs: the shown rows in those states.
+        std::vector<int> flippable;
+        for (int row = 0; row < std::min(shown, 40); ++row) {
+            spin([&] { return m->rowAt(row) != nullptr && m->isIdle(); }, 10000);
+            const ui::MessageRow* mr = m->rowAt(row);
+            if (mr && (!flip || mr->msg.state == core::State::Ready ||
+                       mr->msg.state == core::State::Scheduled))
+                flippable.push_back(row);
+            if (flippable.size() >= 20)
+                break;
+        }
+        for (int i = 0; i < o.changes && !flippable.empty(); ++i) {
+            const int row = flippable[std::size_t(i) % flippable.size()];
             spin([&] { return m->rowAt(row) != nullptr && m->isIdle(); }, 10000);
             const ui::MessageRow* mr = m->rowAt(row);
             if (!mr)
@@ -174,15 +201,24 @@ int runGuiLaunch(int argc, char** argv, const LaunchOptions& o) {
                           QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE);")});
                 cp.waitForFinished(10000);
             }
-            // FAILED (3) <-> DONE (2): both are shown at once by Status.
-            const bool toFailed = mr->msg.rawStatus != 3;
-            wait = Wait{row, int(toFailed ? core::State::Failed : core::State::Done), monoMs(), -1};
-            QProcess sh;
-            sh.start(QStringLiteral("sqlite3"),
-                     {QString::fromStdString(o.file),
-                      QStringLiteral("UPDATE Queue SET status = %1 WHERE rowid = %2;")
+            QString sql;
+            if (flip) {
+                const bool toScheduled = mr->msg.state == core::State::Ready;
+                wait = Wait{row, int(toScheduled ? core::State::Scheduled : core::State::Ready),
+                            monoMs(), -1};
+                sql = QString::fromStdString(toScheduled ? o.toScheduledSql : o.toReadySql)
+                          .replace(QStringLiteral("{id}"), trailingId(mr->msg.messageId));
+            } else {
+                // FAILED (3) <-> DONE (2): both are shown at once by Status.
+                const bool toFailed = mr->msg.rawStatus != 3;
+                wait = Wait{row, int(toFailed ? core::State::Failed : core::State::Done), monoMs(),
+                            -1};
+                sql = QStringLiteral("UPDATE Queue SET status = %1 WHERE rowid = %2;")
                           .arg(toFailed ? 3 : 2)
-                          .arg(mr->msg.rowid)});
+                          .arg(mr->msg.rowid);
+            }
+            QProcess sh;
+            sh.start(QStringLiteral("sqlite3"), {QString::fromStdString(o.file), sql});
             spin([&] { return sh.state() == QProcess::NotRunning; }, 10000);
             if (sh.exitCode() != 0) {
                 std::fprintf(stderr, "lqbench: sqlite3 failed: %s\n",
@@ -201,6 +237,7 @@ int runGuiLaunch(int argc, char** argv, const LaunchOptions& o) {
     for (double c : changes)
         list.push(c);
     r.set("changes_ms", std::move(list));
+    r.set("peak_rss_mb", peakRssMb());
     std::printf("%s\n", r.dump().c_str());
     std::fflush(stdout);
     return firstRows >= 0 ? 0 : 1;
@@ -208,13 +245,12 @@ int runGuiLaunch(int argc, char** argv, const LaunchOptions& o) {
 
 // ---- the parent: launches, alternating ------------------------------------
 
-std::optional<core::Json> launchOnce(const std::string& self, const std::string& file, int changes,
-                                     int checkpointEvery, std::string* error) {
+std::optional<core::Json> launchOnce(const std::string& self, const std::string& file,
+                                     const std::vector<std::string>& extra, std::string* error) {
     QProcess p; // its stderr (Qt's platform chatter) is shown only on failure
     QStringList args{QStringLiteral("gui-launch"), QString::fromStdString(file)};
-    if (changes > 0)
-        args << QStringLiteral("--changes") << QString::number(changes)
-             << QStringLiteral("--checkpoint-every") << QString::number(checkpointEvery);
+    for (const std::string& a : extra)
+        args << QString::fromStdString(a);
     p.start(QString::fromStdString(self), args);
     if (!p.waitForFinished(120000)) {
         p.kill();
@@ -241,7 +277,7 @@ bool measureLaunches(const std::string& self, const std::string& large, const st
     bool empty = false;
     for (int i = 0; i < rounds; ++i) {
         for (const std::string* f : {&small, &large}) {
-            const auto j = launchOnce(self, *f, 0, 0, &error);
+            const auto j = launchOnce(self, *f, {}, &error);
             if (!j) {
                 std::fprintf(stderr, "lqbench: %s\n", error.c_str());
                 return false;
@@ -263,7 +299,8 @@ bool measureLaunches(const std::string& self, const std::string& large, const st
          {std::tuple{&large, 3, &walChanges}, std::tuple{&rollback, 0, &journalChanges}}) {
         if (file->empty())
             continue;
-        const auto j = launchOnce(self, *file, 15, every, &error);
+        const auto j = launchOnce(
+            self, *file, {"--changes", "15", "--checkpoint-every", std::to_string(every)}, &error);
         if (!j) {
             std::fprintf(stderr, "lqbench: %s\n", error.c_str());
             return false;

@@ -3,7 +3,9 @@
 
 #include "core/json.h"
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace lq::bench {
 
@@ -11,12 +13,26 @@ struct LaunchOptions {
     std::string file;
     int changes = 0;         ///< external changes to time after the first rows
     int checkpointEvery = 0; ///< every Nth change follows a TRUNCATE checkpoint
+    /// Formats other than litequeue: the external change moves a shown job
+    /// between READY and SCHEDULED with these statements ("{id}" is the
+    /// number at the end of its message id). Empty: litequeue's status flip.
+    std::string toScheduledSql;
+    std::string toReadySql;
 };
 
 /// `lqbench gui-launch FILE`: one launch of the real main window in this
 /// fresh process; prints one JSON line (launch_to_rows_ms from the kernel's
 /// process start, changes_ms of each external change).
 int runGuiLaunch(int argc, char** argv, const LaunchOptions& o);
+
+/// One `self gui-launch FILE ARGS...` child; its JSON line, or nullopt with
+/// `error` set.
+std::optional<core::Json> launchOnce(const std::string& self, const std::string& file,
+                                     const std::vector<std::string>& args, std::string* error);
+
+double median(std::vector<double> v);
+/// Nearest rank, as core/stats.cpp defines it (p in 0..1).
+double percentile(std::vector<double> v, double p);
 
 /// Launches `self gui-launch` `rounds` times on the small and the large file,
 /// alternating, then times external changes on the large (WAL) file and on

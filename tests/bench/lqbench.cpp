@@ -2,6 +2,7 @@
 // lqbench: the project's benchmarks. `lqbench core [--ops N] [--rounds R]
 // [--batch B] [--json]`.
 #include "corebench.h"
+#include "formatbench.h"
 #include "guibench.h"
 #include "launchbench.h"
 #include "remotebench.h"
@@ -18,7 +19,9 @@ int usage() {
                  "[--json]\n       lqbench gui [--rows N] [--file F] [--launches R] "
                  "[--check FACTOR] [--json]\n"
                  "       lqbench remote [--url ssh://USER@HOST[:PORT]] [--rows N] [--file F] "
-                 "[--queues N] [--queue-rows N] [--dir D] [--json]\n");
+                 "[--queues N] [--queue-rows N] [--dir D] [--json]\n"
+                 "       lqbench formats --fixture F [--rows N] [--launches R] [--changes C] "
+                 "[--dir D] [--check FACTOR] [--keep]\n");
     return 2;
 }
 } // namespace
@@ -64,6 +67,10 @@ int main(int argc, char** argv) {
                 o.changes = std::atoi(argv[i + 1]);
             else if (a == "--checkpoint-every")
                 o.checkpointEvery = std::atoi(argv[i + 1]);
+            else if (a == "--to-scheduled-sql")
+                o.toScheduledSql = argv[i + 1];
+            else if (a == "--to-ready-sql")
+                o.toReadySql = argv[i + 1];
             else
                 return usage();
         }
@@ -94,6 +101,43 @@ int main(int argc, char** argv) {
             return usage();
         int qargc = 1;
         return lq::bench::runGui(qargc, argv, o);
+    }
+    if (cmd == "formats") {
+        lq::bench::FormatOptions o;
+        o.self = argv[0];
+        for (int i = 2; i < argc; ++i) {
+            const std::string a = argv[i];
+            const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
+            if (a == "--keep") {
+                o.keep = true;
+                continue;
+            }
+            if (!v)
+                return usage();
+            ++i;
+            if (a == "--fixture")
+                o.fixture = v;
+            else if (a == "--rows")
+                o.rows = std::atol(v);
+            else if (a == "--launches")
+                o.launches = std::atoi(v);
+            else if (a == "--changes")
+                o.changes = std::atoi(v);
+            else if (a == "--dir")
+                o.dir = v;
+            else if (a == "--check")
+                o.checkFactor = std::atof(v);
+            else
+                return usage();
+        }
+        if (o.fixture.empty() || o.rows <= 0 || o.launches <= 0)
+            return usage();
+        try {
+            return lq::bench::runFormats(o);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "lqbench: %s\n", e.what());
+            return 1;
+        }
     }
     if (cmd == "remote") {
         lq::bench::RemoteOptions o;

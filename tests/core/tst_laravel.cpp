@@ -61,6 +61,7 @@ private slots:
     void recognisedAndOpeningChangesNothing();
     void countsAndQueuesMatchTheFacts();
     void samples();
+    void firstPageAndRowsTableByTable();
     void retryFailedRow();
     void releaseExpiredReservationAndUndo();
     void liveReservationAndStaleTokenRefused();
@@ -134,6 +135,44 @@ void TstLaravel::samples() {
     const auto failed = q->get("failed_jobs:1");
     QVERIFY(failed->lastError.value_or("").rfind("RuntimeException", 0) == 0);
     QVERIFY(failed->jobName.has_value());
+}
+
+// The first page and rows by rowid are read table by table (each by its own
+// rowid): the same rows, in the same order, as one scan of both tables.
+void TstLaravel::firstPageAndRowsTableByTable() {
+    QTemporaryDir dir;
+    auto q = openAtNow(copyFixture(dir, kFixture));
+    for (const bool desc : {false, true}) {
+        Sort s;
+        s.descending = desc;
+        for (const bool failedOnly : {false, true}) {
+            Filter f;
+            if (failedOnly)
+                f.states = {State::Failed};
+            const std::vector<std::int64_t> all = q->orderedRowids(f, s); // one scan
+            QVERIFY(all.size() > (failedOnly ? 1U : 3U));
+            QVERIFY(q->sortIsIndexed(f, s));
+            for (const std::int64_t n : {std::int64_t(1), std::int64_t(3), std::int64_t(1000)}) {
+                std::vector<std::int64_t> page;
+                for (const Message& m : q->list(f, s, 0, n))
+                    page.push_back(m.rowid);
+                const auto expect = std::vector<std::int64_t>(
+                    all.begin(), all.begin() + std::min<std::ptrdiff_t>(n, all.size()));
+                QCOMPARE(page, expect);
+            }
+            // Offsets past the first page take the generic path: still in order.
+            std::vector<std::int64_t> rest;
+            for (const Message& m : q->list(f, s, 2, -1))
+                rest.push_back(m.rowid);
+            QCOMPARE(rest, std::vector<std::int64_t>(all.begin() + 2, all.end()));
+            const std::vector<Message> fetched = q->fetchRowids(all);
+            QCOMPARE(fetched.size(), all.size());
+            for (std::size_t i = 0; i < all.size(); ++i) {
+                QCOMPARE(fetched[i].rowid, all[i]);
+                QCOMPARE(fetched[i].messageId, q->list(f, s, 0, -1)[i].messageId);
+            }
+        }
+    }
 }
 
 void TstLaravel::retryFailedRow() {
