@@ -349,8 +349,19 @@ public:
         return "id";
     }
 
+    // Finished jobs (most of a file) need no execution rows: they are counted
+    // from the jobs table, and the state of each unfinished job (found through
+    // the finished_at index) from its executions. The same sums as one pass
+    // over every job, in a fraction of the time.
     Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,
                   const Binds& binds) const override {
+        const std::string also = where.empty() ? " WHERE " : where + " AND ";
+        // `where` narrows by queue_name only (Queue::counts), a column of the
+        // jobs table itself: no execution row is read for finished jobs.
+        auto fin =
+            r.cached("SELECT count(*) FROM solid_queue_jobs" + also + "finished_at IS NOT NULL");
+        bindValues(*fin, binds);
+        const std::int64_t finished = fin->step() ? fin->int64(0) : 0;
         auto st = r.cached(
             "SELECT count(*), "
             "coalesce(sum(kind = 'ready' OR (kind = 'scheduled' AND (due_ns IS NULL OR due_ns "
@@ -359,17 +370,17 @@ public:
             "IS NULL OR process_row IS NULL OR heartbeat_ns <= ?2)), 0), "
             "coalesce(sum(kind = 'finished'), 0), coalesce(sum(kind = 'failed'), 0), "
             "coalesce(sum(kind = 'blocked'), 0), coalesce(sum(kind = 'inconsistent'), 0) FROM " +
-            m_source + where);
+            m_source + also + "finished_at IS NULL");
         bindValues(*st, {now, now - kAliveThreshold});
         bindValues(*st, binds, 3);
         Counts c;
         if (st->step()) {
-            c.stored = st->int64(0);
+            c.stored = st->int64(0) + finished;
             c.ready = st->int64(1);
             c.scheduled = st->int64(2);
             c.locked = st->int64(3);
             c.stuck = st->int64(4);
-            c.done = st->int64(5);
+            c.done = st->int64(5) + finished; // 0: kind is 'finished' iff finished_at is set
             c.failed = st->int64(6);
             c.extra["blocked"] = st->int64(7);
             c.unknown = st->int64(8);

@@ -10,7 +10,9 @@
  *                                        [--fail-percent P] [--work-ms M]
  *
  * Every line of the log is written with one fwrite and flushed, so it survives
- * a kill -9 of this process:
+ * a kill -9 of this process; several processes may share one log (append
+ * mode). Each line starts with the process id and the time (Unix seconds,
+ * microseconds), then:
  *   put   UUID QUEUE                     a job was pushed (after commit)
  *   run   UUID ID ATTEMPTS               the worker started the job (row ID, attempts after the pop)
  *   done  UUID ID                        handle() returned; the worker deletes the row next
@@ -39,7 +41,10 @@ use Illuminate\Queue\WorkerOptions;
 final class Log {
     private static $f;
     static function open($path) { self::$f = fopen($path, 'a'); }
-    static function line($s) { fwrite(self::$f, $s."\n"); fflush(self::$f); }
+    static function line($s) {
+        fwrite(self::$f, getmypid()." ".sprintf("%.6f", microtime(true))." ".$s."\n");
+        fflush(self::$f);
+    }
 }
 
 class StressJob implements Illuminate\Contracts\Queue\ShouldQueue {
