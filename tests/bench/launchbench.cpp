@@ -177,16 +177,26 @@ int runGuiLaunch(int argc, char** argv, const LaunchOptions& o) {
         spin([&] { return m->isIdle(); }, 10000);
         const int shown = std::max(1, v->rowAt(v->viewport()->height() - 1));
         const bool flip = !o.toScheduledSql.empty();
-        // A format's flip applies to READY and SCHEDULED jobs: the shown rows in those states.
+        // A format's flip applies to READY and SCHEDULED jobs: the shown rows
+        // in those states; if none, the newest first (Laravel lists its
+        // failed_jobs before its jobs).
         std::vector<int> flippable;
-        for (int row = 0; row < std::min(shown, 40); ++row) {
-            spin([&] { return m->rowAt(row) != nullptr && m->isIdle(); }, 10000);
-            const ui::MessageRow* mr = m->rowAt(row);
-            if (mr && (!flip || mr->msg.state == core::State::Ready ||
-                       mr->msg.state == core::State::Scheduled))
-                flippable.push_back(row);
-            if (flippable.size() >= 20)
-                break;
+        for (const bool newestFirst : {false, true}) {
+            if (newestFirst) {
+                if (!flippable.empty())
+                    break;
+                v->sortByColumn(ui::MessageModel::MessageId, Qt::DescendingOrder);
+                spin([&] { return m->isIdle() && m->rowAt(0) != nullptr; }, 30000);
+            }
+            for (int row = 0; row < std::min(shown, 40); ++row) {
+                spin([&] { return m->rowAt(row) != nullptr && m->isIdle(); }, 10000);
+                const ui::MessageRow* mr = m->rowAt(row);
+                if (mr && (!flip || mr->msg.state == core::State::Ready ||
+                           mr->msg.state == core::State::Scheduled))
+                    flippable.push_back(row);
+                if (flippable.size() >= 20)
+                    break;
+            }
         }
         for (int i = 0; i < o.changes && !flippable.empty(); ++i) {
             const int row = flippable[std::size_t(i) % flippable.size()];
@@ -218,7 +228,11 @@ int runGuiLaunch(int argc, char** argv, const LaunchOptions& o) {
                           .arg(mr->msg.rowid);
             }
             QProcess sh;
-            sh.start(QStringLiteral("sqlite3"), {QString::fromStdString(o.file), sql});
+            // Waits for a lock as a worker library does (busy timeout), so a
+            // long read of ours shows up as latency, not as a failed write.
+            sh.start(QStringLiteral("sqlite3"),
+                     {QStringLiteral("-cmd"), QStringLiteral(".timeout 10000"),
+                      QString::fromStdString(o.file), sql});
             spin([&] { return sh.state() == QProcess::NotRunning; }, 10000);
             if (sh.exitCode() != 0) {
                 std::fprintf(stderr, "lqbench: sqlite3 failed: %s\n",
