@@ -266,7 +266,7 @@ std::optional<core::Json> launchOnce(const std::string& self, const std::string&
     for (const std::string& a : extra)
         args << QString::fromStdString(a);
     p.start(QString::fromStdString(self), args);
-    if (!p.waitForFinished(120000)) {
+    if (!p.waitForFinished(600000)) {
         p.kill();
         *error = "gui-launch did not finish";
         return std::nullopt;
