@@ -221,6 +221,7 @@ public:
         m.runAt = readTime(st, 3, kMs);
         classify(m, completed, st.optInt64(1), now);
         cols.state.push_back(static_cast<std::int8_t>(m.state));
+        cols.ownStuck.push_back(m.extraState == "locked_expired" ? 1 : 0);
         cols.inTime.push_back(readTime(st, 4, kMs).value_or(none));
         const auto started = readTime(st, 5, kMs);
         const auto micros = st.optInt64(6);

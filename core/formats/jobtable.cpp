@@ -391,6 +391,7 @@ void JobTableDriver::timingRow(const Statement& st, TimeNs now, TimingColumns& c
     m.lockTime = readTime(st, 3, TimeEncoding::Text);
     classify(m, now);
     cols.state.push_back(static_cast<std::int8_t>(m.state));
+    cols.ownStuck.push_back(m.extraState == "locked_expired" ? 1 : 0);
     cols.inTime.push_back(readTime(st, 1, TimeEncoding::Text).value_or(none));
     cols.lockTime.push_back(m.lockTime.value_or(none));
     cols.doneTime.push_back(readTime(st, 4, TimeEncoding::Text).value_or(none));
