@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,7 +39,7 @@ struct FormatSettings {
     /// goqite's maxReceive: deliveries after which a message is a dead letter.
     std::int64_t maxReceive = 0;
     /// backlite's ReleaseAfter: claim age after which a task is fetched again.
-    std::int64_t releaseAfterSeconds = 0;
+    std::chrono::seconds releaseAfter{0};
 };
 
 /// Everything known about a queue file after reading its schema (read-only).

@@ -327,9 +327,9 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
     if (has("max-receive"))
         o.settings.maxReceive = parseInt(p, "max-receive", 1);
     if (has("release-after")) {
-        o.settings.releaseAfterSeconds =
-            static_cast<std::int64_t>(parseSeconds(p, "release-after"));
-        if (o.settings.releaseAfterSeconds < 1)
+        o.settings.releaseAfter =
+            std::chrono::seconds(static_cast<std::int64_t>(parseSeconds(p, "release-after")));
+        if (o.settings.releaseAfter.count() < 1)
             throw UsageError("--release-after: at least 1 second");
     }
 

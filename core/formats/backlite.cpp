@@ -32,8 +32,8 @@ class BackliteDriver final : public FormatDriver {
 public:
     BackliteDriver(const FormatInfo& fi, const std::string& path)
         : FormatDriver(fi, path)
-        , m_releaseSeconds(fi.settings.releaseAfterSeconds > 0
-                               ? fi.settings.releaseAfterSeconds
+        , m_releaseSeconds(fi.settings.releaseAfter.count() > 0
+                               ? fi.settings.releaseAfter.count()
                                : BackliteFormat::kReleaseAfterSeconds)
         , m_release(m_releaseSeconds * kNsPerSecond) {}
 
