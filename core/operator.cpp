@@ -163,9 +163,10 @@ Plan Operator::planFilter(Action a, Filter f) const {
     return p;
 }
 
-Plan Operator::planRetryExpired(std::chrono::nanoseconds threshold,
-                                std::optional<TimeNs> now) const {
+Plan Operator::planRetryExpired(std::chrono::nanoseconds threshold, std::optional<TimeNs> now,
+                                const std::string& queue) const {
     Filter f;
+    f.queue = queue;
     f.states = {State::Locked};
     f.stuckOnly = true;
     f.stuckAfterNs = threshold.count();
@@ -178,7 +179,7 @@ Plan Operator::planRetryExpired(std::chrono::nanoseconds threshold,
 }
 
 Plan Operator::planPrune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan,
-                         std::optional<TimeNs> now) const {
+                         std::optional<TimeNs> now, const std::string& queue) const {
     // The format's own pruner says what is pruned and, without
     // --older-than, from what age (Oban's Pruner, River's JobCleaner, ...).
     const TimeNs at = now ? *now : m_q.now();
@@ -202,6 +203,7 @@ Plan Operator::planPrune(bool includeFailed, std::optional<std::chrono::nanoseco
         if (r.states.empty() && r.extraStates.empty())
             continue;
         Filter f;
+        f.queue = queue;
         f.states = r.states;
         f.extraStates = r.extraStates;
         f.now = at;

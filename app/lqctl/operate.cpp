@@ -180,7 +180,7 @@ template <class Q> int cmdRetryExpiredOn(const Options& o) {
     OperatorFor<Q> op(*q, kTool);
     // The set and the cutoff are fixed here, and applied in one transaction
     // with a compare-and-swap per row, as retry_expired is atomic.
-    const core::Plan plan = op.planRetryExpired(core::secondsDuration(threshold), o.now);
+    const core::Plan plan = op.planRetryExpired(core::secondsDuration(threshold), o.now, o.queue);
     core::Report r;
     r.action = core::Action::RetryExpired;
     if (!plan.targets.empty())
@@ -223,7 +223,8 @@ template <class Q> int cmdPruneOn(const Options& o) {
     // JobCleaner).
     const core::Plan plan = op.planPrune(
         !o.keepFailed,
-        o.olderThan ? std::optional(core::secondsDuration(*o.olderThan)) : std::nullopt, o.now);
+        o.olderThan ? std::optional(core::secondsDuration(*o.olderThan)) : std::nullopt, o.now,
+        o.queue);
     const auto count = static_cast<std::int64_t>(plan.count());
     const std::string library = core::QueueFormat::of(q->info()).pruneText();
     const bool libraryRule = !library.empty() && !o.olderThan;
@@ -250,7 +251,8 @@ template <class Q> int cmdPruneOn(const Options& o) {
     }
     confirm(o,
             "Delete " + core::groupedNumber(count) + (count == 1 ? " message" : " messages") +
-                " (" + what + cutoff + ") from " + q->path() + "?",
+                " (" + what + cutoff + ") from " + q->path() +
+                (o.queue.empty() ? std::string() : ", queue " + terminalSafe(o.queue)) + "?",
             "delete " + plural(count, "message", "messages"));
 
     const core::Report r = op.run(plan);

@@ -376,6 +376,27 @@ private slots:
         QVERIFY(help.out.contains("River's JobCleaner"));
     }
 
+    /// --queue narrows the bulk commands too: prune in one named queue
+    /// deletes only that queue's finished jobs.
+    void pruneNarrowedToOneQueue() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, QStringLiteral("formats/oban-lite.sqlite3"));
+        const QByteArray finished =
+            "SELECT count(*) FROM oban_jobs WHERE state IN ('completed', 'cancelled', "
+            "'discarded')";
+        const qint64 inMailers = lq::test::sqlInt(path, finished + " AND queue = 'mailers'");
+        const qint64 elsewhere = lq::test::sqlInt(path, finished + " AND queue <> 'mailers'");
+        QVERIFY(inMailers > 0 && elsewhere > 0);
+        const QJsonObject r =
+            json({QStringLiteral("prune"), path, QStringLiteral("--yes"), QStringLiteral("--queue"),
+                  QStringLiteral("mailers"), QStringLiteral("--older-than"), QStringLiteral("0"),
+                  QStringLiteral("--now"), nowOf(QStringLiteral("oban-lite.sqlite3"))})
+                .object();
+        QCOMPARE(r.value(QStringLiteral("pruned")).toInteger(), inMailers);
+        QCOMPARE(lq::test::sqlInt(path, finished + " AND queue = 'mailers'"), qint64(0));
+        QCOMPARE(lq::test::sqlInt(path, finished + " AND queue <> 'mailers'"), elsewhere);
+    }
+
     void prometheusHasNamedQueues_data() { fixtures(); }
     void prometheusHasNamedQueues() {
         QFETCH(QString, fixture);
