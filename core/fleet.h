@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lq::core {
@@ -21,6 +22,9 @@ class QueueFormat;
 struct FleetEntry {
     std::string path;
     std::string table; ///< the queue table (multi files: which one)
+    /// A sidebar child row: one named queue of the file, whose counts are
+    /// `counts` ("" for the file itself; FleetModel makes these rows).
+    std::string queueName;
     bool skipped = false;
     std::string reason; ///< why skipped: "not a queue file: found tables users"
     ErrorKind errorKind = ErrorKind::Sqlite;
@@ -32,6 +36,9 @@ struct FleetEntry {
     std::optional<TimeNs> oldestReadyInTime; ///< backlog age = now - this
     std::int64_t fileBytes = 0;
     std::int64_t walBytes = 0;
+    /// Formats with named queues: the counts of each queue of the file, by
+    /// name (the entry's own counts are the file's total).
+    std::vector<std::pair<std::string, Counts>> queues;
 
     std::optional<TimeNs> backlogAgeNs(TimeNs now) const {
         if (!oldestReadyInTime)

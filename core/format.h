@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -32,6 +33,15 @@ enum class Format {
 /// per column say so in their own code (core/formats/).
 enum class TimeUnit { Nanoseconds, Seconds };
 
+/// Settings of a queue's library that its file does not store, which the
+/// state rules depend on (FORMATS.md §6, §7). 0: the library's default.
+struct FormatSettings {
+    /// goqite's maxReceive: deliveries after which a message is a dead letter.
+    std::int64_t maxReceive = 0;
+    /// backlite's ReleaseAfter: claim age after which a task is fetched again.
+    std::chrono::seconds releaseAfter{0};
+};
+
 /// Everything known about a queue file after reading its schema (read-only).
 struct FormatInfo {
     Format format = Format::Litequeue014;
@@ -52,6 +62,8 @@ struct FormatInfo {
     std::string readOnlyReason;
     /// Things to show the operator (legacy format: upgrade offered, ...).
     std::vector<std::string> warnings;
+    /// The unstored library settings in use (OpenOptions::settings).
+    FormatSettings settings;
 
     bool formatReadOnly() const { return !readOnlyReason.empty(); }
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "operator.h"
 
+#include "formats/queueformat.h"
 #include "json.h"
 #include "queue.h"
 
@@ -39,6 +40,14 @@ std::string filterToJson(const Filter& f) {
             states.push(stateName(s));
         j.set("states", std::move(states));
     }
+    if (!f.extraStates.empty()) {
+        Json extra = Json::array();
+        for (const auto& x : f.extraStates)
+            extra.push(x);
+        j.set("extra_states", std::move(extra));
+    }
+    if (!f.queue.empty())
+        j.set("queue", f.queue);
     if (f.stuckOnly) {
         j.set("stuck_only", true);
         j.set("stuck_after_ns", f.stuckAfterNs);
@@ -154,9 +163,10 @@ Plan Operator::planFilter(Action a, Filter f) const {
     return p;
 }
 
-Plan Operator::planRetryExpired(std::chrono::nanoseconds threshold,
-                                std::optional<TimeNs> now) const {
+Plan Operator::planRetryExpired(std::chrono::nanoseconds threshold, std::optional<TimeNs> now,
+                                const std::string& queue) const {
     Filter f;
+    f.queue = queue;
     f.states = {State::Locked};
     f.stuckOnly = true;
     f.stuckAfterNs = threshold.count();
@@ -169,15 +179,57 @@ Plan Operator::planRetryExpired(std::chrono::nanoseconds threshold,
 }
 
 Plan Operator::planPrune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan,
-                         std::optional<TimeNs> now) const {
-    Filter f;
-    f.states = {State::Done};
-    if (includeFailed)
-        f.states.push_back(State::Failed);
-    f.now = now ? *now : m_q.now();
-    if (olderThan)
-        f.doneBefore = *f.now - olderThan->count();
-    return planFilter(Action::Prune, f);
+                         std::optional<TimeNs> now, const std::string& queue) const {
+    // The format's own pruner says what is pruned and, without
+    // --older-than, from what age (Oban's Pruner, River's JobCleaner, ...).
+    const TimeNs at = now ? *now : m_q.now();
+    auto rules = QueueFormat::of(m_q.info()).pruneRules();
+    if (olderThan) {
+        // One cutoff for everything the rules cover.
+        QueueFormat::PruneRule all;
+        for (const auto& r : rules) {
+            all.states.insert(all.states.end(), r.states.begin(), r.states.end());
+            all.extraStates.insert(all.extraStates.end(), r.extraStates.begin(),
+                                   r.extraStates.end());
+        }
+        all.olderThan = olderThan;
+        rules = {std::move(all)};
+    }
+    Plan p;
+    std::string filters;
+    for (auto& r : rules) {
+        if (!includeFailed)
+            std::erase(r.states, State::Failed);
+        if (r.states.empty() && r.extraStates.empty())
+            continue;
+        Filter f;
+        f.queue = queue;
+        f.states = r.states;
+        f.extraStates = r.extraStates;
+        f.now = at;
+        if (r.olderThan)
+            f.doneBefore = at - r.olderThan->count();
+        Plan part = planFilter(Action::Prune, f);
+        if (filters.empty()) {
+            p = std::move(part);
+        } else {
+            p.targets.insert(p.targets.end(), part.targets.begin(), part.targets.end());
+            // Several horizons: the cutoff shown is the newest one.
+            if (part.cutoff && (!p.cutoff || *part.cutoff > *p.cutoff))
+                p.cutoff = part.cutoff;
+        }
+        filters += (filters.empty() ? "" : ",") + filterToJson(f);
+    }
+    if (filters.empty()) {
+        p.action = Action::Prune;
+        p.fixedAt = at;
+        p.wholeFilter = true;
+        return p;
+    }
+    // Several rules: the record keeps every filter, as a JSON array.
+    if (rules.size() > 1)
+        p.filterJson = "[" + filters + "]";
+    return p;
 }
 
 Report runRecorded(AuditLog& log, AuditEntry head,

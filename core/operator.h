@@ -103,10 +103,14 @@ public:
     /// Everything `f` matches now; `f.now` is pinned if unset.
     Plan planFilter(Action a, Filter f) const;
     /// LOCKED messages whose lock is older than the threshold, at `now`.
-    Plan planRetryExpired(std::chrono::nanoseconds threshold, std::optional<TimeNs> now = {}) const;
-    /// DONE (and FAILED unless kept) finished before now - olderThan.
+    /// `queue`: only that named queue of the file ("" every queue).
+    Plan planRetryExpired(std::chrono::nanoseconds threshold, std::optional<TimeNs> now = {},
+                          const std::string& queue = {}) const;
+    /// What the format's library prunes (QueueFormat::pruneRules()), or with
+    /// `olderThan` the same states finished before now - olderThan; FAILED
+    /// only if `includeFailed`; `queue` as for planRetryExpired().
     Plan planPrune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan,
-                   std::optional<TimeNs> now = {}) const;
+                   std::optional<TimeNs> now = {}, const std::string& queue = {}) const;
 
     // ---- runs (write; never throw once started) -------------------------
     Report run(const Plan& p, const std::atomic_bool* cancel = nullptr, Progress progress = {});

@@ -21,12 +21,17 @@ Queue::Impl::Where Queue::Impl::buildWhere(const Filter& f) const {
     Where w;
     const TimeNs t = f.now ? *f.now : now();
     std::vector<std::string> parts;
-    if (!f.states.empty()) {
+    if (!f.states.empty() || !f.extraStates.empty()) {
         std::string any;
         for (State s : f.states) {
             if (!any.empty())
                 any += " OR ";
             any += drv.stateCondition(s, w.binds, t);
+        }
+        for (const std::string& x : f.extraStates) {
+            if (!any.empty())
+                any += " OR ";
+            any += drv.extraStateCondition(x, w.binds, t);
         }
         parts.push_back("(" + any + ")");
     }

@@ -39,8 +39,11 @@ struct Counts {
 /// the Queue's clock "now" (or `now` if set), so a Filter is fixed once
 /// `now` is pinned (SPEC §3.2: "the filter is fixed at that moment").
 struct Filter {
-    std::vector<State> states; ///< empty: any state
-    bool stuckOnly = false;    ///< LOCKED with lock age > stuckAfterNs
+    std::vector<State> states; ///< empty: any state (unless extraStates is set)
+    /// The format's own states by name (QueueFormat::extraStates(), e.g.
+    /// Oban's "cancelled"), matched in addition to `states`.
+    std::vector<std::string> extraStates;
+    bool stuckOnly = false; ///< LOCKED with lock age > stuckAfterNs
     TimeNs stuckAfterNs = kDefaultStuckAfterNs;
     std::string search; ///< substring of message id, idempotency key or payload
     std::optional<std::chrono::nanoseconds> olderThan; ///< age (now - in_time) above this

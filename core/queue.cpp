@@ -106,6 +106,7 @@ std::unique_ptr<Queue> Queue::open(const std::string& path, OpenOptions opts) {
 }
 
 void Queue::Impl::publish(FormatInfo fi) {
+    fi.settings = opts.settings;
     auto s = std::make_unique<Schema>();
     s->driver = QueueFormat::of(fi).driver(fi, path);
     s->info = std::move(fi);

@@ -53,6 +53,9 @@ struct OpenOptions {
     Clock clock;              ///< default: the system clock
     int busyTimeoutMs = 5000; ///< how long to wait for a locked file
     std::string table;        ///< a multi file: which queue table
+    /// Library settings the file does not store (goqite's maxReceive,
+    /// backlite's ReleaseAfter); 0 fields take the library's default.
+    FormatSettings settings;
 };
 
 struct PutItem {

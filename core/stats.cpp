@@ -104,6 +104,7 @@ bool has(TimeNs t) {
 Counts countsFrom(const TimingColumns& c, TimeNs now, TimeNs stuckAfterNs) {
     Counts n;
     n.stored = static_cast<std::int64_t>(c.size());
+    const bool byRule = c.ownStuck.size() == c.size() && c.size() > 0;
     for (std::size_t i = 0; i < c.size(); ++i) {
         switch (static_cast<State>(c.state[i])) {
         case State::Ready:
@@ -111,7 +112,8 @@ Counts countsFrom(const TimingColumns& c, TimeNs now, TimeNs stuckAfterNs) {
             break;
         case State::Locked:
             ++n.locked;
-            if (has(c.lockTime[i]) && c.lockTime[i] < now - stuckAfterNs)
+            if (byRule ? c.ownStuck[i] != 0
+                       : has(c.lockTime[i]) && c.lockTime[i] < now - stuckAfterNs)
                 ++n.stuck;
             break;
         case State::Done:

@@ -59,6 +59,10 @@ struct TimingColumns {
     std::vector<TimeNs> lockTime;
     std::vector<TimeNs> doneTime;
     std::vector<std::int64_t> attempts; ///< jobs-lease only; empty otherwise
+    /// Formats with a stuck rule of their own (a lease, a heartbeat, the
+    /// library's rescue age): 1 where the row is past it. Empty: stuck is
+    /// LOCKED longer than the operator's threshold (litequeue).
+    std::vector<std::int8_t> ownStuck;
     static constexpr TimeNs kNoTime = INT64_MIN;
     std::size_t size() const { return inTime.size(); }
 };
@@ -78,7 +82,8 @@ struct QueueStats {
 };
 
 /// The counts of the rows in `cols` (the same numbers Queue::counts() reads,
-/// from columns already in memory).
+/// from columns already in memory). Stuck follows the format's own rule
+/// where the columns carry it (ownStuck), else `stuckAfterNs`.
 Counts countsFrom(const TimingColumns& cols, TimeNs now, TimeNs stuckAfterNs);
 
 /// Computes QueueStats from the columns at `now`.

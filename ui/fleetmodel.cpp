@@ -40,11 +40,28 @@ QIcon dot(const QColor& fill, const QColor& ring = {}) {
 }
 
 bool sameKey(const core::FleetEntry& a, const core::FleetEntry& b) {
-    return a.path == b.path && a.table == b.table;
+    return a.path == b.path && a.table == b.table && a.queueName == b.queueName;
 }
 
+// A file's total row ("" queue name) sorts before its named queues.
 bool keyLess(const core::FleetEntry& a, const core::FleetEntry& b) {
-    return a.path != b.path ? a.path < b.path : a.table < b.table;
+    if (a.path != b.path)
+        return a.path < b.path;
+    return a.table != b.table ? a.table < b.table : a.queueName < b.queueName;
+}
+
+/// The file's entry, then one child entry per named queue with its counts.
+void appendWithQueues(core::FleetEntry&& e, std::vector<core::FleetEntry>& out) {
+    auto queues = std::move(e.queues);
+    e.queues.clear();
+    for (auto& [name, counts] : queues) {
+        core::FleetEntry child = e;
+        child.queueName = name;
+        child.counts = counts;
+        child.oldestReadyInTime.reset(); // the scan reads the file's backlog only
+        out.push_back(std::move(child));
+    }
+    out.push_back(std::move(e));
 }
 
 bool sameShown(const core::FleetEntry& a, const core::FleetEntry& b) {
@@ -54,8 +71,9 @@ bool sameShown(const core::FleetEntry& a, const core::FleetEntry& b) {
            a.readOnlyReason == b.readOnlyReason && x.ready == y.ready && x.locked == y.locked &&
            x.done == y.done && x.failed == y.failed && x.stuck == y.stuck &&
            x.scheduled == y.scheduled && x.leased == y.leased && x.expired == y.expired &&
-           x.stored == y.stored && a.oldestReadyInTime == b.oldestReadyInTime &&
-           a.walBytes == b.walBytes && a.fileBytes == b.fileBytes;
+           x.stored == y.stored && x.extra == y.extra &&
+           a.oldestReadyInTime == b.oldestReadyInTime && a.walBytes == b.walBytes &&
+           a.fileBytes == b.fileBytes;
 }
 
 } // namespace
@@ -202,8 +220,9 @@ void FleetModel::startScan() {
             for (const std::string& p : paths) {
                 // A short busy timeout: a writer holding the file for long
                 // shows as busy at this scan, the next one tries again.
-                auto entries = core::scanQueueFile(p, t, stuckNs, 200);
-                std::move(entries.begin(), entries.end(), std::back_inserter(r.entries));
+                for (auto& e : core::scanQueueFile(p, t, stuckNs, 200)) {
+                    appendWithQueues(std::move(e), r.entries);
+                }
             }
             std::stable_sort(r.entries.begin(), r.entries.end(), keyLess);
             r.elapsedMs = clock.elapsed();
@@ -335,12 +354,13 @@ void FleetModel::setLiveCounts(const QString& path, const QString& table,
     emit dataChanged(index(row), index(row));
 }
 
-int FleetModel::rowOf(const QString& path, const QString& table) const {
+int FleetModel::rowOf(const QString& path, const QString& table, const QString& queueName) const {
     const std::string p = toStd(QFileInfo(path).absoluteFilePath());
     const std::string t = toStd(table);
+    const std::string qn = toStd(queueName);
     for (std::size_t i = 0; i < m_rows.size(); ++i) {
         const auto& e = m_rows[i].entry;
-        if (e.path == p && (t.empty() || e.table == t)) {
+        if (e.path == p && (t.empty() || e.table == t) && e.queueName == qn) {
             return int(i);
         }
     }
@@ -368,6 +388,10 @@ Qt::ItemFlags FleetModel::flags(const QModelIndex& index) const {
 }
 
 QString FleetModel::displayName(const Row& r) const {
+    if (!r.entry.queueName.empty()) {
+        // A named queue inside the file, under the file's total row.
+        return QStringLiteral("\u2003\u21b3 ") + fromStd(r.entry.queueName);
+    }
     QString name = QFileInfo(fromStd(r.entry.path)).fileName();
     if (r.entry.kind && r.entry.kind->multiTable()) {
         name += QStringLiteral(" \u203a ") + fromStd(r.entry.table);
@@ -408,6 +432,10 @@ QString FleetModel::toolTip(const Row& r) const {
     }
     if (e.kind && e.kind->multiTable()) {
         lines << tr("Queue table: %1").arg(fromStd(e.table));
+    }
+    if (!e.queueName.empty()) {
+        lines << tr("Named queue: %1 (its counts; the row above is the whole file)")
+                     .arg(fromStd(e.queueName));
     }
     lines << tr("Format: %1").arg(fromStd(e.format));
     const auto& c = e.counts;
@@ -503,6 +531,8 @@ QVariant FleetModel::data(const QModelIndex& index, int role) const {
             return qint64(*age);
         }
         return {};
+    case QueueNameRole:
+        return fromStd(e.queueName);
     default:
         return {};
     }

@@ -21,7 +21,9 @@ class FileWatcher;
 /// The queues the sidebar lists: files opened one by one plus every queue
 /// file of the watched folders, one row per queue (a litequeue ≤ 0.9 file
 /// gives one row per table) and one row per file that is not a queue, with
-/// the reason.
+/// the reason. A file with named queues (Solid Queue, Laravel, ...) gives
+/// its total row followed by one child row per queue name, with that
+/// queue's counts (QueueNameRole).
 ///
 /// One scan (core::scanQueueFile on every file, read-only) runs in a worker
 /// every scanInterval() and whenever a watched folder changes; scans never
@@ -47,6 +49,7 @@ public:
         HealthTextRole,              ///< QString: the reasons, one a line
         SummaryRole,                 ///< QString: the second line of the sidebar
         BacklogAgeRole,              ///< qint64 ns (invalid when nothing is READY)
+        QueueNameRole, ///< QString: a child row's named queue ("" for the file's total row)
     };
     Q_ENUM(Role)
 
@@ -93,8 +96,9 @@ public:
     /// The counts the open queue's table just showed: the sidebar says the
     /// same as the status chips, not what its last scan saw.
     void setLiveCounts(const QString& path, const QString& table, const core::Counts& counts);
-    /// Row of (path, table); an empty table matches the file's first row.
-    int rowOf(const QString& path, const QString& table = {}) const;
+    /// Row of (path, table[, named queue]); an empty table matches the
+    /// file's first row, an empty queue name its total row.
+    int rowOf(const QString& path, const QString& table = {}, const QString& queueName = {}) const;
     const core::FleetEntry* entryAt(int row) const;
     Health healthAt(int row) const;
 

@@ -10,6 +10,7 @@
 #include "ui/gettingstarted.h"
 #include "ui/messagedetailpane.h"
 #include "ui/messagespage.h"
+#include "ui/namedqueuefilter.h"
 #include "ui/openremotedialog.h"
 #include "ui/queuebanners.h"
 #include "ui/queuedocument.h"
@@ -51,11 +52,7 @@ Q_LOGGING_CATEGORY(lcWindow, "lq.ui.window")
 
 namespace lq::ui {
 
-namespace {
-
 constexpr int kMaxRecent = 10;
-
-} // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
@@ -384,7 +381,8 @@ void MainWindow::connectParts() {
     connect(m_messages->view()->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::updateActions);
 
-    // The sidebar.
+    // The sidebar; a named queue's row narrows the table once its file is open.
+    m_namedQueue = new NamedQueueFilter(m_sidebar, m_doc, m_model, this);
     connect(m_sidebar, &QueueSidebar::queueActivated, this,
             [this](const QString& path, const QString& table) {
                 openQueue(path, table);

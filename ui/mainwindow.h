@@ -27,6 +27,7 @@ class DashboardWidget;
 class FleetModel;
 class MessageDetailPane;
 class MessagesPage;
+class NamedQueueFilter;
 class QueueBanners;
 class QueueDocument;
 class QueueSidebar;
@@ -74,6 +75,8 @@ public:
     QStringList recentFiles() const { return m_recent; }
 
     MessageModel* model() const { return m_model; }
+    /// What a named queue's row in the sidebar narrowed the table to.
+    NamedQueueFilter* namedQueueFilter() const { return m_namedQueue; }
     QTableView* view() const;
     MessageDetailPane* detailPane() const;
     StatusFilterBar* filterBar() const;
@@ -156,6 +159,7 @@ private:
 
     QueueDocument* m_doc;
     MessageModel* m_model;
+    NamedQueueFilter* m_namedQueue = nullptr;
     FleetModel* m_fleet;
     QueueActionHandler* m_handler;
     QueueSidebar* m_sidebar = nullptr;

@@ -23,12 +23,11 @@ PruneDialog::PruneDialog(QWidget* parent)
     , m_keepFailed(new QCheckBox(tr("Keep FAILED messages"), this)) {
     setWindowTitle(tr("Prune finished messages"));
     auto* layout = new QVBoxLayout(this);
-    auto* intro = new QLabel(tr("Deletes DONE (and FAILED) messages from the file. The cutoff "
-                                "is fixed when you confirm: nothing that finishes later is "
-                                "deleted."),
-                             this);
-    intro->setWordWrap(true);
-    layout->addWidget(intro);
+    m_intro = new QLabel(this);
+    m_intro->setTextFormat(Qt::PlainText);
+    m_intro->setWordWrap(true);
+    layout->addWidget(m_intro);
+    setLibraryRule({});
     auto* form = new QFormLayout;
     m_amount->setRange(0, 100000);
     m_amount->setValue(24);
@@ -70,6 +69,16 @@ void PruneDialog::setOlderThanSeconds(std::optional<double> seconds) {
     const int unit = s % 86400 == 0 && s > 0 ? 2 : (s % 3600 == 0 && s > 0 ? 1 : 0);
     m_unit->setCurrentIndex(unit);
     m_amount->setValue(int(s / m_unit->currentData().toLongLong()));
+}
+
+void PruneDialog::setLibraryRule(const QString& text) {
+    const QString cutoff = tr("The cutoff is fixed when you confirm: nothing that finishes later "
+                              "is deleted.");
+    m_intro->setText(text.isEmpty()
+                         ? tr("Deletes DONE (and FAILED) messages from the file. %1").arg(cutoff)
+                         : tr("Without an age, deletes what the library's own pruner deletes: "
+                              "%1. With an age, those states finished before it. %2")
+                               .arg(text, cutoff));
 }
 
 bool PruneDialog::includeFailed() const {

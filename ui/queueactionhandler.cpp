@@ -104,6 +104,9 @@ void QueueActionHandler::createActions() {
         make("prune", tr("&Prune\u2026"), "prune", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     connect(m_prune, &QAction::triggered, this, [this] {
         PruneDialog dlg(m_parent);
+        if (m_doc->isOpen()) {
+            dlg.setLibraryRule(fromStd(m_doc->format().pruneText()));
+        }
         if (checkWritable() && dlg.exec() == QDialog::Accepted) {
             prune(dlg.olderThan(), dlg.includeFailed());
         }

@@ -119,6 +119,8 @@ void QueueSidebar::updateHeader() {
         const QModelIndex i = m_model->index(r);
         if (i.data(FleetModel::SkippedRole).toBool()) {
             ++skipped;
+        } else if (!i.data(FleetModel::QueueNameRole).toString().isEmpty()) {
+            continue; // a named queue inside a file counted already
         } else {
             ++queues;
             unhealthy += m_model->healthAt(r) != FleetModel::Healthy ? 1 : 0;
@@ -138,8 +140,8 @@ void QueueSidebar::updateHeader() {
     m_header->setText(t);
 }
 
-void QueueSidebar::setCurrent(const QString& path, const QString& table) {
-    const int row = m_model->rowOf(path, table);
+void QueueSidebar::setCurrent(const QString& path, const QString& table, const QString& queueName) {
+    const int row = m_model->rowOf(path, table, queueName);
     if (row < 0) {
         m_view->selectionModel()->clearSelection();
         return;
@@ -158,7 +160,8 @@ void QueueSidebar::onClicked(const QModelIndex& index) {
         return;
     }
     emit queueActivated(index.data(FleetModel::PathRole).toString(),
-                        index.data(FleetModel::TableRole).toString());
+                        index.data(FleetModel::TableRole).toString(),
+                        index.data(FleetModel::QueueNameRole).toString());
 }
 
 void QueueSidebar::showContextMenu(const QPoint& pos) {

@@ -20,12 +20,14 @@ public:
 
     FleetModel* model() const { return m_model; }
     QListView* view() const { return m_view; }
-    /// Marks the queue shown in the window (no signal).
-    void setCurrent(const QString& path, const QString& table);
+    /// Marks the queue shown in the window (no signal); `queueName` marks a
+    /// named queue's child row ("" the file's row).
+    void setCurrent(const QString& path, const QString& table, const QString& queueName = {});
 
 signals:
-    /// The operator picked a queue (not a skipped file).
-    void queueActivated(const QString& path, const QString& table);
+    /// The operator picked a queue (not a skipped file); `queueName` is the
+    /// named queue of a child row, "" for the file's own row.
+    void queueActivated(const QString& path, const QString& table, const QString& queueName);
     /// The operator picked a skipped file: the main area says why it is not shown.
     void skippedActivated(const QString& path, const QString& reason);
     void watchFolderRequested();

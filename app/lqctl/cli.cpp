@@ -6,6 +6,7 @@
 #include "output.h"
 
 #include <core/error.h>
+#include <core/formats/queueformat.h>
 #include <core/timefmt.h>
 #include <lqversion.h>
 
@@ -43,6 +44,8 @@ const OptionDef kOptions[] = {
     {"busy-timeout", "SECONDS", "How long to wait for a file another process has locked (default 5)."},
     {"table", "NAME", "The queue table to use in a multi-queue file."},
     {"queue", "NAME", "Only the named queue NAME inside the file (formats with named queues)."},
+    {"max-receive", "N", "goqite: the app's maxReceive, deliveries after which a message is a dead letter (not stored in the file; default 3, goqite's)."},
+    {"release-after", "SECONDS", "backlite: the app's ReleaseAfter, claim age after which a task is fetched again (not stored in the file; default 600)."},
     {"status", "S", "ready|locked|done|failed|stuck|scheduled|leased|expired; several: ready,locked."},
     {"older-than", "SECONDS", "list: age over SECONDS; prune: finished more than SECONDS ago; retry-expired: locked more than SECONDS ago."},
     {"search", "TEXT", "Only messages whose id, idempotency key or payload contains TEXT."},
@@ -67,8 +70,8 @@ const OptionDef kOptions[] = {
 };
 // clang-format on
 
-const char* const kGlobalOptions[] = {"json",         "now",   "stuck-after",
-                                      "busy-timeout", "table", "queue"};
+const char* const kGlobalOptions[] = {"json",  "now",   "stuck-after", "busy-timeout",
+                                      "table", "queue", "max-receive", "release-after"};
 
 struct CommandDef {
     const char* name;
@@ -94,7 +97,7 @@ const std::vector<CommandDef>& commands() {
         {"reschedule", "ID", 1, 1, "Lease queues: run again --delay seconds from now, if attempts still match.", {"claim", "delay"}, cmdReschedule},
         {"delete", "ID", 1, 1, "Lease queues: delete the job (finish), if attempts still match.", {"claim"}, cmdDelete},
         {"retry-expired", "", 0, 0, "Every LOCKED message locked longer than --older-than -> READY.", {"older-than"}, cmdRetryExpired},
-        {"prune", "", 0, 0, "Delete DONE (and FAILED) messages; asks first.", {"keep-failed", "older-than", "yes"}, cmdPrune},
+        {"prune", "", 0, 0, "Delete finished messages: what the format's own library prunes (see prune --help), or DONE and FAILED with --older-than; asks first.", {"keep-failed", "older-than", "yes"}, cmdPrune},
         {"vacuum", "", 0, 0, "Rebuild the file to reclaim free pages; prints the sizes.", {}, cmdVacuum},
         {"upgrade", "", 0, 0, "Migrate an older version of a format (litequeue legacy, 0.13) to the current one; asks first.", {"yes"}, cmdUpgrade},
         {"undo", "", 0, 0, "Revert an operator action recorded in the audit log, for the rows that still hold what it wrote.", {"record"}, cmdUndo},
@@ -170,6 +173,19 @@ std::string generalHelp() {
     return s;
 }
 
+/// What prune deletes by default, format by format (the formats say).
+std::string pruneHelp() {
+    std::string s = "\nWhat is pruned without --older-than:\n";
+    for (const auto* f : core::QueueFormat::recognisers()) {
+        const std::string text = f->pruneText();
+        if (!text.empty())
+            s += std::string("  ") + f->id() + ": " + text + ".\n";
+    }
+    s += "  other formats: DONE and FAILED messages, at any age.\n"
+         "With --older-than SECONDS: the same states, finished more than SECONDS ago.\n";
+    return s;
+}
+
 /// `lqctl COMMAND --help`; without `withGlobals`, one entry of --help-all.
 std::string commandHelp(const CommandDef& c, bool withGlobals = true) {
     const std::string usage = std::string("lqctl ") + c.name +
@@ -190,6 +206,8 @@ std::string commandHelp(const CommandDef& c, bool withGlobals = true) {
         for (const char* o : c.options)
             s += optionLine(optionDef(o));
     }
+    if (std::strcmp(c.name, "prune") == 0)
+        s += pruneHelp();
     s += "\nGlobal options:\n";
     for (const char* g : kGlobalOptions)
         s += optionLine(optionDef(g));
@@ -306,6 +324,14 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
         o.table = p.value(QStringLiteral("table")).toStdString();
     if (has("queue"))
         o.queue = p.value(QStringLiteral("queue")).toStdString();
+    if (has("max-receive"))
+        o.settings.maxReceive = parseInt(p, "max-receive", 1);
+    if (has("release-after")) {
+        o.settings.releaseAfter =
+            std::chrono::seconds(static_cast<std::int64_t>(parseSeconds(p, "release-after")));
+        if (o.settings.releaseAfter.count() < 1)
+            throw UsageError("--release-after: at least 1 second");
+    }
 
     const auto allowed = [&](const char* n) {
         return std::any_of(cmd.options.begin(), cmd.options.end(),

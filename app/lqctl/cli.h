@@ -6,6 +6,7 @@
 // lq::core::Error.
 
 #include <core/clock.h>
+#include <core/format.h>
 #include <core/message.h>
 
 #include <cstdint>
@@ -54,6 +55,8 @@ struct Options {
     int busyTimeoutMs = 5000;
     std::string table;
     std::string queue; ///< --queue: one named queue of the file
+    /// --max-receive, --release-after: library settings the file does not store.
+    core::FormatSettings settings;
 
     // list / prune / retry-expired
     std::vector<core::State> states;

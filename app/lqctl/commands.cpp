@@ -81,6 +81,8 @@ core::Filter filterFrom(const Options& o) {
     return f;
 }
 
+std::string relativeTime(const std::optional<TimeNs>& t, TimeNs now);
+
 std::string instantText(const std::optional<TimeNs>& t) {
     if (!t)
         return "-";
@@ -89,23 +91,42 @@ std::string instantText(const std::optional<TimeNs>& t) {
 
 void printMessagePlain(const Message& m, const core::FormatInfo& info, TimeNs now) {
     Table t({"field", "value"});
+    const auto text = [](const std::optional<std::string>& v) {
+        return v ? terminalSafe(*v) : std::string("-");
+    };
     t.addRow({"message_id", terminalSafe(m.messageId)});
-    t.addRow({"status", statusText(m)});
+    t.addRow({"status", statusLabel(m)});
+    if (!m.statusText.empty())
+        t.addRow({"stored status", terminalSafe(m.statusText)});
+    if (m.queueName)
+        t.addRow({"queue", text(m.queueName)});
+    if (m.jobName)
+        t.addRow({"job", text(m.jobName)});
+    if (m.priority)
+        t.addRow({"priority", num(*m.priority)});
     if (info.hasClaimId)
         t.addRow({"claim_id", num(m.claimId)});
     t.addRow({"token", num(m.token) + "  (" + tokenLabel(info) + ")"});
-    if (info.hasIdempotencyKey) {
-        t.addRow({"idempotency_key",
-                  m.idempotencyKey ? terminalSafe(*m.idempotencyKey) : std::string("-")});
-    }
+    if (m.tokenText && isPlainText(*m.tokenText))
+        t.addRow({"token text", text(m.tokenText)});
+    if (info.hasIdempotencyKey)
+        t.addRow({"idempotency_key", text(m.idempotencyKey)});
     t.addRow({"in_time", instantText(m.inTime)});
     t.addRow({"lock_time", instantText(m.lockTime)});
     t.addRow({"done_time", instantText(m.doneTime)});
     if (core::QueueFormat::of(info).hasSchedule()) {
         t.addRow({"run_at", instantText(m.runAt)});
         t.addRow({"locked_until", instantText(m.lockedUntil)});
-        t.addRow({"attempts", num(m.attempts)});
+        t.addRow({"attempts", m.maxAttempts ? num(m.attempts) + " of " + num(*m.maxAttempts)
+                                            : num(m.attempts)});
+    } else if (m.maxAttempts) {
+        t.addRow({"attempts", num(m.attempts) + " of " + num(*m.maxAttempts)});
     }
+    if (m.scheduledAt)
+        t.addRow({"scheduled", instantText(m.scheduledAt)});
+    if (m.leaseExpiry)
+        t.addRow(
+            {"lease expiry", instantText(m.leaseExpiry) + "  " + relativeTime(m.leaseExpiry, now)});
     t.addRow({"wait", durationOrDash(m.waitNs())});
     t.addRow({"processing", durationOrDash(m.processingNs())});
     t.addRow({"age", durationOrDash(m.ageNs(now))});
@@ -113,33 +134,62 @@ void printMessagePlain(const Message& m, const core::FormatInfo& info, TimeNs no
     // Drop the header row: a key/value listing needs none.
     r.erase(0, r.find('\n') + 1);
     out(r);
+    if (m.lastError) {
+        // An error and its backtrace keep their lines.
+        out("error:\n");
+        out(terminalSafe(*m.lastError, std::string_view::npos, true));
+        out("\n");
+    }
     std::string kind =
         m.dataIsBlob ? "BLOB" : (core::isValidUtf8(m.data) ? "text" : "invalid UTF-8");
     out("data (" + plural(static_cast<std::int64_t>(m.data.size()), "byte", "bytes") + ", " + kind +
         "):\n");
+    if (m.dataNote)
+        out("note: " + terminalSafe(*m.dataNote) + "\n");
     out(terminalSafe(m.data, std::string_view::npos, true));
     out("\n");
 }
 
+/// The format's own stuck rule decides "stuck" (it has a locked_expired
+/// state), not the --stuck-after threshold.
+bool ownStuckRule(const core::QueueFormat& format) {
+    const auto xs = format.extraStates();
+    return std::any_of(xs.begin(), xs.end(),
+                       [](const auto& x) { return x.name == "locked_expired"; });
+}
+
 std::string countsLine(const core::Counts& c, const core::FormatInfo& info,
                        double stuckAfterSeconds) {
-    if (!core::QueueFormat::of(info).keepsHistory()) {
+    const core::QueueFormat& format = core::QueueFormat::of(info);
+    const std::string stuckRule = ownStuckRule(format) ? std::string("by the library's own rule")
+                                                       : "> " + secondsText(stuckAfterSeconds);
+    if (!format.keepsHistory()) {
         // Derived states (SPEC §3.3); finished jobs are deleted, so no history.
         std::string s = num(c.ready) + " ready, " + num(c.scheduled) + " scheduled, " +
-                        num(c.leased) + " leased, " + num(c.expired) + " expired (lease lapsed)";
-        const auto states = core::QueueFormat::of(info).states();
+                        num(c.leased) + " leased, " + num(c.expired) + " expired (lease lapsed";
+        if (c.stuck > 0)
+            s += ": " + num(c.stuck) + " stuck " + stuckRule;
+        s += ")";
+        const auto states = format.states();
         if (std::find(states.begin(), states.end(), core::State::Failed) != states.end())
             s += ", " + num(c.failed) + " failed";
-        for (const auto& [name, n] : c.extra)
-            s += ", " + num(n) + " " + name;
+        for (const auto& [name, n] : c.extra) {
+            if (name != "locked_expired") // the stuck ones, said above
+                s += ", " + num(n) + " " + name;
+        }
         return s + "; " + num(c.stored) + " stored";
     }
     std::string s = num(c.ready) + " ready, " + num(c.locked) + " locked";
     if (c.stuck > 0)
-        s += " (" + num(c.stuck) + " stuck > " + secondsText(stuckAfterSeconds) + ")";
+        s += " (" + num(c.stuck) + " stuck " + stuckRule + ")";
     s += ", " + num(c.done) + " done, " + num(c.failed) + " failed";
     if (c.unknown > 0)
         s += ", " + num(c.unknown) + " unknown";
+    for (const auto& x : format.extraStates()) {
+        const auto it = c.extra.find(x.name);
+        if (x.within.empty() && it != c.extra.end() && it->second > 0)
+            s += ", " + num(it->second) + " " + x.name;
+    }
     s += "; " + num(c.stored) + " stored";
     return s;
 }
@@ -191,6 +241,22 @@ Json fleetEntryJson(const core::FleetEntry& e, TimeNs now) {
         j.set("leased", c.leased);
         j.set("expired", c.expired);
     }
+    if (e.kind && e.kind->namedQueues()) {
+        // Each named queue of the file, with its counts.
+        Json queues = Json::array();
+        for (const auto& [name, qc] : e.queues) {
+            Json qj = Json::object();
+            qj.set("name", name);
+            qj.set("ready", qc.ready);
+            qj.set("locked", qc.locked);
+            qj.set("stuck", qc.stuck);
+            qj.set("done", qc.done);
+            qj.set("failed", qc.failed);
+            qj.set("stored", qc.stored);
+            queues.push(std::move(qj));
+        }
+        j.set("queues", std::move(queues));
+    }
     j.set("maxsize", e.maxsize);
     j.set("backlog_age_ns", e.backlogAgeNs(now));
     j.set("file_bytes", e.fileBytes);
@@ -216,6 +282,7 @@ core::OpenOptions openOptions(const Options& o, bool write) {
     opts.clock = o.now ? core::fixedClock(*o.now) : core::systemClock();
     opts.busyTimeoutMs = o.busyTimeoutMs;
     opts.table = o.table;
+    opts.settings = o.settings;
     return opts;
 }
 
@@ -261,6 +328,35 @@ template <class Q> int cmdInfoOn(const Options& o) {
         j.set("wal_size", walSize);
         j.set("counts", countsJson(c, info));
         j.set("stuck", c.stuck);
+        // The format's own states, with their counts, and its named queues.
+        const core::QueueFormat& format = core::QueueFormat::of(info);
+        Json extra = Json::array();
+        for (const auto& x : format.extraStates()) {
+            Json e = Json::object();
+            e.set("name", x.name);
+            Json within = Json::array();
+            for (const auto s : x.within)
+                within.push(core::stateName(s));
+            e.set("within", std::move(within));
+            e.set("description", x.description);
+            const auto n = c.extra.find(x.name);
+            e.set("count", n == c.extra.end() ? std::int64_t(0) : n->second);
+            extra.push(std::move(e));
+        }
+        j.set("extra_states", std::move(extra));
+        j.set("named_queues", format.namedQueues());
+        Json queues = Json::array();
+        if (format.namedQueues()) {
+            for (const auto& name : q->queueNames()) {
+                if (!o.queue.empty() && name != o.queue)
+                    continue;
+                Json qj = Json::object();
+                qj.set("name", name);
+                qj.set("counts", countsJson(q->counts(name, o.stuckAfterNs()), info));
+                queues.push(std::move(qj));
+            }
+        }
+        j.set("queues", std::move(queues));
         printJson(j);
         return ExitOk;
     }
@@ -290,6 +386,13 @@ template <class Q> int cmdInfoOn(const Options& o) {
     t.addRow({"file size", core::humanBytes(fileSize) + " (" + num(fileSize) + " bytes)"});
     t.addRow({"WAL size", core::humanBytes(walSize) + " (" + num(walSize) + " bytes)"});
     t.addRow({"messages", countsLine(c, info, o.stuckAfterSeconds)});
+    if (core::QueueFormat::of(info).namedQueues()) {
+        const auto names = q->queueNames();
+        std::string list;
+        for (const auto& name : names)
+            list += (list.empty() ? "" : ", ") + terminalSafe(name, 40);
+        t.addRow({"queues", names.empty() ? std::string("-") : list});
+    }
     if (const std::string notice = core::QueueFormat::of(info).notice(info); !notice.empty())
         t.addRow({"note", terminalSafe(notice)});
     for (const auto& w : info.warnings)
@@ -312,8 +415,17 @@ template <class Q> int cmdStatsOn(const Options& o) {
     inQueue.queue = o.queue;
     const auto st = q->stats(inQueue);
     if (o.prometheus) {
-        out(prometheusText(absolutePath(q->path()), info, c, st, o.stuckAfterSeconds, q->fileSize(),
-                           q->walSize(), q->now()));
+        PromQueue pq;
+        pq.path = absolutePath(q->path());
+        pq.info = info;
+        pq.counts = c;
+        pq.stats = st;
+        pq.fileSize = q->fileSize();
+        pq.walSize = q->walSize();
+        pq.namedQueues = namedQueueCounts(*q, o.stuckAfterNs());
+        if (!o.queue.empty())
+            std::erase_if(pq.namedQueues, [&](const auto& nq) { return nq.first != o.queue; });
+        out(prometheusText({pq}, o.stuckAfterSeconds, q->now(), false));
         return ExitOk;
     }
     if (o.json) {
@@ -398,6 +510,9 @@ template <class Q> int cmdListOn(const Options& o) {
         if (jobs) {
             header.insert(header.end(), {"run_at", "locked_until", "attempts"});
         }
+        const bool named = core::QueueFormat::of(info).namedQueues();
+        if (named)
+            header.insert(header.end(), {"queue", "job"});
         out(csvRecord(header));
         forEachMessage([&](const Message& m) {
             std::vector<std::string> row = {m.messageId,
@@ -416,12 +531,16 @@ template <class Q> int cmdListOn(const Options& o) {
                 row.insert(row.end(),
                            {optionalInt(m.runAt), optionalInt(m.lockedUntil), num(m.attempts)});
             }
+            if (named)
+                row.insert(row.end(), {m.queueName.value_or(std::string()),
+                                       m.jobName.value_or(std::string())});
             out(csvRecord(row));
         });
         return ExitOk;
     }
 
     const bool jobs = core::QueueFormat::of(info).hasSchedule();
+    const bool named = core::QueueFormat::of(info).namedQueues();
     std::vector<std::string> header;
     std::vector<bool> right;
     if (jobs) {
@@ -431,30 +550,55 @@ template <class Q> int cmdListOn(const Options& o) {
         header = {"MESSAGE ID", "STATUS", "CLAIM", "AGE", "WAIT", "PROCESSING"};
         right = {false, false, true, true, true, true};
     }
-    if (info.hasIdempotencyKey) {
-        header.emplace_back("KEY");
-        right.push_back(false);
-    }
-    header.emplace_back("DATA");
-    Table t(header, right);
+    // Queue and job columns where the format has them: queue for a format
+    // with named queues, job when any listed message has a job name.
+    const std::size_t queueCol = header.size();
+    bool anyJob = false;
+    std::vector<std::vector<std::string>> rows;
     forEachMessage([&](const Message& m) {
         std::vector<std::string> row;
         if (jobs) {
-            row = {terminalSafe(m.messageId, 40), statusText(m), num(m.attempts),
+            row = {terminalSafe(m.messageId, 40), statusLabel(m),
+                   m.maxAttempts ? num(m.attempts) + "/" + num(*m.maxAttempts) : num(m.attempts),
                    relativeTime(m.runAt, now), relativeTime(m.lockedUntil, now)};
         } else {
             row = {terminalSafe(m.messageId, 40),
-                   statusText(m),
+                   statusLabel(m),
                    num(m.token),
                    durationOrDash(m.ageNs(now)),
                    durationOrDash(m.waitNs()),
                    durationOrDash(m.processingNs())};
         }
+        row.push_back(m.queueName ? terminalSafe(*m.queueName, 24) : "-");
+        row.push_back(m.jobName ? terminalSafe(*m.jobName, 32) : "-");
+        anyJob = anyJob || m.jobName.has_value();
         if (info.hasIdempotencyKey)
             row.push_back(m.idempotencyKey ? terminalSafe(*m.idempotencyKey, 24) : "-");
         row.push_back(terminalSafe(m.data, 48));
-        t.addRow(std::move(row));
+        rows.push_back(std::move(row));
     });
+    header.emplace_back("QUEUE");
+    header.emplace_back("JOB");
+    right.insert(right.end(), {false, false});
+    if (info.hasIdempotencyKey) {
+        header.emplace_back("KEY");
+        right.push_back(false);
+    }
+    header.emplace_back("DATA");
+    // Drop the columns this format does not have (job first: it is after queue).
+    const auto drop = [&](std::size_t col) {
+        header.erase(header.begin() + static_cast<std::ptrdiff_t>(col));
+        right.erase(right.begin() + static_cast<std::ptrdiff_t>(col));
+        for (auto& row : rows)
+            row.erase(row.begin() + static_cast<std::ptrdiff_t>(col));
+    };
+    if (!anyJob)
+        drop(queueCol + 1);
+    if (!named)
+        drop(queueCol);
+    Table t(header, right);
+    for (auto& row : rows)
+        t.addRow(std::move(row));
     if (t.rowCount() == 0) {
         err("no messages match\n");
         return ExitOk;
@@ -513,6 +657,7 @@ int cmdFleet(const Options& o) {
                 p.stats = q->stats();
                 p.fileSize = q->fileSize();
                 p.walSize = q->walSize();
+                p.namedQueues = namedQueueCounts(*q, o.stuckAfterNs());
                 pq.push_back(std::move(p));
             } catch (const core::Error& ex) {
                 // Changed between the scan and now: report it, keep the rest.
@@ -548,6 +693,11 @@ int cmdFleet(const Options& o) {
                   e->format + (e->readOnlyReason.empty() ? "" : " (read-only)"), num(c.ready),
                   num(c.locked), num(c.stuck), num(c.done), num(c.failed),
                   durationOrDash(e->backlogAgeNs(now)), core::humanBytes(e->walBytes)});
+        // Its named queues, one line each under the file.
+        for (const auto& [name, qc] : e->queues) {
+            t.addRow({"  queue " + terminalSafe(name, 40), "", "", num(qc.ready), num(qc.locked),
+                      num(qc.stuck), num(qc.done), num(qc.failed), "", ""});
+        }
     }
     std::string text = t.render();
     if (!skipped.empty()) {

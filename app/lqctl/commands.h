@@ -6,6 +6,7 @@
 
 #include "cli.h"
 
+#include <core/formats/queueformat.h>
 #include <core/json.h>
 #include <core/operator.h>
 #include <core/queue.h>
@@ -13,6 +14,8 @@
 
 #include <memory>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace lq::ctl {
 
@@ -62,6 +65,19 @@ template <class Q> std::unique_ptr<Q> openAs(const Options& o, bool write) {
 template <class Q>
 using OperatorFor = std::conditional_t<std::is_same_v<Q, core::Queue>, core::Operator,
                                        core::remote::RemoteOperator>;
+
+/// Each named queue of the file with its counts (empty for a format without
+/// named queues): the per-queue series of the Prometheus output.
+template <class Q>
+std::vector<std::pair<std::string, core::Counts>> namedQueueCounts(Q& q,
+                                                                   core::TimeNs stuckAfterNs) {
+    std::vector<std::pair<std::string, core::Counts>> r;
+    if (!core::QueueFormat::of(q.info()).namedQueues())
+        return r;
+    for (const auto& name : q.queueNames())
+        r.emplace_back(name, q.counts(name, stuckAfterNs));
+    return r;
+}
 
 /// The OpenOptions the global options describe.
 core::OpenOptions openOptions(const Options& o, bool write);

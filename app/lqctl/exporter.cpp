@@ -9,6 +9,8 @@
 #include "commands.h"
 #include "output.h"
 
+#include <core/formats/queueformat.h>
+
 #include <core/fleet.h>
 
 #include <CivetServer.h>
@@ -256,9 +258,11 @@ private:
             one.now.reset();
             one.busyTimeoutMs = std::min(m_opts.busyTimeoutMs, 1000);
             auto q = openQueue(one, false);
-            std::vector<std::string> tables = q->info().queueTables;
-            if (tables.size() <= 1)
-                tables = {q->info().table};
+            // One series per queue table of a multi-table file; a format
+            // that keeps one queue in several tables (backlite) is one queue.
+            std::vector<std::string> tables = {q->info().table};
+            if (core::QueueFormat::of(q->info()).multiTable())
+                tables = q->info().queueTables;
             for (const auto& t : tables) {
                 std::unique_ptr<core::Queue> tq;
                 if (t != q->info().table) {
@@ -273,6 +277,7 @@ private:
                 pq.stats = qq.stats();
                 pq.fileSize = qq.fileSize();
                 pq.walSize = qq.walSize();
+                pq.namedQueues = namedQueueCounts(qq, m_opts.stuckAfterNs());
                 e.queues.push_back(std::move(pq));
             }
             e.up = true;

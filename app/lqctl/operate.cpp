@@ -81,6 +81,13 @@ void printNotes(const core::Report& r) {
             out("  " + terminalSafe(a.after.messageId) + ": " + terminalSafe(a.note) + "\n");
 }
 
+/// Refuses an action the format does not offer, with the format's reason.
+void requireOffered(const core::FormatInfo& info, core::Action a) {
+    const core::QueueFormat& format = core::QueueFormat::of(info);
+    if (const std::string why = format.whyNot(a, info); !why.empty())
+        throw Refused(why + " (this is " + format.id() + "); nothing was changed");
+}
+
 /// The single-message actions. The format says which it offers and what
 /// "retry" means (a lease queue releases: run now).
 template <class Q> int singleActionOn(const Options& o, core::Action a, const char* verb) {
@@ -89,8 +96,7 @@ template <class Q> int singleActionOn(const Options& o, core::Action a, const ch
     const core::QueueFormat& format = core::QueueFormat::of(q->info());
     if (a == core::Action::Retry)
         a = format.retryAction();
-    if (const std::string why = format.whyNot(a, q->info()); !why.empty())
-        throw Refused(why + " (this is " + format.id() + "); nothing was changed");
+    requireOffered(q->info(), a);
     if (a == core::Action::Reschedule && !o.delay)
         throw UsageError("reschedule: --delay SECONDS is required");
     std::int64_t token = 0;
@@ -169,11 +175,12 @@ template <class Q> int cmdRetryExpiredOn(const Options& o) {
         throw UsageError("retry-expired needs --older-than SECONDS (the lock age that counts as "
                          "expired)");
     auto q = openAs<Q>(o, true);
+    requireOffered(q->info(), core::Action::RetryExpired);
     const double threshold = *o.olderThan;
     OperatorFor<Q> op(*q, kTool);
     // The set and the cutoff are fixed here, and applied in one transaction
     // with a compare-and-swap per row, as retry_expired is atomic.
-    const core::Plan plan = op.planRetryExpired(core::secondsDuration(threshold), o.now);
+    const core::Plan plan = op.planRetryExpired(core::secondsDuration(threshold), o.now, o.queue);
     core::Report r;
     r.action = core::Action::RetryExpired;
     if (!plan.targets.empty())
@@ -208,16 +215,25 @@ int cmdRetryExpired(const Options& o) {
 
 template <class Q> int cmdPruneOn(const Options& o) {
     auto q = openAs<Q>(o, true);
+    requireOffered(q->info(), core::Action::Prune);
     OperatorFor<Q> op(*q, kTool);
     // The cutoff and the set are fixed here: what finishes while the operator
-    // reads the question is not deleted.
+    // reads the question is not deleted. Without --older-than, the format's
+    // own pruner says what and from what age (Oban's Pruner, River's
+    // JobCleaner).
     const core::Plan plan = op.planPrune(
         !o.keepFailed,
-        o.olderThan ? std::optional(core::secondsDuration(*o.olderThan)) : std::nullopt, o.now);
+        o.olderThan ? std::optional(core::secondsDuration(*o.olderThan)) : std::nullopt, o.now,
+        o.queue);
     const auto count = static_cast<std::int64_t>(plan.count());
-    const std::string what = o.keepFailed ? "DONE" : "DONE and FAILED";
-    const std::string cutoff =
-        plan.cutoff ? " finished before " + core::isoUtc(*plan.cutoff) : std::string();
+    const std::string library = core::QueueFormat::of(q->info()).pruneText();
+    const bool libraryRule = !library.empty() && !o.olderThan;
+    std::string what = o.keepFailed ? "DONE" : "DONE and FAILED";
+    if (libraryRule)
+        what = library + (o.keepFailed ? ", keeping FAILED" : "");
+    const std::string cutoff = plan.cutoff && !libraryRule
+                                   ? " finished before " + core::isoUtc(*plan.cutoff)
+                                   : std::string();
 
     if (count == 0) {
         if (o.json) {
@@ -228,13 +244,15 @@ template <class Q> int cmdPruneOn(const Options& o) {
             j.set("cutoff_ns", plan.cutoff);
             printJson(j);
         } else {
-            out("nothing to prune: no " + what + " messages" + cutoff + "\n");
+            out("nothing to prune: no " + (libraryRule ? what : what + " messages" + cutoff) +
+                "\n");
         }
         return ExitOk;
     }
     confirm(o,
             "Delete " + core::groupedNumber(count) + (count == 1 ? " message" : " messages") +
-                " (" + what + cutoff + ") from " + q->path() + "?",
+                " (" + what + cutoff + ") from " + q->path() +
+                (o.queue.empty() ? std::string() : ", queue " + terminalSafe(o.queue)) + "?",
             "delete " + plural(count, "message", "messages"));
 
     const core::Report r = op.run(plan);

@@ -23,9 +23,23 @@ void err(std::string_view s) {
 }
 
 std::string statusText(const core::Message& m) {
-    if (m.state == core::State::Unknown)
+    if (m.state == core::State::Unknown) {
+        // A state of the format's own (Oban's retryable, Solid Queue's
+        // blocked): its name, not UNKNOWN.
+        if (!m.extraState.empty())
+            return terminalSafe(m.extraState, 40);
+        if (!m.statusText.empty())
+            return "UNKNOWN(" + terminalSafe(m.statusText, 40) + ")";
         return "UNKNOWN(" + std::to_string(m.rawStatus) + ")";
+    }
     return core::stateName(m.state);
+}
+
+std::string statusLabel(const core::Message& m) {
+    std::string s = statusText(m);
+    if (m.state != core::State::Unknown && !m.extraState.empty())
+        s += " (" + terminalSafe(m.extraState, 40) + ")";
+    return s;
 }
 
 namespace {
@@ -57,7 +71,38 @@ Json messageJson(const core::Message& m, TimeNs now, core::Format format) {
         o.set("locked_until", optTime(m.lockedUntil));
         o.set("attempts", m.attempts);
     }
+    // The fields of the formats beyond litequeue, where the message has them.
+    if (!m.extraState.empty())
+        o.set("extra_state", m.extraState);
+    if (!m.statusText.empty())
+        o.set("stored_status", m.statusText);
+    const auto optText = [&](const char* key, const std::optional<std::string>& v) {
+        if (v)
+            o.set(key, *v);
+    };
+    const auto optInt = [&](const char* key, const std::optional<std::int64_t>& v) {
+        if (v)
+            o.set(key, *v);
+    };
+    optText("queue", m.queueName);
+    optText("job", m.jobName);
+    optInt("priority", m.priority);
+    optInt("max_attempts", m.maxAttempts);
+    optText("error", m.lastError);
+    if (m.tokenText && isPlainText(*m.tokenText))
+        o.set("token_text", *m.tokenText);
+    if (m.scheduledAt)
+        o.set("scheduled_at", *m.scheduledAt);
+    if (m.leaseExpiry)
+        o.set("lease_expiry", *m.leaseExpiry);
+    optText("data_note", m.dataNote);
     return o;
+}
+
+bool isPlainText(std::string_view s) {
+    return core::isValidUtf8(s) && std::none_of(s.begin(), s.end(), [](char c) {
+               return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+           });
 }
 
 std::string base64(std::string_view bytes) {
@@ -238,6 +283,12 @@ Json countsJson(const core::Counts& c, const core::FormatInfo& info) {
     o.set("stored", c.stored);
     if (c.unknown > 0)
         o.set("unknown", c.unknown);
+    if (!c.extra.empty()) {
+        Json extra = Json::object();
+        for (const auto& [name, n] : c.extra)
+            extra.set(name, n);
+        o.set("extra", std::move(extra));
+    }
     if (core::QueueFormat::of(info).hasSchedule()) {
         o.set("scheduled", c.scheduled);
         o.set("leased", c.leased);
@@ -393,6 +444,11 @@ std::string prometheusText(const std::vector<PromQueue>& queues, double stuckAft
             w.sample("lq_messages", b, {{"status", "scheduled"}}, n(c.scheduled));
             w.sample("lq_messages", b, {{"status", "leased"}}, n(c.leased));
             w.sample("lq_messages", b, {{"status", "expired"}}, n(c.expired));
+            // Formats that keep history have finished jobs too.
+            if (core::QueueFormat::of(q.info).keepsHistory()) {
+                w.sample("lq_messages", b, {{"status", "done"}}, n(c.done));
+                w.sample("lq_messages", b, {{"status", "failed"}}, n(c.failed));
+            }
         } else {
             w.sample("lq_messages", b, {{"status", "ready"}}, n(c.ready));
             w.sample("lq_messages", b, {{"status", "locked"}}, n(c.locked));
@@ -401,7 +457,48 @@ std::string prometheusText(const std::vector<PromQueue>& queues, double stuckAft
             if (c.unknown > 0)
                 w.sample("lq_messages", b, {{"status", "unknown"}}, n(c.unknown));
         }
+        // The format's own states outside the canonical ones (Oban's
+        // retryable, Solid Queue's blocked), by name.
+        for (const auto& x : core::QueueFormat::of(q.info).extraStates()) {
+            if (!x.within.empty())
+                continue;
+            const auto it = c.extra.find(x.name);
+            w.sample("lq_messages", b, {{"status", x.name}},
+                     n(it == c.extra.end() ? 0 : it->second));
+        }
     });
+
+    if (std::any_of(queues.begin(), queues.end(),
+                    [](const PromQueue& q) { return !q.namedQueues.empty(); })) {
+        w.family("lq_named_queue_messages", "gauge",
+                 "Messages of one named queue inside the file (queue_name) by status.");
+        each([&](const PromQueue& q, const std::string& b) {
+            const core::QueueFormat& format = core::QueueFormat::of(q.info);
+            for (const auto& [name, c] : q.namedQueues) {
+                const std::pair<const char*, std::int64_t> states[] = {
+                    {"ready", c.ready}, {"scheduled", c.scheduled}, {"locked", c.locked},
+                    {"done", c.done},   {"failed", c.failed},
+                };
+                for (const auto& [status, v] : states)
+                    w.sample("lq_named_queue_messages", b,
+                             {{"queue_name", name}, {"status", status}}, n(v));
+                for (const auto& x : format.extraStates()) {
+                    if (!x.within.empty())
+                        continue;
+                    const auto it = c.extra.find(x.name);
+                    w.sample("lq_named_queue_messages", b,
+                             {{"queue_name", name}, {"status", x.name}},
+                             n(it == c.extra.end() ? 0 : it->second));
+                }
+            }
+        });
+        w.family("lq_named_queue_stuck_messages", "gauge",
+                 "Stuck messages of one named queue inside the file (queue_name).");
+        each([&](const PromQueue& q, const std::string& b) {
+            for (const auto& [name, c] : q.namedQueues)
+                w.sample("lq_named_queue_stuck_messages", b, {{"queue_name", name}}, n(c.stuck));
+        });
+    }
 
     w.family("lq_stored_messages", "gauge", "Rows stored in the queue file, in any status.");
     each([&](const PromQueue& q, const std::string& b) {

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace lq::ctl {
@@ -27,12 +28,22 @@ void err(std::string_view s);
 /// status, claim_id, token, idempotency_key, data, in_time, lock_time,
 /// done_time, wait_ns, processing_ns, age_ns. `data` is text (invalid UTF-8
 /// replaced by U+FFFD); when it is not exact text, `data_base64` holds the
-/// stored bytes. Formats with a schedule add run_at, locked_until and attempts.
+/// stored bytes. Formats with a schedule add run_at, locked_until and attempts;
+/// the fields a format has beyond litequeue follow where the message has
+/// them: extra_state, stored_status, queue, job, priority, max_attempts,
+/// error, token_text, scheduled_at, lease_expiry, data_note.
 core::Json messageJson(const core::Message& m, core::TimeNs now, core::Format format);
-/// "READY", ..., "UNKNOWN(7)".
+/// "READY", ..., the format's own state ("retryable", "blocked") or
+/// "UNKNOWN(7)" / "UNKNOWN(weird)". Terminal-safe.
 std::string statusText(const core::Message& m);
+/// statusText(), plus the format's own state where it refines a canonical
+/// one: "FAILED (dead_letter)", "LOCKED (locked_expired)".
+std::string statusLabel(const core::Message& m);
 
 std::string base64(std::string_view bytes);
+/// Valid UTF-8 without control characters: a stored value worth showing
+/// as it is (a text claim token, not a format's internal record).
+bool isPlainText(std::string_view s);
 /// Text that is safe on a terminal: valid UTF-8, control characters escaped
 /// (\n, \t, \x1b), cut to `maxChars` code points with "…". `keepLayout`
 /// passes newlines and tabs through (for a payload shown on its own).
@@ -84,6 +95,9 @@ struct PromQueue {
     core::QueueStats stats;
     std::int64_t fileSize = 0;
     std::int64_t walSize = 0;
+    /// Formats with named queues: each queue's counts, by name; exported
+    /// with a queue_name label (queue is the file's path).
+    std::vector<std::pair<std::string, core::Counts>> namedQueues;
 };
 /// Several queues in one exposition (`lqctl fleet --prometheus`): one
 /// HELP/TYPE per family, then the family's samples for every queue, each

@@ -18,7 +18,6 @@ namespace lq::core {
 namespace {
 
 constexpr TimeEncoding kMs = TimeEncoding::Ms;
-constexpr TimeNs kRelease = BackliteFormat::kReleaseAfterSeconds * kNsPerSecond;
 
 const std::set<std::string> kLive = {
     "id",         "created_at",       "queue",   "task", "wait_until",
@@ -31,7 +30,12 @@ const std::set<std::string> kDone = {"id",         "created_at",
 
 class BackliteDriver final : public FormatDriver {
 public:
-    using FormatDriver::FormatDriver;
+    BackliteDriver(const FormatInfo& fi, const std::string& path)
+        : FormatDriver(fi, path)
+        , m_releaseSeconds(fi.settings.releaseAfter.count() > 0
+                               ? fi.settings.releaseAfter.count()
+                               : BackliteFormat::kReleaseAfterSeconds)
+        , m_release(m_releaseSeconds * kNsPerSecond) {}
 
     std::string source() const override {
         return "(SELECT rowid AS rowid, id, created_at, queue, task, wait_until, claimed_at, "
@@ -46,14 +50,14 @@ public:
                "last_duration_micro, succeeded, expires_at, error, completed, queue";
     }
 
-    static void classify(Message& m, bool completed, std::optional<std::int64_t> succeeded,
-                         TimeNs now) {
+    void classify(Message& m, bool completed, std::optional<std::int64_t> succeeded,
+                  TimeNs now) const {
         m.extraState.clear();
         if (completed) {
             m.state = succeeded.value_or(0) == 1 ? State::Done : State::Failed;
         } else if (m.lockTime) {
             m.state = State::Locked;
-            if (*m.lockTime / 1'000'000 < std::get<std::int64_t>(encodeTime(now - kRelease, kMs)))
+            if (*m.lockTime / 1'000'000 < std::get<std::int64_t>(encodeTime(now - m_release, kMs)))
                 m.extraState = "locked_expired";
         } else if (m.runAt && *m.runAt / 1'000'000 > std::get<std::int64_t>(encodeTime(now, kMs))) {
             m.state = State::Scheduled;
@@ -91,7 +95,7 @@ public:
                 m.doneTime = *started + *micros * 1000;
             m.leaseExpiry = readTime(st, 10, kMs); // expires_at: retention ends
         } else if (m.lockTime) {
-            m.leaseExpiry = *m.lockTime + kRelease;
+            m.leaseExpiry = *m.lockTime + m_release;
             m.lockedUntil = m.leaseExpiry;
         }
         m.token = tokenOf(st.optInt64(5), m.attempts);
@@ -133,7 +137,7 @@ public:
     }
 
     std::string stuckCondition(Binds& binds, TimeNs now, TimeNs) const override {
-        binds.push_back(encodeTime(now - kRelease, kMs));
+        binds.push_back(encodeTime(now - m_release, kMs));
         return "(completed = 0 AND claimed_at < ?)";
     }
 
@@ -181,7 +185,7 @@ public:
                      "coalesce(sum(completed = 1 AND succeeded = 1), 0), "
                      "coalesce(sum(completed = 1 AND coalesce(succeeded, 0) <> 1), 0) FROM " +
                      source() + where);
-        bindValues(*st, {encodeTime(now, kMs), encodeTime(now - kRelease, kMs)});
+        bindValues(*st, {encodeTime(now, kMs), encodeTime(now - m_release, kMs)});
         bindValues(*st, binds, 3);
         Counts c;
         if (st->step()) {
@@ -217,6 +221,7 @@ public:
         m.runAt = readTime(st, 3, kMs);
         classify(m, completed, st.optInt64(1), now);
         cols.state.push_back(static_cast<std::int8_t>(m.state));
+        cols.ownStuck.push_back(m.extraState == "locked_expired" ? 1 : 0);
         cols.inTime.push_back(readTime(st, 4, kMs).value_or(none));
         const auto started = readTime(st, 5, kMs);
         const auto micros = st.optInt64(6);
@@ -244,8 +249,7 @@ public:
                 return {};
             if (m.state == State::Locked)
                 return "is claimed and within the release timeout (" +
-                       std::to_string(BackliteFormat::kReleaseAfterSeconds) +
-                       " s): the worker may still finish it";
+                       std::to_string(m_releaseSeconds) + " s): the worker may still finish it";
             return is + ": release applies to claims past the release timeout";
         case Action::Reschedule:
             if (m.state == State::Scheduled || m.state == State::Ready)
@@ -289,7 +293,7 @@ public:
             auto st = c.cached("UPDATE backlite_tasks SET claimed_at = NULL" + guard +
                                " AND claimed_at < ?4");
             bindGuard(*st);
-            bindTime(*st, 4, now - kRelease, kMs);
+            bindTime(*st, 4, now - m_release, kMs);
             st->exec();
             return c.changes();
         }
@@ -361,6 +365,10 @@ public:
         return b.attempts > 0 ? "restored without last_executed_at (the previous attempt's start)"
                               : std::string();
     }
+
+private:
+    std::int64_t m_releaseSeconds; ///< ReleaseAfter (not stored: the setting, or the default)
+    TimeNs m_release;
 };
 
 } // namespace
@@ -425,8 +433,9 @@ std::optional<FormatInfo> BackliteFormat::recognise(const SchemaFacts& s,
     const auto& cols = s.columns.at("backlite_tasks");
     info.columns.assign(cols.begin(), cols.end());
     info.warnings.push_back("ReleaseAfter is not stored in the file: expired claims are counted "
-                            "at " +
-                            std::to_string(kReleaseAfterSeconds) + " s");
+                            "at the release timeout set (default " +
+                            std::to_string(kReleaseAfterSeconds) +
+                            " s; lqctl --release-after SECONDS)");
     refuseUnexpectedObjects(s, info, {"backlite_tasks", "backlite_tasks_completed"},
                             [](const SchemaObject&) { return false; });
     return info;

@@ -165,6 +165,10 @@ std::string FormatDriver::source() const {
     return quoteIdent(m_info.table);
 }
 
+std::string FormatDriver::extraStateCondition(const std::string&, Binds&, TimeNs) const {
+    return "0";
+}
+
 std::string FormatDriver::metricCondition(Filter::Metric m, TimeNs lo, TimeNs hi,
                                           Binds& binds) const {
     (void)m;

@@ -103,6 +103,10 @@ public:
     // ---- filters, order, counts --------------------------------------------
     /// SQL for "in state s" at `now`, on raw (indexed) columns.
     virtual std::string stateCondition(State s, Binds& binds, TimeNs now) const = 0;
+    /// SQL for "in the format's own state `name`" (Filter::extraStates); "0"
+    /// for a name the format does not have.
+    virtual std::string extraStateCondition(const std::string& name, Binds& binds,
+                                            TimeNs now) const;
     /// SQL for "stuck": the format's own stuck rule, or LOCKED longer than
     /// stuckAfter when the format has none. "0" when nothing can be stuck.
     virtual std::string stuckCondition(Binds& binds, TimeNs now, TimeNs stuckAfter) const = 0;

@@ -23,7 +23,6 @@ namespace lq::core {
 namespace {
 
 constexpr TimeEncoding kMs = TimeEncoding::Ms;
-constexpr std::int64_t kMax = GoqiteFormat::kDefaultMaxReceive;
 
 const std::set<std::string> kSignature = {"id",   "created", "updated", "queue",
                                           "body", "timeout", "received"};
@@ -84,19 +83,21 @@ public:
         , m_t(quoteIdent(fi.table))
         , m_priority(std::find(fi.columns.begin(), fi.columns.end(), "priority") != fi.columns.end()
                          ? "priority"
-                         : "NULL") {}
+                         : "NULL")
+        , m_max(fi.settings.maxReceive > 0 ? fi.settings.maxReceive
+                                           : GoqiteFormat::kDefaultMaxReceive) {}
 
     std::string columns() const override {
         return "rowid, body, id, received, " + asMs("created") + ", " + asMs("timeout") +
                ", timeout, " + m_priority + ", queue, typeof(body) = 'blob'";
     }
 
-    static void classify(Message& m, const std::string& timeoutText, const std::string& nowText) {
+    void classify(Message& m, const std::string& timeoutText, const std::string& nowText) const {
         m.extraState.clear();
         const bool future = timeoutText > nowText;
         if (future)
             m.state = m.attempts == 0 ? State::Scheduled : State::Locked;
-        else if (m.attempts < kMax)
+        else if (m.attempts < m_max)
             m.state = State::Ready;
         else {
             m.state = State::Failed;
@@ -114,7 +115,7 @@ public:
         m.data = st.text(1);
         m.messageId = st.text(2);
         m.attempts = st.int64(3);
-        m.maxAttempts = kMax;
+        m.maxAttempts = m_max;
         m.inTime = readTime(st, 4, kMs);
         m.scheduledAt = readTime(st, 5, kMs);
         const std::string timeout = st.text(6);
@@ -149,7 +150,7 @@ public:
         switch (s) {
         case State::Ready:
             binds.emplace_back(n);
-            return "(timeout <= ? AND received < " + std::to_string(kMax) + ")";
+            return "(timeout <= ? AND received < " + std::to_string(m_max) + ")";
         case State::Scheduled:
             binds.emplace_back(n);
             return "(received = 0 AND timeout > ?)";
@@ -158,7 +159,7 @@ public:
             return "(received > 0 AND timeout > ?)";
         case State::Failed:
             binds.emplace_back(n);
-            return "(received >= " + std::to_string(kMax) + " AND timeout <= ?)";
+            return "(received >= " + std::to_string(m_max) + " AND timeout <= ?)";
         default:
             return "0";
         }
@@ -204,7 +205,7 @@ public:
 
     Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,
                   const Binds& binds) const override {
-        const std::string mx = std::to_string(kMax);
+        const std::string mx = std::to_string(m_max);
         auto st = r.cached("SELECT count(*), "
                            "coalesce(sum(timeout <= ?1 AND received < " +
                            mx +
@@ -251,7 +252,7 @@ public:
             if (m.state == State::Failed)
                 return {};
             return is + ": retry applies to dead letters (received >= maxReceive " +
-                   std::to_string(kMax) + ")";
+                   std::to_string(m_max) + ")";
         case Action::Reschedule:
             if (m.state == State::Scheduled)
                 return {};
@@ -296,7 +297,7 @@ public:
         auto st = c.cached("UPDATE " + m_t + " SET received = 0, timeout = ?4" + guard +
                            " AND received >= ?5 AND timeout <= ?4");
         bindGuard(*st);
-        st->bind(4, std::string_view(n)).bind(5, kMax).exec();
+        st->bind(4, std::string_view(n)).bind(5, m_max).exec();
         return c.changes();
     }
 
@@ -338,6 +339,7 @@ public:
 private:
     std::string m_t;
     std::string m_priority;
+    std::int64_t m_max; ///< maxReceive (not stored: the setting, or goqite's default)
 };
 
 } // namespace
@@ -407,8 +409,8 @@ std::optional<FormatInfo> GoqiteFormat::recognise(const SchemaFacts& s,
         info.warnings.push_back("goqite before 0.4 (no priority column): its times may carry "
                                 "a local offset, and goqite compares them as text");
     info.warnings.push_back("maxReceive is not stored in the file: dead letters are counted at "
-                            "goqite's default of " +
-                            std::to_string(kDefaultMaxReceive));
+                            "the maxReceive set (goqite's default " +
+                            std::to_string(kDefaultMaxReceive) + "; lqctl --max-receive N)");
     refuseUnexpectedObjects(s, info, {"goqite"}, isGoqiteTrigger);
     return info;
 }

@@ -269,6 +269,16 @@ std::string JobTableDriver::stateCondition(State s, Binds& binds, TimeNs now) co
     return sql;
 }
 
+std::string JobTableDriver::extraStateCondition(const std::string& name, Binds& binds,
+                                                TimeNs now) const {
+    if (name == "locked_expired")
+        return "(" + stuckCondition(binds, now, 0) + ")";
+    if (std::find(m_spec.extraStates.begin(), m_spec.extraStates.end(), name) ==
+        m_spec.extraStates.end())
+        return "0";
+    return "state = " + quoted(name);
+}
+
 std::string JobTableDriver::stuckCondition(Binds& binds, TimeNs now, TimeNs) const {
     // The library's own rule (Lifeline / JobRescuer), not the operator's.
     binds.push_back(encodeTime(now - m_spec.stuckAfter, TimeEncoding::Text));
@@ -361,6 +371,10 @@ Counts JobTableDriver::counts(Connection& r, TimeNs now, TimeNs, const std::stri
         extras += n;
     }
     c.extra["locked_expired"] = c.stuck;
+    // As for the other lease formats: a claim is leased until the
+    // library's own rescue rule calls it abandoned, then expired.
+    c.leased = c.locked - c.stuck;
+    c.expired = c.stuck;
     c.unknown = c.stored - c.ready - c.scheduled - c.locked - c.done - c.failed - extras;
     return c;
 }
@@ -377,6 +391,7 @@ void JobTableDriver::timingRow(const Statement& st, TimeNs now, TimingColumns& c
     m.lockTime = readTime(st, 3, TimeEncoding::Text);
     classify(m, now);
     cols.state.push_back(static_cast<std::int8_t>(m.state));
+    cols.ownStuck.push_back(m.extraState == "locked_expired" ? 1 : 0);
     cols.inTime.push_back(readTime(st, 1, TimeEncoding::Text).value_or(none));
     cols.lockTime.push_back(m.lockTime.value_or(none));
     cols.doneTime.push_back(readTime(st, 4, TimeEncoding::Text).value_or(none));

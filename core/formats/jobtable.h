@@ -40,6 +40,8 @@ public:
     Target readTarget(const Statement& st) const override;
 
     std::string stateCondition(State s, Binds& binds, TimeNs now) const override;
+    std::string extraStateCondition(const std::string& name, Binds& binds,
+                                    TimeNs now) const override;
     std::string stuckCondition(Binds& binds, TimeNs now, TimeNs stuckAfter) const override;
     std::vector<std::string> searchColumns() const override;
     std::string queueColumn() const override { return "queue"; }

@@ -293,8 +293,13 @@ public:
                         : State::Scheduled;
         }
         cols.state.push_back(static_cast<std::int8_t>(s));
+        const auto reserved = readTime(st, 2, TimeEncoding::Ns);
+        // Stuck as the worker's pop sees it: reserved retry_after ago.
+        cols.ownStuck.push_back(
+            s == State::Locked && reserved && *reserved + kRetryAfterS * kNsPerSecond <= now ? 1
+                                                                                             : 0);
         cols.inTime.push_back(readTime(st, 1, TimeEncoding::Ns).value_or(none));
-        cols.lockTime.push_back(readTime(st, 2, TimeEncoding::Ns).value_or(none));
+        cols.lockTime.push_back(reserved.value_or(none));
         cols.doneTime.push_back(readTime(st, 3, TimeEncoding::Ns).value_or(none));
     }
 

@@ -94,6 +94,19 @@ std::vector<QueueFormat::ExtraState> ObanFormat::extraStates() const {
              "counted in LOCKED and stuck too"}};
 }
 
+// Oban.Plugins.Pruner (lib/oban/pruner.ex): completed, cancelled and
+// discarded jobs finished more than max_age (default 60 s) ago.
+constexpr std::chrono::seconds kObanMaxAge{60};
+
+std::vector<QueueFormat::PruneRule> ObanFormat::pruneRules() const {
+    return {{{State::Done, State::Failed}, {"cancelled"}, kObanMaxAge}};
+}
+
+std::string ObanFormat::pruneText() const {
+    return "completed, cancelled and discarded jobs finished more than 60 s ago, as Oban's "
+           "Pruner (max_age 60 s)";
+}
+
 std::string ObanFormat::whyNot(Action a, const FormatInfo& info) const {
     (void)info;
     switch (a) {

@@ -16,6 +16,8 @@ public:
     }
     std::vector<ExtraState> extraStates() const override;
     std::string whyNot(Action a, const FormatInfo& info) const override;
+    std::vector<PruneRule> pruneRules() const override;
+    std::string pruneText() const override;
     std::optional<FormatInfo> recognise(const SchemaFacts& s,
                                         const std::string& preferTable) const override;
     void explainNoMatch(const SchemaFacts& s) const override;

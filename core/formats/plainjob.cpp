@@ -204,6 +204,7 @@ public:
         m.scheduledAt = readTime(st, 2, kMs);
         classify(m, now);
         cols.state.push_back(static_cast<std::int8_t>(m.state));
+        cols.ownStuck.push_back(m.extraState == "locked_expired" ? 1 : 0);
         cols.inTime.push_back(readTime(st, 1, kMs).value_or(none));
         cols.lockTime.push_back(none); // claim times are not stored
         cols.doneTime.push_back(readTime(st, 3, kMs).value_or(none));

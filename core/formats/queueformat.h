@@ -13,6 +13,7 @@
 #include "../message.h"
 #include "../query.h"
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -92,6 +93,21 @@ public:
     /// tooltip of a disabled action and as lqctl's refusal.
     virtual std::string whyNot(Action a, const FormatInfo& info) const = 0;
     bool offers(Action a, const FormatInfo& info) const { return whyNot(a, info).empty(); }
+
+    /// What the library's own pruner deletes: prune's default. Each rule is
+    /// a set of states finished more than `olderThan` ago (no value: at any
+    /// age). The default: DONE and FAILED, at any age.
+    struct PruneRule {
+        std::vector<State> states;
+        std::vector<std::string> extraStates; ///< the format's own states (by name)
+        std::optional<std::chrono::nanoseconds> olderThan;
+    };
+    virtual std::vector<PruneRule> pruneRules() const {
+        return {{{State::Done, State::Failed}, {}, std::nullopt}};
+    }
+    /// The library's pruner in words ("" when the library prunes nothing of
+    /// its own): what `lqctl prune --help` and the prune dialog say.
+    virtual std::string pruneText() const { return {}; }
 
     /// Whether Upgrade applies: offered (an older version of the format),
     /// already current, or no upgrade exists for this format.

@@ -215,6 +215,21 @@ std::vector<QueueFormat::ExtraState> RiverFormat::extraStates() const {
              "in LOCKED and stuck too"}};
 }
 
+// River's JobCleaner (internal/maintenance/job_cleaner.go): completed and
+// cancelled jobs after 24 h, discarded jobs after 7 days, by finalized_at.
+constexpr std::chrono::hours kRiverRetention{24};
+constexpr std::chrono::hours kRiverDiscardedRetention{7 * 24};
+
+std::vector<QueueFormat::PruneRule> RiverFormat::pruneRules() const {
+    return {{{State::Done}, {"cancelled"}, kRiverRetention},
+            {{State::Failed}, {}, kRiverDiscardedRetention}};
+}
+
+std::string RiverFormat::pruneText() const {
+    return "completed and cancelled jobs finalized more than 24 h ago, discarded jobs more than "
+           "7 days ago, as River's JobCleaner";
+}
+
 std::string RiverFormat::whyNot(Action a, const FormatInfo& info) const {
     (void)info;
     switch (a) {

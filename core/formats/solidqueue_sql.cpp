@@ -414,6 +414,7 @@ public:
             m.leaseExpiry = *hb + kAliveThreshold;
         classify(m, st.isNull(5) || st.isNull(6), now);
         cols.state.push_back(static_cast<std::int8_t>(m.state));
+        cols.ownStuck.push_back(m.extraState == "locked_expired" ? 1 : 0);
         cols.inTime.push_back(readTime(st, 1, TimeEncoding::Ns).value_or(none));
         cols.lockTime.push_back(readTime(st, 2, TimeEncoding::Ns).value_or(none));
         cols.doneTime.push_back(readTime(st, 3, TimeEncoding::Ns).value_or(none));

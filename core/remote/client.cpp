@@ -514,10 +514,12 @@ Plan RemoteOperator::planFilter(Action a, const Filter& f) const {
     return m_q.plan(std::move(p));
 }
 
-Plan RemoteOperator::planRetryExpired(std::chrono::nanoseconds threshold,
-                                      std::optional<TimeNs> now) const {
+Plan RemoteOperator::planRetryExpired(std::chrono::nanoseconds threshold, std::optional<TimeNs> now,
+                                      const std::string& queue) const {
     Json p = Json::object();
     p.set("kind", "retry-expired");
+    if (!queue.empty())
+        p.set("queue", queue);
     p.set("threshold_s", secondsJson(threshold));
     p.set("now", now ? Json(*now) : Json());
     return m_q.plan(std::move(p));
@@ -525,9 +527,11 @@ Plan RemoteOperator::planRetryExpired(std::chrono::nanoseconds threshold,
 
 Plan RemoteOperator::planPrune(bool includeFailed,
                                std::optional<std::chrono::nanoseconds> olderThan,
-                               std::optional<TimeNs> now) const {
+                               std::optional<TimeNs> now, const std::string& queue) const {
     Json p = Json::object();
     p.set("kind", "prune");
+    if (!queue.empty())
+        p.set("queue", queue);
     p.set("include_failed", includeFailed);
     p.set("older_than_s", secondsJson(olderThan));
     p.set("now", now ? Json(*now) : Json());

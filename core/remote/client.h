@@ -184,9 +184,10 @@ public:
 
     Plan planTargets(Action a, const std::vector<Target>& targets) const;
     Plan planFilter(Action a, const Filter& f) const;
-    Plan planRetryExpired(std::chrono::nanoseconds threshold, std::optional<TimeNs> now = {}) const;
+    Plan planRetryExpired(std::chrono::nanoseconds threshold, std::optional<TimeNs> now = {},
+                          const std::string& queue = {}) const;
     Plan planPrune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan,
-                   std::optional<TimeNs> now = {}) const;
+                   std::optional<TimeNs> now = {}, const std::string& queue = {}) const;
 
     Report run(const Plan& p, const std::atomic_bool* cancel = nullptr);
     Report undo(const AuditEntry& record, const std::atomic_bool* cancel = nullptr);

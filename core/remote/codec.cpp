@@ -225,6 +225,12 @@ Json toJson(const Filter& f) {
     for (State s : f.states)
         states.push(static_cast<int>(s));
     j.set("states", std::move(states));
+    if (!f.extraStates.empty()) {
+        Json extra = Json::array();
+        for (const auto& x : f.extraStates)
+            extra.push(x);
+        j.set("extra_states", std::move(extra));
+    }
     j.set("stuck_only", f.stuckOnly);
     j.set("stuck_after_ns", f.stuckAfterNs);
     j.set("search", f.search);
@@ -248,6 +254,8 @@ Filter filterFromJson(const Json& j) {
             throw Error(ErrorKind::InvalidArgument, {}, "filter: unknown state " + s.dump());
         f.states.push_back(static_cast<State>(v));
     }
+    for (const auto& x : j["extra_states"].toArray())
+        f.extraStates.push_back(x.toString());
     f.stuckOnly = j["stuck_only"].toBool();
     if (j.contains("stuck_after_ns"))
         f.stuckAfterNs = j["stuck_after_ns"].toInt();

@@ -312,9 +312,11 @@ void Server::Impl::registerHandlers() {
             plan = op.planFilter(*a, filterFromJson(p["filter"]));
         } else if (kind == "retry-expired") {
             plan = op.planRetryExpired(
-                secondsFrom(p["threshold_s"]).value_or(std::chrono::nanoseconds{0}), now);
+                secondsFrom(p["threshold_s"]).value_or(std::chrono::nanoseconds{0}), now,
+                p["queue"].toString());
         } else if (kind == "prune") {
-            plan = op.planPrune(p["include_failed"].toBool(), secondsFrom(p["older_than_s"]), now);
+            plan = op.planPrune(p["include_failed"].toBool(), secondsFrom(p["older_than_s"]), now,
+                                p["queue"].toString());
         } else {
             throw badRequest("plan: unknown kind \"" + kind + "\"");
         }

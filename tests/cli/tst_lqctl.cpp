@@ -4,6 +4,7 @@
 // tests/data/facts.json and against independent SQLite queries.
 #include <core/queue.h>
 #include <support/fixtures.h>
+#include <support/lqctlrun.h>
 
 #include <pwd.h>
 #include <sqlite3.h>
@@ -31,13 +32,7 @@ const QString kMaxsize = QStringLiteral("litequeue-head-maxsize.sqlite3");
 const QString kEmpty = QStringLiteral("litequeue-head-empty.sqlite3");
 const QString kWalPending = QStringLiteral("wal-pending/litequeue-wal-pending.sqlite3");
 
-QString lqctlPath() {
-#ifdef LQCTL_PATH
-    return QStringLiteral(LQCTL_PATH);
-#else
-    return QStringLiteral(LQ_BIN_DIR "/lqctl");
-#endif
-}
+using lq::test::lqctlPath;
 
 struct Result {
     int code = -1;
@@ -79,18 +74,7 @@ QByteArray errorPrefix(const QString& path) {
 }
 
 qint64 queryInt(const QString& path, const QByteArray& sql) {
-    sqlite3* db = nullptr;
-    qint64 v = -1;
-    if (sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr) ==
-        SQLITE_OK) {
-        sqlite3_stmt* st = nullptr;
-        if (sqlite3_prepare_v2(db, sql.constData(), -1, &st, nullptr) == SQLITE_OK &&
-            sqlite3_step(st) == SQLITE_ROW)
-            v = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(db);
-    return v;
+    return lq::test::sqlInt(path, sql);
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 // the fixtures, checked against tests/data/formats/facts.json and against
 // the rows read back with the SQLite C API.
 #include <support/fixtures.h>
+#include <support/lqctlrun.h>
 
 #include <QCryptographicHash>
 #include <QJsonArray>
@@ -19,13 +20,7 @@ namespace {
 
 using lq::test::copyFixture;
 
-QString lqctlPath() {
-#ifdef LQCTL_PATH
-    return QStringLiteral(LQCTL_PATH);
-#else
-    return QStringLiteral(LQ_BIN_DIR "/lqctl");
-#endif
-}
+using lq::test::lqctlPath;
 
 QJsonObject factsOf(const QString& file) {
     QFile f(lq::test::dataDir() + QStringLiteral("/formats/facts.json"));

@@ -5,8 +5,11 @@
 
 #include "testutil.h"
 
+#include "core/timefmt.h"
+
 #include <QDirIterator>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QTest>
 
 #include <algorithm>
@@ -81,6 +84,8 @@ private slots:
     void neverModifies();
     void queryLayer_data();
     void queryLayer();
+    void formatsCountsFromColumns_data();
+    void formatsCountsFromColumns();
 
 private:
     QJsonObject m_facts;
@@ -854,6 +859,47 @@ void TstFixtures::queryLayer() {
             for (std::size_t i = 0; i < page.size(); ++i)
                 QCOMPARE(page[i].rowid, ids[100 + i]);
         }
+    }
+}
+
+void TstFixtures::formatsCountsFromColumns_data() {
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<qint64>("now");
+    QFile f(dataDir() + QStringLiteral("/formats/facts.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject all = QJsonDocument::fromJson(f.readAll()).object();
+    for (auto it = all.begin(); it != all.end(); ++it) {
+        const QJsonObject o = it.value().toObject();
+        if (!o.contains(QStringLiteral("counts")))
+            continue;
+        const auto t = parseTimeArg(toStd(o.value(QStringLiteral("now")).toString()));
+        QVERIFY(t);
+        for (const TimeNs later : {TimeNs(0), 90 * 60 * kNsPerSecond})
+            QTest::addRow("%s +%lld min", qPrintable(it.key()),
+                          static_cast<long long>(later / kNsPerSecond / 60))
+                << it.key() << qint64(*t + later);
+    }
+}
+
+// The dashboard counts from the timing columns: stuck there follows each
+// format's own rule (a lease, a heartbeat, the library's rescue age), as
+// Queue::counts() and so lqctl info and stats do, whatever the threshold.
+void TstFixtures::formatsCountsFromColumns() {
+    QFETCH(QString, fixture);
+    QFETCH(qint64, now);
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, QStringLiteral("formats/") + fixture);
+    auto q = Queue::open(path, optionsWith(fixedClock(now)));
+    Filter everything;
+    everything.now = now;
+    const TimingColumns cols = q->timing(everything);
+    for (const TimeNs stuckAfter : {300 * kNsPerSecond, 7200 * kNsPerSecond}) {
+        const Counts direct = q->counts(stuckAfter);
+        const Counts fromCols = countsFrom(cols, now, stuckAfter);
+        QCOMPARE(fromCols.stuck, direct.stuck);
+        QCOMPARE(fromCols.locked, direct.locked);
+        QCOMPARE(fromCols.ready, direct.ready);
+        QCOMPARE(fromCols.stored, direct.stored);
     }
 }
 

@@ -186,11 +186,13 @@ private slots:
         const std::string path = copyFixture(dir, kFixture);
         auto q = openAtNow(path);
         Operator op(*q, "test");
-        // Completed more than 2 h before now: completed_at < 10:00.
+        // Finished more than 2 h before now, failed kept: completed and, as
+        // Oban's Pruner prunes them too, cancelled jobs before 10:00.
         const Plan plan = op.planPrune(false, std::chrono::hours(2), kNow);
         Db db(path, true);
-        const auto want = db.rows("SELECT count(*) FROM oban_jobs WHERE state = 'completed' AND "
-                                  "completed_at < '2026-11-30T10:00:00Z'");
+        const auto want = db.rows("SELECT count(*) FROM oban_jobs WHERE (state = 'completed' AND "
+                                  "completed_at < '2026-11-30T10:00:00Z') OR (state = 'cancelled' "
+                                  "AND cancelled_at < '2026-11-30T10:00:00Z')");
         QCOMPARE(std::to_string(plan.targets.size()), want.at(0).at(0));
         QVERIFY(!plan.targets.empty());
     }

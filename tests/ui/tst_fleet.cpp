@@ -2,7 +2,8 @@
 // The sidebar of queues: a watched folder of fixture copies gives the right
 // entries, counts, skip reasons and health marks; files that appear or go
 // show within a second; the window opens a multi file's table read-only;
-// jobs-lease actions with their attempts guard, undo and the audit log.
+// jobs-lease actions with their attempts guard, undo and the audit log; a
+// file with named queues shows one child row per queue and opens narrowed.
 
 #include "core/audit.h"
 #include "core/queue.h"
@@ -11,11 +12,13 @@
 #include "ui/fleetmodel.h"
 #include "ui/mainwindow.h"
 #include "ui/messagemodel.h"
+#include "ui/namedqueuefilter.h"
 #include "ui/queuesidebar.h"
 #include "ui/theme.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QHeaderView>
 #include <QJsonDocument>
@@ -137,6 +140,7 @@ private slots:
     void healthMarks();
     void filesAppearAndDisappear();
     void sidebarOpensMultiTableReadOnly();
+    void namedQueueChildRows();
     void jobsLeaseActions();
     void enqueueIsAuditedAndUndoable();
     void scanTimeFiftyQueues();
@@ -370,6 +374,82 @@ void TestFleet::sidebarOpensMultiTableReadOnly() {
     QTRY_VERIFY_WITH_TIMEOUT(h.w.isReady() && h.w.currentTable() == QStringLiteral("emails"),
                              10000);
     QTRY_COMPARE(h.model()->rowCount(), 6);
+}
+
+/// A file with named queues: its total row, then one child row per queue
+/// name with that queue's counts (formats/facts.json per_queue); picking a
+/// child opens the file narrowed to the queue, the file's row widens it.
+void TestFleet::namedQueueChildRows() {
+    QFile ff(dataDir() + QStringLiteral("/formats/facts.json"));
+    QVERIFY(ff.open(QIODevice::ReadOnly));
+    const QJsonObject sq = QJsonDocument::fromJson(ff.readAll())
+                               .object()
+                               .value(QStringLiteral("solid-queue.sqlite3"))
+                               .toObject();
+    const QJsonObject perQueue = sq.value(QStringLiteral("per_queue")).toObject();
+    const QJsonObject total = sq.value(QStringLiteral("counts")).toObject();
+    QVERIFY(perQueue.size() > 1);
+    const auto now = lq::core::TimeNs(QDateTime::fromString(
+                                          sq.value(QStringLiteral("now")).toString(), Qt::ISODate)
+                                          .toMSecsSinceEpoch()) *
+                     1'000'000;
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, QStringLiteral("formats/solid-queue.sqlite3"));
+    const auto want = [](const QJsonObject& c, const char* state) {
+        return c.value(QString::fromLatin1(state)).toInteger(0);
+    };
+
+    FleetModel m;
+    QAbstractItemModelTester tester(&m);
+    m.setClock(lq::core::fixedClock(now));
+    m.watchFolder(dir.path());
+    QTRY_COMPARE_WITH_TIMEOUT(m.rowCount(), 1 + int(perQueue.size()), 5000);
+    const int fileRow = m.rowOf(path);
+    QCOMPARE(fileRow, 0);
+    QCOMPARE(m.data(m.index(fileRow), FleetModel::QueueNameRole).toString(), QString());
+    QCOMPARE(roleAt(m, fileRow, FleetModel::ReadyRole), want(total, "READY"));
+    QCOMPARE(roleAt(m, fileRow, FleetModel::LockedRole), want(total, "LOCKED"));
+    for (auto it = perQueue.begin(); it != perQueue.end(); ++it) {
+        const int row = m.rowOf(path, {}, it.key());
+        QVERIFY2(row > fileRow, qPrintable(it.key()));
+        const QJsonObject c = it.value().toObject();
+        QCOMPARE(m.data(m.index(row), FleetModel::QueueNameRole).toString(), it.key());
+        QVERIFY(m.data(m.index(row), Qt::DisplayRole).toString().contains(it.key()));
+        QCOMPARE(roleAt(m, row, FleetModel::ReadyRole), want(c, "READY"));
+        QCOMPARE(roleAt(m, row, FleetModel::LockedRole), want(c, "LOCKED"));
+        QCOMPARE(roleAt(m, row, FleetModel::DoneRole), want(c, "DONE"));
+        QCOMPARE(roleAt(m, row, FleetModel::FailedRole), want(c, "FAILED"));
+    }
+
+    // In the window: a child opens the file narrowed to its queue.
+    Harness h;
+    QSignalSpy activated(h.w.sidebar(), &lq::ui::QueueSidebar::queueActivated);
+    h.w.watchFolder(dir.path());
+    FleetModel* wm = h.w.fleetModel();
+    QTRY_COMPARE_WITH_TIMEOUT(wm->rowCount(), 1 + int(perQueue.size()), 5000);
+    const QString name = perQueue.keys().constFirst();
+    qint64 inQueue = 0;
+    for (const auto& v : perQueue.value(name).toObject())
+        inQueue += v.toInteger();
+    QListView* list = h.w.sidebar()->view();
+    const int child = wm->rowOf(path, {}, name);
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                      list->visualRect(wm->index(child)).center());
+    QCOMPARE(activated.size(), 1);
+    QCOMPARE(activated.at(0).at(2).toString(), name);
+    QTRY_VERIFY_WITH_TIMEOUT(h.w.isReady() && h.w.currentPath() == path, 10000);
+    QTRY_COMPARE(QString::fromStdString(h.model()->filter().queue), name);
+    QCOMPARE(h.w.namedQueueFilter()->queueName(), name);
+    QTRY_COMPARE(h.model()->rowCount(), int(inQueue));
+    QCOMPARE(list->currentIndex().row(), child);
+    // The file's own row: every queue again.
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                      list->visualRect(wm->index(wm->rowOf(path))).center());
+    QTRY_COMPARE(QString::fromStdString(h.model()->filter().queue), QString());
+    QTRY_COMPARE(h.model()->rowCount(), int(sq.value(QStringLiteral("stored"))
+                                                .toObject()
+                                                .value(QStringLiteral("jobs"))
+                                                .toInteger()));
 }
 
 void TestFleet::jobsLeaseActions() {

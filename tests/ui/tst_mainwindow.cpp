@@ -3,6 +3,7 @@
 // with their compare-and-swap guard, prune with a cutoff, live refresh with
 // the selection kept, plain-text display of hostile payloads, undo.
 
+#include "core/formats/queueformat.h"
 #include "core/queue.h"
 #include "testhelpers.h"
 #include "ui/bannerbar.h"
@@ -23,6 +24,7 @@
 #include <QTest>
 #include <QToolButton>
 
+#include <algorithm>
 #include <cstdio>
 
 using lq::core::Queue;
@@ -551,6 +553,14 @@ void TestMainWindow::pruneAgeInMinutes() {
              std::chrono::nanoseconds(std::chrono::hours(48)));
     dlg.setOlderThanSeconds(std::nullopt);
     QVERIFY(!dlg.olderThan());
+    // On a format whose library prunes by its own rule, the dialog says so.
+    const auto* oban = lq::core::QueueFormat::byId("oban-lite");
+    QVERIFY(oban);
+    dlg.setLibraryRule(QString::fromStdString(oban->pruneText()));
+    const auto labels = dlg.findChildren<QLabel*>();
+    QVERIFY(std::any_of(labels.begin(), labels.end(), [](const QLabel* l) {
+        return l->text().contains(QStringLiteral("Oban's Pruner"));
+    }));
 }
 
 void TestMainWindow::jobsLeaseFile() {

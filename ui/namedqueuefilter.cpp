@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#include "ui/namedqueuefilter.h"
+
+#include "ui/messagemodel.h"
+#include "ui/queuedocument.h"
+#include "ui/queuesidebar.h"
+#include "ui/uitext.h"
+
+#include <QFileInfo>
+
+namespace lq::ui {
+
+NamedQueueFilter::NamedQueueFilter(QueueSidebar* sidebar, QueueDocument* doc, MessageModel* model,
+                                   QObject* parent)
+    : QObject(parent)
+    , m_sidebar(sidebar)
+    , m_doc(doc)
+    , m_model(model) {
+    connect(sidebar, &QueueSidebar::queueActivated, this,
+            [this](const QString& path, const QString&, const QString& queueName) {
+                onPicked(path, queueName);
+            });
+    connect(doc, &QueueDocument::opened, this, &NamedQueueFilter::onOpened);
+}
+
+void NamedQueueFilter::onPicked(const QString& path, const QString& queueName) {
+    m_path = QFileInfo(path).absoluteFilePath();
+    m_queue = queueName;
+    // The file already shown is not opened again: narrow it now.
+    if (m_doc->isOpen() && m_doc->path() == m_path) {
+        apply();
+    }
+}
+
+void NamedQueueFilter::onOpened() {
+    if (m_doc->path() != m_path) {
+        // Another file, opened some other way: no named queue picked for it.
+        m_path.clear();
+        m_queue.clear();
+        return;
+    }
+    apply();
+}
+
+void NamedQueueFilter::apply() {
+    core::Filter f = m_model->filter();
+    if (f.queue != toStd(m_queue)) {
+        f.queue = toStd(m_queue);
+        m_model->setFilter(f);
+    }
+    m_sidebar->setCurrent(m_doc->path(), m_doc->table(), m_queue);
+    emit queueRequested(m_queue);
+}
+
+} // namespace lq::ui
