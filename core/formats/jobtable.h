@@ -136,6 +136,10 @@ public:
         return "state, attempt, attempted_at";
     }
     std::vector<Action> rowActions() const override;
+    std::vector<Field> fields() const override {
+        return {Field::Queue, Field::Job,         Field::Priority, Field::Attempts,
+                Field::Error, Field::ScheduledAt, Field::Token,    Field::StatusText};
+    }
     Action retryAction() const noexcept override { return Action::Retry; }
     std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const override;
 };
