@@ -72,7 +72,11 @@ void MessageModel::setBackend(std::shared_ptr<QueueBackend> backend, const QStri
     m_loader->newGeneration();
     ++m_layout;
     beginResetModel();
-    m_showsSchedule = backend && core::QueueFormat::of(backend->info()).hasSchedule();
+    m_format = backend ? &core::QueueFormat::of(backend->info()) : nullptr;
+    m_fields = m_format ? m_format->fields() : std::vector<core::QueueFormat::Field>{};
+    // jobs-lease names its time columns after run_at and locked_until; a
+    // format that declares its fields has columns of its own for them.
+    m_showsSchedule = m_format && m_format->hasSchedule() && m_fields.empty();
     m_order = std::make_shared<std::vector<std::int64_t>>();
     m_hasOrdering = false;
     m_cache.clear();
@@ -135,6 +139,7 @@ void MessageModel::setUtc(bool utc) {
     const int n = rowCount();
     if (n > 0) {
         emit dataChanged(index(0, Enqueued), index(n - 1, Finished));
+        emit dataChanged(index(0, ScheduledAt), index(n - 1, LeaseExpiry));
     }
 }
 
@@ -227,7 +232,8 @@ bool MessageModel::isStuck(const Message& m) const {
 }
 
 bool MessageModel::isSortable(int column) {
-    return column != IdempotencyKey && column != Payload && column >= 0 && column < ColumnCount;
+    // The format-field columns have no sort key in core.
+    return column != IdempotencyKey && column != Payload && column >= 0 && column < Queue;
 }
 
 bool MessageModel::showsSchedule() const {
@@ -279,11 +285,19 @@ QVariant MessageModel::displayData(const MessageRow& r, int column) const {
     case Status:
         return stateText(m);
     case Claim:
-        return QString::number(m.token);
+        return fieldDisplayData(m, column);
     case IdempotencyKey:
         return m.idempotencyKey ? fromStd(*m.idempotencyKey) : QString();
     case Payload:
         return r.preview;
+    case Queue:
+    case Job:
+    case Priority:
+    case Attempts:
+    case Error:
+    case ScheduledAt:
+    case LeaseExpiry:
+        return fieldDisplayData(m, column);
     case Enqueued:
         return formatInstant(m.inTime, m_utc, false, false);
     case Claimed:
@@ -323,6 +337,12 @@ QVariant MessageModel::toolTipData(const MessageRow& r, int column) const {
         return plainToolTip(fromStd(m.messageId));
     case Status: {
         QString t = stateText(m);
+        if (!m.extraState.empty() && m.state != State::Unknown) {
+            t += QStringLiteral(" (") + fromStd(m.extraState) + u')';
+        }
+        if (!m.statusText.empty()) {
+            t += u'\n' + tr("Stored state: %1").arg(fromStd(m.statusText));
+        }
         if (isStuck(m)) {
             t += u'\n' + tr("Stuck: locked for %1 (threshold %2 s)")
                              .arg(humanDuration(m.lockAgeNs(core::systemNowNs())))
@@ -331,6 +351,9 @@ QVariant MessageModel::toolTipData(const MessageRow& r, int column) const {
         return plainToolTip(t);
     }
     case Claim:
+        if (m.tokenText) {
+            return fieldToolTip(m, column);
+        }
         return plainToolTip(tr("Claim token %1 (claim_id; lock_time in legacy files, attempts "
                                "in lease queues)")
                                 .arg(m.token));
@@ -361,6 +384,14 @@ QVariant MessageModel::toolTipData(const MessageRow& r, int column) const {
         }
         return duration(m.ageNs(now));
     }
+    case Queue:
+    case Job:
+    case Priority:
+    case Attempts:
+    case Error:
+    case ScheduledAt:
+    case LeaseExpiry:
+        return fieldToolTip(m, column);
     case ColumnCount:
         break;
     }
@@ -444,7 +475,8 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
         }
         return {};
     case Qt::TextAlignmentRole:
-        if (column == Claim || column == Wait || column == Processing || column == Age) {
+        if ((column == Claim && !m.tokenText) || column == Wait || column == Processing ||
+            column == Age || column == Priority || column == Attempts) {
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         }
         return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
@@ -493,6 +525,14 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
             return v(m.processingNs());
         case Claim:
             return qint64(m.token);
+        case ScheduledAt:
+            return v(m.scheduledAt);
+        case LeaseExpiry:
+            return v(m.leaseExpiry);
+        case Priority:
+            return m.priority ? QVariant(qint64(*m.priority)) : QVariant();
+        case Attempts:
+            return qint64(m.attempts);
         default:
             return {};
         }
@@ -505,6 +545,11 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
 QVariant MessageModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) {
         return QAbstractTableModel::headerData(section, orientation, role);
+    }
+    if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
+        if (QVariant v = fieldHeader(section, role); v.isValid()) {
+            return v;
+        }
     }
     if (showsSchedule() && (role == Qt::DisplayRole || role == Qt::ToolTipRole)) {
         const bool tip = role == Qt::ToolTipRole;
@@ -553,8 +598,15 @@ QVariant MessageModel::headerData(int section, Qt::Orientation orientation, int 
             return tr("Processing");
         case Age:
             return tr("Age");
+        case Queue:
+        case Job:
+        case Priority:
+        case Attempts:
+        case Error:
+        case ScheduledAt:
+        case LeaseExpiry:
         case ColumnCount:
-            break;
+            break; // fieldHeader()
         }
     } else if (role == Qt::ToolTipRole) {
         switch (Column(section)) {

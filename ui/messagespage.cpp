@@ -137,6 +137,28 @@ void MessagesPage::createWidgets() {
     hh->resizeSection(MessageModel::Wait, digit * 9);
     hh->resizeSection(MessageModel::Processing, fm.horizontalAdvance(tr("Processing")) + 24);
     hh->resizeSection(MessageModel::Age, digit * 9);
+    // The columns of the fields a format declares, next to their kin.
+    hh->resizeSection(MessageModel::Queue, digit * 12);
+    hh->resizeSection(MessageModel::Job, digit * 22);
+    hh->resizeSection(MessageModel::Priority, fm.horizontalAdvance(tr("Priority")) + 24);
+    hh->resizeSection(MessageModel::Attempts, fm.horizontalAdvance(tr("Executions")) + 24);
+    hh->resizeSection(MessageModel::Error, digit * 30);
+    hh->resizeSection(MessageModel::ScheduledAt, timeWidth);
+    hh->resizeSection(MessageModel::LeaseExpiry, timeWidth);
+    const std::pair<int, int> placeAfter[] = {
+        {MessageModel::Queue, MessageModel::Status},
+        {MessageModel::Job, MessageModel::Queue},
+        {MessageModel::Priority, MessageModel::Job},
+        {MessageModel::Attempts, MessageModel::Priority},
+        {MessageModel::Error, MessageModel::Payload},
+        {MessageModel::ScheduledAt, MessageModel::Enqueued},
+        {MessageModel::LeaseExpiry, MessageModel::Claimed},
+    };
+    for (const auto& [column, after] : placeAfter) {
+        hh->moveSection(hh->visualIndex(column), hh->visualIndex(after) + 1);
+    }
+    hh->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(hh, &QWidget::customContextMenuRequested, this, &MessagesPage::showHeaderMenu);
     hh->setStretchLastSection(true);
     pageLayout->addWidget(m_view, 1);
 
@@ -252,10 +274,16 @@ void MessagesPage::rememberView() {
     s.setValue(QStringLiteral("sortColumn"), m_sortColumn);
     s.setValue(QStringLiteral("sortOrder"), int(m_sortOrder));
     s.setValue(QStringLiteral("header"), m_view->horizontalHeader()->saveState());
+    QVariantList hidden;
+    for (int c : std::as_const(m_userHidden)) {
+        hidden << c;
+    }
+    s.setValue(QStringLiteral("hiddenColumns"), hidden);
 }
 
 void MessagesPage::restoreView() {
     const QString path = m_doc->path();
+    m_userHidden.clear();
     QSettings s = appSettings();
     s.beginGroup(viewKey(path));
     if (s.value(QStringLiteral("path")).toString() != path) {
@@ -272,6 +300,10 @@ void MessagesPage::restoreView() {
     }
     QHeaderView* hh = m_view->horizontalHeader();
     hh->restoreState(s.value(QStringLiteral("header")).toByteArray());
+    const QVariantList hidden = s.value(QStringLiteral("hiddenColumns")).toList();
+    for (const QVariant& c : hidden) {
+        m_userHidden.insert(c.toInt());
+    }
     const int col = s.value(QStringLiteral("sortColumn"), int(MessageModel::MessageId)).toInt();
     const auto order = Qt::SortOrder(s.value(QStringLiteral("sortOrder"), 0).toInt());
     if (MessageModel::isSortable(col)) {
@@ -330,14 +362,60 @@ void MessagesPage::narrowToBand(const core::Filter& band) {
     applyFilter();
 }
 
-void MessagesPage::applyColumnSet() {
+bool MessagesPage::formatHasColumn(int column) const {
     // A format without history has no finish time and no latency columns;
-    // one without keys no key column.
+    // one without keys no key column; the field columns are the ones the
+    // format declares.
     const core::QueueFormat& format = m_doc->format();
-    m_view->setColumnHidden(MessageModel::IdempotencyKey, !format.hasKeys(m_doc->info()));
-    for (int c : {MessageModel::Wait, MessageModel::Processing}) {
-        m_view->setColumnHidden(c, !format.keepsHistory());
+    if (column == MessageModel::IdempotencyKey) {
+        return format.hasKeys(m_doc->info());
     }
+    if (column == MessageModel::Wait || column == MessageModel::Processing) {
+        return format.keepsHistory();
+    }
+    if (const auto f = MessageModel::fieldOf(column)) {
+        return format.hasField(*f);
+    }
+    return true;
+}
+
+void MessagesPage::applyColumnSet() {
+    for (int c = 0; c < MessageModel::ColumnCount; ++c) {
+        m_view->setColumnHidden(c, !formatHasColumn(c) || m_userHidden.contains(c));
+    }
+    // A claim token stored as text (an execution, an allocation id) needs room.
+    if (m_doc->format().hasField(core::QueueFormat::Field::Token)) {
+        QHeaderView* hh = m_view->horizontalHeader();
+        const int wide =
+            m_view->fontMetrics().horizontalAdvance(QStringLiteral("claimed:00:00")) + 16;
+        if (hh->sectionSize(MessageModel::Claim) < wide) {
+            hh->resizeSection(MessageModel::Claim, wide);
+        }
+    }
+}
+
+void MessagesPage::showHeaderMenu(const QPoint& pos) {
+    // The operator hides and shows the columns this format has; the choice
+    // is kept per file with the rest of the view.
+    QMenu menu(this);
+    for (int c = 0; c < MessageModel::ColumnCount; ++c) {
+        if (!formatHasColumn(c) || c == MessageModel::MessageId) {
+            continue;
+        }
+        QAction* a = menu.addAction(m_model->headerData(c, Qt::Horizontal).toString());
+        a->setCheckable(true);
+        a->setChecked(!m_userHidden.contains(c));
+        connect(a, &QAction::toggled, this, [this, c](bool shown) {
+            if (shown) {
+                m_userHidden.remove(c);
+            } else {
+                m_userHidden.insert(c);
+            }
+            applyColumnSet();
+            rememberView();
+        });
+    }
+    menu.exec(m_view->horizontalHeader()->mapToGlobal(pos));
 }
 
 void MessagesPage::applyFilter() {

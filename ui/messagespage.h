@@ -4,6 +4,7 @@
 #include "core/query.h"
 #include "ui/messagemodel.h"
 
+#include <QSet>
 #include <QTimer>
 #include <QWidget>
 
@@ -71,6 +72,9 @@ private:
     void applyFilter();
     void updateNarrowRow();
     void applyColumnSet();
+    /// Whether the open file's format has what `column` shows.
+    bool formatHasColumn(int column) const;
+    void showHeaderMenu(const QPoint& pos);
     void restoreCurrent();
     void onCurrentChanged();
     void showContextMenu(const QPoint& pos);
@@ -101,6 +105,7 @@ private:
     bool m_topOnNextReset = false; ///< a new filter opens at the top
     bool m_restoringView = false;  ///< restoreView() is setting the widgets
     int m_sortColumn = MessageModel::MessageId;
+    QSet<int> m_userHidden; ///< columns the operator hid in this file
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
 };
 

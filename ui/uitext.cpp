@@ -129,6 +129,14 @@ QString stateText(core::State s) {
 
 QString stateText(const core::Message& m) {
     if (m.state == core::State::Unknown) {
+        // A format state outside the canonical ones (Solid Queue "blocked",
+        // Oban "retryable"): its own name, not UNKNOWN.
+        if (!m.extraState.empty()) {
+            return fromStd(m.extraState);
+        }
+        if (!m.statusText.empty()) {
+            return QStringLiteral("UNKNOWN(%1)").arg(fromStd(m.statusText));
+        }
         return QStringLiteral("UNKNOWN(%1)").arg(m.rawStatus);
     }
     return stateText(m.state);
