@@ -200,6 +200,13 @@ void MessagesPage::connectModel() {
     connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this,
             &MessagesPage::rememberCurrent);
     connect(m_model, &QAbstractItemModel::modelReset, this, &MessagesPage::restoreCurrent);
+    // A first page that turns out to be the whole ordering arrives without
+    // a reset: find the message asked for once the ordering is there.
+    connect(m_model, &MessageModel::orderingReset, this, [this] {
+        if (!m_restoreId.isEmpty() && m_model->hasOrdering()) {
+            m_model->locate(m_restoreId);
+        }
+    });
     connect(m_model, &MessageModel::located, this, [this](const QString& id, int row) {
         if (id != m_restoreId || row < 0) {
             return;
@@ -249,8 +256,10 @@ void MessagesPage::documentOpened(bool samePath) {
         m_band.reset();
     }
     applyFilter(); // before setBackend: one ordering job, not two
-    if (samePath) {
-        m_topOnNextReset = false; // a reopen keeps the place and the selection
+    if (samePath || !m_restoreId.isEmpty()) {
+        // A reopen keeps the place and the selection; a message asked for
+        // before the file was open (lqadmin --select) is selected.
+        m_topOnNextReset = false;
     }
     m_model->setBackend(m_doc->backend(), m_doc->path());
     m_firstPagePending = true;
