@@ -312,7 +312,7 @@ void MessageLoader::startPoll(bool reset) {
                     std::make_shared<std::vector<std::int64_t>>(q->orderedRowids(filter, sort));
             }
             if (r.changed || countsDue) {
-                r.counts = q->counts(stuck);
+                r.counts = q->counts(stuck, filter.queue); // the chips follow the queue
             }
             if (!reset && r.order) {
                 r.sameOrder = *r.order == *oldOrder;

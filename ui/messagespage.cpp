@@ -4,11 +4,14 @@
 #include "core/formats/queueformat.h"
 #include "ui/messagedetailpane.h"
 #include "ui/queueactionhandler.h"
+#include "ui/queuebackend.h"
 #include "ui/queuedocument.h"
+#include "ui/runasync.h"
 #include "ui/statusfilterbar.h"
 #include "ui/uitext.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QCryptographicHash>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -61,6 +64,22 @@ void MessagesPage::createWidgets() {
     chips.setHeightForWidth(true);
     m_filterBar->setSizePolicy(chips);
     filterRow->addWidget(m_filterBar, 1);
+    // The named queues inside the file (Solid Queue's queue_name, plainjob's
+    // type, ...), for formats that have them.
+    m_queueCombo = new QComboBox(this);
+    m_queueCombo->setObjectName(QStringLiteral("queueFilter"));
+    m_queueCombo->setAccessibleName(tr("Queue filter"));
+    m_queueCombo->setToolTip(tr("Show the messages of one named queue; the counts follow"));
+    m_queueCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_queueCombo->setVisible(false);
+    filterRow->addWidget(m_queueCombo);
+    connect(m_queueCombo, &QComboBox::currentIndexChanged, this, [this](int i) {
+        const QString q = i < 0 ? QString() : m_queueCombo->itemData(i).toString();
+        if (q != m_queue) {
+            m_queue = q;
+            applyFilter();
+        }
+    });
     m_search = new QLineEdit(this);
     m_search->setObjectName(QStringLiteral("search"));
     m_search->setPlaceholderText(tr("Search id, idempotency key, payload"));
@@ -197,6 +216,8 @@ void MessagesPage::createWidgets() {
 
 void MessagesPage::connectModel() {
     connect(m_model, &MessageModel::countsChanged, m_filterBar, &StatusFilterBar::setCounts);
+    // A queue name can appear or go with the data.
+    connect(m_model, &MessageModel::dataVersionChanged, this, &MessagesPage::fetchQueueNames);
     connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this,
             &MessagesPage::rememberCurrent);
     connect(m_model, &QAbstractItemModel::modelReset, this, &MessagesPage::restoreCurrent);
@@ -248,6 +269,12 @@ void MessagesPage::documentOpened(bool samePath) {
         m_restoringView = false;
     }
     m_filterBar->setStates(m_doc->format().states());
+    m_filterBar->setExtraStates(m_doc->format().extraStates());
+    m_queueCombo->setVisible(m_doc->format().namedQueues());
+    if (!samePath) {
+        m_queueNames.clear();
+    }
+    fillQueueCombo(m_queueNames);
     applyColumnSet();
     m_detail->setBackend(m_doc->backend());
     if (!samePath) {
@@ -263,6 +290,51 @@ void MessagesPage::documentOpened(bool samePath) {
     }
     m_model->setBackend(m_doc->backend(), m_doc->path());
     m_firstPagePending = true;
+    fetchQueueNames();
+}
+
+void MessagesPage::fetchQueueNames() {
+    if (!m_doc->isOpen() || !m_doc->format().namedQueues() || m_fetchingNames) {
+        return;
+    }
+    auto backend = m_doc->backend();
+    if (!backend) {
+        return;
+    }
+    m_fetchingNames = true;
+    auto work = [backend]() -> std::optional<QStringList> {
+        try {
+            QStringList names;
+            for (const std::string& n : backend->queueNames()) {
+                names << fromStd(n);
+            }
+            return names;
+        } catch (const std::exception&) {
+            return std::nullopt; // the loader reports the file's errors
+        }
+    };
+    runAsync(this, std::move(work), [this, backend](const std::optional<QStringList>& names) {
+        m_fetchingNames = false;
+        if (!names || backend != m_doc->backend()) {
+            return; // unreadable (the list stays), or another file by now
+        }
+        m_queueNames = *names;
+        fillQueueCombo(*names);
+    });
+}
+
+void MessagesPage::fillQueueCombo(const QStringList& names) {
+    QSignalBlocker block(m_queueCombo);
+    m_queueCombo->clear();
+    m_queueCombo->addItem(tr("All queues"), QString());
+    QStringList shown = names;
+    if (!m_queue.isEmpty() && !shown.contains(m_queue)) {
+        shown << m_queue; // chosen before; none left now (the table says so)
+    }
+    for (const QString& n : std::as_const(shown)) {
+        m_queueCombo->addItem(n, n);
+    }
+    m_queueCombo->setCurrentIndex(std::max(0, m_queueCombo->findData(m_queue)));
 }
 
 void MessagesPage::documentClosed() {
@@ -280,6 +352,7 @@ void MessagesPage::rememberView() {
     s.setValue(QStringLiteral("path"), path);
     s.setValue(QStringLiteral("choice"), int(m_filterBar->choice()));
     s.setValue(QStringLiteral("search"), m_search->text());
+    s.setValue(QStringLiteral("queue"), m_queue);
     s.setValue(QStringLiteral("sortColumn"), m_sortColumn);
     s.setValue(QStringLiteral("sortOrder"), int(m_sortOrder));
     s.setValue(QStringLiteral("header"), m_view->horizontalHeader()->saveState());
@@ -293,6 +366,7 @@ void MessagesPage::rememberView() {
 void MessagesPage::restoreView() {
     const QString path = m_doc->path();
     m_userHidden.clear();
+    m_queue.clear();
     QSettings s = appSettings();
     s.beginGroup(viewKey(path));
     if (s.value(QStringLiteral("path")).toString() != path) {
@@ -302,6 +376,7 @@ void MessagesPage::restoreView() {
         QSignalBlocker block(m_search);
         m_search->setText(s.value(QStringLiteral("search")).toString());
     }
+    m_queue = s.value(QStringLiteral("queue")).toString();
     const auto choice = StatusFilterBar::Choice(s.value(QStringLiteral("choice"), 0).toInt());
     if (choice >= StatusFilterBar::All && choice <= StatusFilterBar::Expired) {
         QSignalBlocker block(m_filterBar);
@@ -439,6 +514,9 @@ void MessagesPage::applyFilter() {
     }
     updateNarrowRow();
     f.search = toStd(m_search->text());
+    if (m_doc->isOpen() && m_doc->format().namedQueues()) {
+        f.queue = toStd(m_queue);
+    }
     f.stuckAfterNs = core::TimeNs(m_stuckSpin->value()) * core::kNsPerSecond;
     m_model->setStuckThresholdSeconds(m_stuckSpin->value());
     // A new filter (a search, a status, a drill-down) opens at the top.

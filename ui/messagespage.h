@@ -10,6 +10,7 @@
 
 #include <optional>
 
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
@@ -37,6 +38,10 @@ public:
     QTableView* view() const { return m_view; }
     StatusFilterBar* filterBar() const { return m_filterBar; }
     QLineEdit* searchEdit() const { return m_search; }
+    /// The named-queue filter (shown for formats with named queues).
+    QComboBox* queueCombo() const { return m_queueCombo; }
+    /// The named queue the table is narrowed to ("": all).
+    QString queueFilter() const { return m_queue; }
     QSpinBox* stuckSpinBox() const { return m_stuckSpin; }
     /// The detail pane: created here, docked by the window.
     MessageDetailPane* detailPane() const { return m_detail; }
@@ -75,6 +80,9 @@ private:
     /// Whether the open file's format has what `column` shows.
     bool formatHasColumn(int column) const;
     void showHeaderMenu(const QPoint& pos);
+    /// Reads the file's queue names in a worker and fills the queue combo.
+    void fetchQueueNames();
+    void fillQueueCombo(const QStringList& names);
     void restoreCurrent();
     void onCurrentChanged();
     void showContextMenu(const QPoint& pos);
@@ -88,6 +96,10 @@ private:
 
     StatusFilterBar* m_filterBar = nullptr;
     QLineEdit* m_search = nullptr;
+    QComboBox* m_queueCombo = nullptr;
+    QString m_queue;              ///< the chosen named queue ("": all)
+    QStringList m_queueNames;     ///< as the file last listed them
+    bool m_fetchingNames = false; ///< a queueNames() job is running
     QSpinBox* m_stuckSpin = nullptr;
     QWidget* m_narrowRow = nullptr;
     QLabel* m_narrowLabel = nullptr;
