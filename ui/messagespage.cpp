@@ -478,6 +478,16 @@ void MessagesPage::applyColumnSet() {
     }
 }
 
+void MessagesPage::setColumnShown(int column, bool shown) {
+    if (shown) {
+        m_userHidden.remove(column);
+    } else {
+        m_userHidden.insert(column);
+    }
+    applyColumnSet();
+    rememberView();
+}
+
 void MessagesPage::showHeaderMenu(const QPoint& pos) {
     // The operator hides and shows the columns this format has; the choice
     // is kept per file with the rest of the view.
@@ -489,15 +499,7 @@ void MessagesPage::showHeaderMenu(const QPoint& pos) {
         QAction* a = menu.addAction(m_model->headerData(c, Qt::Horizontal).toString());
         a->setCheckable(true);
         a->setChecked(!m_userHidden.contains(c));
-        connect(a, &QAction::toggled, this, [this, c](bool shown) {
-            if (shown) {
-                m_userHidden.remove(c);
-            } else {
-                m_userHidden.insert(c);
-            }
-            applyColumnSet();
-            rememberView();
-        });
+        connect(a, &QAction::toggled, this, [this, c](bool shown) { setColumnShown(c, shown); });
     }
     menu.exec(m_view->horizontalHeader()->mapToGlobal(pos));
 }

@@ -57,6 +57,9 @@ public:
     /// The message ids of the selected rows that are loaded.
     QStringList selectedMessageIds() const;
     void focusSearch();
+    /// Shows or hides a column this format has, for this file (the header
+    /// menu's toggle).
+    void setColumnShown(int column, bool shown);
     /// The dashboard narrowed the table to a time range, or to a histogram
     /// bar's band (within its range).
     void narrowToRange(std::optional<qint64> from, std::optional<qint64> to);

@@ -369,6 +369,46 @@ private slots:
         }
         QVERIFY(performed > 0);
     }
+
+    /// The chosen queue and the columns the operator hid come back with the
+    /// file; another file starts from its own.
+    void queueAndColumnsRememberedPerFile() {
+        QTemporaryDir dir;
+        const QString solid = copyFixture(dir, QStringLiteral("formats/solid-queue.sqlite3"));
+        const QString laravel =
+            copyFixture(dir, QStringLiteral("formats/laravel-database.sqlite3"));
+        Filter reports;
+        reports.queue = "reports";
+        const qint64 inReports = Queue::open(solid.toStdString())->count(reports);
+        QVERIFY(inReports > 0);
+        {
+            Harness h;
+            QVERIFY(openAndWait(h, solid));
+            QComboBox* combo = h.queueCombo();
+            QTRY_VERIFY(combo->findData(QStringLiteral("reports")) > 0);
+            combo->setCurrentIndex(combo->findData(QStringLiteral("reports")));
+            QTRY_COMPARE(h.model()->rowCount(), int(inReports));
+            QVERIFY(!h.w.view()->isColumnHidden(MessageModel::Priority));
+            auto* page = h.w.findChild<lq::ui::MessagesPage*>();
+            QVERIFY(page);
+            // The header menu's toggle: hide Priority for this file.
+            page->setColumnShown(MessageModel::Priority, false);
+            QVERIFY(h.w.view()->isColumnHidden(MessageModel::Priority));
+
+            QVERIFY(openAndWait(h, laravel));
+            QCOMPARE(h.w.findChild<lq::ui::MessagesPage*>()->queueFilter(), QString());
+            QTRY_COMPARE(h.model()->rowCount(),
+                         int(Queue::open(laravel.toStdString())->counts().stored));
+            QVERIFY(!h.w.view()->isColumnHidden(MessageModel::Queue));
+        }
+        Harness h;
+        QVERIFY(openAndWait(h, solid));
+        QCOMPARE(h.w.findChild<lq::ui::MessagesPage*>()->queueFilter(), QStringLiteral("reports"));
+        QTRY_COMPARE(h.queueCombo()->currentData().toString(), QStringLiteral("reports"));
+        QTRY_COMPARE(h.model()->rowCount(), int(inReports));
+        QVERIFY(h.w.view()->isColumnHidden(MessageModel::Priority));
+        QVERIFY(!h.w.view()->isColumnHidden(MessageModel::Job));
+    }
 };
 
 QTEST_MAIN(TestFormatsGui)
