@@ -248,7 +248,7 @@ bool MessageDetailPane::shows(const QString& key) const {
         }
     }
     if (key == QLatin1String("runat") || key == QLatin1String("lockeduntil")) {
-        // jobs-lease's schedule; formats that declare fields show theirs.
+        // run_at/locked_until; formats that declare fields show theirs.
         return f && f->hasSchedule() && !declares;
     }
     if (key == QLatin1String("key")) {

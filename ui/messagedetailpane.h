@@ -61,7 +61,7 @@ private:
     struct Payload;
     QLabel* addField(const QString& key, const QString& title);
     /// Whether the open format has field `key` (its declared fields, keys,
-    /// jobs-lease's schedule).
+    /// the run_at/locked_until schedule of formats that declare no fields).
     bool shows(const QString& key) const;
     /// Lays out the fields the format has, under the format's labels.
     void layoutFields();

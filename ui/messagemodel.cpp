@@ -74,8 +74,9 @@ void MessageModel::setBackend(std::shared_ptr<QueueBackend> backend, const QStri
     beginResetModel();
     m_format = backend ? &core::QueueFormat::of(backend->info()) : nullptr;
     m_fields = m_format ? m_format->fields() : std::vector<core::QueueFormat::Field>{};
-    // jobs-lease names its time columns after run_at and locked_until; a
-    // format that declares its fields has columns of its own for them.
+    // A scheduled format without declared fields names its time columns after
+    // run_at and locked_until; one that declares its fields has columns of
+    // its own for them.
     m_showsSchedule = m_format && m_format->hasSchedule() && m_fields.empty();
     m_order = std::make_shared<std::vector<std::int64_t>>();
     m_hasOrdering = false;
@@ -279,6 +280,9 @@ QVariant MessageModel::jobsDisplayData(const MessageRow& r, int column) const {
 
 QVariant MessageModel::displayData(const MessageRow& r, int column) const {
     const Message& m = r.msg;
+    if (fieldOf(column)) {
+        return fieldDisplayData(m, column);
+    }
     switch (Column(column)) {
     case MessageId:
         return fromStd(m.messageId);
@@ -290,14 +294,6 @@ QVariant MessageModel::displayData(const MessageRow& r, int column) const {
         return m.idempotencyKey ? fromStd(*m.idempotencyKey) : QString();
     case Payload:
         return r.preview;
-    case Queue:
-    case Job:
-    case Priority:
-    case Attempts:
-    case Error:
-    case ScheduledAt:
-    case LeaseExpiry:
-        return fieldDisplayData(m, column);
     case Enqueued:
         return formatInstant(m.inTime, m_utc, false, false);
     case Claimed:
@@ -318,7 +314,7 @@ QVariant MessageModel::displayData(const MessageRow& r, int column) const {
         }
         return QString();
     }
-    case ColumnCount:
+    default:
         break;
     }
     return {};
@@ -326,6 +322,9 @@ QVariant MessageModel::displayData(const MessageRow& r, int column) const {
 
 QVariant MessageModel::toolTipData(const MessageRow& r, int column) const {
     const Message& m = r.msg;
+    if (fieldOf(column)) {
+        return fieldToolTip(m, column);
+    }
     auto instant = [](const std::optional<TimeNs>& t) {
         return t ? plainToolTip(exactInstant(*t)) : QVariant();
     };
@@ -384,15 +383,7 @@ QVariant MessageModel::toolTipData(const MessageRow& r, int column) const {
         }
         return duration(m.ageNs(now));
     }
-    case Queue:
-    case Job:
-    case Priority:
-    case Attempts:
-    case Error:
-    case ScheduledAt:
-    case LeaseExpiry:
-        return fieldToolTip(m, column);
-    case ColumnCount:
+    default:
         break;
     }
     return {};
@@ -598,15 +589,8 @@ QVariant MessageModel::headerData(int section, Qt::Orientation orientation, int 
             return tr("Processing");
         case Age:
             return tr("Age");
-        case Queue:
-        case Job:
-        case Priority:
-        case Attempts:
-        case Error:
-        case ScheduledAt:
-        case LeaseExpiry:
-        case ColumnCount:
-            break; // fieldHeader()
+        default:
+            break; // the format's fields: fieldHeader()
         }
     } else if (role == Qt::ToolTipRole) {
         switch (Column(section)) {

@@ -155,21 +155,4 @@ std::unique_ptr<FormatDriver> ObanFormat::driver(const FormatInfo& info,
     return std::make_unique<ObanDriver>(info, path);
 }
 
-std::string ObanFormat::fieldLabel(Field f) const {
-    switch (f) {
-    case Field::Job:
-        return "Worker";
-    case Field::Error:
-        return "Errors";
-    case Field::ScheduledAt:
-        return "Scheduled at";
-    case Field::Token:
-        return "Claim";
-    case Field::StatusText:
-        return "State";
-    default:
-        return defaultFieldLabel(f);
-    }
-}
-
 } // namespace lq::core

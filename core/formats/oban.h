@@ -15,7 +15,7 @@ public:
         return "TEXT UTC (ISO 8601, microseconds when Ecto writes them)";
     }
     std::vector<ExtraState> extraStates() const override;
-    std::string fieldLabel(Field f) const override;
+    std::string jobLabel() const override { return "Worker"; }
     std::string whyNot(Action a, const FormatInfo& info) const override;
     std::optional<FormatInfo> recognise(const SchemaFacts& s,
                                         const std::string& preferTable) const override;

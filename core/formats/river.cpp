@@ -289,21 +289,4 @@ std::unique_ptr<FormatDriver> RiverFormat::driver(const FormatInfo& info,
     return std::make_unique<RiverDriver>(info, path, info.userVersion >= 7);
 }
 
-std::string RiverFormat::fieldLabel(Field f) const {
-    switch (f) {
-    case Field::Job:
-        return "Kind";
-    case Field::Error:
-        return "Errors";
-    case Field::ScheduledAt:
-        return "Scheduled at";
-    case Field::Token:
-        return "Claim";
-    case Field::StatusText:
-        return "State";
-    default:
-        return defaultFieldLabel(f);
-    }
-}
-
 } // namespace lq::core

@@ -39,16 +39,8 @@ private slots:
 
 void TstFormatFields::declaredFieldsMatchTheRows_data() {
     QTest::addColumn<QString>("fixture");
-    QFile f(lq::test::dataDir() + QStringLiteral("/formats/facts.json"));
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    const QJsonObject all = QJsonDocument::fromJson(f.readAll()).object();
-    for (auto it = all.begin(); it != all.end(); ++it) {
-        const QJsonObject o = it.value().toObject();
-        if (o.value(QStringLiteral("hostile")).toBool() ||
-            o.value(QStringLiteral("format")).isNull())
-            continue;
-        QTest::newRow(qPrintable(it.key())) << it.key();
-    }
+    for (const QString& fixture : lq::test::formatFixtures())
+        QTest::newRow(qPrintable(fixture)) << fixture;
 }
 
 void TstFormatFields::declaredFieldsMatchTheRows() {

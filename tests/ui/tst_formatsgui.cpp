@@ -14,6 +14,7 @@
 #include "ui/messagemodel.h"
 #include "ui/messagespage.h"
 #include "ui/statusfilterbar.h"
+#include "windowharness.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
@@ -104,15 +105,7 @@ const char* qtActionName(Action a) {
     }
 }
 
-struct Harness {
-    MainWindow w;
-    Harness() {
-        w.setConfirmHandler([](const QString&, qint64) { return true; });
-        w.setReportHandler([](const MainWindow::ActionReport&) {});
-        w.resize(1400, 900);
-        w.show();
-    }
-    MessageModel* model() const { return w.model(); }
+struct Harness : WindowHarness {
     QComboBox* queueCombo() const { return w.findChild<QComboBox*>(QStringLiteral("queueFilter")); }
 };
 
@@ -124,8 +117,7 @@ class TestFormatsGui : public QObject {
     QTemporaryDir m_tmp;
 
     [[nodiscard]] static bool openAndWait(Harness& h, const QString& path) {
-        h.w.openFile(path);
-        return waitFor([&] { return h.w.isReady() && h.w.currentPath() == path; }, 10000);
+        return h.openAndWait(path);
     }
 
     /// The row showing message `id` once every row is loaded; -1 if none.
@@ -145,21 +137,8 @@ class TestFormatsGui : public QObject {
                                                                QItemSelectionModel::Rows);
     }
 
-    /// Runs `act`, waits for its report; the rows applied (-1: no report or
-    /// an error).
     [[nodiscard]] static int runAndWait(Harness& h, const std::function<void()>& act) {
-        const int before = h.w.reportCount();
-        act();
-        if (!waitFor([&] { return h.w.reportCount() > before && !h.w.isBusy(); }, 10000))
-            return -1;
-        const auto rep = h.w.lastReport();
-        if (!rep.error.isEmpty()) {
-            qWarning("%s", qPrintable(rep.error));
-            return -1;
-        }
-        for (const QString& line : rep.skippedLines)
-            qWarning("skipped %s", qPrintable(line));
-        return int(rep.applied);
+        return h.runAndWait(act);
     }
 
     static void trigger(Harness& h, Action a) {
@@ -193,14 +172,8 @@ private slots:
 
     void everyFormat_data() {
         QTest::addColumn<QString>("fixture");
-        const QJsonObject all = allFacts();
-        for (auto it = all.begin(); it != all.end(); ++it) {
-            const QJsonObject o = it.value().toObject();
-            if (o.value(QStringLiteral("hostile")).toBool() ||
-                o.value(QStringLiteral("format")).isNull())
-                continue;
-            QTest::newRow(qPrintable(it.key())) << it.key();
-        }
+        for (const QString& fixture : formatFixtures())
+            QTest::newRow(qPrintable(fixture)) << fixture;
     }
 
     void everyFormat() {
