@@ -54,56 +54,6 @@ QString hexDump(const std::string& data, std::size_t limit) {
     return out;
 }
 
-void appendReadable(QStringList& out, const QJsonValue& v, const QString& indent);
-
-/// A JSON object as "key: value" lines, scalars first (the exception and
-/// its message), then lists (a backtrace, one frame a line).
-void appendObject(QStringList& out, const QJsonObject& o, const QString& indent) {
-    for (auto it = o.begin(); it != o.end(); ++it) {
-        if (!it.value().isArray() && !it.value().isObject()) {
-            const QJsonValue v = it.value();
-            out << indent + it.key() + QStringLiteral(": ") +
-                       (v.isString() ? v.toString() : v.toVariant().toString());
-        }
-    }
-    for (auto it = o.begin(); it != o.end(); ++it) {
-        if (it.value().isArray() || it.value().isObject()) {
-            out << indent + it.key() + u':';
-            appendReadable(out, it.value(), indent + QStringLiteral("  "));
-        }
-    }
-}
-
-void appendReadable(QStringList& out, const QJsonValue& v, const QString& indent) {
-    if (v.isObject()) {
-        appendObject(out, v.toObject(), indent);
-    } else if (v.isArray()) {
-        const QJsonArray a = v.toArray();
-        for (const QJsonValue& e : a) {
-            appendReadable(out, e, indent);
-        }
-    } else if (v.isString()) {
-        out << indent + v.toString();
-    } else {
-        out << indent + v.toVariant().toString();
-    }
-}
-
-/// An error as stored, readable: JSON (Solid Queue's exception object)
-/// as lines, anything else as it is. Plain text, never HTML.
-QString readableError(const std::string& text) {
-    const QByteArray bytes = QByteArray::fromRawData(text.data(), qsizetype(text.size()));
-    QJsonParseError err{};
-    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
-    if (err.error != QJsonParseError::NoError || !(doc.isObject() || doc.isArray())) {
-        return fromStd(text);
-    }
-    QStringList lines;
-    appendReadable(lines, doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()),
-                   QString());
-    return lines.join(u'\n');
-}
-
 } // namespace
 
 MessageDetailPane::MessageDetailPane(QWidget* parent)
@@ -163,7 +113,7 @@ MessageDetailPane::MessageDetailPane(QWidget* parent)
     errorLayout->setSpacing(2);
     errorLayout->addWidget(m_errorTitle);
     errorLayout->addWidget(m_error, 1);
-    outer->addWidget(left, 4);
+    outer->addWidget(left, 1);
     layoutFields();
 
     auto* right = new QVBoxLayout;
@@ -203,7 +153,7 @@ MessageDetailPane::MessageDetailPane(QWidget* parent)
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 1);
     right->addWidget(split, 1);
-    outer->addLayout(right, 5);
+    outer->addLayout(right, 1);
 
     connect(m_copyId, &QPushButton::clicked, this,
             [this] { QApplication::clipboard()->setText(m_messageId); });

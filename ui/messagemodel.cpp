@@ -48,9 +48,10 @@ MessageModel::MessageModel(QObject* parent)
     connect(m_loader, &MessageLoader::earlyRows, this, &MessageModel::applyEarlyRows);
     connect(m_loader, &MessageLoader::firstRows, this, &MessageModel::applyFirstRows);
     connect(m_loader, &MessageLoader::blockLoaded, this, &MessageModel::applyBlock);
-    connect(m_loader, &MessageLoader::located, this, [this](const QString& id, qint64 rowid) {
-        emit located(id, rowid < 0 ? -1 : rowOfRowId(rowid));
-    });
+    connect(m_loader, &MessageLoader::located, this,
+            [this](const QString& id, bool found, qint64 rowid) {
+                emit located(id, found ? rowOfRowId(rowid) : -1);
+            });
     connect(m_loader, &MessageLoader::fileStateChanged, this, &MessageModel::fileStateChanged);
     connect(m_loader, &MessageLoader::errorOccurred, this, &MessageModel::errorOccurred);
     m_stuckIcon = QIcon(QStringLiteral(":/icons/stuck.svg"));

@@ -15,24 +15,6 @@ using core::Message;
 using core::TimeNs;
 using Field = core::QueueFormat::Field;
 
-namespace {
-
-/// The first line of an error, for the table (the detail pane has it all).
-QString firstLine(const std::string& text) {
-    QString s = fromStd(text).trimmed();
-    const qsizetype nl = s.indexOf(u'\n');
-    if (nl >= 0) {
-        s = s.left(nl).trimmed() + QStringLiteral(" \u2026");
-    }
-    constexpr qsizetype kMax = 200;
-    if (s.size() > kMax) {
-        s = s.left(kMax) + QChar(0x2026);
-    }
-    return s;
-}
-
-} // namespace
-
 std::optional<Field> MessageModel::fieldOf(int column) {
     switch (column) {
     case Queue:
@@ -90,7 +72,7 @@ QVariant MessageModel::fieldDisplayData(const Message& m, int column) const {
         }
         return QString::number(m.attempts);
     case Error:
-        return m.lastError ? firstLine(*m.lastError) : QString();
+        return m.lastError ? errorSummary(*m.lastError) : QString();
     case ScheduledAt:
         return formatInstant(m.scheduledAt, m_utc, false, false);
     case LeaseExpiry:

@@ -216,6 +216,21 @@ void MessagesPage::createWidgets() {
 
 void MessagesPage::connectModel() {
     connect(m_model, &MessageModel::countsChanged, m_filterBar, &StatusFilterBar::setCounts);
+    // Ids are as wide as the format makes them (a number, a UUID): a file
+    // seen for the first time sizes the column to its first rows.
+    const auto fitIds = [this] {
+        if (m_fitIdColumn && m_model->rowCount() > 0 && m_model->rowAt(0)) {
+            m_fitIdColumn = false;
+            const int widest = m_view->fontMetrics().horizontalAdvance(QLatin1Char('0')) * 37 + 16;
+            m_view->resizeColumnToContents(MessageModel::MessageId);
+            const int fit = m_view->horizontalHeader()->sectionSize(MessageModel::MessageId) + 16;
+            m_view->horizontalHeader()->resizeSection(MessageModel::MessageId,
+                                                      std::min(widest, fit));
+        }
+    };
+    connect(m_model, &MessageModel::firstRowsShown, this, fitIds);
+    connect(m_model, &MessageModel::orderingReset, this, fitIds);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, fitIds); // blocks loaded later
     // A queue name can appear or go with the data.
     connect(m_model, &MessageModel::dataVersionChanged, this, &MessagesPage::fetchQueueNames);
     connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this,
@@ -264,6 +279,7 @@ void MessagesPage::documentOpened(bool samePath) {
     }
     if (!samePath) {
         m_restoringView = true;
+        m_fitIdColumn = true; // unless this file's own widths come back
         m_filterBar->setChoice(StatusFilterBar::All);
         restoreView();
         m_restoringView = false;
@@ -383,7 +399,7 @@ void MessagesPage::restoreView() {
         m_filterBar->setChoice(choice);
     }
     QHeaderView* hh = m_view->horizontalHeader();
-    hh->restoreState(s.value(QStringLiteral("header")).toByteArray());
+    m_fitIdColumn = !hh->restoreState(s.value(QStringLiteral("header")).toByteArray());
     const QVariantList hidden = s.value(QStringLiteral("hiddenColumns")).toList();
     for (const QVariant& c : hidden) {
         m_userHidden.insert(c.toInt());

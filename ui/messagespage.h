@@ -119,6 +119,7 @@ private:
     int m_restoreScroll = 0;
     bool m_topOnNextReset = false; ///< a new filter opens at the top
     bool m_restoringView = false;  ///< restoreView() is setting the widgets
+    bool m_fitIdColumn = false;    ///< size the id column to the first rows
     int m_sortColumn = MessageModel::MessageId;
     QSet<int> m_userHidden; ///< columns the operator hid in this file
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
