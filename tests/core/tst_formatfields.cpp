@@ -20,6 +20,7 @@ using Field = QueueFormat::Field;
 
 std::vector<Field> allFields() {
     std::vector<Field> out;
+    out.reserve(QueueFormat::kFieldCount);
     for (int i = 0; i < QueueFormat::kFieldCount; ++i)
         out.push_back(Field(i));
     return out;
