@@ -126,6 +126,7 @@ Json messageToJson(const Message& m) {
     opt("scheduled_at", m.scheduledAt);
     opt("lease_expiry", m.leaseExpiry);
     opt("format_row", m.formatRow);
+    opt("data_note", m.dataNote);
     if (!m.extraState.empty())
         j.set("extra_state", m.extraState);
     if (!m.statusText.empty())
@@ -174,6 +175,7 @@ Message messageFromJson(const Json& j) {
     m.scheduledAt = optTime(j["scheduled_at"]);
     m.leaseExpiry = optTime(j["lease_expiry"]);
     m.formatRow = optText("format_row");
+    m.dataNote = optText("data_note");
     m.extraState = optText("extra_state").value_or("");
     m.statusText = optText("status_text").value_or("");
     return m;

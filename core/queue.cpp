@@ -306,6 +306,10 @@ std::optional<Message> Queue::get(std::string_view messageId) {
     return d->getOn(d->reader(), messageId);
 }
 
+std::string Queue::refusal(Action a, const Message& m) const {
+    return d->driver().refusal(a, m, now());
+}
+
 std::optional<Message> Queue::peek() {
     return d->driver().peek(d->reader(), now());
 }

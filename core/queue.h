@@ -108,6 +108,9 @@ public:
     /// VACUUM; returns {bytes before, bytes after}.
     std::pair<std::int64_t, std::int64_t> vacuum();
     std::optional<Message> get(std::string_view messageId);
+    /// Why `m` cannot take per-message action `a` now under this format's
+    /// rules ("" when it can): what an action would skip it with.
+    std::string refusal(Action a, const Message& m) const;
     std::optional<Message> peek();
     /// LOCKED messages claimed more than `threshold` ago (jobs-lease: every
     /// LEASED job).

@@ -14,11 +14,14 @@
 #include <QFontDatabase>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 namespace lq::ui {
@@ -59,29 +62,59 @@ MessageDetailPane::MessageDetailPane(QWidget* parent)
     // right: fits a wide, short dock under the table.
     auto* outer = new QHBoxLayout(this);
     outer->setContentsMargins(6, 4, 6, 4);
-    auto* grid = new QGridLayout;
-    grid->setHorizontalSpacing(8);
-    grid->setVerticalSpacing(3);
+    m_grid = new QGridLayout;
+    m_grid->setHorizontalSpacing(8);
+    m_grid->setVerticalSpacing(3);
+    // In display order; the format's own fields (queue, job, ...) among
+    // litequeue's, shown only where the format declares them.
     const std::pair<const char*, QString> fields[] = {
-        {"id", tr("Message id")},     {"status", tr("Status")},
-        {"claim", tr("Claim token")}, {"key", tr("Idempotency key")},
-        {"enqueued", tr("Enqueued")}, {"claimed", tr("Claimed")},
-        {"finished", tr("Finished")}, {"size", tr("Payload size")},
-        {"wait", tr("Wait")},         {"processing", tr("Processing")},
-        {"total", tr("Total")},       {"age", tr("Age")},
-        {"runat", tr("Run at")},      {"lockeduntil", tr("Locked until")},
+        {"id", tr("Message id")},
+        {"status", tr("Status")},
+        {"queue", tr("Queue")},
+        {"job", tr("Job")},
+        {"claim", tr("Claim token")},
+        {"stored_status", tr("Stored state")},
+        {"priority", tr("Priority")},
+        {"attempts", tr("Attempts")},
+        {"key", tr("Idempotency key")},
+        {"enqueued", tr("Enqueued")},
+        {"scheduled", tr("Scheduled at")},
+        {"claimed", tr("Claimed")},
+        {"lease", tr("Lease expiry")},
+        {"finished", tr("Finished")},
+        {"size", tr("Payload size")},
+        {"wait", tr("Wait")},
+        {"processing", tr("Processing")},
+        {"total", tr("Total")},
+        {"age", tr("Age")},
+        {"runat", tr("Run at")},
+        {"lockeduntil", tr("Locked until")},
     };
-    int i = 0;
     for (const auto& [key, title] : fields) {
-        addField(grid, i / 2, (i % 2) * 2, QString::fromLatin1(key), title);
-        ++i;
+        addField(QString::fromLatin1(key), title);
     }
-    grid->setColumnStretch(1, 1);
-    grid->setColumnStretch(3, 1);
-    grid->setRowStretch(i / 2 + 1, 1);
     auto* left = new QWidget(this);
-    left->setLayout(grid);
-    outer->addWidget(left, 5);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addLayout(m_grid);
+    // The error and backtrace of a failed job: plain text, monospace.
+    m_errorTitle = new QLabel(tr("Error:"), this);
+    m_errorTitle->setObjectName(QStringLiteral("errorTitle"));
+    m_error = new QPlainTextEdit(this);
+    m_error->setObjectName(QStringLiteral("errorText"));
+    m_error->setAccessibleName(tr("Error"));
+    m_error->setReadOnly(true);
+    m_error->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_error->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    leftLayout->addStretch(1);
+    m_errorBox = new QWidget(this);
+    auto* errorLayout = new QVBoxLayout(m_errorBox);
+    errorLayout->setContentsMargins(0, 0, 0, 0);
+    errorLayout->setSpacing(2);
+    errorLayout->addWidget(m_errorTitle);
+    errorLayout->addWidget(m_error, 1);
+    outer->addWidget(left, 1);
+    layoutFields();
 
     auto* right = new QVBoxLayout;
     auto* buttons = new QHBoxLayout;
@@ -112,8 +145,15 @@ MessageDetailPane::MessageDetailPane(QWidget* parent)
     m_payload->setReadOnly(true);
     m_payload->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_payload->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    right->addWidget(m_payload, 1);
-    outer->addLayout(right, 4);
+    // The payload, and under it the error of a failed job.
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->setChildrenCollapsible(false);
+    split->addWidget(m_payload);
+    split->addWidget(m_errorBox);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+    right->addWidget(split, 1);
+    outer->addLayout(right, 1);
 
     connect(m_copyId, &QPushButton::clicked, this,
             [this] { QApplication::clipboard()->setText(m_messageId); });
@@ -129,8 +169,7 @@ MessageDetailPane::MessageDetailPane(QWidget* parent)
     showRow(nullptr);
 }
 
-QLabel* MessageDetailPane::addField(QGridLayout* grid, int row, int column, const QString& key,
-                                    const QString& title) {
+QLabel* MessageDetailPane::addField(const QString& key, const QString& title) {
     auto* label = new QLabel(this);
     label->setObjectName(QStringLiteral("field_") + key);
     label->setTextFormat(Qt::PlainText); // values come from the file
@@ -142,11 +181,74 @@ QLabel* MessageDetailPane::addField(QGridLayout* grid, int row, int column, cons
     QPalette pal = titleLabel->palette();
     pal.setColor(QPalette::WindowText, pal.color(QPalette::PlaceholderText));
     titleLabel->setPalette(pal);
-    grid->addWidget(titleLabel, row, column);
-    grid->addWidget(label, row, column + 1);
     m_fields.insert(key, label);
     m_titles.insert(key, titleLabel);
+    m_order << key;
     return label;
+}
+
+bool MessageDetailPane::shows(const QString& key) const {
+    using Field = core::QueueFormat::Field;
+    const core::QueueFormat* f = m_backend ? &core::QueueFormat::of(m_backend->info()) : nullptr;
+    const bool declares = f && !f->fields().empty();
+    for (int i = 0; i < core::QueueFormat::kFieldCount; ++i) {
+        const auto field = Field(i);
+        if (key == QLatin1String(core::QueueFormat::fieldKey(field))) {
+            return f && f->hasField(field);
+        }
+    }
+    if (key == QLatin1String("runat") || key == QLatin1String("lockeduntil")) {
+        // run_at/locked_until; formats that declare fields show theirs.
+        return f && f->hasSchedule() && !declares;
+    }
+    if (key == QLatin1String("key")) {
+        return !f || f->hasKeys(m_backend->info());
+    }
+    return true;
+}
+
+void MessageDetailPane::layoutFields() {
+    // Two label/value pairs per line, the fields this format has only.
+    for (const QString& key : std::as_const(m_order)) {
+        m_grid->removeWidget(m_titles.value(key));
+        m_grid->removeWidget(m_fields.value(key));
+    }
+    int i = 0;
+    for (const QString& key : std::as_const(m_order)) {
+        const bool on = shows(key);
+        m_titles.value(key)->setVisible(on);
+        m_fields.value(key)->setVisible(on);
+        if (!on) {
+            continue;
+        }
+        m_grid->addWidget(m_titles.value(key), i / 2, (i % 2) * 2);
+        m_grid->addWidget(m_fields.value(key), i / 2, (i % 2) * 2 + 1);
+        ++i;
+    }
+    m_grid->setColumnStretch(1, 1);
+    m_grid->setColumnStretch(3, 1);
+    // Labels: the format's names for its fields ("Class", "Allocation id").
+    const core::QueueFormat* f = m_backend ? &core::QueueFormat::of(m_backend->info()) : nullptr;
+    for (int k = 0; k < core::QueueFormat::kFieldCount; ++k) {
+        const auto field = core::QueueFormat::Field(k);
+        const QString key = field == core::QueueFormat::Field::Token
+                                ? QStringLiteral("claim")
+                                : QString::fromLatin1(core::QueueFormat::fieldKey(field));
+        if (QLabel* t = m_titles.value(key)) {
+            const bool own = f && f->hasField(field);
+            t->setText((own ? fromStd(f->fieldLabel(field))
+                        : key == QLatin1String("claim")
+                            ? tr("Claim token")
+                            : fromStd(core::QueueFormat::defaultFieldLabel(field))) +
+                       u':');
+            t->setToolTip(own ? fromStd(f->fieldDescription(field)) : QString());
+        }
+    }
+    const bool errors = f && f->hasField(core::QueueFormat::Field::Error);
+    if (errors) {
+        m_errorTitle->setText(fromStd(f->fieldLabel(core::QueueFormat::Field::Error)) + u':');
+    }
+    m_errorBox->setVisible(false);
 }
 
 void MessageDetailPane::setField(const QString& key, const QString& text, const QString& exact) {
@@ -159,6 +261,9 @@ void MessageDetailPane::setField(const QString& key, const QString& text, const 
 }
 
 QString MessageDetailPane::fieldText(const QString& field) const {
+    if (field == QLatin1String("error")) {
+        return m_errorBox->isVisibleTo(this) ? m_error->toPlainText() : QString();
+    }
     QLabel* l = m_fields.value(field);
     return l ? l->text() : QString();
 }
@@ -169,12 +274,8 @@ QString MessageDetailPane::payloadText() const {
 
 void MessageDetailPane::setBackend(std::shared_ptr<QueueBackend> backend) {
     m_backend = std::move(backend);
-    // The schedule fields only where the format has them (info() is fixed at open).
-    const bool jobs = m_backend && core::QueueFormat::of(m_backend->info()).hasSchedule();
-    for (const char* k : {"runat", "lockeduntil"}) {
-        m_fields.value(QString::fromLatin1(k))->setVisible(jobs);
-        m_titles.value(QString::fromLatin1(k))->setVisible(jobs);
-    }
+    // The fields this format has (info() is fixed at open).
+    layoutFields();
     showRow(nullptr);
 }
 
@@ -202,6 +303,8 @@ void MessageDetailPane::showRow(const MessageRow* row) {
             l->setToolTip({});
         }
         m_payload->clear();
+        m_error->clear();
+        m_errorBox->setVisible(false);
         m_payloadNote->setText(tr("Select a message to see its details."));
         m_loadAll->setVisible(false);
         return;
@@ -239,24 +342,52 @@ void MessageDetailPane::refreshTimes() {
     }
     const core::Message& m = m_row->msg;
     const TimeNs now = core::systemNowNs();
-    const bool jobs = m.runAt.has_value() || m.lockedUntil.has_value();
     setField(QStringLiteral("id"), fromStd(m.messageId));
     QString status = stateText(m);
+    if (!m.extraState.empty() && m.state != core::State::Unknown) {
+        status += QStringLiteral(" \u2014 ") + fromStd(m.extraState);
+    }
     if (const auto lockAge = m.lockAgeNs(now); m.isStuck(now, m_stuckNs) && lockAge) {
         status +=
             QStringLiteral("  \u2014 ") + tr("stuck: locked for %1").arg(humanDuration(*lockAge));
     }
     setField(QStringLiteral("status"), status, tr("stored status value %1").arg(m.rawStatus));
-    setField(QStringLiteral("claim"), QString::number(m.token),
-             tr("claim_id %1, attempts %2").arg(m.claimId).arg(m.attempts));
+    if (m.tokenText) {
+        setField(QStringLiteral("claim"), fromStd(*m.tokenText), tr("compared as %1").arg(m.token));
+    } else {
+        setField(QStringLiteral("claim"), QString::number(m.token),
+                 tr("claim_id %1, attempts %2").arg(m.claimId).arg(m.attempts));
+    }
+    const auto text = [](const std::optional<std::string>& v) {
+        return v ? fromStd(*v) : QString();
+    };
+    setField(QStringLiteral("queue"), text(m.queueName));
+    setField(QStringLiteral("job"), text(m.jobName));
+    setField(QStringLiteral("stored_status"), fromStd(m.statusText));
+    setField(QStringLiteral("priority"), m.priority ? QString::number(*m.priority) : QString());
+    setField(QStringLiteral("attempts"), m.maxAttempts
+                                             ? tr("%1 of %2").arg(m.attempts).arg(*m.maxAttempts)
+                                             : QString::number(m.attempts));
+    const bool hasError = m.lastError.has_value() && shows(QStringLiteral("error"));
+    m_errorBox->setVisible(hasError);
+    if (hasError) {
+        const QString e = readableError(*m.lastError);
+        if (m_error->toPlainText() != e) {
+            m_error->setPlainText(e);
+        }
+    } else {
+        m_error->clear();
+    }
     setField(QStringLiteral("key"), m.idempotencyKey ? fromStd(*m.idempotencyKey) : QString());
     auto instant = [&](const QString& key, const std::optional<TimeNs>& t) {
         const auto ago = t ? core::diffNs(now, *t) : std::nullopt;
-        setField(key,
-                 t ? formatInstant(*t, m_utc) +
-                         (ago ? QStringLiteral("  (") + humanDuration(*ago) + tr(" ago") + u')'
-                              : QString())
-                   : QString(),
+        QString when;
+        if (ago && *ago >= 0) {
+            when = QStringLiteral("  (") + humanDuration(*ago) + tr(" ago") + u')';
+        } else if (ago) {
+            when = QStringLiteral("  (") + tr("in %1").arg(humanDuration(-*ago)) + u')';
+        }
+        setField(key, t ? formatInstant(*t, m_utc) + when : QString(),
                  t ? exactInstant(*t) : QString());
     };
     instant(QStringLiteral("enqueued"), m.inTime);
@@ -264,6 +395,8 @@ void MessageDetailPane::refreshTimes() {
     instant(QStringLiteral("finished"), m.doneTime);
     instant(QStringLiteral("runat"), m.runAt);
     instant(QStringLiteral("lockeduntil"), m.lockedUntil);
+    instant(QStringLiteral("scheduled"), m.scheduledAt);
+    instant(QStringLiteral("lease"), m.leaseExpiry);
     auto duration = [&](const QString& key, const std::optional<TimeNs>& d) {
         setField(key, d ? humanDuration(*d) : QString(), d ? exactDuration(*d) : QString());
     };
@@ -276,10 +409,6 @@ void MessageDetailPane::refreshTimes() {
     } else {
         m_titles.value(QStringLiteral("age"))->setText(tr("Age:"));
         duration(QStringLiteral("age"), m.ageNs(now));
-    }
-    for (const char* k : {"runat", "lockeduntil"}) {
-        m_fields.value(QString::fromLatin1(k))->setVisible(jobs);
-        m_titles.value(QString::fromLatin1(k))->setVisible(jobs);
     }
     setField(QStringLiteral("size"),
              humanBytes(m_row->dataBytes) + (m.dataIsBlob ? tr(" (BLOB)") : QString()),
@@ -372,6 +501,11 @@ void MessageDetailPane::loadPayload(bool all) {
         }
         if (p.pretty) {
             notes << tr("JSON, shown indented.");
+        }
+        if (m_row && m_row->msg.dataNote) {
+            notes << fromStd(*m_row->msg.dataNote);
+        } else if (p.blob) {
+            notes << tr("Bytes (BLOB), shown in hex; never decoded.");
         }
         m_payloadNote->setText(notes.join(u' '));
         m_loadAll->setVisible(p.truncated);

@@ -4,6 +4,7 @@
 #include "ui/messagemodel.h"
 
 #include <QHash>
+#include <QStringList>
 #include <QWidget>
 
 #include <memory>
@@ -45,7 +46,10 @@ public:
     QString messageId() const { return m_messageId; }
     QString payloadText() const;
     /// The text of one field label ("id", "status", "claim", "key", "enqueued",
-    /// "claimed", "finished", "wait", "processing", "total", "age", "size").
+    /// "claimed", "finished", "wait", "processing", "total", "age", "size",
+    /// and the format fields by QueueFormat::fieldKey: "queue", "job",
+    /// "priority", "attempts", "scheduled", "lease", "stored_status"; "error"
+    /// is the error box's text, "" when hidden).
     QString fieldText(const QString& field) const;
     bool isLoading() const { return m_loading; }
     bool isTruncated() const { return m_truncated; }
@@ -55,8 +59,12 @@ signals:
 
 private:
     struct Payload;
-    QLabel* addField(QGridLayout* grid, int row, int column, const QString& key,
-                     const QString& title);
+    QLabel* addField(const QString& key, const QString& title);
+    /// Whether the open format has field `key` (its declared fields, keys,
+    /// the run_at/locked_until schedule of formats that declare no fields).
+    bool shows(const QString& key) const;
+    /// Lays out the fields the format has, under the format's labels.
+    void layoutFields();
     void setField(const QString& key, const QString& text, const QString& exact = {});
     void loadPayload(bool all);
     void savePayload();
@@ -67,6 +75,11 @@ private:
     core::TimeNs m_stuckNs = core::kDefaultStuckAfterNs;
     QHash<QString, QLabel*> m_fields;
     QHash<QString, QLabel*> m_titles;
+    QStringList m_order; ///< field keys in display order
+    QGridLayout* m_grid;
+    QWidget* m_errorBox;
+    QLabel* m_errorTitle;
+    QPlainTextEdit* m_error;
     QPlainTextEdit* m_payload;
     QLabel* m_payloadNote;
     QPushButton* m_copyId;

@@ -312,7 +312,7 @@ void MessageLoader::startPoll(bool reset) {
                     std::make_shared<std::vector<std::int64_t>>(q->orderedRowids(filter, sort));
             }
             if (r.changed || countsDue) {
-                r.counts = q->counts(stuck);
+                r.counts = q->counts(stuck, filter.queue); // the chips follow the queue
             }
             if (!reset && r.order) {
                 r.sameOrder = *r.order == *oldOrder;
@@ -439,23 +439,23 @@ void MessageLoader::loadBlock(quint64 layout, int block, std::vector<std::int64_
 
 void MessageLoader::locate(const QString& messageId) {
     if (!m_backend) {
-        emit located(messageId, -1);
+        emit located(messageId, false, 0);
         return;
     }
     const quint64 gen = m_generation;
     runAsync(
         this, &m_pool,
-        [q = m_backend, id = toStd(messageId)]() -> qint64 {
+        [q = m_backend, id = toStd(messageId)]() -> std::optional<qint64> {
             try {
                 auto m = q->get(id);
-                return m ? m->rowid : -1;
+                return m ? std::optional<qint64>(m->rowid) : std::nullopt;
             } catch (const std::exception&) {
-                return -1;
+                return std::nullopt;
             }
         },
-        [this, messageId, gen](qint64 rowid) {
+        [this, messageId, gen](std::optional<qint64> rowid) {
             if (gen == m_generation) {
-                emit located(messageId, rowid);
+                emit located(messageId, rowid.has_value(), rowid.value_or(0));
             }
         });
 }

@@ -128,7 +128,9 @@ signals:
     void earlyRows(quint64 generation, quint64 layout, const std::vector<lq::ui::MessageRow>& rows);
     void blockLoaded(lq::ui::BlockResult& result);
     /// `rowid` < 0: not found.
-    void located(const QString& messageId, qint64 rowid);
+    /// `rowid` is meaningful only when `found` (formats may use negative
+    /// rowids: Laravel's failed jobs).
+    void located(const QString& messageId, bool found, qint64 rowid);
     void fileStateChanged(lq::ui::MessageModel::FileState state);
     void errorOccurred(const QString& message);
 

@@ -48,9 +48,10 @@ MessageModel::MessageModel(QObject* parent)
     connect(m_loader, &MessageLoader::earlyRows, this, &MessageModel::applyEarlyRows);
     connect(m_loader, &MessageLoader::firstRows, this, &MessageModel::applyFirstRows);
     connect(m_loader, &MessageLoader::blockLoaded, this, &MessageModel::applyBlock);
-    connect(m_loader, &MessageLoader::located, this, [this](const QString& id, qint64 rowid) {
-        emit located(id, rowid < 0 ? -1 : rowOfRowId(rowid));
-    });
+    connect(m_loader, &MessageLoader::located, this,
+            [this](const QString& id, bool found, qint64 rowid) {
+                emit located(id, found ? rowOfRowId(rowid) : -1);
+            });
     connect(m_loader, &MessageLoader::fileStateChanged, this, &MessageModel::fileStateChanged);
     connect(m_loader, &MessageLoader::errorOccurred, this, &MessageModel::errorOccurred);
     m_stuckIcon = QIcon(QStringLiteral(":/icons/stuck.svg"));
@@ -72,7 +73,12 @@ void MessageModel::setBackend(std::shared_ptr<QueueBackend> backend, const QStri
     m_loader->newGeneration();
     ++m_layout;
     beginResetModel();
-    m_showsSchedule = backend && core::QueueFormat::of(backend->info()).hasSchedule();
+    m_format = backend ? &core::QueueFormat::of(backend->info()) : nullptr;
+    m_fields = m_format ? m_format->fields() : std::vector<core::QueueFormat::Field>{};
+    // A scheduled format without declared fields names its time columns after
+    // run_at and locked_until; one that declares its fields has columns of
+    // its own for them.
+    m_showsSchedule = m_format && m_format->hasSchedule() && m_fields.empty();
     m_order = std::make_shared<std::vector<std::int64_t>>();
     m_hasOrdering = false;
     m_cache.clear();
@@ -135,6 +141,7 @@ void MessageModel::setUtc(bool utc) {
     const int n = rowCount();
     if (n > 0) {
         emit dataChanged(index(0, Enqueued), index(n - 1, Finished));
+        emit dataChanged(index(0, ScheduledAt), index(n - 1, LeaseExpiry));
     }
 }
 
@@ -227,7 +234,8 @@ bool MessageModel::isStuck(const Message& m) const {
 }
 
 bool MessageModel::isSortable(int column) {
-    return column != IdempotencyKey && column != Payload && column >= 0 && column < ColumnCount;
+    // The format-field columns have no sort key in core.
+    return column != IdempotencyKey && column != Payload && column >= 0 && column < Queue;
 }
 
 bool MessageModel::showsSchedule() const {
@@ -273,13 +281,16 @@ QVariant MessageModel::jobsDisplayData(const MessageRow& r, int column) const {
 
 QVariant MessageModel::displayData(const MessageRow& r, int column) const {
     const Message& m = r.msg;
+    if (fieldOf(column)) {
+        return fieldDisplayData(m, column);
+    }
     switch (Column(column)) {
     case MessageId:
         return fromStd(m.messageId);
     case Status:
         return stateText(m);
     case Claim:
-        return QString::number(m.token);
+        return fieldDisplayData(m, column);
     case IdempotencyKey:
         return m.idempotencyKey ? fromStd(*m.idempotencyKey) : QString();
     case Payload:
@@ -304,7 +315,7 @@ QVariant MessageModel::displayData(const MessageRow& r, int column) const {
         }
         return QString();
     }
-    case ColumnCount:
+    default:
         break;
     }
     return {};
@@ -312,6 +323,9 @@ QVariant MessageModel::displayData(const MessageRow& r, int column) const {
 
 QVariant MessageModel::toolTipData(const MessageRow& r, int column) const {
     const Message& m = r.msg;
+    if (fieldOf(column)) {
+        return fieldToolTip(m, column);
+    }
     auto instant = [](const std::optional<TimeNs>& t) {
         return t ? plainToolTip(exactInstant(*t)) : QVariant();
     };
@@ -323,6 +337,12 @@ QVariant MessageModel::toolTipData(const MessageRow& r, int column) const {
         return plainToolTip(fromStd(m.messageId));
     case Status: {
         QString t = stateText(m);
+        if (!m.extraState.empty() && m.state != State::Unknown) {
+            t += QStringLiteral(" (") + fromStd(m.extraState) + u')';
+        }
+        if (!m.statusText.empty()) {
+            t += u'\n' + tr("Stored state: %1").arg(fromStd(m.statusText));
+        }
         if (isStuck(m)) {
             t += u'\n' + tr("Stuck: locked for %1 (threshold %2 s)")
                              .arg(humanDuration(m.lockAgeNs(core::systemNowNs())))
@@ -331,6 +351,9 @@ QVariant MessageModel::toolTipData(const MessageRow& r, int column) const {
         return plainToolTip(t);
     }
     case Claim:
+        if (m.tokenText) {
+            return fieldToolTip(m, column);
+        }
         return plainToolTip(tr("Claim token %1 (claim_id; lock_time in legacy files, attempts "
                                "in lease queues)")
                                 .arg(m.token));
@@ -361,7 +384,7 @@ QVariant MessageModel::toolTipData(const MessageRow& r, int column) const {
         }
         return duration(m.ageNs(now));
     }
-    case ColumnCount:
+    default:
         break;
     }
     return {};
@@ -444,7 +467,8 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
         }
         return {};
     case Qt::TextAlignmentRole:
-        if (column == Claim || column == Wait || column == Processing || column == Age) {
+        if ((column == Claim && !m.tokenText) || column == Wait || column == Processing ||
+            column == Age || column == Priority || column == Attempts) {
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         }
         return QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter);
@@ -493,6 +517,14 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
             return v(m.processingNs());
         case Claim:
             return qint64(m.token);
+        case ScheduledAt:
+            return v(m.scheduledAt);
+        case LeaseExpiry:
+            return v(m.leaseExpiry);
+        case Priority:
+            return m.priority ? QVariant(qint64(*m.priority)) : QVariant();
+        case Attempts:
+            return qint64(m.attempts);
         default:
             return {};
         }
@@ -505,6 +537,11 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
 QVariant MessageModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) {
         return QAbstractTableModel::headerData(section, orientation, role);
+    }
+    if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
+        if (QVariant v = fieldHeader(section, role); v.isValid()) {
+            return v;
+        }
     }
     if (showsSchedule() && (role == Qt::DisplayRole || role == Qt::ToolTipRole)) {
         const bool tip = role == Qt::ToolTipRole;
@@ -553,8 +590,8 @@ QVariant MessageModel::headerData(int section, Qt::Orientation orientation, int 
             return tr("Processing");
         case Age:
             return tr("Age");
-        case ColumnCount:
-            break;
+        default:
+            break; // the format's fields: fieldHeader()
         }
     } else if (role == Qt::ToolTipRole) {
         switch (Column(section)) {

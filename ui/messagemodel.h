@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "core/formats/queueformat.h"
 #include "core/message.h"
 #include "core/query.h"
 #include "ui/rowcache.h"
@@ -55,6 +56,16 @@ public:
         Wait,
         Processing,
         Age,
+        // The fields a format declares (QueueFormat::fields()); hidden for
+        // formats without them. The claim token text shows in Claim, the
+        // stored state in Status.
+        Queue,
+        Job,
+        Priority,
+        Attempts,
+        Error,
+        ScheduledAt,
+        LeaseExpiry,
         ColumnCount
     };
     Q_ENUM(Column)
@@ -134,6 +145,12 @@ public:
                         int role = Qt::DisplayRole) const override;
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
     static bool isSortable(int column);
+    /// The format field a column shows (Queue..LeaseExpiry), if any.
+    static std::optional<core::QueueFormat::Field> fieldOf(int column);
+    /// The column that shows a format field (-1 for Token, StatusText).
+    static int columnOf(core::QueueFormat::Field f);
+    /// Whether the open file's format has what `column` shows.
+    bool hasColumn(int column) const;
 
 signals:
     void countsChanged(const lq::core::Counts& counts);
@@ -169,6 +186,11 @@ private:
     bool showsSchedule() const;
     static std::optional<core::TimeNs> leaseRemaining(const core::Message& m, core::TimeNs now);
     QVariant toolTipData(const MessageRow& r, int column) const;
+    /// The declared-field columns (Queue..LeaseExpiry) and Claim's text token.
+    QVariant fieldDisplayData(const core::Message& m, int column) const;
+    QVariant fieldToolTip(const core::Message& m, int column) const;
+    QVariant fieldHeader(int section, int role) const;
+    bool hasField(core::QueueFormat::Field f) const;
     bool isStuck(const core::Message& m) const;
 
     MessageLoader* m_loader = nullptr; ///< owned; deleted first (it waits for its worker)
@@ -177,6 +199,9 @@ private:
     int m_stuckSeconds = core::kDefaultStuckAfterSeconds;
     bool m_utc = false;
     bool m_showsSchedule = false;
+    /// The open format's declared fields and their labels (empty: none).
+    const core::QueueFormat* m_format = nullptr;
+    std::vector<core::QueueFormat::Field> m_fields;
 
     quint64 m_layout = 0; ///< bumped by every change of the ordering
     std::shared_ptr<std::vector<std::int64_t>> m_order;

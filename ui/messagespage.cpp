@@ -4,11 +4,14 @@
 #include "core/formats/queueformat.h"
 #include "ui/messagedetailpane.h"
 #include "ui/queueactionhandler.h"
+#include "ui/queuebackend.h"
 #include "ui/queuedocument.h"
+#include "ui/runasync.h"
 #include "ui/statusfilterbar.h"
 #include "ui/uitext.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QCryptographicHash>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -61,6 +64,22 @@ void MessagesPage::createWidgets() {
     chips.setHeightForWidth(true);
     m_filterBar->setSizePolicy(chips);
     filterRow->addWidget(m_filterBar, 1);
+    // The named queues inside the file (Solid Queue's queue_name, plainjob's
+    // type, ...), for formats that have them.
+    m_queueCombo = new QComboBox(this);
+    m_queueCombo->setObjectName(QStringLiteral("queueFilter"));
+    m_queueCombo->setAccessibleName(tr("Queue filter"));
+    m_queueCombo->setToolTip(tr("Show the messages of one named queue; the counts follow"));
+    m_queueCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_queueCombo->setVisible(false);
+    filterRow->addWidget(m_queueCombo);
+    connect(m_queueCombo, &QComboBox::currentIndexChanged, this, [this](int i) {
+        const QString q = i < 0 ? QString() : m_queueCombo->itemData(i).toString();
+        if (q != m_queue) {
+            m_queue = q;
+            applyFilter();
+        }
+    });
     m_search = new QLineEdit(this);
     m_search->setObjectName(QStringLiteral("search"));
     m_search->setPlaceholderText(tr("Search id, idempotency key, payload"));
@@ -137,6 +156,28 @@ void MessagesPage::createWidgets() {
     hh->resizeSection(MessageModel::Wait, digit * 9);
     hh->resizeSection(MessageModel::Processing, fm.horizontalAdvance(tr("Processing")) + 24);
     hh->resizeSection(MessageModel::Age, digit * 9);
+    // The columns of the fields a format declares, next to their kin.
+    hh->resizeSection(MessageModel::Queue, digit * 12);
+    hh->resizeSection(MessageModel::Job, digit * 22);
+    hh->resizeSection(MessageModel::Priority, fm.horizontalAdvance(tr("Priority")) + 24);
+    hh->resizeSection(MessageModel::Attempts, fm.horizontalAdvance(tr("Executions")) + 24);
+    hh->resizeSection(MessageModel::Error, digit * 30);
+    hh->resizeSection(MessageModel::ScheduledAt, timeWidth);
+    hh->resizeSection(MessageModel::LeaseExpiry, timeWidth);
+    const std::pair<int, int> placeAfter[] = {
+        {MessageModel::Queue, MessageModel::Status},
+        {MessageModel::Job, MessageModel::Queue},
+        {MessageModel::Priority, MessageModel::Job},
+        {MessageModel::Attempts, MessageModel::Priority},
+        {MessageModel::Error, MessageModel::Payload},
+        {MessageModel::ScheduledAt, MessageModel::Enqueued},
+        {MessageModel::LeaseExpiry, MessageModel::Claimed},
+    };
+    for (const auto& [column, after] : placeAfter) {
+        hh->moveSection(hh->visualIndex(column), hh->visualIndex(after) + 1);
+    }
+    hh->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(hh, &QWidget::customContextMenuRequested, this, &MessagesPage::showHeaderMenu);
     hh->setStretchLastSection(true);
     pageLayout->addWidget(m_view, 1);
 
@@ -175,9 +216,33 @@ void MessagesPage::createWidgets() {
 
 void MessagesPage::connectModel() {
     connect(m_model, &MessageModel::countsChanged, m_filterBar, &StatusFilterBar::setCounts);
+    // Ids are as wide as the format makes them (a number, a UUID): a file
+    // seen for the first time sizes the column to its first rows.
+    const auto fitIds = [this] {
+        if (m_fitIdColumn && m_model->rowCount() > 0 && m_model->rowAt(0)) {
+            m_fitIdColumn = false;
+            const int widest = m_view->fontMetrics().horizontalAdvance(QLatin1Char('0')) * 37 + 16;
+            m_view->resizeColumnToContents(MessageModel::MessageId);
+            const int fit = m_view->horizontalHeader()->sectionSize(MessageModel::MessageId) + 16;
+            m_view->horizontalHeader()->resizeSection(MessageModel::MessageId,
+                                                      std::min(widest, fit));
+        }
+    };
+    connect(m_model, &MessageModel::firstRowsShown, this, fitIds);
+    connect(m_model, &MessageModel::orderingReset, this, fitIds);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, fitIds); // blocks loaded later
+    // A queue name can appear or go with the data.
+    connect(m_model, &MessageModel::dataVersionChanged, this, &MessagesPage::fetchQueueNames);
     connect(m_model, &QAbstractItemModel::modelAboutToBeReset, this,
             &MessagesPage::rememberCurrent);
     connect(m_model, &QAbstractItemModel::modelReset, this, &MessagesPage::restoreCurrent);
+    // A first page that turns out to be the whole ordering arrives without
+    // a reset: find the message asked for once the ordering is there.
+    connect(m_model, &MessageModel::orderingReset, this, [this] {
+        if (!m_restoreId.isEmpty() && m_model->hasOrdering()) {
+            m_model->locate(m_restoreId);
+        }
+    });
     connect(m_model, &MessageModel::located, this, [this](const QString& id, int row) {
         if (id != m_restoreId || row < 0) {
             return;
@@ -214,11 +279,18 @@ void MessagesPage::documentOpened(bool samePath) {
     }
     if (!samePath) {
         m_restoringView = true;
+        m_fitIdColumn = true; // unless this file's own widths come back
         m_filterBar->setChoice(StatusFilterBar::All);
         restoreView();
         m_restoringView = false;
     }
     m_filterBar->setStates(m_doc->format().states());
+    m_filterBar->setExtraStates(m_doc->format().extraStates());
+    m_queueCombo->setVisible(m_doc->format().namedQueues());
+    if (!samePath) {
+        m_queueNames.clear();
+    }
+    fillQueueCombo(m_queueNames);
     applyColumnSet();
     m_detail->setBackend(m_doc->backend());
     if (!samePath) {
@@ -227,11 +299,58 @@ void MessagesPage::documentOpened(bool samePath) {
         m_band.reset();
     }
     applyFilter(); // before setBackend: one ordering job, not two
-    if (samePath) {
-        m_topOnNextReset = false; // a reopen keeps the place and the selection
+    if (samePath || !m_restoreId.isEmpty()) {
+        // A reopen keeps the place and the selection; a message asked for
+        // before the file was open (lqadmin --select) is selected.
+        m_topOnNextReset = false;
     }
     m_model->setBackend(m_doc->backend(), m_doc->path());
     m_firstPagePending = true;
+    fetchQueueNames();
+}
+
+void MessagesPage::fetchQueueNames() {
+    if (!m_doc->isOpen() || !m_doc->format().namedQueues() || m_fetchingNames) {
+        return;
+    }
+    auto backend = m_doc->backend();
+    if (!backend) {
+        return;
+    }
+    m_fetchingNames = true;
+    auto work = [backend]() -> std::optional<QStringList> {
+        try {
+            QStringList names;
+            for (const std::string& n : backend->queueNames()) {
+                names << fromStd(n);
+            }
+            return names;
+        } catch (const std::exception&) {
+            return std::nullopt; // the loader reports the file's errors
+        }
+    };
+    runAsync(this, std::move(work), [this, backend](const std::optional<QStringList>& names) {
+        m_fetchingNames = false;
+        if (!names || backend != m_doc->backend()) {
+            return; // unreadable (the list stays), or another file by now
+        }
+        m_queueNames = *names;
+        fillQueueCombo(*names);
+    });
+}
+
+void MessagesPage::fillQueueCombo(const QStringList& names) {
+    QSignalBlocker block(m_queueCombo);
+    m_queueCombo->clear();
+    m_queueCombo->addItem(tr("All queues"), QString());
+    QStringList shown = names;
+    if (!m_queue.isEmpty() && !shown.contains(m_queue)) {
+        shown << m_queue; // chosen before; none left now (the table says so)
+    }
+    for (const QString& n : std::as_const(shown)) {
+        m_queueCombo->addItem(n, n);
+    }
+    m_queueCombo->setCurrentIndex(std::max(0, m_queueCombo->findData(m_queue)));
 }
 
 void MessagesPage::documentClosed() {
@@ -249,13 +368,21 @@ void MessagesPage::rememberView() {
     s.setValue(QStringLiteral("path"), path);
     s.setValue(QStringLiteral("choice"), int(m_filterBar->choice()));
     s.setValue(QStringLiteral("search"), m_search->text());
+    s.setValue(QStringLiteral("queue"), m_queue);
     s.setValue(QStringLiteral("sortColumn"), m_sortColumn);
     s.setValue(QStringLiteral("sortOrder"), int(m_sortOrder));
     s.setValue(QStringLiteral("header"), m_view->horizontalHeader()->saveState());
+    QVariantList hidden;
+    for (int c : std::as_const(m_userHidden)) {
+        hidden << c;
+    }
+    s.setValue(QStringLiteral("hiddenColumns"), hidden);
 }
 
 void MessagesPage::restoreView() {
     const QString path = m_doc->path();
+    m_userHidden.clear();
+    m_queue.clear();
     QSettings s = appSettings();
     s.beginGroup(viewKey(path));
     if (s.value(QStringLiteral("path")).toString() != path) {
@@ -265,13 +392,18 @@ void MessagesPage::restoreView() {
         QSignalBlocker block(m_search);
         m_search->setText(s.value(QStringLiteral("search")).toString());
     }
+    m_queue = s.value(QStringLiteral("queue")).toString();
     const auto choice = StatusFilterBar::Choice(s.value(QStringLiteral("choice"), 0).toInt());
     if (choice >= StatusFilterBar::All && choice <= StatusFilterBar::Expired) {
         QSignalBlocker block(m_filterBar);
         m_filterBar->setChoice(choice);
     }
     QHeaderView* hh = m_view->horizontalHeader();
-    hh->restoreState(s.value(QStringLiteral("header")).toByteArray());
+    m_fitIdColumn = !hh->restoreState(s.value(QStringLiteral("header")).toByteArray());
+    const QVariantList hidden = s.value(QStringLiteral("hiddenColumns")).toList();
+    for (const QVariant& c : hidden) {
+        m_userHidden.insert(c.toInt());
+    }
     const int col = s.value(QStringLiteral("sortColumn"), int(MessageModel::MessageId)).toInt();
     const auto order = Qt::SortOrder(s.value(QStringLiteral("sortOrder"), 0).toInt());
     if (MessageModel::isSortable(col)) {
@@ -330,14 +462,62 @@ void MessagesPage::narrowToBand(const core::Filter& band) {
     applyFilter();
 }
 
-void MessagesPage::applyColumnSet() {
+bool MessagesPage::formatHasColumn(int column) const {
     // A format without history has no finish time and no latency columns;
-    // one without keys no key column.
+    // one without keys no key column; the field columns are the ones the
+    // format declares.
     const core::QueueFormat& format = m_doc->format();
-    m_view->setColumnHidden(MessageModel::IdempotencyKey, !format.hasKeys(m_doc->info()));
-    for (int c : {MessageModel::Wait, MessageModel::Processing}) {
-        m_view->setColumnHidden(c, !format.keepsHistory());
+    if (column == MessageModel::IdempotencyKey) {
+        return format.hasKeys(m_doc->info());
     }
+    if (column == MessageModel::Wait || column == MessageModel::Processing) {
+        return format.keepsHistory();
+    }
+    if (const auto f = MessageModel::fieldOf(column)) {
+        return format.hasField(*f);
+    }
+    return true;
+}
+
+void MessagesPage::applyColumnSet() {
+    for (int c = 0; c < MessageModel::ColumnCount; ++c) {
+        m_view->setColumnHidden(c, !formatHasColumn(c) || m_userHidden.contains(c));
+    }
+    // A claim token stored as text (an execution, an allocation id) needs room.
+    if (m_doc->format().hasField(core::QueueFormat::Field::Token)) {
+        QHeaderView* hh = m_view->horizontalHeader();
+        const int wide =
+            m_view->fontMetrics().horizontalAdvance(QStringLiteral("claimed:00:00")) + 16;
+        if (hh->sectionSize(MessageModel::Claim) < wide) {
+            hh->resizeSection(MessageModel::Claim, wide);
+        }
+    }
+}
+
+void MessagesPage::setColumnShown(int column, bool shown) {
+    if (shown) {
+        m_userHidden.remove(column);
+    } else {
+        m_userHidden.insert(column);
+    }
+    applyColumnSet();
+    rememberView();
+}
+
+void MessagesPage::showHeaderMenu(const QPoint& pos) {
+    // The operator hides and shows the columns this format has; the choice
+    // is kept per file with the rest of the view.
+    QMenu menu(this);
+    for (int c = 0; c < MessageModel::ColumnCount; ++c) {
+        if (!formatHasColumn(c) || c == MessageModel::MessageId) {
+            continue;
+        }
+        QAction* a = menu.addAction(m_model->headerData(c, Qt::Horizontal).toString());
+        a->setCheckable(true);
+        a->setChecked(!m_userHidden.contains(c));
+        connect(a, &QAction::toggled, this, [this, c](bool shown) { setColumnShown(c, shown); });
+    }
+    menu.exec(m_view->horizontalHeader()->mapToGlobal(pos));
 }
 
 void MessagesPage::applyFilter() {
@@ -352,6 +532,9 @@ void MessagesPage::applyFilter() {
     }
     updateNarrowRow();
     f.search = toStd(m_search->text());
+    if (m_doc->isOpen() && m_doc->format().namedQueues()) {
+        f.queue = toStd(m_queue);
+    }
     f.stuckAfterNs = core::TimeNs(m_stuckSpin->value()) * core::kNsPerSecond;
     m_model->setStuckThresholdSeconds(m_stuckSpin->value());
     // A new filter (a search, a status, a drill-down) opens at the top.

@@ -4,11 +4,13 @@
 #include "core/query.h"
 #include "ui/messagemodel.h"
 
+#include <QSet>
 #include <QTimer>
 #include <QWidget>
 
 #include <optional>
 
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
@@ -36,6 +38,10 @@ public:
     QTableView* view() const { return m_view; }
     StatusFilterBar* filterBar() const { return m_filterBar; }
     QLineEdit* searchEdit() const { return m_search; }
+    /// The named-queue filter (shown for formats with named queues).
+    QComboBox* queueCombo() const { return m_queueCombo; }
+    /// The named queue the table is narrowed to ("": all).
+    QString queueFilter() const { return m_queue; }
     QSpinBox* stuckSpinBox() const { return m_stuckSpin; }
     /// The detail pane: created here, docked by the window.
     MessageDetailPane* detailPane() const { return m_detail; }
@@ -51,6 +57,9 @@ public:
     /// The message ids of the selected rows that are loaded.
     QStringList selectedMessageIds() const;
     void focusSearch();
+    /// Shows or hides a column this format has, for this file (the header
+    /// menu's toggle).
+    void setColumnShown(int column, bool shown);
     /// The dashboard narrowed the table to a time range, or to a histogram
     /// bar's band (within its range).
     void narrowToRange(std::optional<qint64> from, std::optional<qint64> to);
@@ -71,6 +80,12 @@ private:
     void applyFilter();
     void updateNarrowRow();
     void applyColumnSet();
+    /// Whether the open file's format has what `column` shows.
+    bool formatHasColumn(int column) const;
+    void showHeaderMenu(const QPoint& pos);
+    /// Reads the file's queue names in a worker and fills the queue combo.
+    void fetchQueueNames();
+    void fillQueueCombo(const QStringList& names);
     void restoreCurrent();
     void onCurrentChanged();
     void showContextMenu(const QPoint& pos);
@@ -84,6 +99,10 @@ private:
 
     StatusFilterBar* m_filterBar = nullptr;
     QLineEdit* m_search = nullptr;
+    QComboBox* m_queueCombo = nullptr;
+    QString m_queue;              ///< the chosen named queue ("": all)
+    QStringList m_queueNames;     ///< as the file last listed them
+    bool m_fetchingNames = false; ///< a queueNames() job is running
     QSpinBox* m_stuckSpin = nullptr;
     QWidget* m_narrowRow = nullptr;
     QLabel* m_narrowLabel = nullptr;
@@ -100,7 +119,9 @@ private:
     int m_restoreScroll = 0;
     bool m_topOnNextReset = false; ///< a new filter opens at the top
     bool m_restoringView = false;  ///< restoreView() is setting the widgets
+    bool m_fitIdColumn = false;    ///< size the id column to the first rows
     int m_sortColumn = MessageModel::MessageId;
+    QSet<int> m_userHidden; ///< columns the operator hid in this file
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
 };
 

@@ -104,8 +104,12 @@ std::optional<core::Message> LocalQueueBackend::get(const std::string& messageId
     return m_queue->get(messageId);
 }
 
-core::Counts LocalQueueBackend::counts(core::TimeNs stuckAfterNs) {
-    return m_queue->counts(stuckAfterNs);
+core::Counts LocalQueueBackend::counts(core::TimeNs stuckAfterNs, const std::string& queue) {
+    return m_queue->counts(queue, stuckAfterNs);
+}
+
+std::vector<std::string> LocalQueueBackend::queueNames() {
+    return m_queue->queueNames();
 }
 
 core::TimingColumns LocalQueueBackend::timing(const core::Filter& f) {

@@ -80,7 +80,11 @@ public:
         return {};
     }
     virtual std::optional<core::Message> get(const std::string& messageId) = 0;
-    virtual core::Counts counts(core::TimeNs stuckAfterNs) = 0;
+    /// The counts of named queue `queue` ("": the whole file).
+    virtual core::Counts counts(core::TimeNs stuckAfterNs, const std::string& queue) = 0;
+    /// The named queues inside the file, sorted (empty for formats without
+    /// named queues: QueueFormat::namedQueues()).
+    virtual std::vector<std::string> queueNames() = 0;
     virtual core::TimingColumns timing(const core::Filter& f) = 0;
     /// The audit records of this file (the dashboard notes prunes).
     virtual std::vector<core::AuditEntry> auditEntries() const = 0;
@@ -149,7 +153,8 @@ public:
     std::vector<core::Message> firstPage(const core::Filter& f, const core::Sort& s,
                                          int limit) override;
     std::optional<core::Message> get(const std::string& messageId) override;
-    core::Counts counts(core::TimeNs stuckAfterNs) override;
+    core::Counts counts(core::TimeNs stuckAfterNs, const std::string& queue) override;
+    std::vector<std::string> queueNames() override;
     core::TimingColumns timing(const core::Filter& f) override;
     std::vector<core::AuditEntry> auditEntries() const override;
     core::Plan planTargets(core::Action a, std::vector<core::Target> targets) override;

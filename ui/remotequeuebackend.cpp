@@ -232,8 +232,13 @@ std::optional<core::Message> RemoteQueueBackend::get(const std::string& messageI
     return queue()->get(messageId);
 }
 
-core::Counts RemoteQueueBackend::counts(core::TimeNs stuckAfterNs) {
-    return queue()->counts(stuckAfterNs);
+core::Counts RemoteQueueBackend::counts(core::TimeNs stuckAfterNs, const std::string& queue) {
+    // The protocol's `counts` with `queue` (docs/PROTOCOL.md).
+    return this->queue()->counts(queue, stuckAfterNs);
+}
+
+std::vector<std::string> RemoteQueueBackend::queueNames() {
+    return queue()->queueNames(); // `queue_names`
 }
 
 core::TimingColumns RemoteQueueBackend::timing(const core::Filter& f) {

@@ -49,7 +49,8 @@ public:
     std::vector<core::Message> firstPage(const core::Filter& f, const core::Sort& s,
                                          int limit) override;
     std::optional<core::Message> get(const std::string& messageId) override;
-    core::Counts counts(core::TimeNs stuckAfterNs) override;
+    core::Counts counts(core::TimeNs stuckAfterNs, const std::string& queue) override;
+    std::vector<std::string> queueNames() override;
     core::TimingColumns timing(const core::Filter& f) override;
     std::vector<core::AuditEntry> auditEntries() const override;
     core::Plan planTargets(core::Action a, std::vector<core::Target> targets) override;

@@ -5,6 +5,7 @@
 
 #include <QButtonGroup>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLocale>
 #include <QToolButton>
 
@@ -83,6 +84,35 @@ void StatusFilterBar::setStates(const std::vector<core::State>& states) {
     m_buttons.value(Expired)->setVisible(has(core::State::Expired));
     updateUnknown();
     updateTexts();
+}
+
+void StatusFilterBar::setExtraStates(const std::vector<core::QueueFormat::ExtraState>& extras) {
+    for (QLabel* l : m_extraLabels) {
+        delete l;
+    }
+    m_extraLabels.clear();
+    m_extras = extras;
+    for (const auto& e : m_extras) {
+        auto* l = new QLabel(this);
+        l->setObjectName(QStringLiteral("extra_") + QString::fromStdString(e.name));
+        l->setTextFormat(Qt::PlainText);
+        l->setFrameShape(QFrame::StyledPanel);
+        l->setContentsMargins(6, 1, 6, 1);
+        l->setToolTip(QString::fromStdString(e.name) + QStringLiteral(": ") +
+                      QString::fromStdString(e.description));
+        layout()->addWidget(l);
+        m_extraLabels.push_back(l);
+    }
+    updateTexts();
+}
+
+QLabel* StatusFilterBar::extraLabel(const QString& name) const {
+    for (std::size_t i = 0; i < m_extras.size(); ++i) {
+        if (QString::fromStdString(m_extras[i].name) == name) {
+            return m_extraLabels[i];
+        }
+    }
+    return nullptr;
 }
 
 void StatusFilterBar::updateUnknown() {
@@ -167,6 +197,21 @@ void StatusFilterBar::updateTexts() {
         }
         b->setAccessibleDescription(what);
         b->setToolTip(what);
+    }
+    for (std::size_t i = 0; i < m_extras.size(); ++i) {
+        const auto& e = m_extras[i];
+        const auto it = m_counts.extra.find(e.name);
+        const qint64 n = it == m_counts.extra.end() ? 0 : it->second;
+        QString text = QString::fromStdString(e.name) + u' ' + locale.toString(n);
+        if (!e.within.empty()) {
+            QStringList in;
+            for (core::State s : e.within) {
+                in << QString::fromLatin1(core::stateName(s));
+            }
+            text += QStringLiteral(" (") + tr("in %1").arg(in.join(QStringLiteral(", "))) + u')';
+        }
+        m_extraLabels[i]->setText(text);
+        m_extraLabels[i]->setAccessibleName(text);
     }
 }
 

@@ -2,12 +2,14 @@
 #pragma once
 
 #include "core/format.h"
+#include "core/formats/queueformat.h"
 #include "core/query.h"
 
 #include <QHash>
 #include <QWidget>
 
 class QButtonGroup;
+class QLabel;
 class QToolButton;
 
 namespace lq::ui {
@@ -26,6 +28,12 @@ public:
     /// The states the file's format has (QueueFormat::states()): one
     /// button each, Stuck with Locked.
     void setStates(const std::vector<core::State>& states);
+    /// The format's own states (QueueFormat::extraStates()): a count each
+    /// after the chips, so that the counts add up to All. Not filters (core
+    /// filters by canonical state); the tooltip says what the state is.
+    void setExtraStates(const std::vector<core::QueueFormat::ExtraState>& extras);
+    /// The count label of extra state `name` (nullptr: none).
+    QLabel* extraLabel(const QString& name) const;
     Choice choice() const { return m_choice; }
     void setChoice(Choice c);
     QToolButton* button(Choice c) const { return m_buttons.value(c); }
@@ -47,6 +55,8 @@ private:
     QButtonGroup* m_group;
     core::Counts m_counts;
     std::vector<core::State> m_states;
+    std::vector<core::QueueFormat::ExtraState> m_extras;
+    std::vector<QLabel*> m_extraLabels; ///< one per m_extras entry
     Choice m_choice = All;
 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ui/uitext.h"
+
 #include "ui/runasync.h"
 
 #include "core/timefmt.h"
@@ -11,6 +12,9 @@
 #endif
 
 #include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLocale>
 
 namespace lq::ui {
@@ -129,6 +133,14 @@ QString stateText(core::State s) {
 
 QString stateText(const core::Message& m) {
     if (m.state == core::State::Unknown) {
+        // A format state outside the canonical ones (Solid Queue "blocked",
+        // Oban "retryable"): its own name, not UNKNOWN.
+        if (!m.extraState.empty()) {
+            return fromStd(m.extraState);
+        }
+        if (!m.statusText.empty()) {
+            return QStringLiteral("UNKNOWN(%1)").arg(fromStd(m.statusText));
+        }
         return QStringLiteral("UNKNOWN(%1)").arg(m.rawStatus);
     }
     return stateText(m.state);
@@ -143,6 +155,85 @@ void useBackgroundPriority() {
         setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
     }
 #endif
+}
+
+namespace {
+
+void appendReadable(QStringList& out, const QJsonValue& v, const QString& indent);
+
+/// A JSON object as "key: value" lines, scalars first (the exception and
+/// its message), then lists (a backtrace, one frame a line).
+void appendObject(QStringList& out, const QJsonObject& o, const QString& indent) {
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        if (!it.value().isArray() && !it.value().isObject()) {
+            const QJsonValue v = it.value();
+            out << indent + it.key() + QStringLiteral(": ") +
+                       (v.isString() ? v.toString() : v.toVariant().toString());
+        }
+    }
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        if (it.value().isArray() || it.value().isObject()) {
+            out << indent + it.key() + u':';
+            appendReadable(out, it.value(), indent + QStringLiteral("  "));
+        }
+    }
+}
+
+void appendReadable(QStringList& out, const QJsonValue& v, const QString& indent) {
+    if (v.isObject()) {
+        appendObject(out, v.toObject(), indent);
+    } else if (v.isArray()) {
+        const QJsonArray a = v.toArray();
+        for (const QJsonValue e : a) {
+            appendReadable(out, e, indent);
+        }
+    } else if (v.isString()) {
+        out << indent + v.toString();
+    } else {
+        out << indent + v.toVariant().toString();
+    }
+}
+
+/// An error as stored, readable: JSON (Solid Queue's exception object)
+/// as lines, anything else as it is. Plain text, never HTML.
+} // namespace
+
+QString readableError(const std::string& text) {
+    const QByteArray bytes = QByteArray::fromRawData(text.data(), qsizetype(text.size()));
+    QJsonParseError err{};
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &err);
+    if (err.error != QJsonParseError::NoError || !(doc.isObject() || doc.isArray())) {
+        return fromStd(text);
+    }
+    QStringList lines;
+    appendReadable(lines, doc.isObject() ? QJsonValue(doc.object()) : QJsonValue(doc.array()),
+                   QString());
+    return lines.join(u'\n');
+}
+
+QString errorSummary(const std::string& text) {
+    // The leading "key: value" lines of a JSON error (the exception and its
+    // message), or the first line of a plain one.
+    const QStringList lines = readableError(text).split(u'\n');
+    QStringList head;
+    for (const QString& l : lines) {
+        if (l.trimmed().isEmpty()) {
+            continue;
+        }
+        if (!head.isEmpty() && (l.endsWith(u':') || l.startsWith(u' '))) {
+            break;
+        }
+        head << l.trimmed();
+        if (lines.size() > 1 && !l.contains(QStringLiteral(": "))) {
+            break; // a plain text error: its first line
+        }
+    }
+    QString s = head.join(QStringLiteral(" \u00b7 "));
+    constexpr qsizetype kMax = 200;
+    if (s.size() > kMax) {
+        s = s.left(kMax) + QChar(0x2026);
+    }
+    return s;
 }
 
 } // namespace lq::ui

@@ -52,6 +52,13 @@ QString plainToolTip(const QString& text);
 
 /// Localised state name: "READY", "LOCKED", ..., "UNKNOWN(7)".
 QString stateText(const core::Message& m);
+/// An error as stored, readable: a JSON error (an exception object, a list
+/// of attempts) as "key: value" lines and indented lists, anything else as
+/// it is. Plain text, never HTML.
+QString readableError(const std::string& text);
+/// One line of an error for the table: the exception and its message, or
+/// the first line.
+QString errorSummary(const std::string& text);
 QString stateText(core::State s);
 
 } // namespace lq::ui

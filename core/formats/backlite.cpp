@@ -446,4 +446,17 @@ std::unique_ptr<FormatDriver> BackliteFormat::driver(const FormatInfo& info,
     return std::make_unique<BackliteDriver>(info, path);
 }
 
+std::string BackliteFormat::fieldLabel(Field f) const {
+    switch (f) {
+    case Field::ScheduledAt:
+        return "Wait until";
+    case Field::LeaseExpiry:
+        return "Expires";
+    case Field::StatusText:
+        return "Table";
+    default:
+        return defaultFieldLabel(f);
+    }
+}
+
 } // namespace lq::core

@@ -24,6 +24,11 @@ public:
     std::string tokenLabel(const FormatInfo&) const override { return "claimed_at/attempts"; }
     std::string timeUnits(const FormatInfo&) const override { return "ms"; }
     std::vector<ExtraState> extraStates() const override;
+    std::vector<Field> fields() const override {
+        return {Field::Queue,       Field::Attempts,    Field::Error,
+                Field::ScheduledAt, Field::LeaseExpiry, Field::StatusText};
+    }
+    std::string fieldLabel(Field f) const override;
     std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const override;
     std::vector<Action> rowActions() const override;
     Action retryAction() const noexcept override { return Action::Release; }

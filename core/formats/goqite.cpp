@@ -420,4 +420,19 @@ std::unique_ptr<FormatDriver> GoqiteFormat::driver(const FormatInfo& info,
     return std::make_unique<GoqiteDriver>(info, path);
 }
 
+std::string GoqiteFormat::fieldLabel(Field f) const {
+    switch (f) {
+    case Field::Attempts:
+        return "Received";
+    case Field::ScheduledAt:
+        return "Timeout";
+    case Field::LeaseExpiry:
+        return "Lease expiry";
+    case Field::Token:
+        return "Timeout token";
+    default:
+        return defaultFieldLabel(f);
+    }
+}
+
 } // namespace lq::core

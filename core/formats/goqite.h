@@ -26,6 +26,11 @@ public:
         return "TEXT UTC times (YYYY-MM-DDTHH:MM:SS.sssZ)";
     }
     std::vector<ExtraState> extraStates() const override;
+    std::vector<Field> fields() const override {
+        return {Field::Queue,       Field::Priority, Field::Attempts,  Field::ScheduledAt,
+                Field::LeaseExpiry, Field::Token,    Field::StatusText};
+    }
+    std::string fieldLabel(Field f) const override;
     std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const override;
     std::vector<Action> rowActions() const override;
     Action retryAction() const noexcept override { return Action::Retry; }

@@ -571,4 +571,17 @@ std::string JobTableFormat::whyNoMetric(Filter::Metric, const FormatInfo&) const
     return {}; // every time is stored (FORMATS.md 4.4, 5.4)
 }
 
+std::string JobTableFormat::fieldLabel(Field f) const {
+    switch (f) {
+    case Field::Job:
+        return jobLabel();
+    case Field::Error:
+        return "Errors";
+    case Field::StatusText:
+        return "State";
+    default:
+        return defaultFieldLabel(f);
+    }
+}
+
 } // namespace lq::core

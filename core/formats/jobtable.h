@@ -137,7 +137,14 @@ public:
     std::string tokenLabel(const FormatInfo&) const override {
         return "state, attempt, attempted_at";
     }
+    std::string fieldLabel(Field f) const override;
+    /// What the library calls the job's name ("Worker", "Kind").
+    virtual std::string jobLabel() const = 0;
     std::vector<Action> rowActions() const override;
+    std::vector<Field> fields() const override {
+        return {Field::Queue, Field::Job,         Field::Priority, Field::Attempts,
+                Field::Error, Field::ScheduledAt, Field::Token,    Field::StatusText};
+    }
     Action retryAction() const noexcept override { return Action::Retry; }
     std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const override;
 };

@@ -147,4 +147,21 @@ std::unique_ptr<FormatDriver> LaravelFormat::driver(const FormatInfo& info,
     return makeLaravelDriver(info, path);
 }
 
+std::string LaravelFormat::fieldLabel(Field f) const {
+    switch (f) {
+    case Field::Job:
+        return "Job";
+    case Field::Error:
+        return "Exception";
+    case Field::ScheduledAt:
+        return "Available at";
+    case Field::LeaseExpiry:
+        return "Retry after";
+    case Field::Token:
+        return "Reservation";
+    default:
+        return defaultFieldLabel(f);
+    }
+}
+
 } // namespace lq::core

@@ -479,4 +479,21 @@ std::unique_ptr<FormatDriver> LitequeFormat::driver(const FormatInfo& info,
     return std::make_unique<LitequeDriver>(info, path);
 }
 
+std::string LitequeFormat::fieldLabel(Field f) const {
+    switch (f) {
+    case Field::ScheduledAt:
+        return "Available at";
+    case Field::LeaseExpiry:
+        return "Expire at";
+    case Field::Token:
+        return "Allocation id";
+    case Field::Attempts:
+        return "Attempts";
+    case Field::StatusText:
+        return "Status";
+    default:
+        return defaultFieldLabel(f);
+    }
+}
+
 } // namespace lq::core

@@ -15,6 +15,7 @@ public:
         return "TEXT UTC (ISO 8601, microseconds when Ecto writes them)";
     }
     std::vector<ExtraState> extraStates() const override;
+    std::string jobLabel() const override { return "Worker"; }
     std::string whyNot(Action a, const FormatInfo& info) const override;
     std::vector<PruneRule> pruneRules() const override;
     std::string pruneText() const override;

@@ -440,4 +440,17 @@ std::unique_ptr<FormatDriver> PlainjobFormat::driver(const FormatInfo& info,
     return std::make_unique<PlainjobDriver>(info, path);
 }
 
+std::string PlainjobFormat::fieldLabel(Field f) const {
+    switch (f) {
+    case Field::Queue:
+        return "Type";
+    case Field::ScheduledAt:
+        return "Next run at";
+    case Field::StatusText:
+        return "Status";
+    default:
+        return defaultFieldLabel(f);
+    }
+}
+
 } // namespace lq::core

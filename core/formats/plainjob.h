@@ -23,6 +23,10 @@ public:
     }
     std::string timeUnits(const FormatInfo&) const override { return "ms"; }
     std::vector<ExtraState> extraStates() const override;
+    std::vector<Field> fields() const override {
+        return {Field::Queue, Field::Error, Field::ScheduledAt, Field::StatusText};
+    }
+    std::string fieldLabel(Field f) const override;
     std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const override;
     std::vector<Action> rowActions() const override;
     Action retryAction() const noexcept override { return Action::Retry; }

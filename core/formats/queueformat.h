@@ -80,6 +80,37 @@ public:
         std::string description;
     };
     virtual std::vector<ExtraState> extraStates() const { return {}; }
+    /// The optional fields a format's messages carry (Message's members
+    /// beyond litequeue's columns). The GUI shows a column and a detail row
+    /// for each field the format declares, under the format's label.
+    enum class Field : int {
+        Queue,       ///< Message::queueName
+        Job,         ///< Message::jobName (class, worker, kind)
+        Priority,    ///< Message::priority
+        Attempts,    ///< Message::attempts, with maxAttempts when set
+        Error,       ///< Message::lastError (error and backtrace)
+        ScheduledAt, ///< Message::scheduledAt
+        LeaseExpiry, ///< Message::leaseExpiry
+        Token,       ///< Message::tokenText (claim owner / token as stored)
+        StatusText,  ///< Message::statusText (the stored state)
+    };
+    static constexpr int kFieldCount = int(Field::StatusText) + 1;
+    /// The fields this format fills, in display order (empty: litequeue's
+    /// columns only).
+    virtual std::vector<Field> fields() const { return {}; }
+    bool hasField(Field f) const;
+    /// What this format calls field `f` ("Class" for Solid Queue's job
+    /// class); the default is a neutral name ("Job").
+    virtual std::string fieldLabel(Field f) const { return defaultFieldLabel(f); }
+    /// One line on what the field holds here, for tooltips.
+    virtual std::string fieldDescription(Field f) const { return defaultFieldDescription(f); }
+    static std::string defaultFieldLabel(Field f);
+    static std::string defaultFieldDescription(Field f);
+    /// A stable key for settings and tests: "queue", "job", "priority", ...
+    static const char* fieldKey(Field f) noexcept;
+    /// Whether `m` has a value for `f`.
+    static bool messageHas(const Message& m, Field f) noexcept;
+
     /// Why the format cannot provide metric `m` ("" when it can): what the
     /// dashboard says instead of an empty chart.
     virtual std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const;

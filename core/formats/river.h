@@ -17,6 +17,7 @@ public:
         return "TEXT UTC (\"2006-01-02 15:04:05.999\", or Go's time.String())";
     }
     std::vector<ExtraState> extraStates() const override;
+    std::string jobLabel() const override { return "Kind"; }
     std::string whyNot(Action a, const FormatInfo& info) const override;
     std::vector<PruneRule> pruneRules() const override;
     std::string pruneText() const override;

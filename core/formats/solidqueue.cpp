@@ -201,4 +201,25 @@ std::unique_ptr<FormatDriver> SolidQueueFormat::driver(const FormatInfo& info,
     return makeSolidQueueDriver(info, path);
 }
 
+std::string SolidQueueFormat::fieldLabel(Field f) const {
+    switch (f) {
+    case Field::Job:
+        return "Class";
+    case Field::Attempts:
+        return "Executions";
+    case Field::Error:
+        return "Error";
+    case Field::ScheduledAt:
+        return "Scheduled at";
+    case Field::LeaseExpiry:
+        return "Claim lapses";
+    case Field::Token:
+        return "Execution";
+    case Field::StatusText:
+        return "Execution table";
+    default:
+        return defaultFieldLabel(f);
+    }
+}
+
 } // namespace lq::core

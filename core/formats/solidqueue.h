@@ -23,6 +23,12 @@ public:
         return "TEXT UTC with microseconds (Rails datetime(6))";
     }
     std::vector<ExtraState> extraStates() const override;
+    std::vector<Field> fields() const override {
+        return {Field::Queue,       Field::Job,   Field::Priority,
+                Field::Attempts,    Field::Error, Field::ScheduledAt,
+                Field::LeaseExpiry, Field::Token, Field::StatusText};
+    }
+    std::string fieldLabel(Field f) const override;
     std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const override;
     std::vector<Action> rowActions() const override;
     Action retryAction() const noexcept override { return Action::Retry; }

@@ -376,7 +376,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         RawReference raw(file);
         auto q = m->backend(); // lqcore's counts through the GUI's one way to a queue
         const double countsMs =
-            RawReference::best(3, [&] { (void)q->counts(core::kDefaultStuckAfterNs); });
+            RawReference::best(3, [&] { (void)q->counts(core::kDefaultStuckAfterNs, {}); });
         const double rawCountsMs = RawReference::best(
             3, [&] { raw.each("SELECT status, count(*) FROM Queue GROUP BY status"); });
         const double rawStatsMs = RawReference::best(3, [&] { raw.statsPass(); });

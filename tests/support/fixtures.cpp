@@ -3,6 +3,8 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QStringList>
 #include <QTemporaryDir>
 
@@ -38,6 +40,21 @@ QString copyFixture(const QTemporaryDir& dir, const QString& relative, bool main
                                                 QFile::WriteUser);
     }
     return dst;
+}
+
+QStringList formatFixtures() {
+    QFile f(dataDir() + QStringLiteral("/formats/facts.json"));
+    if (!f.open(QIODevice::ReadOnly))
+        throw std::runtime_error("cannot read formats/facts.json");
+    const QJsonObject all = QJsonDocument::fromJson(f.readAll()).object();
+    QStringList out;
+    for (auto it = all.begin(); it != all.end(); ++it) {
+        const QJsonObject o = it.value().toObject();
+        if (!o.value(QStringLiteral("hostile")).toBool() &&
+            !o.value(QStringLiteral("format")).isNull())
+            out << it.key();
+    }
+    return out;
 }
 
 } // namespace lq::test

@@ -5,6 +5,7 @@
 // (FIXTURES.md rule 1), it works on a copy in its own temporary folder.
 
 #include <QString>
+#include <QStringList>
 
 class QTemporaryDir;
 
@@ -20,5 +21,9 @@ QString dataDir();
 /// them without write bits). Throws std::runtime_error when a file cannot
 /// be copied: a test must never go on with a path that holds nothing.
 QString copyFixture(const QTemporaryDir& dir, const QString& relative, bool mainOnly = false);
+
+/// The format fixtures of tests/data/formats/facts.json that a format reads
+/// (not the hostile ones), by file name, in the file's order.
+QStringList formatFixtures();
 
 } // namespace lq::test

@@ -9,6 +9,7 @@
 #include "ui/mainwindow.h"
 #include "ui/messagemodel.h"
 #include "ui/statusfilterbar.h"
+#include "windowharness.h"
 
 #include <QAction>
 #include <QStandardPaths>
@@ -27,16 +28,7 @@ namespace {
 
 const QString kFixture = QStringLiteral("formats/solid-queue.sqlite3");
 
-struct Harness {
-    MainWindow w;
-    Harness() {
-        w.setConfirmHandler([](const QString&, qint64) { return true; });
-        w.setReportHandler([](const MainWindow::ActionReport&) {});
-        w.resize(1200, 800);
-        w.show();
-    }
-    MessageModel* model() const { return w.model(); }
-};
+using Harness = WindowHarness;
 
 /// Every job as core reads it: state, execution token and stored row.
 QStringList snapshot(const QString& path) {
@@ -56,9 +48,8 @@ class TestSolidQueueGui : public QObject {
 
     QTemporaryDir m_tmp;
 
-    [[nodiscard]] bool openAndWait(Harness& h, const QString& path) {
-        h.w.openFile(path);
-        return waitFor([&] { return h.w.isReady() && h.w.currentPath() == path; }, 10000);
+    [[nodiscard]] static bool openAndWait(Harness& h, const QString& path) {
+        return h.openAndWait(path);
     }
 
     [[nodiscard]] bool showOnly(Harness& h, StatusFilterBar::Choice c) {
@@ -81,19 +72,8 @@ class TestSolidQueueGui : public QObject {
 
     /// Runs `act` and waits for its report; returns the rows applied (-1 when
     /// no report came or it carried an error).
-    [[nodiscard]] int runAndWait(Harness& h, const std::function<void()>& act) {
-        const int before = h.w.reportCount();
-        act();
-        if (!waitFor([&] { return h.w.reportCount() > before && !h.w.isBusy(); }, 10000))
-            return -1;
-        const auto rep = h.w.lastReport();
-        if (!rep.error.isEmpty()) {
-            qWarning("%s", qPrintable(rep.error));
-            return -1;
-        }
-        for (const QString& line : rep.skippedLines)
-            qWarning("skipped %s", qPrintable(line));
-        return int(rep.applied);
+    [[nodiscard]] static int runAndWait(Harness& h, const std::function<void()>& act) {
+        return h.runAndWait(act);
     }
 
 private slots:

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+// The optional message fields each format declares (QueueFormat::fields())
+// against what its fixture's rows really carry: every field a row has is
+// declared, every declared field is on at least one row of the fixture, and
+// each declared field has a label. The GUI builds its columns and detail
+// rows from this list, so a wrong declaration is a missing or empty column.
+#include "formatfacts.h"
+
+#include <QObject>
+#include <QTemporaryDir>
+
+#include <set>
+
+using namespace lqtest;
+using namespace lq::core;
+
+namespace {
+
+using Field = QueueFormat::Field;
+
+std::vector<Field> allFields() {
+    std::vector<Field> out;
+    out.reserve(QueueFormat::kFieldCount);
+    for (int i = 0; i < QueueFormat::kFieldCount; ++i)
+        out.push_back(Field(i));
+    return out;
+}
+
+} // namespace
+
+class TstFormatFields : public QObject {
+    Q_OBJECT
+
+private slots:
+    void declaredFieldsMatchTheRows_data();
+    void declaredFieldsMatchTheRows();
+    void litequeueDeclaresNone();
+    void keysAreDistinct();
+};
+
+void TstFormatFields::declaredFieldsMatchTheRows_data() {
+    QTest::addColumn<QString>("fixture");
+    for (const QString& fixture : lq::test::formatFixtures())
+        QTest::newRow(qPrintable(fixture)) << fixture;
+}
+
+void TstFormatFields::declaredFieldsMatchTheRows() {
+    QFETCH(QString, fixture);
+    QTemporaryDir dir;
+    const std::string path =
+        toStd(lq::test::copyFixture(dir, QStringLiteral("formats/") + fixture));
+    auto q = openAtFactsNow(path);
+    const QueueFormat& fmt = QueueFormat::of(q->info());
+    const QJsonObject facts = factsOf(fixture);
+    QCOMPARE(QString::fromLatin1(fmt.id()), facts.value(QStringLiteral("format")).toString());
+    const auto declared = fmt.fields();
+    QVERIFY(!declared.empty());
+    std::set<Field> seen;
+    for (const Message& m : q->list({}, {}, 0, -1)) {
+        for (Field f : allFields()) {
+            // plainjob's job type is its queue: the name is not shown twice.
+            const bool sameAsQueue = f == Field::Job && m.jobName == m.queueName;
+            if (QueueFormat::messageHas(m, f) && !(sameAsQueue && !fmt.hasField(Field::Job)))
+                seen.insert(f);
+        }
+    }
+    for (Field f : seen)
+        QVERIFY2(fmt.hasField(f), QueueFormat::fieldKey(f));
+    for (Field f : declared) {
+        QVERIFY2(seen.count(f) == 1, QueueFormat::fieldKey(f));
+        QVERIFY(!fmt.fieldLabel(f).empty());
+        QVERIFY(!fmt.fieldDescription(f).empty());
+    }
+    // A named-queue format shows its queue; its queue names come from the rows.
+    QCOMPARE(fmt.namedQueues(), fmt.hasField(Field::Queue));
+}
+
+void TstFormatFields::litequeueDeclaresNone() {
+    for (const char* id : {"litequeue-0.14", "jobs-lease"}) {
+        const QueueFormat* f = QueueFormat::byId(id);
+        QVERIFY(f);
+        QVERIFY(f->fields().empty());
+    }
+}
+
+void TstFormatFields::keysAreDistinct() {
+    std::set<std::string> keys;
+    for (Field f : allFields()) {
+        QVERIFY(keys.insert(QueueFormat::fieldKey(f)).second);
+        QVERIFY(!QueueFormat::defaultFieldLabel(f).empty());
+    }
+}
+
+QTEST_GUILESS_MAIN(TstFormatFields)
+#include "tst_formatfields.moc"

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: MIT
+// Every format fixture (tests/data/formats/facts.json) in the main window:
+// the columns its format declares are shown under the format's labels with
+// the values of the fixture's facts, the queue filter narrows the table and
+// the chips to the core count of each named queue, the detail pane shows
+// the declared fields, and each offered row action is performed on a row
+// that takes it and undone back to the same file.
+
+#include "core/formats/queueformat.h"
+#include "core/queue.h"
+#include "testhelpers.h"
+#include "ui/mainwindow.h"
+#include "ui/messagedetailpane.h"
+#include "ui/messagemodel.h"
+#include "ui/messagespage.h"
+#include "ui/statusfilterbar.h"
+#include "windowharness.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QComboBox>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTest>
+#include <QToolButton>
+
+#include <memory>
+
+using lq::core::Action;
+using lq::core::Filter;
+using lq::core::Message;
+using lq::core::Queue;
+using lq::core::QueueFormat;
+using lq::core::State;
+using lq::ui::MainWindow;
+using lq::ui::MessageModel;
+using lq::ui::StatusFilterBar;
+using namespace lq::test;
+using Field = QueueFormat::Field;
+
+namespace {
+
+QJsonObject allFacts() {
+    QFile f(dataDir() + QStringLiteral("/formats/facts.json"));
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot read formats/facts.json");
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+QString str(const std::optional<std::string>& s) {
+    return s ? QString::fromStdString(*s) : QString();
+}
+
+/// Every job as core reads it, every field an action or its undo may touch.
+QStringList snapshot(const QString& path) {
+    QStringList out;
+    auto q = Queue::open(path.toStdString());
+    for (const Message& m : q->list({}, {}, 0, -1)) {
+        out << QStringList{QString::fromStdString(m.messageId),
+                           QString::fromStdString(m.statusText),
+                           QString::number(m.rawStatus),
+                           str(m.tokenText),
+                           QString::number(m.token),
+                           str(m.formatRow),
+                           QString::fromStdString(m.data),
+                           QString::number(m.attempts),
+                           str(m.queueName),
+                           str(m.lastError),
+                           QString::number(m.scheduledAt.value_or(-1)),
+                           QString::number(m.leaseExpiry.value_or(-1))}
+                   .join(u'|');
+    }
+    out.sort();
+    return out;
+}
+
+/// What the Status column shows for `m`: the canonical name, or the
+/// format's own state when it lies in none.
+QString expectedStatus(const Message& m) {
+    if (m.state == State::Unknown && !m.extraState.empty())
+        return QString::fromStdString(m.extraState);
+    return QString::fromLatin1(lq::core::stateName(m.state));
+}
+
+const char* qtActionName(Action a) {
+    switch (a) {
+    case Action::Retry:
+        return "retry";
+    case Action::MarkFailed:
+        return "markFailed";
+    case Action::Release:
+        return "release";
+    case Action::Reschedule:
+        return "reschedule";
+    case Action::Delete:
+        return "delete";
+    default:
+        return "";
+    }
+}
+
+struct Harness : WindowHarness {
+    QComboBox* queueCombo() const { return w.findChild<QComboBox*>(QStringLiteral("queueFilter")); }
+};
+
+} // namespace
+
+class TestFormatsGui : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+
+    [[nodiscard]] static bool openAndWait(Harness& h, const QString& path) {
+        return h.openAndWait(path);
+    }
+
+    /// The row showing message `id` once every row is loaded; -1 if none.
+    [[nodiscard]] static int rowOf(Harness& h, const QString& id) {
+        if (!waitFor([&] { return h.model()->isIdle() && allLoaded(h.model()); }, 10000))
+            return -1;
+        for (int r = 0; r < h.model()->rowCount(); ++r) {
+            if (idAt(h.model(), r) == id)
+                return r;
+        }
+        return -1;
+    }
+
+    static void select(Harness& h, int row) {
+        const QModelIndex idx = h.model()->index(row, 0);
+        h.w.view()->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect |
+                                                               QItemSelectionModel::Rows);
+    }
+
+    [[nodiscard]] static int runAndWait(Harness& h, const std::function<void()>& act) {
+        return h.runAndWait(act);
+    }
+
+    static void trigger(Harness& h, Action a) {
+        switch (a) {
+        case Action::Retry:
+            h.w.retrySelected();
+            break;
+        case Action::MarkFailed:
+            h.w.markFailedSelected();
+            break;
+        case Action::Release:
+            h.w.releaseSelected();
+            break;
+        case Action::Reschedule:
+            h.w.rescheduleSelected(3600);
+            break;
+        case Action::Delete:
+            h.w.deleteSelected();
+            break;
+        default:
+            QFAIL("not a row action");
+        }
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_tmp.isValid());
+        QStandardPaths::setTestModeEnabled(true);
+        qputenv("LQ_AUDIT_DIR", m_tmp.filePath(QStringLiteral("audit")).toUtf8());
+    }
+
+    void everyFormat_data() {
+        QTest::addColumn<QString>("fixture");
+        for (const QString& fixture : formatFixtures())
+            QTest::newRow(qPrintable(fixture)) << fixture;
+    }
+
+    void everyFormat() {
+        QFETCH(QString, fixture);
+        const QJsonObject facts = allFacts().value(fixture).toObject();
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, QStringLiteral("formats/") + fixture);
+        std::shared_ptr<Queue> q = Queue::open(path.toStdString());
+        const QueueFormat& fmt = QueueFormat::of(q->info());
+        QCOMPARE(QString::fromLatin1(fmt.id()), facts.value(QStringLiteral("format")).toString());
+
+        Harness h;
+        QAbstractItemModelTester tester(h.model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(openAndWait(h, path));
+        const qint64 stored = facts.value(QStringLiteral("stored"))
+                                  .toObject()
+                                  .value(QStringLiteral("jobs"))
+                                  .toInteger();
+        QTRY_COMPARE(h.model()->rowCount(), int(stored));
+
+        // The declared columns, under the format's labels; the others hidden.
+        QTableView* view = h.w.view();
+        for (int c = MessageModel::Queue; c < MessageModel::ColumnCount; ++c) {
+            const auto f = MessageModel::fieldOf(c);
+            QVERIFY(f.has_value());
+            QCOMPARE(!view->isColumnHidden(c), fmt.hasField(*f));
+            if (fmt.hasField(*f))
+                QCOMPARE(h.model()->headerData(c, Qt::Horizontal).toString(),
+                         QString::fromStdString(fmt.fieldLabel(*f)));
+        }
+        if (fmt.hasField(Field::Token))
+            QCOMPARE(h.model()->headerData(MessageModel::Claim, Qt::Horizontal).toString(),
+                     QString::fromStdString(fmt.fieldLabel(Field::Token)));
+
+        // The samples' values in the table and in the detail pane.
+        const QJsonArray samples = facts.value(QStringLiteral("samples")).toArray();
+        QVERIFY(!samples.isEmpty());
+        for (const QJsonValue v : samples) {
+            const QJsonObject s = v.toObject();
+            const QJsonValue idv = s.value(QStringLiteral("id"));
+            const QString id = idv.isString() ? idv.toString() : QString::number(idv.toInteger());
+            const auto m = q->get(id.toStdString());
+            QVERIFY2(m.has_value(), qPrintable(id));
+            const int row = rowOf(h, id);
+            QVERIFY2(row >= 0, qPrintable(id));
+            const auto cell = [&](int column) {
+                return h.model()->data(h.model()->index(row, column)).toString();
+            };
+            const QString sampleState = s.value(QStringLiteral("state")).toString();
+            // A format state outside the canonical ones keeps its own name
+            // whatever the clock; a canonical one may move with it (due jobs).
+            if (sampleState != sampleState.toUpper())
+                QCOMPARE(cell(MessageModel::Status), sampleState);
+            QCOMPARE(cell(MessageModel::Status), expectedStatus(*m));
+            if (fmt.hasField(Field::Queue))
+                QCOMPARE(cell(MessageModel::Queue), s.value(QStringLiteral("queue")).toString());
+            if (fmt.hasField(Field::Job))
+                QCOMPARE(cell(MessageModel::Job), str(m->jobName));
+            if (fmt.hasField(Field::Priority) && m->priority)
+                QCOMPARE(cell(MessageModel::Priority), QString::number(*m->priority));
+            if (fmt.hasField(Field::Token))
+                QCOMPARE(cell(MessageModel::Claim), str(m->tokenText));
+
+            select(h, row);
+            auto* pane = h.w.detailPane();
+            QTRY_COMPARE(pane->messageId(), id);
+            if (fmt.hasField(Field::Queue))
+                QCOMPARE(pane->fieldText(QStringLiteral("queue")),
+                         s.value(QStringLiteral("queue")).toString());
+            if (fmt.hasField(Field::Job) && m->jobName)
+                QCOMPARE(pane->fieldText(QStringLiteral("job")), str(m->jobName));
+            if (fmt.hasField(Field::Token))
+                QCOMPARE(pane->fieldText(QStringLiteral("claim")), str(m->tokenText));
+            if (fmt.hasField(Field::StatusText))
+                QCOMPARE(pane->fieldText(QStringLiteral("stored_status")),
+                         QString::fromStdString(m->statusText));
+            QCOMPARE(pane->fieldText(QStringLiteral("error")).isEmpty(),
+                     !(fmt.hasField(Field::Error) && m->lastError));
+            QTRY_VERIFY(!pane->isLoading());
+            QVERIFY(!pane->payloadText().isEmpty() || m->data.empty());
+        }
+
+        // The format's own states are counted beside the chips: the counts add up.
+        const QJsonObject extra = facts.value(QStringLiteral("extra")).toObject();
+        for (const auto& e : fmt.extraStates()) {
+            QLabel* l = h.w.filterBar()->extraLabel(QString::fromStdString(e.name));
+            QVERIFY2(l, e.name.c_str());
+            QVERIFY(l->isVisibleTo(&h.w));
+            const qint64 n = q->counts().extra[e.name];
+            QVERIFY2(
+                l->text().startsWith(QString::fromStdString(e.name) + u' ' + QLocale().toString(n)),
+                qPrintable(l->text()));
+        }
+
+        // The queue filter: each named queue's rows and counts as core counts them.
+        QComboBox* combo = h.queueCombo();
+        QVERIFY(combo);
+        QCOMPARE(combo->isVisibleTo(&h.w), fmt.namedQueues());
+        if (fmt.namedQueues()) {
+            const QJsonObject perQueue = facts.value(QStringLiteral("per_queue")).toObject();
+            QTRY_COMPARE(combo->count(), int(perQueue.size()) + 1);
+            for (const QString& name : perQueue.keys()) {
+                qint64 inFacts = 0;
+                const QJsonObject counts = perQueue.value(name).toObject();
+                for (auto it = counts.begin(); it != counts.end(); ++it) {
+                    // The extra states within a canonical one are counted there already.
+                    bool within = false;
+                    for (const auto& e : fmt.extraStates())
+                        within = within || (e.name == it.key().toStdString() && !e.within.empty());
+                    if (!within)
+                        inFacts += it.value().toInteger();
+                }
+                Filter f;
+                f.queue = name.toStdString();
+                const qint64 inCore = q->count(f);
+                QCOMPARE(inCore, inFacts);
+                const int index = combo->findData(name);
+                QVERIFY2(index > 0, qPrintable(name));
+                QSignalSpy reset(h.model(), &MessageModel::orderingReset);
+                combo->setCurrentIndex(index);
+                QCOMPARE(h.w.findChild<lq::ui::MessagesPage*>()->queueFilter(), name);
+                QTRY_VERIFY(reset.count() > 0 && h.model()->isIdle());
+                QCOMPARE(h.model()->rowCount(), int(inCore));
+                QTRY_COMPARE(h.model()->counts().stored, inCore);
+                QTRY_COMPARE(h.w.filterBar()->button(StatusFilterBar::All)->text(),
+                             QStringLiteral("All %1").arg(QLocale().toString(inCore)));
+                QVERIFY(allLoaded(h.model()) || waitFor([&] { return allLoaded(h.model()); }));
+                for (int r = 0; r < h.model()->rowCount(); ++r)
+                    QCOMPARE(h.model()->data(h.model()->index(r, MessageModel::Queue)).toString(),
+                             name);
+            }
+            combo->setCurrentIndex(0);
+            QTRY_COMPARE(h.model()->rowCount(), int(stored));
+        }
+
+        // Each offered row action, on a row that takes it, and its undo.
+        int performed = 0;
+        for (Action a : fmt.rowActions()) {
+            if (!fmt.offers(a, q->info()))
+                continue;
+            std::optional<Message> target;
+            for (const Message& m : q->list({}, {}, 0, -1)) {
+                if (q->refusal(a, m).empty()) {
+                    target = m;
+                    break;
+                }
+            }
+            if (!target) {
+                qInfo("%s: no row of %s takes %s", fmt.id(), qPrintable(fixture), qtActionName(a));
+                continue;
+            }
+            const QStringList before = snapshot(path);
+            const QString id = QString::fromStdString(target->messageId);
+            const int row = rowOf(h, id);
+            QVERIFY2(row >= 0, qPrintable(id));
+            select(h, row);
+            QAction* qa = h.w.action(QString::fromLatin1(qtActionName(a)));
+            QVERIFY(qa);
+            QTRY_VERIFY(qa->isEnabled());
+            QCOMPARE(runAndWait(h, [&] { trigger(h, a); }), 1);
+            QVERIFY2(snapshot(path) != before, qtActionName(a));
+            QCOMPARE(runAndWait(h, [&] { h.w.undoLastAction(); }), 1);
+            QCOMPARE(snapshot(path), before);
+            ++performed;
+        }
+        QVERIFY(performed > 0);
+    }
+
+    /// The chosen queue and the columns the operator hid come back with the
+    /// file; another file starts from its own.
+    void queueAndColumnsRememberedPerFile() {
+        QTemporaryDir dir;
+        const QString solid = copyFixture(dir, QStringLiteral("formats/solid-queue.sqlite3"));
+        const QString laravel =
+            copyFixture(dir, QStringLiteral("formats/laravel-database.sqlite3"));
+        Filter reports;
+        reports.queue = "reports";
+        const qint64 inReports = Queue::open(solid.toStdString())->count(reports);
+        QVERIFY(inReports > 0);
+        {
+            Harness h;
+            QVERIFY(openAndWait(h, solid));
+            QComboBox* combo = h.queueCombo();
+            QTRY_VERIFY(combo->findData(QStringLiteral("reports")) > 0);
+            combo->setCurrentIndex(combo->findData(QStringLiteral("reports")));
+            QTRY_COMPARE(h.model()->rowCount(), int(inReports));
+            QVERIFY(!h.w.view()->isColumnHidden(MessageModel::Priority));
+            auto* page = h.w.findChild<lq::ui::MessagesPage*>();
+            QVERIFY(page);
+            // The header menu's toggle: hide Priority for this file.
+            page->setColumnShown(MessageModel::Priority, false);
+            QVERIFY(h.w.view()->isColumnHidden(MessageModel::Priority));
+
+            QVERIFY(openAndWait(h, laravel));
+            QCOMPARE(h.w.findChild<lq::ui::MessagesPage*>()->queueFilter(), QString());
+            QTRY_COMPARE(h.model()->rowCount(),
+                         int(Queue::open(laravel.toStdString())->counts().stored));
+            QVERIFY(!h.w.view()->isColumnHidden(MessageModel::Queue));
+        }
+        Harness h;
+        QVERIFY(openAndWait(h, solid));
+        QCOMPARE(h.w.findChild<lq::ui::MessagesPage*>()->queueFilter(), QStringLiteral("reports"));
+        QTRY_COMPARE(h.queueCombo()->currentData().toString(), QStringLiteral("reports"));
+        QTRY_COMPARE(h.model()->rowCount(), int(inReports));
+        QVERIFY(h.w.view()->isColumnHidden(MessageModel::Priority));
+        QVERIFY(!h.w.view()->isColumnHidden(MessageModel::Job));
+    }
+};
+
+QTEST_MAIN(TestFormatsGui)
+#include "tst_formatsgui.moc"
