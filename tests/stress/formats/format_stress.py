@@ -24,7 +24,8 @@ Run by a format file: `python3 liteque_stress.py LQCTL FIXTURE [SECONDS]`.
   claim is already in some log) it ages the dead worker's last outstanding
   claim, guarded by the token it logged, unless a live worker holds that row.
 - lqctl meanwhile lists (`list --json`) and applies the format's actions with
-  `--claim TOKEN`, tries made-up tokens, and undoes.
+  `--claim TOKEN`, repeats each applied proof action with the token it saw
+  (stale by then, so it must be refused), tries made-up tokens, and undoes.
 
 Checked at the end: no live worker found its claim taken, nothing completed
 twice, nothing lost (every inserted job still exists, was completed and
@@ -333,6 +334,14 @@ def main(fmt, script):
                     applied[step[0]] = applied.get(step[0], 0) + 1
                     if step[0] == "delete":
                         deleted.add(str(mid))
+                    if step[0] == fmt.proof:
+                        # The operator's screen still shows the old token: the
+                        # same action again is stale and must be refused, also
+                        # once a worker claimed the job again.
+                        time.sleep(random.uniform(0, 0.06))
+                        stale += 1
+                        if lqctl(lq, step[0], path, mid, "--claim", tok).returncode == 0:
+                            stale_applied.append(mid)
             if random.random() < 0.1:
                 if lqctl(lq, "undo", path).returncode == 0:
                     applied["undo"] = applied.get("undo", 0) + 1
@@ -355,7 +364,7 @@ def main(fmt, script):
                 finished.add(str(w[1]))
     problems += ["job %s completed %d times" % (j, k) for j, k in completed.items() if k > 1]
     if stale_applied:
-        problems.append("a made-up token was applied: %s" % stale_applied[:5])
+        problems.append("a made-up or stale token was applied: %s" % stale_applied[:5])
     c = connect(path)
     if c.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
         problems.append("integrity_check failed")
@@ -367,7 +376,7 @@ def main(fmt, script):
     if lost:
         problems.append("%d jobs lost: %s" % (len(lost), sorted(lost)[:10]))
     print("%s stress: %.0f s, %d jobs inserted, %d completed, %d kills, %d dead claims aged, "
-          "lqctl applied %s, %d made-up tokens refused; %s"
+          "lqctl applied %s, %d made-up or stale tokens refused; %s"
           % (fmt.name, seconds, len(inserted), len(completed), kills, aged, applied,
              stale - len(stale_applied), "ok" if not problems else problems))
     c.close()
