@@ -299,7 +299,7 @@ def main(fmt, script):
             return n
         return tx(db, run)
 
-    kills = aged = stale = 0
+    kills = aged = stale = own = 0
     applied = {}
     stale_applied, deleted = [], set()
     try:
@@ -316,6 +316,7 @@ def main(fmt, script):
                 workers[n] = spawn(n)
                 n += 1
             listed = json.loads(lqctl(lq, "list", path, "--json").stdout or "[]")
+            ours = {str(x) for x in inserted}
             deletes = 0
             for m in listed:
                 st, mid, tok = m["status"], m["message_id"], str(m["token"])
@@ -332,6 +333,8 @@ def main(fmt, script):
                 r = lqctl(lq, step[0], path, mid, "--claim", tok, *step[1:])
                 if r.returncode == 0:
                     applied[step[0]] = applied.get(step[0], 0) + 1
+                    if step[0] == fmt.proof and mid in ours:
+                        own += 1
                     if step[0] == "delete":
                         deleted.add(str(mid))
                     if step[0] == fmt.proof:
@@ -376,9 +379,9 @@ def main(fmt, script):
     if lost:
         problems.append("%d jobs lost: %s" % (len(lost), sorted(lost)[:10]))
     print("%s stress: %.0f s, %d jobs inserted, %d completed, %d kills, %d dead claims aged, "
-          "lqctl applied %s, %d made-up or stale tokens refused; %s"
-          % (fmt.name, seconds, len(inserted), len(completed), kills, aged, applied,
-             stale - len(stale_applied), "ok" if not problems else problems))
+          "lqctl applied %s (%s on this run's jobs: %d), %d made-up or stale tokens refused; %s"
+          % (fmt.name, seconds, len(inserted), len(completed), kills, aged, applied, fmt.proof,
+             own, stale - len(stale_applied), "ok" if not problems else problems))
     c.close()
     db.close()
     if problems:

@@ -30,7 +30,6 @@ made-up tokens and undoes.
 
 usage: river_stress.py LQCTL FIXTURE [SECONDS]
 """
-import json
 import os
 import random
 import sys
