@@ -270,11 +270,17 @@ public:
             return c.changes();
         }
         if (a == Action::Release) {
-            // FORMATS.md §8.6 release stuck: what maintenance does.
-            auto st = c.cached("UPDATE " + m_t + " SET status = 0" + guard +
+            // FORMATS.md §8.6 release stuck: what maintenance does, but due
+            // now. Maintenance keeps the old next_run_at, so the next claim
+            // would hold the very (status, next_run_at) the operator saw and
+            // look past the timeout at once: a second release with that
+            // stale token would take a live worker's job (the stress test
+            // found it).
+            auto st = c.cached("UPDATE " + m_t + " SET status = 0, next_run_at = ?5" + guard +
                                " AND status = 1 AND next_run_at < ?4");
             bindGuard(*st);
             bindTime(*st, 4, now - kTimeout, kMs);
+            bindTime(*st, 5, now, kMs);
             st->exec();
             return c.changes();
         }

@@ -35,6 +35,7 @@ private slots:
     void samplesTokensAndFields();
     void capabilities();
     void releasePastTimeoutAndUndo();
+    void releaseThenClaimedAgainRefusesTheStaleToken();
     void releaseRefusesALiveJob();
     void retryFailedAndUndo();
     void runScheduledNowAndUndo();
@@ -127,10 +128,33 @@ void TstPlainjob::releasePastTimeoutAndUndo() {
     QCOMPARE(r.applied.size(), std::size_t(1));
     auto after = rawJob(path, "11");
     QCOMPARE(after.at(0), std::string("0"));
-    QCOMPARE(after.at(1), before.at(1)); // what maintenance does: only the status
+    // What maintenance does, but due now (see releaseThenClaimedAgain...).
+    QCOMPARE(after.at(1), std::to_string(kFactsNow / 1'000'000));
     QCOMPARE(q->get("11")->state, State::Ready);
     QCOMPARE(q->undo(Action::Release, r.applied).applied.size(), std::size_t(1));
     QCOMPARE(rawJob(path, "11"), before);
+}
+
+void TstPlainjob::releaseThenClaimedAgainRefusesTheStaleToken() {
+    // A released job claimed again by a worker must not look stuck, nor
+    // hold the token the operator saw before the release: plainjob's own
+    // maintenance keeps next_run_at, and a second release with the old
+    // token then took the live worker's job (tests/stress/formats).
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    auto q = openAtFactsNow(path);
+    const Target shown = targetOf(*q, "11");
+    QCOMPARE(q->apply(Action::Release, {shown}).applied.size(), std::size_t(1));
+    {
+        Db db(path); // a live worker claims it again (getAndMarkJobAsProcessing)
+        db.exec("UPDATE plainjob_jobs SET status = 1 WHERE id = 11");
+    }
+    const ActionResult stale = q->apply(Action::Release, {shown});
+    QVERIFY(stale.applied.empty());
+    const ActionResult fresh = q->apply(Action::Release, {targetOf(*q, "11")});
+    QVERIFY(fresh.applied.empty());
+    QCOMPARE(fresh.skipped.front().kind, SkipKind::NotApplicable);
+    QCOMPARE(rawJob(path, "11").at(0), std::string("1"));
 }
 
 void TstPlainjob::releaseRefusesALiveJob() {

@@ -153,7 +153,7 @@ class TestFormatsGui : public QObject {
             h.w.releaseSelected();
             break;
         case Action::Reschedule:
-            h.w.rescheduleSelected(3600);
+            h.w.rescheduleSelected(std::chrono::hours(1));
             break;
         case Action::Delete:
             h.w.deleteSelected();
