@@ -382,7 +382,9 @@ void MainWindow::connectParts() {
             &MainWindow::updateActions);
 
     // The sidebar; a named queue's row narrows the table once its file is open.
-    m_namedQueue = new NamedQueueFilter(m_sidebar, m_doc, m_model, this);
+    m_namedQueue = new NamedQueueFilter(m_sidebar, m_doc, this);
+    connect(m_namedQueue, &NamedQueueFilter::queueRequested, m_messages,
+            &MessagesPage::setQueueFilter);
     connect(m_sidebar, &QueueSidebar::queueActivated, this,
             [this](const QString& path, const QString& table) {
                 openQueue(path, table);

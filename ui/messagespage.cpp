@@ -339,6 +339,19 @@ void MessagesPage::fetchQueueNames() {
     });
 }
 
+void MessagesPage::setQueueFilter(const QString& name) {
+    if (name == m_queue)
+        return;
+    m_queue = name;
+    {
+        QSignalBlocker block(m_queueCombo);
+        if (!name.isEmpty() && m_queueCombo->findData(name) < 0)
+            m_queueCombo->addItem(name, name); // before the names arrive
+        m_queueCombo->setCurrentIndex(std::max(0, m_queueCombo->findData(name)));
+    }
+    applyFilter();
+}
+
 void MessagesPage::fillQueueCombo(const QStringList& names) {
     QSignalBlocker block(m_queueCombo);
     m_queueCombo->clear();

@@ -60,6 +60,9 @@ public:
     /// Shows or hides a column this format has, for this file (the header
     /// menu's toggle).
     void setColumnShown(int column, bool shown);
+    /// Narrows the table to the named queue `name` ("": every queue), as
+    /// picking it in the queue combo does.
+    void setQueueFilter(const QString& name);
     /// The dashboard narrowed the table to a time range, or to a histogram
     /// bar's band (within its range).
     void narrowToRange(std::optional<qint64> from, std::optional<qint64> to);

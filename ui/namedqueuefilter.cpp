@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ui/namedqueuefilter.h"
 
-#include "ui/messagemodel.h"
 #include "ui/queuedocument.h"
 #include "ui/queuesidebar.h"
 #include "ui/uitext.h"
@@ -10,12 +9,10 @@
 
 namespace lq::ui {
 
-NamedQueueFilter::NamedQueueFilter(QueueSidebar* sidebar, QueueDocument* doc, MessageModel* model,
-                                   QObject* parent)
+NamedQueueFilter::NamedQueueFilter(QueueSidebar* sidebar, QueueDocument* doc, QObject* parent)
     : QObject(parent)
     , m_sidebar(sidebar)
-    , m_doc(doc)
-    , m_model(model) {
+    , m_doc(doc) {
     connect(sidebar, &QueueSidebar::queueActivated, this,
             [this](const QString& path, const QString&, const QString& queueName) {
                 onPicked(path, queueName);
@@ -43,13 +40,8 @@ void NamedQueueFilter::onOpened() {
 }
 
 void NamedQueueFilter::apply() {
-    core::Filter f = m_model->filter();
-    if (f.queue != toStd(m_queue)) {
-        f.queue = toStd(m_queue);
-        m_model->setFilter(f);
-    }
     m_sidebar->setCurrent(m_doc->path(), m_doc->table(), m_queue);
-    emit queueRequested(m_queue);
+    emit queueRequested(m_queue); // the messages page narrows the table
 }
 
 } // namespace lq::ui

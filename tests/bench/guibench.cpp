@@ -320,8 +320,10 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         waitFor([&] { return rowLoaded(m, rows - 1); });
         int target = -1;
         for (int row = rows - 1; row >= std::max(0, rows - 256); --row) {
-            if (m->data(m->index(row, 0), ui::MessageModel::StateRole).toInt() ==
-                static_cast<int>(core::State::Ready)) {
+            // An unloaded row has no state (toInt() of nothing is READY's 0).
+            if (waitFor([&] { return rowLoaded(m, row); }, 5000) >= 0 &&
+                m->data(m->index(row, 0), ui::MessageModel::StateRole).toInt() ==
+                    static_cast<int>(core::State::Ready)) {
                 target = row;
                 break;
             }
@@ -333,6 +335,9 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
             QProcess other;
             other.start(qs(o.lqctl), {QStringLiteral("fail"), file, id});
             other.waitForFinished(10000); // the write is committed when it exits
+            if (other.exitCode() != 0)
+                std::fprintf(stderr, "lqbench: lqctl fail %s: %s\n", qPrintable(id),
+                             other.readAllStandardError().constData());
             t.restart();
             ms = waitFor(
                 [&] {
