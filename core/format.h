@@ -40,6 +40,9 @@ struct FormatSettings {
     std::int64_t maxReceive = 0;
     /// backlite's ReleaseAfter: claim age after which a task is fetched again.
     std::chrono::seconds releaseAfter{0};
+    /// Laravel's retry_after (config/queue.php): reservation age after which
+    /// the next pop takes a job over.
+    std::chrono::seconds retryAfter{0};
 };
 
 /// Everything known about a queue file after reading its schema (read-only).

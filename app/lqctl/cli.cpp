@@ -46,6 +46,7 @@ const OptionDef kOptions[] = {
     {"queue", "NAME", "Only the named queue NAME inside the file (formats with named queues)."},
     {"max-receive", "N", "goqite: the app's maxReceive, deliveries after which a message is a dead letter (not stored in the file; default 3, goqite's)."},
     {"release-after", "SECONDS", "backlite: the app's ReleaseAfter, claim age after which a task is fetched again (not stored in the file; default 600)."},
+    {"retry-after", "SECONDS", "Laravel: the connection's retry_after, reservation age after which a job is taken over (not stored in the file; default 90)."},
     {"status", "S", "ready|locked|done|failed|stuck|scheduled|leased|expired; several: ready,locked."},
     {"older-than", "SECONDS", "list: age over SECONDS; prune: finished more than SECONDS ago; retry-expired: locked more than SECONDS ago."},
     {"search", "TEXT", "Only messages whose id, idempotency key or payload contains TEXT."},
@@ -70,8 +71,9 @@ const OptionDef kOptions[] = {
 };
 // clang-format on
 
-const char* const kGlobalOptions[] = {"json",  "now",   "stuck-after", "busy-timeout",
-                                      "table", "queue", "max-receive", "release-after"};
+const char* const kGlobalOptions[] = {"json",         "now",           "stuck-after",
+                                      "busy-timeout", "table",         "queue",
+                                      "max-receive",  "release-after", "retry-after"};
 
 struct CommandDef {
     const char* name;
@@ -331,6 +333,12 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
             std::chrono::seconds(static_cast<std::int64_t>(parseSeconds(p, "release-after")));
         if (o.settings.releaseAfter.count() < 1)
             throw UsageError("--release-after: at least 1 second");
+    }
+    if (has("retry-after")) {
+        o.settings.retryAfter =
+            std::chrono::seconds(static_cast<std::int64_t>(parseSeconds(p, "retry-after")));
+        if (o.settings.retryAfter.count() < 1)
+            throw UsageError("--retry-after: at least 1 second");
     }
 
     const auto allowed = [&](const char* n) {

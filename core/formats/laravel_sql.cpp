@@ -18,8 +18,9 @@ namespace lq::core {
 
 namespace {
 
-/// retry_after of the skeleton's config/queue.php: 90 s (not stored).
-constexpr std::int64_t kRetryAfterS = 90;
+/// retry_after of the skeleton's config/queue.php: 90 s (not stored; the
+/// operator's setting, FormatSettings::retryAfter, when given).
+constexpr std::int64_t kDefaultRetryAfterS = 90;
 
 std::string q(const std::string& name) {
     return "\"" + name + "\"";
@@ -56,6 +57,8 @@ public:
         if (c.size() >= 2 && c[0] == "failed_table")
             m_failed = c[1];
         m_uuid = std::find(c.begin(), c.end(), "failed_uuid") != c.end();
+        if (fi.settings.retryAfter.count() > 0)
+            m_retryAfterS = fi.settings.retryAfter.count();
         // Failed rows have rowid -id: ids of the two tables never collide.
         m_arms.push_back(
             {"SELECT id AS rowid, 'jobs:' || id AS id, 'job' AS kind, queue, payload, attempts, "
@@ -131,7 +134,7 @@ public:
             if (reserved) {
                 m.state = State::Locked;
                 if (m.lockTime) {
-                    m.leaseExpiry = *m.lockTime + kRetryAfterS * kNsPerSecond;
+                    m.leaseExpiry = *m.lockTime + m_retryAfterS * kNsPerSecond;
                     if (*m.leaseExpiry <= now)
                         m.extraState = "locked_expired";
                 }
@@ -198,7 +201,7 @@ public:
     }
 
     std::string stuckCondition(Binds& binds, TimeNs now, TimeNs) const override {
-        binds.emplace_back((toSeconds(now) - kRetryAfterS) * kNsPerSecond);
+        binds.emplace_back((toSeconds(now) - m_retryAfterS) * kNsPerSecond);
         return "(kind = 'job' AND reserved_ns <= ?)";
     }
 
@@ -251,7 +254,7 @@ public:
             "0), coalesce(sum(kind = 'job' AND reserved_ns <= ?2), 0), coalesce(sum(kind = "
             "'failed'), 0) FROM " +
             m_source + where);
-        bindValues(*st, {toSeconds(now), (toSeconds(now) - kRetryAfterS) * kNsPerSecond});
+        bindValues(*st, {toSeconds(now), (toSeconds(now) - m_retryAfterS) * kNsPerSecond});
         bindValues(*st, binds, 3);
         Counts c;
         if (st->step()) {
@@ -296,8 +299,8 @@ public:
         const auto reserved = readTime(st, 2, TimeEncoding::Ns);
         // Stuck as the worker's pop sees it: reserved retry_after ago.
         cols.ownStuck.push_back(
-            s == State::Locked && reserved && *reserved + kRetryAfterS * kNsPerSecond <= now ? 1
-                                                                                             : 0);
+            s == State::Locked && reserved && *reserved + m_retryAfterS * kNsPerSecond <= now ? 1
+                                                                                              : 0);
         cols.inTime.push_back(readTime(st, 1, TimeEncoding::Ns).value_or(none));
         cols.lockTime.push_back(reserved.value_or(none));
         cols.doneTime.push_back(readTime(st, 3, TimeEncoding::Ns).value_or(none));
@@ -326,8 +329,9 @@ public:
             if (m.state == State::Locked)
                 return m.extraState == "locked_expired"
                            ? std::string()
-                           : "is reserved by a live worker (within retry_after, 90 s): only an "
-                             "expired reservation can be released";
+                           : "is reserved by a live worker (within retry_after, " +
+                                 std::to_string(m_retryAfterS) +
+                                 " s): only an expired reservation can be released";
             if (m.state == State::Scheduled)
                 return {};
             return "is " + std::string(stateName(m.state)) +
@@ -484,6 +488,7 @@ public:
 private:
     std::string m_source;
     std::vector<SourceArm> m_arms;
+    std::int64_t m_retryAfterS = kDefaultRetryAfterS;
     std::string m_failed;
     bool m_uuid = false;
 };

@@ -65,6 +65,7 @@ private slots:
     void retryFailedRow();
     void releaseExpiredReservationAndUndo();
     void liveReservationAndStaleTokenRefused();
+    void retryAfterSetting();
 };
 
 void TstLaravel::recognisedAndOpeningChangesNothing() {
@@ -241,6 +242,31 @@ void TstLaravel::liveReservationAndStaleTokenRefused() {
     QCOMPARE(rows(path, "SELECT count(*) FROM jobs WHERE id = 22").front().front(),
              std::string("1"));
     QVERIFY(!QueueFormat::byId("laravel-database")->offers(Action::MarkFailed, q->info()));
+}
+
+// retry_after is the connection's setting, not stored: with the operator's
+// value (--retry-after) a reservation 30 s old (job 20) is expired at 10 s
+// and live at the default 90 s; counts and the release rule follow it.
+void TstLaravel::retryAfterSetting() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        auto q = openAtNow(path);
+        QCOMPARE(q->get("jobs:20")->extraState, std::string());
+        QCOMPARE(q->counts().stuck, std::int64_t(1)); // job 21, 180 s
+        QVERIFY(!q->refusal(Action::Release, *q->get("jobs:20")).empty());
+    }
+    OpenOptions o;
+    o.clock = fixedClock(kNow);
+    o.settings.retryAfter = std::chrono::seconds(10);
+    auto q = Queue::open(path, o);
+    QCOMPARE(q->get("jobs:20")->extraState, std::string("locked_expired"));
+    QCOMPARE(q->counts().stuck, std::int64_t(2));
+    QVERIFY(q->refusal(Action::Release, *q->get("jobs:20")).empty());
+    const auto r = q->apply(Action::Release, {targetOf(*q, "jobs:20")}, {});
+    QCOMPARE(r.applied.size(), std::size_t(1));
+    QCOMPARE(rows(path, "SELECT reserved_at IS NULL FROM jobs WHERE id = 20").front().front(),
+             std::string("1"));
 }
 
 QTEST_GUILESS_MAIN(TstLaravel)

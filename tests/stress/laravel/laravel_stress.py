@@ -14,8 +14,8 @@ Every process appends to one log (PID TIME VERB ...), so the order of events
 is known. Checked at the end:
 - no job lost: every pushed job finished, is still in `jobs` or `failed_jobs`,
   or was deleted by lqctl;
-- nothing run twice because of us: lqctl never released a live
-  reservation (it refuses one younger than its retry_after);
+- nothing run twice because of us: lqctl released a job only when its
+  reservation was older than retry_after, never a live one;
 - no stale token applied (every release with a made-up token refused);
 - PRAGMA integrity_check ok.
 Runs that Laravel itself repeats (at-least-once after a kill) are counted and
@@ -34,7 +34,7 @@ import sys
 import tempfile
 import time
 
-RETRY_AFTER = 3  # seconds: the workers' retry_after
+RETRY_AFTER = 3  # seconds; workers and lqctl (--retry-after) use the same value
 
 
 def lqctl(lq, *args):
@@ -69,16 +69,13 @@ def main():
     producer = spawn("producer", "--pause-ms", "15")
     worker_args = ("--retry-after", str(RETRY_AFTER), "--fail-percent", "15", "--work-ms", "20")
     workers = [spawn("worker", *worker_args) for _ in range(3)]
-    # lqctl's expired rule is Laravel's default retry_after (90 s): within a
-    # run this short it refuses every release of a reservation; the workers
-    # themselves take over reservations older than RETRY_AFTER.
-    limit = []
+    limit = ["--retry-after", str(RETRY_AFTER)]
     deadline = time.time() + seconds
-    kills = applied = stale_tried = 0
+    kills = applied = released = stale_tried = 0
     stale_applied = []
     # Past the deadline only until the run has proved something (a slow,
     # sanitized lqctl makes few rounds), for at most a minute more.
-    while time.time() < deadline or (not (kills and applied) and time.time() < deadline + 60):
+    while time.time() < deadline or (not (kills and released) and time.time() < deadline + 60):
         if not kills or random.random() < 0.15:  # kill -9 a worker, as a crash or an OOM kill would
             w = random.choice(workers)
             w.send_signal(signal.SIGKILL)
@@ -110,6 +107,7 @@ def main():
             r = lqctl(lq, verb, path, mid, "--claim", token, *limit)
             if r.returncode == 0:
                 applied += 1
+                released += verb == "release"
                 note("lq %s %s %s" % (verb, u, mid))
         if random.random() < 0.1:
             r = lqctl(lq, "undo", path, "--json")
@@ -125,10 +123,11 @@ def main():
             p.kill()
             p.wait()
     log.close()
-    return check(tmp, path, log_path, seconds, kills, applied, stale_tried, stale_applied)
+    return check(tmp, path, log_path, seconds, kills, applied, released, stale_tried,
+                 stale_applied)
 
 
-def check(tmp, path, log_path, seconds, kills, applied, stale_tried, stale_applied):
+def check(tmp, path, log_path, seconds, kills, applied, released, stale_tried, stale_applied):
     problems, put, done, deleted = [], set(), {}, set()
     open_runs = {}  # uuid -> (pid, time) of a run not finished yet
     killed = set()
@@ -183,9 +182,11 @@ def check(tmp, path, log_path, seconds, kills, applied, stale_tried, stale_appli
     lost = put - set(done) - queued - failed - deleted
     if lost:
         problems.append("%d jobs lost: %s" % (len(lost), sorted(lost)[:5]))
-    print("laravel stress: %.0f s, %d jobs pushed, %d finished, %d kills, %d lqctl actions applied,"
-          " %d stale tokens refused, %d runs Laravel repeated itself, %d busy; %s"
-          % (seconds, len(put), len(done), kills, applied, stale_tried - len(stale_applied),
+    print("laravel stress: %.0f s, %d jobs pushed, %d finished, %d kills, %d lqctl actions applied"
+          " (%d releases of expired reservations), %d stale tokens refused, %d runs Laravel"
+          " repeated itself, %d busy; %s"
+          % (seconds, len(put), len(done), kills, applied, released,
+             stale_tried - len(stale_applied),
              repeats, busy, "ok" if not problems else problems))
     for text, n in sorted(errors.items()):
         print("  client reported %d x %s" % (n, text))
@@ -196,7 +197,7 @@ def check(tmp, path, log_path, seconds, kills, applied, stale_tried, stale_appli
     if not os.environ.get("LQ_KEEP"):
         shutil.rmtree(tmp, ignore_errors=True)
     # A run that did nothing proves nothing.
-    return 1 if applied == 0 or kills == 0 or not done else 0
+    return 1 if not released or kills == 0 or not done else 0
 
 
 if __name__ == "__main__":
