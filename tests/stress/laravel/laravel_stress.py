@@ -108,7 +108,9 @@ def main():
             if r.returncode == 0:
                 applied += 1
                 released += verb == "release"
-                note("lq %s %s %s" % (verb, u, mid))
+                # The reservation it released: attempts and reserved_at as listed.
+                note("lq %s %s %s %s %.0f" % (verb, u, mid, m.get("attempts"),
+                                              (m.get("lock_time") or 0) / 1e9))
         if random.random() < 0.1:
             r = lqctl(lq, "undo", path, "--json")
             if r.returncode == 0:
@@ -148,19 +150,21 @@ def check(tmp, path, log_path, seconds, kills, applied, released, stale_tried, s
                 # Laravel ran it again by itself: its delete after a run failed
                 # (busy), or it took over a reservation older than retry_after.
                 repeats += 1
-            open_runs[u] = (pid, t)
+            open_runs[u] = (pid, t, rest[2])  # attempts after the pop
         elif verb in ("done", "fail"):
             if verb == "done":
                 done[rest[0]] = done.get(rest[0], 0) + 1
             open_runs.pop(rest[0], None)
         elif verb == "lq" and rest[0] == "release":
-            u = rest[1]
+            u, attempts, reserved = rest[1], rest[3], float(rest[4])
             run = open_runs.get(u)
-            # lqctl logs after it returns, so t is later than its check: a
-            # release sooner than retry_after after a live run began is ours.
-            if run and run[0] not in killed and t - run[1] < RETRY_AFTER:
+            # It released that live run's own reservation (same attempts) while
+            # it was younger than retry_after: ours. Laravel and lqctl compare
+            # whole seconds, so a reservation may be up to 1 s younger.
+            if run and run[0] not in killed and run[2] == attempts and \
+                    t - reserved < RETRY_AFTER - 1:
                 problems.append("released job %s %.2f s into a live run by %s"
-                                % (u, t - run[1], run[0]))
+                                % (u, t - reserved, run[0]))
         elif verb == "lq" and rest[0] == "delete":
             deleted.add(rest[1])
         elif verb == "busy":
