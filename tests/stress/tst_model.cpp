@@ -112,6 +112,10 @@ struct History {
     };
     std::map<std::string, Rep> reports;
     std::vector<std::string> errors;
+    /// Producers and workers that gave up on a lock after their busy timeout:
+    /// liveness on a loaded machine, not a wrong write (what they logged
+    /// before stays checked).
+    std::int64_t busyExits = 0;
     std::int64_t refusedOk = 0, refusedWrong = 0;
 };
 
@@ -139,7 +143,10 @@ void parseLog(const LogFile& lf, History& h) {
             continue;
         const auto w = split(raw.toStdString());
         const std::string& k = w[0];
-        if (k == "error") {
+        if (k == "error" && w.size() >= 2 && w[1] == "busy" &&
+            !QFileInfo(lf.path).fileName().startsWith(QStringLiteral("operator"))) {
+            ++h.busyExits;
+        } else if (k == "error") {
             h.errors.push_back(toStd(QFileInfo(lf.path).fileName()) + ": " + raw.toStdString());
         } else if (k == "put" && w.size() >= 3) {
             h.produced[w[1]] = w[2];
