@@ -95,7 +95,23 @@ public:
         return "rowid, id, kind, queue, payload, attempts, reserved_at, available_at, created_ns, "
                "reserved_ns, available_ns, failed_at, failed_ns, connection, exception, "
                "coalesce(stored_uuid, " +
-               jsonField("uuid") + "), " + jsonField("displayName") + ", " + jsonField("maxTries");
+               jsonField("uuid") + "), " + jsonField("displayName") + ", " + jsonField("maxTries") +
+               ", " + jsonField("data.command");
+    }
+
+    /// What the payload's data.command is, when it is not JSON: Laravel
+    /// stores the job object PHP-serialized (or encrypted), which we show
+    /// as text and never unserialize.
+    static std::optional<std::string> commandNote(const std::optional<std::string>& command) {
+        if (!command || command->size() < 2)
+            return std::nullopt;
+        const char t = (*command)[0];
+        if ((*command)[1] == ':' && std::string_view("OaCsibdN").find(t) != std::string::npos)
+            return "data.command is a PHP-serialized job object: shown as text, never "
+                   "unserialized";
+        if (command->rfind("eyJpdiI", 0) == 0) // base64 of {"iv"
+            return "data.command is encrypted (ShouldBeEncrypted): shown as stored";
+        return std::nullopt;
     }
 
     Message readRow(const Statement& st, TimeNs now) const override {
@@ -111,6 +127,7 @@ public:
         m.jobName = st.optText(16);
         if (st.columnType(17) == SQLITE_INTEGER)
             m.maxAttempts = st.int64(17);
+        m.dataNote = commandNote(st.optText(18));
         if (failed) {
             m.state = State::Failed;
             m.statusText = "failed";

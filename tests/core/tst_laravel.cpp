@@ -136,6 +136,9 @@ void TstLaravel::samples() {
     const auto failed = q->get("failed_jobs:1");
     QVERIFY(failed->lastError.value_or("").rfind("RuntimeException", 0) == 0);
     QVERIFY(failed->jobName.has_value());
+    // The real library stores the job object PHP-serialized: said, not decoded.
+    for (const char* id : {"failed_jobs:1", "jobs:17"})
+        QVERIFY(q->get(id)->dataNote.value_or("").find("PHP-serialized") != std::string::npos);
 }
 
 // The first page and rows by rowid are read table by table (each by its own
