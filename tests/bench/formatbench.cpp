@@ -65,9 +65,11 @@ const std::map<std::string, FormatProfile>& profiles() {
                                      ":t0 + i "
                                      "* 0.01 "
                                      "+ 0.25") " END, " LQ_RAILS_TIME(":t0 + i * 0.01") ","
-                                                                                        " " LQ_RAILS_TIME(":t0 + i * "
-                                                                                                          "0.01") " FRO"
-                                                                                                                  "M c",
+                                                                                        " " LQ_RAILS_TIME(
+                                                                                            ":t0 + "
+                                                                                            "i * "
+                                                                                            "0.01") " FRO"
+                                                                                                    "M c",
            "INSERT INTO solid_queue_ready_executions (job_id, queue_name, priority, "
            "created_at) "
            "SELECT id, queue_name, priority, created_at FROM solid_queue_jobs WHERE id "
