@@ -184,7 +184,7 @@ void appendReadable(QStringList& out, const QJsonValue& v, const QString& indent
         appendObject(out, v.toObject(), indent);
     } else if (v.isArray()) {
         const QJsonArray a = v.toArray();
-        for (const QJsonValue& e : a) {
+        for (const auto& e : a) {
             appendReadable(out, e, indent);
         }
     } else if (v.isString()) {
