@@ -94,22 +94,26 @@ def worker(path, node, log):
         out.write("%s %d\n" % (verb, jid))
 
 
-def stager(path):
+def stager(path, stop):
     c = connect(path)
-    while True:
+    while not stop.is_set():
         c.execute("UPDATE oban_jobs SET state = 'available' WHERE id IN (SELECT id FROM oban_jobs "
                   "WHERE state IN ('scheduled', 'retryable') AND scheduled_at <= ? LIMIT 5000)",
                   (iso(),))
         time.sleep(0.2)
 
 
-def enqueuer(path, ids):
+def enqueuer(path, ids, stop):
     c = connect(path)
     for i in range(100000):
+        if stop.is_set():
+            return
+        # fetchall: the statement (and its autocommit) is done before the id
+        # is on record.
         r = c.execute("INSERT INTO oban_jobs (state, queue, worker, args, errors, attempt, "
                       "max_attempts, priority) VALUES ('available', 'default', "
                       "'Stress.Worker', ?, '[]', 0, 3, ?) RETURNING id",
-                      (json.dumps({"n": i}), random.randint(0, 3))).fetchone()
+                      (json.dumps({"n": i}), random.randint(0, 3))).fetchall()[0]
         ids.append(r[0])
         time.sleep(0.005)
 
@@ -135,8 +139,11 @@ def main():
                                  os.path.join(logs, "w%d.log" % i)])
     workers = {i: spawn(i) for i in range(4)}
     inserted = []
-    threading.Thread(target=enqueuer, args=(path, inserted), daemon=True).start()
-    threading.Thread(target=stager, args=(path,), daemon=True).start()
+    stop = threading.Event()
+    threads = [threading.Thread(target=enqueuer, args=(path, inserted, stop), daemon=True),
+               threading.Thread(target=stager, args=(path, stop), daemon=True)]
+    for t in threads:
+        t.start()
     deadline = time.time() + seconds
     kills = stale = 0
     applied = {}
@@ -187,6 +194,10 @@ def main():
                 applied[verb] = applied.get(verb, 0) + 1
         if random.random() < 0.1:
             lqctl(lq, "undo", path)
+    # The checks below read a file nobody writes any more.
+    stop.set()
+    for t in threads:
+        t.join()
     for p in workers.values():
         p.send_signal(signal.SIGKILL)
         p.wait()
