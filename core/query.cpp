@@ -199,7 +199,7 @@ std::vector<Message> Queue::fetchRowids(const std::vector<std::int64_t>& rowids)
     Connection& r = d->reader();
     auto st = r.cached("SELECT " + drv.columns() + " FROM " + drv.source() + " WHERE rowid = ?1");
     // A row of a compound source from its own arm, by its table's rowid.
-    const auto arms = drv.sourceArms();
+    const auto& arms = drv.sourceArms();
     std::deque<CachedStatement> armRows; // reset when the block is done
     for (const auto& arm : arms)
         armRows.emplace_back(

@@ -90,7 +90,10 @@ public:
         bool negated = false;
     };
     /// Empty when source() is one table (or a join that SQLite flattens).
-    virtual std::vector<SourceArm> sourceArms() const { return {}; }
+    virtual const std::vector<SourceArm>& sourceArms() const {
+        static const std::vector<SourceArm> none;
+        return none;
+    }
     /// The select list readRow() reads.
     virtual std::string columns() const = 0;
     virtual Message readRow(const Statement& st, TimeNs now) const = 0;

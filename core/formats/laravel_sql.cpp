@@ -86,7 +86,7 @@ public:
     }
 
     std::string source() const override { return m_source; }
-    std::vector<SourceArm> sourceArms() const override { return m_arms; }
+    const std::vector<SourceArm>& sourceArms() const override { return m_arms; }
 
     // The payload's JSON fields are read here, for the rows shown, not in
     // source(): a compound subquery computes every column of every row, so a
