@@ -1,29 +1,35 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The facts.json checks every queue-format test makes on its fixture:
-// counts per canonical state, the format's extra states, per-queue counts,
-// and the samples' states and queues. Shared by tst_goqite and tst_plainjob.
+// The facts.json checks every queue-format test makes on its fixture
+// (tests/data/formats/facts.json): opening changes nothing, counts per
+// canonical state and the format's extra states, per-queue counts, the
+// samples' states and queues, and the shapes of an action that is refused
+// or applied, audited and undone. One set of rules for every format: a
+// format's own facts (tokens, raw columns) stay in its tst_<format>.cpp.
 #include "core/formats/queueformat.h"
+#include "core/operator.h"
 #include "core/queue.h"
 #include "testutil.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
+#include <functional>
+#include <set>
 
 namespace lqtest {
 
 /// facts.json's "now" for the format fixtures: 2026-11-30T12:00:00Z.
 constexpr lq::core::TimeNs kFactsNow = 1'796'040'000LL * lq::core::kNsPerSecond;
 
+/// The facts of one fixture, by file name ("goqite.sqlite3") or by its path
+/// under tests/data ("formats/goqite.sqlite3").
 inline QJsonObject factsOf(const QString& fixture) {
-    QFile f(lq::test::dataDir() + QStringLiteral("/formats/facts.json"));
-    if (!f.open(QIODevice::ReadOnly))
-        throw std::runtime_error("cannot read formats/facts.json");
-    return QJsonDocument::fromJson(f.readAll()).object().value(fixture).toObject();
+    return lq::test::formatFacts(fixture);
 }
 
 inline std::unique_ptr<lq::core::Queue> openAtFactsNow(const std::string& path) {
@@ -41,14 +47,80 @@ inline void readEverything(lq::core::Queue& q) {
     (void)q.stats();
     (void)q.targetsFor({});
     (void)q.orderedRowids({}, {SortKey::Status, true});
+    for (SortKey k : {SortKey::InTime, SortKey::DoneTime, SortKey::Wait, SortKey::Age})
+        (void)q.list({}, {k, false}, 0, -1);
+}
+
+inline lq::core::Message row(lq::core::Queue& q, const std::string& id) {
+    auto m = q.get(id);
+    if (!m)
+        throw std::runtime_error("no row " + id);
+    return *m;
+}
+
+inline lq::core::Target targetOf(lq::core::Queue& q, const std::string& id) {
+    const lq::core::Message m = row(q, id);
+    return {m.messageId, m.token};
 }
 
 inline std::int64_t want(const QJsonObject& o, const char* state) {
     return o.value(QLatin1String(state)).toInteger();
 }
 
-/// counts(), extra, stored and the state filters against the facts.
-inline void checkCounts(lq::core::Queue& q, const QJsonObject& f) {
+/// The state a facts.json sample or per-queue key names: canonical, or extra.
+inline std::string factState(const lq::core::Message& m) {
+    if (m.state == lq::core::State::Unknown && !m.extraState.empty())
+        return m.extraState;
+    return lq::core::stateName(m.state);
+}
+
+/// Rows classified one by one, as facts.json keys them: each row under its
+/// canonical state (when it has one) and under its extra state (when it
+/// has one). `overlapping` gets the extra states that rows in a canonical
+/// state carry (locked_expired, pending_retry): those count a job twice.
+inline std::map<std::string, std::int64_t> classify(const std::vector<lq::core::Message>& rows,
+                                                    std::set<std::string>* overlapping = nullptr) {
+    std::map<std::string, std::int64_t> byState;
+    for (const lq::core::Message& m : rows) {
+        if (m.state != lq::core::State::Unknown)
+            ++byState[lq::core::stateName(m.state)];
+        if (!m.extraState.empty()) {
+            ++byState[m.extraState];
+            if (overlapping && m.state != lq::core::State::Unknown)
+                overlapping->insert(m.extraState);
+        }
+    }
+    return byState;
+}
+
+/// Opening a copy of the fixture and every read leave it byte-identical (and
+/// identical to facts.json's sha256); the format is `format`, the file is
+/// writable, and `also` checks what the format adds (its table, ...).
+inline void checkOpeningChangesNothing(const QString& fixture, const char* format,
+                                       const std::function<void(lq::core::Queue&)>& also = {}) {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, fixture);
+    const QByteArray before = sha256(path);
+    {
+        auto q = openAtFactsNow(path);
+        QCOMPARE(std::string(lq::core::formatId(q->info().format)), std::string(format));
+        QVERIFY2(!q->readOnly(), q->info().readOnlyReason.c_str());
+        if (also)
+            also(*q);
+        readEverything(*q);
+    }
+    QCOMPARE(sha256(path), before);
+    QCOMPARE(before, factsOf(fixture).value(QStringLiteral("sha256")).toString().toLatin1());
+}
+
+/// Whether facts.json lists every extra state of the format, or leaves out
+/// those at 0 (Oban's and River's facts do).
+enum class FactsExtras { All, ZerosLeftOut };
+
+/// counts(), its extras, stored, stuck and the state filters against the
+/// facts; every job counted once; the rows, classified one by one, agree.
+inline void checkCounts(lq::core::Queue& q, const QJsonObject& f,
+                        FactsExtras listed = FactsExtras::All) {
     using namespace lq::core;
     const QJsonObject w = f.value(QStringLiteral("counts")).toObject();
     const Counts c = q.counts();
@@ -61,25 +133,49 @@ inline void checkCounts(lq::core::Queue& q, const QJsonObject& f) {
     QCOMPARE(
         c.stored,
         f.value(QStringLiteral("stored")).toObject().value(QStringLiteral("jobs")).toInteger());
+    // Every extra of the facts, and the format's others at 0.
     const QJsonObject extra = f.value(QStringLiteral("extra")).toObject();
-    QCOMPARE(c.extra.size(), std::size_t(extra.size()));
+    for (const auto& [name, n] : c.extra)
+        QCOMPARE(n, extra.value(fromStd(name)).toInteger(0));
     for (auto it = extra.begin(); it != extra.end(); ++it)
-        QCOMPARE(c.extra.at(toStd(it.key())), it.value().toInteger());
+        QVERIFY2(c.extra.count(toStd(it.key())), qPrintable(it.key()));
+    if (listed == FactsExtras::All)
+        QCOMPARE(c.extra.size(), std::size_t(extra.size()));
+    QCOMPARE(c.stuck, extra.value(QStringLiteral("locked_expired")).toInteger(0));
     for (State s : {State::Ready, State::Scheduled, State::Locked, State::Done, State::Failed}) {
         Filter fl;
         fl.states = {s};
-        QCOMPARE(q.count(fl), s == State::Ready       ? c.ready
-                              : s == State::Scheduled ? c.scheduled
-                              : s == State::Locked    ? c.locked
-                              : s == State::Done      ? c.done
-                                                      : c.failed);
+        const std::int64_t n = s == State::Ready       ? c.ready
+                               : s == State::Scheduled ? c.scheduled
+                               : s == State::Locked    ? c.locked
+                               : s == State::Done      ? c.done
+                                                       : c.failed;
+        QCOMPARE(q.count(fl), n);
+        const auto rows = q.list(fl, {}, 0, -1);
+        QCOMPARE(std::int64_t(rows.size()), n);
+        for (const Message& m : rows)
+            QCOMPARE(m.state, s);
     }
     Filter stuck;
     stuck.stuckOnly = true;
     QCOMPARE(q.count(stuck), c.stuck);
-    QCOMPARE(q.list({}, {}, 0, -1).size(), std::size_t(c.stored));
+    QCOMPARE(q.listLocked(std::chrono::seconds(0)).size(), std::size_t(c.stuck));
+    const auto all = q.list({}, {}, 0, -1);
+    QCOMPARE(std::int64_t(all.size()), c.stored);
+    std::set<std::string> overlapping;
+    std::map<std::string, std::int64_t> byState = classify(all, &overlapping);
+    for (auto it = w.begin(); it != w.end(); ++it)
+        QCOMPARE(byState[toStd(it.key())], it.value().toInteger());
+    for (auto it = extra.begin(); it != extra.end(); ++it)
+        QCOMPARE(byState[toStd(it.key())], it.value().toInteger());
+    // Every job once: canonical + the extras outside them.
+    std::int64_t outside = 0;
+    for (const auto& [name, n] : c.extra)
+        outside += name == "locked_expired" || overlapping.count(name) ? 0 : n;
+    QCOMPARE(c.ready + c.scheduled + c.locked + c.done + c.failed + outside, c.stored);
 }
 
+/// queueNames() and each queue's counts, filter and rows against the facts.
 inline void checkPerQueue(lq::core::Queue& q, const QJsonObject& f) {
     using namespace lq::core;
     const QJsonObject perQueue = f.value(QStringLiteral("per_queue")).toObject();
@@ -99,14 +195,31 @@ inline void checkPerQueue(lq::core::Queue& q, const QJsonObject& f) {
         Filter fl;
         fl.queue = name;
         QCOMPARE(q.count(fl), c.stored);
-        for (const Message& m : q.list(fl, {}, 0, -1))
+        const auto rows = q.list(fl, {}, 0, -1);
+        QCOMPARE(std::int64_t(rows.size()), c.stored);
+        for (const Message& m : rows)
             QCOMPARE(m.queueName.value_or(""), name);
+        std::set<std::string> overlapping;
+        std::map<std::string, std::int64_t> byState = classify(rows, &overlapping);
+        std::int64_t total = 0;
+        for (auto it = w.begin(); it != w.end(); ++it) {
+            const std::string key = toStd(it.key());
+            QCOMPARE(byState[key], it.value().toInteger());
+            if (c.extra.count(key))
+                QCOMPARE(c.extra.at(key), it.value().toInteger());
+            total += key == "locked_expired" || overlapping.count(key) ? 0 : it.value().toInteger();
+        }
+        QCOMPARE(c.stored, total);
     }
+    Filter none;
+    none.queue = "no_such_queue";
+    QCOMPARE(q.count(none), std::int64_t(0));
 }
 
-/// Each sample's state and queue.
+/// Each sample's state and queue (a format's tokens are its own test's).
 inline void checkSamples(lq::core::Queue& q, const QJsonObject& f) {
     const QJsonArray samples = f.value(QStringLiteral("samples")).toArray();
+    QVERIFY(!samples.isEmpty());
     for (const QJsonValue v : samples) {
         const QJsonObject s = v.toObject();
         const QJsonValue id = s.value(QStringLiteral("id"));
@@ -114,17 +227,99 @@ inline void checkSamples(lq::core::Queue& q, const QJsonObject& f) {
             id.isString() ? toStd(id.toString()) : std::to_string(id.toInteger());
         const auto m = q.get(sid);
         QVERIFY2(m.has_value(), sid.c_str());
-        QCOMPARE(QString::fromLatin1(lq::core::stateName(m->state)),
-                 s.value(QStringLiteral("state")).toString());
+        QCOMPARE(fromStd(factState(*m)), s.value(QStringLiteral("state")).toString());
         QCOMPARE(fromStd(m->queueName.value_or("")), s.value(QStringLiteral("queue")).toString());
     }
 }
 
-inline lq::core::Target targetOf(lq::core::Queue& q, const std::string& id) {
-    const auto m = q.get(id);
-    if (!m)
-        throw std::runtime_error("no row " + id);
-    return {m->messageId, m->token};
+/// A file of `format` (FormatInfo with nothing read): what capabilities()
+/// tests ask the format about.
+inline lq::core::FormatInfo infoOf(lq::core::Format format) {
+    lq::core::FormatInfo info;
+    info.format = format;
+    return info;
+}
+
+/// `id` names the format, and it offers every row action it lists.
+inline void checkNamedAndOffersRowActions(lq::core::Format format, const char* id) {
+    using namespace lq::core;
+    const QueueFormat& f = QueueFormat::of(format);
+    QCOMPARE(QueueFormat::byId(id), &f);
+    for (Action a : f.rowActions())
+        QVERIFY2(f.offers(a, infoOf(format)), actionName(a));
+}
+
+/// A copy of the fixture damaged by `sql` is refused as Unsupported, the
+/// message naming `missing` and the file, and the file is left as it was.
+inline void checkDamagedSaysWhatIsMissing(const QString& fixture,
+                                          const std::vector<std::string>& sql,
+                                          const std::string& missing) {
+    using namespace lq::core;
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, fixture);
+    {
+        Db db(path);
+        for (const auto& s : sql)
+            db.exec(s);
+    }
+    const QByteArray before = sha256(path);
+    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, missing);
+    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, path);
+    QCOMPARE(sha256(path), before);
+}
+
+/// The fixture with a litequeue-legacy table added holds two formats:
+/// opening it is refused naming the file and both, and changes nothing.
+inline void checkTwoFormatsInOneFileNamed(const QString& fixture, const char* format) {
+    using namespace lq::core;
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, fixture);
+    {
+        Db db(path);
+        db.exec("CREATE TABLE \"Queue\" (data TEXT NOT NULL, message_id TEXT NOT NULL, status "
+                "INTEGER NOT NULL, in_time INTEGER NOT NULL, lock_time INTEGER, done_time "
+                "INTEGER)");
+    }
+    const QByteArray before = sha256(path);
+    const auto e = catchError([&] { (void)Queue::open(path); });
+    QVERIFY(e.has_value());
+    QVERIFY2(contains(e->what(), path), e->what());
+    QVERIFY2(contains(e->what(), format), e->what());
+    QVERIFY2(contains(e->what(), "litequeue-legacy"), e->what());
+    QCOMPARE(sha256(path), before);
+}
+
+/// `a` on `ids` applies to none of them: each is skipped as `kind`.
+inline void checkRefused(lq::core::Queue& q, lq::core::Action a,
+                         const std::vector<std::string>& ids, lq::core::SkipKind kind) {
+    std::vector<lq::core::Target> targets;
+    targets.reserve(ids.size());
+    for (const auto& id : ids)
+        targets.push_back(targetOf(q, id));
+    const lq::core::ActionResult r = q.apply(a, targets);
+    QVERIFY(r.applied.empty());
+    QCOMPARE(r.skipped.size(), ids.size());
+    for (const auto& s : r.skipped)
+        QCOMPARE(s.kind, kind);
+}
+
+/// The operator retries the fixture's `failed` FAILED jobs by filter, with
+/// an audit log in `dir`, and undoes them from the record as written to
+/// disk (the tokens and statuses survive the round trip).
+inline void checkOperatorRetriesFailedAndUndoes(lq::core::Queue& q, const QTemporaryDir& dir,
+                                                const std::string& tool, std::size_t failed) {
+    using namespace lq::core;
+    Operator op(q, tool, AuditLog(toStd(dir.filePath(QStringLiteral("audit")))));
+    Filter fl;
+    fl.states = {State::Failed};
+    const Plan plan = op.planFilter(Action::Retry, fl);
+    QCOMPARE(plan.count(), failed);
+    QCOMPARE(op.run(plan).applied(), failed);
+    QCOMPARE(q.counts().failed, std::int64_t(0));
+    const auto record = op.lastUndoable();
+    QVERIFY(record.has_value());
+    QCOMPARE(op.undo(*record).applied(), failed);
+    QCOMPARE(q.counts().failed, std::int64_t(failed));
 }
 
 } // namespace lqtest

@@ -41,27 +41,12 @@ class TstBacklite : public QObject {
     Q_OBJECT
 
 private slots:
-    void recognisedAndOpeningChangesNothing() {
-        QTemporaryDir dir;
-        const std::string path = copyFixture(dir, kFixture);
-        const QByteArray before = sha256(path);
-        {
-            auto q = openAtFactsNow(path);
-            QCOMPARE(std::string(formatId(q->info().format)), std::string("backlite"));
-            QVERIFY(!q->readOnly());
-            readEverything(*q);
-        }
-        QCOMPARE(sha256(path), before);
-        QCOMPARE(before, factsOf(QStringLiteral("backlite.sqlite3"))
-                             .value(QStringLiteral("sha256"))
-                             .toString()
-                             .toLatin1());
-    }
+    void recognisedAndOpeningChangesNothing() { checkOpeningChangesNothing(kFixture, "backlite"); }
 
     void countsQueuesAndSamples() {
         QTemporaryDir dir;
         auto q = openAtFactsNow(copyFixture(dir, kFixture));
-        const QJsonObject f = factsOf(QStringLiteral("backlite.sqlite3"));
+        const QJsonObject f = factsOf(kFixture);
         checkCounts(*q, f);
         checkPerQueue(*q, f);
         checkSamples(*q, f);
@@ -154,12 +139,9 @@ private slots:
     }
 
     void capabilities() {
+        checkNamedAndOffersRowActions(Format::Backlite, "backlite");
         const QueueFormat& f = QueueFormat::of(Format::Backlite);
-        QCOMPARE(QueueFormat::byId("backlite"), &f);
-        FormatInfo info;
-        info.format = Format::Backlite;
-        for (Action a : f.rowActions())
-            QVERIFY2(f.offers(a, info), actionName(a));
+        const FormatInfo info = infoOf(Format::Backlite);
         QVERIFY(!f.whyNot(Action::Retry, info).empty());
         QVERIFY(!f.whyNot(Action::MarkFailed, info).empty());
     }

@@ -3,7 +3,6 @@
 // (tests/data/formats/facts.json), goqite's own trigger accepted exactly,
 // dead letters retried, deleted and pruned with undo, the (id, received,
 // timeout) compare-and-swap, and opening that changes nothing.
-#include "core/operator.h"
 #include "formatfacts.h"
 
 #include <QObject>
@@ -48,27 +47,14 @@ private slots:
 };
 
 void TstGoqite::recognisedAndOpeningChangesNothing() {
-    QTemporaryDir dir;
-    const std::string path = copyFixture(dir, kFixture);
-    const QByteArray before = sha256(path);
-    {
-        auto q = openAtFactsNow(path);
-        QCOMPARE(std::string(formatId(q->info().format)), std::string("goqite"));
-        // goqite's own trigger does not make the file read-only.
-        QVERIFY2(!q->readOnly(), q->info().readOnlyReason.c_str());
-        readEverything(*q);
-    }
-    QCOMPARE(sha256(path), before);
-    QCOMPARE(before, factsOf(QStringLiteral("goqite.sqlite3"))
-                         .value(QStringLiteral("sha256"))
-                         .toString()
-                         .toLatin1());
+    // goqite's own trigger does not make the file read-only.
+    checkOpeningChangesNothing(kFixture, "goqite");
 }
 
 void TstGoqite::countsAndQueuesMatchTheFacts() {
     QTemporaryDir dir;
     auto q = openAtFactsNow(copyFixture(dir, kFixture));
-    const QJsonObject f = factsOf(QStringLiteral("goqite.sqlite3"));
+    const QJsonObject f = factsOf(kFixture);
     checkCounts(*q, f);
     checkPerQueue(*q, f);
 }
@@ -77,7 +63,7 @@ void TstGoqite::samplesTokensAndFields() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
     auto q = openAtFactsNow(path);
-    const QJsonObject f = factsOf(QStringLiteral("goqite.sqlite3"));
+    const QJsonObject f = factsOf(kFixture);
     checkSamples(*q, f);
     for (const QJsonValue v : f.value(QStringLiteral("samples")).toArray()) {
         const QJsonObject tok = v.toObject().value(QStringLiteral("token")).toObject();
@@ -93,7 +79,7 @@ void TstGoqite::samplesTokensAndFields() {
     QCOMPARE(QByteArray::fromStdString(m.data).toHex().toUpper().toStdString(), raw.at(4));
     QCOMPARE(m.maxAttempts.value_or(0), std::int64_t(3));
     // 2026-11-30T12:25:00.132Z
-    QCOMPARE(*m.leaseExpiry, kFactsNow + 25 * 60 * kNsPerSecond + 132'000'000);
+    QCOMPARE(*m.leaseExpiry, kFactsNow + 25LL * 60 * kNsPerSecond + 132'000'000);
     QCOMPARE(m.priority.value_or(-1), std::stoll(raw.at(5)));
     QCOMPARE(q->get(kDead)->extraState, std::string("dead_letter"));
     Filter s;
@@ -102,12 +88,9 @@ void TstGoqite::samplesTokensAndFields() {
 }
 
 void TstGoqite::capabilities() {
+    checkNamedAndOffersRowActions(Format::Goqite, "goqite");
     const QueueFormat& f = QueueFormat::of(Format::Goqite);
-    QCOMPARE(QueueFormat::byId("goqite"), &f);
-    FormatInfo info;
-    info.format = Format::Goqite;
-    for (Action a : f.rowActions())
-        QVERIFY2(f.offers(a, info), actionName(a));
+    const FormatInfo info = infoOf(Format::Goqite);
     QVERIFY(!f.whyNot(Action::Release, info).empty());
     QVERIFY(!f.whyNot(Action::MarkFailed, info).empty());
     QVERIFY(f.whyNoMetric(Filter::Metric::Wait, info).size() > 20);

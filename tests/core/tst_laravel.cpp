@@ -3,18 +3,10 @@
 // library's fixture (tests/data/formats/facts.json), the reservation token,
 // queue:retry of a failed row (refused for another connection), release of
 // an expired reservation with undo, and opening without changing the file.
-#include "core/formats/queueformat.h"
-#include "core/queue.h"
-#include "testutil.h"
+#include "formatfacts.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QObject>
 #include <QTemporaryDir>
-#include <QTest>
-
-#include <algorithm>
 
 using namespace lqtest;
 using namespace lq::core;
@@ -22,31 +14,6 @@ using namespace lq::core;
 namespace {
 
 const QString kFixture = QStringLiteral("formats/laravel-database.sqlite3");
-constexpr TimeNs kNow = 1'796'040'000LL * kNsPerSecond; // facts.json "now"
-
-QJsonObject facts() {
-    QFile f(lq::test::dataDir() + QStringLiteral("/formats/facts.json"));
-    if (!f.open(QIODevice::ReadOnly))
-        throw std::runtime_error("cannot read formats/facts.json");
-    return QJsonDocument::fromJson(f.readAll())
-        .object()
-        .value(QStringLiteral("laravel-database.sqlite3"))
-        .toObject();
-}
-
-std::unique_ptr<Queue> openAtNow(const std::string& path) {
-    OpenOptions o;
-    o.clock = fixedClock(kNow);
-    return Queue::open(path, o);
-}
-
-Target targetOf(Queue& q, const std::string& id) {
-    auto m = q.get(id);
-    if (!m)
-        throw std::runtime_error("no job " + id);
-    return {m->messageId, m->token};
-}
-
 std::vector<std::vector<std::string>> rows(const std::string& path, const std::string& sql) {
     Db db(path, /*readOnly=*/true);
     return db.rows(sql);
@@ -69,66 +36,26 @@ private slots:
 };
 
 void TstLaravel::recognisedAndOpeningChangesNothing() {
-    QTemporaryDir dir;
-    const std::string path = copyFixture(dir, kFixture);
-    const QByteArray before = sha256(path);
-    {
-        auto q = openAtNow(path);
-        QCOMPARE(std::string(formatId(q->info().format)), std::string("laravel-database"));
-        QCOMPARE(q->info().table, std::string("jobs"));
-        (void)q->counts();
-        (void)q->list({}, {}, 0, -1);
-        (void)q->stats();
-    }
-    QCOMPARE(sha256(path), before);
-    QCOMPARE(before, facts().value(QStringLiteral("sha256")).toString().toLatin1());
+    checkOpeningChangesNothing(kFixture, "laravel-database",
+                               [](Queue& q) { QCOMPARE(q.info().table, std::string("jobs")); });
 }
 
 void TstLaravel::countsAndQueuesMatchTheFacts() {
     QTemporaryDir dir;
-    auto q = openAtNow(copyFixture(dir, kFixture));
-    const QJsonObject f = facts();
-    const QJsonObject want = f.value(QStringLiteral("counts")).toObject();
-    const Counts c = q->counts();
-    QCOMPARE(c.ready, want.value(QStringLiteral("READY")).toInteger());
-    QCOMPARE(c.scheduled, want.value(QStringLiteral("SCHEDULED")).toInteger());
-    QCOMPARE(c.locked, want.value(QStringLiteral("LOCKED")).toInteger());
-    QCOMPARE(c.done, want.value(QStringLiteral("DONE")).toInteger());
-    QCOMPARE(c.failed, want.value(QStringLiteral("FAILED")).toInteger());
-    QCOMPARE(
-        c.stored,
-        f.value(QStringLiteral("stored")).toObject().value(QStringLiteral("jobs")).toInteger());
-    QCOMPARE(c.extra.at("locked_expired"), f.value(QStringLiteral("extra"))
-                                               .toObject()
-                                               .value(QStringLiteral("locked_expired"))
-                                               .toInteger());
-    QCOMPARE(c.stuck, c.extra.at("locked_expired"));
-    QCOMPARE(std::int64_t(q->list({}, {}, 0, -1).size()), c.stored);
-    const QJsonObject perQueue = f.value(QStringLiteral("per_queue")).toObject();
-    std::vector<std::string> names;
-    for (const QString& k : perQueue.keys())
-        names.push_back(toStd(k));
-    QCOMPARE(q->queueNames(), names);
-    for (const auto& name : names) {
-        const QJsonObject w = perQueue.value(fromStd(name)).toObject();
-        const Counts pc = q->counts(name);
-        QCOMPARE(pc.ready, w.value(QStringLiteral("READY")).toInteger());
-        QCOMPARE(pc.scheduled, w.value(QStringLiteral("SCHEDULED")).toInteger());
-        QCOMPARE(pc.locked, w.value(QStringLiteral("LOCKED")).toInteger());
-        QCOMPARE(pc.failed, w.value(QStringLiteral("FAILED")).toInteger());
-    }
+    auto q = openAtFactsNow(copyFixture(dir, kFixture));
+    const QJsonObject f = factsOf(kFixture);
+    checkCounts(*q, f);
+    checkPerQueue(*q, f);
 }
 
 void TstLaravel::samples() {
     QTemporaryDir dir;
-    auto q = openAtNow(copyFixture(dir, kFixture));
-    for (const auto& v : facts().value(QStringLiteral("samples")).toArray()) {
+    auto q = openAtFactsNow(copyFixture(dir, kFixture));
+    const QJsonObject f = factsOf(kFixture);
+    checkSamples(*q, f);
+    for (const auto& v : f.value(QStringLiteral("samples")).toArray()) {
         const QJsonObject s = v.toObject();
         const auto m = q->get(toStd(s.value(QStringLiteral("id")).toString()));
-        QVERIFY(m.has_value());
-        QCOMPARE(QString::fromLatin1(stateName(m->state)),
-                 s.value(QStringLiteral("state")).toString());
-        QCOMPARE(fromStd(m->queueName.value_or("")), s.value(QStringLiteral("queue")).toString());
         const QJsonObject tok = s.value(QStringLiteral("token")).toObject();
         if (!tok.isEmpty())
             QCOMPARE(m->attempts, tok.value(QStringLiteral("attempts")).toInteger());
@@ -145,7 +72,7 @@ void TstLaravel::samples() {
 // rowid): the same rows, in the same order, as one scan of both tables.
 void TstLaravel::firstPageAndRowsTableByTable() {
     QTemporaryDir dir;
-    auto q = openAtNow(copyFixture(dir, kFixture));
+    auto q = openAtFactsNow(copyFixture(dir, kFixture));
     for (const bool desc : {false, true}) {
         Sort s;
         s.descending = desc;
@@ -182,7 +109,7 @@ void TstLaravel::firstPageAndRowsTableByTable() {
 void TstLaravel::retryFailedRow() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     const auto jobsBefore = rows(path, "SELECT count(*) FROM jobs").front().front();
     const auto r = q->apply(Action::Retry, {targetOf(*q, "failed_jobs:1")}, {});
     QCOMPARE(r.applied.size(), std::size_t(1));
@@ -207,7 +134,7 @@ void TstLaravel::retryFailedRow() {
         Db db(path, false);
         db.exec("UPDATE failed_jobs SET connection = 'redis' WHERE id = 2");
     }
-    auto q2 = openAtNow(path);
+    auto q2 = openAtFactsNow(path);
     const auto r2 = q2->apply(Action::Retry, {targetOf(*q2, "failed_jobs:2")}, {});
     QCOMPARE(r2.applied.size(), std::size_t(0));
     QCOMPARE(r2.skipped.size(), std::size_t(1));
@@ -218,7 +145,7 @@ void TstLaravel::retryFailedRow() {
 void TstLaravel::releaseExpiredReservationAndUndo() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     const auto r = q->apply(Action::Release, {targetOf(*q, "jobs:21")}, {});
     QCOMPARE(r.applied.size(), std::size_t(1));
     QCOMPARE(rows(path, "SELECT reserved_at IS NULL, attempts FROM jobs WHERE id = 21").front(),
@@ -232,7 +159,7 @@ void TstLaravel::releaseExpiredReservationAndUndo() {
 void TstLaravel::liveReservationAndStaleTokenRefused() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     const auto live = q->apply(Action::Delete, {targetOf(*q, "jobs:20")}, {});
     QCOMPARE(live.applied.size(), std::size_t(0));
     const Target t = targetOf(*q, "jobs:22");
@@ -254,13 +181,13 @@ void TstLaravel::retryAfterSetting() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
     {
-        auto q = openAtNow(path);
+        auto q = openAtFactsNow(path);
         QCOMPARE(q->get("jobs:20")->extraState, std::string());
         QCOMPARE(q->counts().stuck, std::int64_t(1)); // job 21, 180 s
         QVERIFY(!q->refusal(Action::Release, *q->get("jobs:20")).empty());
     }
     OpenOptions o;
-    o.clock = fixedClock(kNow);
+    o.clock = fixedClock(kFactsNow);
     o.settings.retryAfter = std::chrono::seconds(10);
     auto q = Queue::open(path, o);
     QCOMPARE(q->get("jobs:20")->extraState, std::string("locked_expired"));

@@ -3,19 +3,10 @@
 // fixture written by the real library (tests/data/formats/facts.json),
 // the operator actions of FORMATS.md §3.6 with their undo, the
 // allocationId compare-and-swap, and a `tasks` table that is not liteque's.
-#include "core/formats/queueformat.h"
-#include "core/operator.h"
-#include "core/queue.h"
-#include "testutil.h"
+#include "formatfacts.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QObject>
 #include <QTemporaryDir>
-#include <QTest>
-
-#include <algorithm>
 
 using namespace lqtest;
 using namespace lq::core;
@@ -23,31 +14,6 @@ using namespace lq::core;
 namespace {
 
 const QString kFixture = QStringLiteral("formats/liteque-queue.db");
-constexpr TimeNs kNow = 1'796'040'000LL * kNsPerSecond; // facts.json "now": 2026-11-30T12:00:00Z
-
-QJsonObject facts() {
-    QFile f(lq::test::dataDir() + QStringLiteral("/formats/facts.json"));
-    if (!f.open(QIODevice::ReadOnly))
-        throw std::runtime_error("cannot read formats/facts.json");
-    return QJsonDocument::fromJson(f.readAll())
-        .object()
-        .value(QStringLiteral("liteque-queue.db"))
-        .toObject();
-}
-
-std::unique_ptr<Queue> openAtNow(const std::string& path) {
-    OpenOptions o;
-    o.clock = fixedClock(kNow);
-    return Queue::open(path, o);
-}
-
-Message row(Queue& q, const std::string& id) {
-    auto m = q.get(id);
-    if (!m)
-        throw std::runtime_error("no row " + id);
-    return *m;
-}
-
 /// The raw columns of one task, as the sqlite3 shell would show them.
 std::vector<std::string> rawTask(const std::string& path, const std::string& id) {
     Db db(path, /*readOnly=*/true);
@@ -55,11 +21,6 @@ std::vector<std::string> rawTask(const std::string& path, const std::string& id)
                               "maxNumRuns, queue, payload, createdAt FROM tasks WHERE id = " +
                               id);
     return rows.empty() ? std::vector<std::string>{} : rows.front();
-}
-
-Target targetOf(Queue& q, const std::string& id) {
-    const Message m = row(q, id);
-    return {m.messageId, m.token};
 }
 
 } // namespace
@@ -86,95 +47,31 @@ private slots:
 };
 
 void TstLiteque::recognisedAndOpeningChangesNothing() {
-    QTemporaryDir dir;
-    const std::string path = copyFixture(dir, kFixture);
-    const QByteArray before = sha256(path);
-    {
-        auto q = openAtNow(path);
-        QCOMPARE(std::string(formatId(q->info().format)), std::string("liteque"));
-        QCOMPARE(q->info().table, std::string("tasks"));
-        QVERIFY(!q->readOnly());
-        // Every read there is.
-        (void)q->counts();
-        (void)q->queueNames();
-        (void)q->list({}, {}, 0, -1);
-        (void)q->stats();
-        (void)q->targetsFor({});
-        (void)q->orderedRowids({}, {SortKey::Status, true});
-    }
-    QCOMPARE(sha256(path), before);
-    QCOMPARE(before, facts().value(QStringLiteral("sha256")).toString().toLatin1());
+    checkOpeningChangesNothing(kFixture, "liteque",
+                               [](Queue& q) { QCOMPARE(q.info().table, std::string("tasks")); });
 }
 
 void TstLiteque::countsAtNowMatchTheFacts() {
     QTemporaryDir dir;
-    auto q = openAtNow(copyFixture(dir, kFixture));
-    const QJsonObject f = facts();
-    const QJsonObject want = f.value(QStringLiteral("counts")).toObject();
-    const Counts c = q->counts();
-    QCOMPARE(c.ready, want.value(QStringLiteral("READY")).toInteger());
-    QCOMPARE(c.scheduled, want.value(QStringLiteral("SCHEDULED")).toInteger());
-    QCOMPARE(c.locked, want.value(QStringLiteral("LOCKED")).toInteger());
-    QCOMPARE(c.done, want.value(QStringLiteral("DONE")).toInteger());
-    QCOMPARE(c.failed, want.value(QStringLiteral("FAILED")).toInteger());
-    QCOMPARE(c.unknown, std::int64_t(0));
-    QCOMPARE(
-        c.stored,
-        f.value(QStringLiteral("stored")).toObject().value(QStringLiteral("jobs")).toInteger());
-    const QJsonObject extra = f.value(QStringLiteral("extra")).toObject();
-    QCOMPARE(c.extra.size(), std::size_t(extra.size()));
-    for (auto it = extra.begin(); it != extra.end(); ++it)
-        QCOMPARE(c.extra.at(toStd(it.key())), it.value().toInteger());
-    // An expired lease is the library's own stuck rule.
-    QCOMPARE(c.stuck, extra.value(QStringLiteral("locked_expired")).toInteger());
-    // The filters count the same rows as counts().
-    for (State s : {State::Ready, State::Scheduled, State::Locked, State::Failed}) {
-        Filter fl;
-        fl.states = {s};
-        QCOMPARE(q->count(fl), s == State::Ready       ? c.ready
-                               : s == State::Scheduled ? c.scheduled
-                               : s == State::Locked    ? c.locked
-                                                       : c.failed);
-    }
-    Filter stuck;
-    stuck.stuckOnly = true;
-    QCOMPARE(q->count(stuck), c.stuck);
-    QCOMPARE(q->listLocked(std::chrono::seconds(0)).size(), std::size_t(c.stuck));
+    auto q = openAtFactsNow(copyFixture(dir, kFixture));
+    // An expired lease is the library's own stuck rule (locked_expired).
+    checkCounts(*q, factsOf(kFixture));
 }
 
 void TstLiteque::queueNamesAndPerQueueCounts() {
     QTemporaryDir dir;
-    auto q = openAtNow(copyFixture(dir, kFixture));
-    const QJsonObject perQueue = facts().value(QStringLiteral("per_queue")).toObject();
-    std::vector<std::string> want;
-    for (const QString& k : perQueue.keys())
-        want.push_back(toStd(k));
-    std::sort(want.begin(), want.end());
-    QCOMPARE(q->queueNames(), want);
-    for (const auto& name : want) {
-        const QJsonObject w = perQueue.value(fromStd(name)).toObject();
-        const Counts c = q->counts(name);
-        QCOMPARE(c.ready, w.value(QStringLiteral("READY")).toInteger());
-        QCOMPARE(c.scheduled, w.value(QStringLiteral("SCHEDULED")).toInteger());
-        QCOMPARE(c.locked, w.value(QStringLiteral("LOCKED")).toInteger());
-        QCOMPARE(c.failed, w.value(QStringLiteral("FAILED")).toInteger());
-        Filter f;
-        f.queue = name;
-        QCOMPARE(q->count(f), c.stored);
-        for (const Message& m : q->list(f, {}, 0, -1))
-            QCOMPARE(m.queueName.value_or(""), name);
-    }
+    auto q = openAtFactsNow(copyFixture(dir, kFixture));
+    checkPerQueue(*q, factsOf(kFixture));
 }
 
 void TstLiteque::samplesAndOneRowsFields() {
     QTemporaryDir dir;
-    auto q = openAtNow(copyFixture(dir, kFixture));
-    for (const QJsonValue v : facts().value(QStringLiteral("samples")).toArray()) {
+    auto q = openAtFactsNow(copyFixture(dir, kFixture));
+    const QJsonObject f = factsOf(kFixture);
+    checkSamples(*q, f);
+    for (const QJsonValue v : f.value(QStringLiteral("samples")).toArray()) {
         const QJsonObject s = v.toObject();
         const Message m = row(*q, std::to_string(s.value(QStringLiteral("id")).toInteger()));
-        QCOMPARE(QString::fromLatin1(stateName(m.state)),
-                 s.value(QStringLiteral("state")).toString());
-        QCOMPARE(fromStd(m.queueName.value_or("")), s.value(QStringLiteral("queue")).toString());
         QCOMPARE(fromStd(m.tokenText.value_or("")), s.value(QStringLiteral("token"))
                                                         .toObject()
                                                         .value(QStringLiteral("allocationId"))
@@ -209,7 +106,7 @@ void TstLiteque::samplesAndOneRowsFields() {
 
 void TstLiteque::listingFilteringSearch() {
     QTemporaryDir dir;
-    auto q = openAtNow(copyFixture(dir, kFixture));
+    auto q = openAtFactsNow(copyFixture(dir, kFixture));
     const auto all = q->list({}, {}, 0, -1);
     QCOMPARE(all.size(), std::size_t(17));
     QVERIFY(std::is_sorted(all.begin(), all.end(),
@@ -234,12 +131,9 @@ void TstLiteque::listingFilteringSearch() {
 }
 
 void TstLiteque::capabilities() {
+    checkNamedAndOffersRowActions(Format::Liteque, "liteque");
     const QueueFormat& f = QueueFormat::of(Format::Liteque);
-    QCOMPARE(QueueFormat::byId("liteque"), &f);
-    FormatInfo info;
-    info.format = Format::Liteque;
-    for (Action a : f.rowActions())
-        QVERIFY2(f.offers(a, info), actionName(a));
+    const FormatInfo info = infoOf(Format::Liteque);
     QVERIFY(!f.whyNot(Action::MarkFailed, info).empty());
     QVERIFY(!f.whyNot(Action::Enqueue, info).empty());
     for (auto m : {Filter::Metric::Wait, Filter::Metric::Processing, Filter::Metric::Total,
@@ -252,7 +146,7 @@ void TstLiteque::capabilities() {
 void TstLiteque::releaseExpiredAndUndo() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     const auto before = rawTask(path, "7");
     const ActionResult r = q->apply(Action::Release, {targetOf(*q, "7")});
     QCOMPARE(r.applied.size(), std::size_t(1));
@@ -261,8 +155,8 @@ void TstLiteque::releaseExpiredAndUndo() {
     QCOMPARE(after.at(0), std::string("pending_retry"));
     QVERIFY(after.at(1) != before.at(1)); // a fresh allocationId
     QCOMPARE(after.at(2), std::string("NULL"));
-    QCOMPARE(after.at(3), std::to_string(kNow / 1'000'000)); // due now, in ms
-    QCOMPARE(after.at(4), before.at(4));                     // runs left unchanged
+    QCOMPARE(after.at(3), std::to_string(kFactsNow / 1'000'000)); // due now, in ms
+    QCOMPARE(after.at(4), before.at(4));                          // runs left unchanged
     QCOMPARE(row(*q, "7").state, State::Ready);
     // The old worker's finalize (DELETE WHERE id AND allocationId) is now a no-op.
     {
@@ -279,13 +173,9 @@ void TstLiteque::releaseExpiredAndUndo() {
 void TstLiteque::releaseRefusesALiveLease() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     // Task 8's lease runs until after now; task 9 is pending.
-    const ActionResult r = q->apply(Action::Release, {targetOf(*q, "8"), targetOf(*q, "9")});
-    QVERIFY(r.applied.empty());
-    QCOMPARE(r.skipped.size(), std::size_t(2));
-    for (const auto& s : r.skipped)
-        QCOMPARE(s.kind, SkipKind::NotApplicable);
+    checkRefused(*q, Action::Release, {"8", "9"}, SkipKind::NotApplicable);
     // Delete refuses a running task too.
     const ActionResult d = q->apply(Action::Delete, {targetOf(*q, "8")});
     QVERIFY(d.applied.empty());
@@ -295,7 +185,7 @@ void TstLiteque::releaseRefusesALiveLease() {
 void TstLiteque::retryFailedAndUndo() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     const auto before = rawTask(path, "25");
     QCOMPARE(before.at(0), std::string("failed"));
     const ActionResult r = q->apply(Action::Retry, {targetOf(*q, "25"), targetOf(*q, "9")});
@@ -305,7 +195,7 @@ void TstLiteque::retryFailedAndUndo() {
     QCOMPARE(after.at(0), std::string("pending"));
     QVERIFY(after.at(1) != before.at(1));
     QCOMPARE(after.at(4), before.at(5)); // numRunsLeft = maxNumRuns
-    QCOMPARE(after.at(3), std::to_string(kNow / 1'000'000));
+    QCOMPARE(after.at(3), std::to_string(kFactsNow / 1'000'000));
     QCOMPARE(q->counts().failed, std::int64_t(1));
 
     const ActionResult u = q->undo(Action::Retry, r.applied);
@@ -317,7 +207,7 @@ void TstLiteque::retryFailedAndUndo() {
 void TstLiteque::deleteAndPruneWithUndo() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     const auto b30 = rawTask(path, "30");
     const auto b27 = rawTask(path, "27");
     const ActionResult d = q->apply(Action::Delete, {targetOf(*q, "30")});
@@ -340,7 +230,7 @@ void TstLiteque::deleteAndPruneWithUndo() {
 void TstLiteque::staleAllocationIdRefused() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     const Target shown = targetOf(*q, "29"); // running, lease expired
     // Meanwhile the library's own dequeue takes the expired task over.
     {
@@ -372,23 +262,9 @@ void TstLiteque::staleAllocationIdRefused() {
 void TstLiteque::operatorAuditsAnAction() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     const auto b25 = rawTask(path, "25");
-    Operator op(*q, "tst_liteque", AuditLog(toStd(dir.filePath(QStringLiteral("audit")))));
-    Filter f;
-    f.states = {State::Failed};
-    const Plan plan = op.planFilter(Action::Retry, f);
-    QCOMPARE(plan.count(), std::size_t(2));
-    const Report run = op.run(plan);
-    QCOMPARE(run.applied(), std::size_t(2));
-    QCOMPARE(q->counts().failed, std::int64_t(0));
-    // Undo from the audit record as written to disk (the text token and
-    // status survive the round trip).
-    const auto record = op.lastUndoable();
-    QVERIFY(record.has_value());
-    const Report undo = op.undo(*record);
-    QCOMPARE(undo.applied(), std::size_t(2));
-    QCOMPARE(q->counts().failed, std::int64_t(2));
+    checkOperatorRetriesFailedAndUndoes(*q, dir, "tst_liteque", 2);
     QCOMPARE(rawTask(path, "25"), b25);
 }
 
@@ -402,35 +278,14 @@ void TstLiteque::notLitequeTasksRefusedByName() {
 }
 
 void TstLiteque::twoFormatsInOneFileNamed() {
-    QTemporaryDir dir;
-    const std::string path = copyFixture(dir, kFixture);
-    {
-        Db db(path);
-        db.exec("CREATE TABLE \"Queue\" (data TEXT NOT NULL, message_id TEXT NOT NULL, status "
-                "INTEGER NOT NULL, in_time INTEGER NOT NULL, lock_time INTEGER, done_time "
-                "INTEGER)");
-    }
-    const QByteArray before = sha256(path);
-    const auto e = catchError([&] { (void)Queue::open(path); });
-    QVERIFY(e.has_value());
-    QVERIFY2(contains(e->what(), path), e->what());
-    QVERIFY2(contains(e->what(), "liteque"), e->what());
-    QVERIFY2(contains(e->what(), "litequeue-legacy"), e->what());
-    QCOMPARE(sha256(path), before);
+    checkTwoFormatsInOneFileNamed(kFixture, "liteque");
 }
 
 void TstLiteque::damagedLitequeSaysWhatIsMissing() {
-    QTemporaryDir dir;
-    const std::string path = copyFixture(dir, kFixture);
-    {
-        Db db(path);
-        db.exec("DROP INDEX tasks_allocation_id_idx");
-        db.exec("ALTER TABLE tasks DROP COLUMN allocationId");
-    }
-    const QByteArray before = sha256(path);
-    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, "allocationId");
-    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, path);
-    QCOMPARE(sha256(path), before);
+    checkDamagedSaysWhatIsMissing(
+        kFixture,
+        {"DROP INDEX tasks_allocation_id_idx", "ALTER TABLE tasks DROP COLUMN allocationId"},
+        "allocationId");
 }
 
 QTEST_GUILESS_MAIN(TstLiteque)

@@ -19,7 +19,7 @@ const QString kFixture = QStringLiteral("formats/oban-lite.sqlite3");
 const std::string kTable = "oban_jobs";
 
 QJsonObject obanFacts() {
-    return facts(QStringLiteral("oban-lite.sqlite3"));
+    return factsOf(kFixture);
 }
 
 /// Named columns of one job (NULL -> "NULL").
@@ -36,13 +36,11 @@ class TstOban : public QObject {
     Q_OBJECT
 
 private slots:
-    void recognisedAndOpeningChangesNothing() {
-        checkOpeningChangesNothing(kFixture, obanFacts(), "oban-lite");
-    }
+    void recognisedAndOpeningChangesNothing() { checkOpeningChangesNothing(kFixture, "oban-lite"); }
     void countsAtNowMatchTheFacts() {
         QTemporaryDir dir;
-        auto q = openAtNow(copyFixture(dir, kFixture));
-        checkCounts(*q, obanFacts());
+        auto q = openAtFactsNow(copyFixture(dir, kFixture));
+        checkCounts(*q, obanFacts(), FactsExtras::ZerosLeftOut);
         // A retryable job already due stays retryable (not staged yet), in no
         // canonical count; a due `scheduled` one is READY.
         QCOMPARE(row(*q, "18").extraState, std::string("retryable"));
@@ -50,13 +48,14 @@ private slots:
     }
     void queueNamesAndPerQueueCounts() {
         QTemporaryDir dir;
-        auto q = openAtNow(copyFixture(dir, kFixture));
+        auto q = openAtFactsNow(copyFixture(dir, kFixture));
         checkPerQueue(*q, obanFacts());
     }
     void samplesAndFields() {
         QTemporaryDir dir;
-        auto q = openAtNow(copyFixture(dir, kFixture));
+        auto q = openAtFactsNow(copyFixture(dir, kFixture));
         checkSamples(*q, obanFacts());
+        checkSampleTokens(*q, obanFacts());
         // Job 9: discarded after 3 attempts; its errors are JSON strings that
         // hold the encoded object (the Lite engine's json_insert).
         const Message m = row(*q, "9");
@@ -89,12 +88,9 @@ private slots:
         QCOMPARE(q->count(s), std::int64_t(1));
     }
     void capabilities() {
+        checkNamedAndOffersRowActions(Format::ObanLite, "oban-lite");
         const QueueFormat& f = QueueFormat::of(Format::ObanLite);
-        QCOMPARE(QueueFormat::byId("oban-lite"), &f);
-        FormatInfo info;
-        info.format = Format::ObanLite;
-        for (Action a : f.rowActions())
-            QVERIFY2(f.offers(a, info), actionName(a));
+        const FormatInfo info = infoOf(Format::ObanLite);
         QVERIFY(f.offers(Action::Prune, info));
         for (Action a : {Action::MarkFailed, Action::Enqueue, Action::Reschedule,
                          Action::RetryExpired, Action::Upgrade})
@@ -105,7 +101,7 @@ private slots:
     void retryDiscardedAndUndo() {
         QTemporaryDir dir;
         const std::string path = copyFixture(dir, kFixture);
-        auto q = openAtNow(path);
+        auto q = openAtFactsNow(path);
         const auto before = rawJob(path, kTable, "9");
         // 9 discarded, 14 scheduled (run now), 20 available (refused), 5 executing (refused).
         const ActionResult r = q->apply(Action::Retry, {targetOf(*q, "9"), targetOf(*q, "14"),
@@ -128,12 +124,12 @@ private slots:
         const ActionResult u = q->undo(Action::Retry, r.applied);
         QCOMPARE(u.applied.size(), std::size_t(2));
         QCOMPARE(rawJob(path, kTable, "9"), before); // byte for byte
-        checkCounts(*q, obanFacts());
+        checkCounts(*q, obanFacts(), FactsExtras::ZerosLeftOut);
     }
     void releaseFollowsTheLifeline() {
         QTemporaryDir dir;
         const std::string path = copyFixture(dir, kFixture);
-        auto q = openAtNow(path);
+        auto q = openAtFactsNow(path);
         const auto before = rawJob(path, kTable, "12");
         // 12 executing for 90 min: past rescue_after. 5 and 17: live.
         const ActionResult r =
@@ -164,7 +160,7 @@ private slots:
     void deleteAndPruneWithUndo() {
         QTemporaryDir dir;
         const std::string path = copyFixture(dir, kFixture);
-        auto q = openAtNow(path);
+        auto q = openAtFactsNow(path);
         const auto b10 = rawJob(path, kTable, "10");
         const auto b7 = rawJob(path, kTable, "7");
         const ActionResult d = q->apply(Action::Delete, {targetOf(*q, "10"), targetOf(*q, "5")});
@@ -179,16 +175,16 @@ private slots:
         QCOMPARE(q->undo(Action::Delete, d.applied).applied.size(), std::size_t(1));
         QCOMPARE(rawJob(path, kTable, "10"), b10);
         QCOMPARE(rawJob(path, kTable, "7"), b7);
-        checkCounts(*q, obanFacts());
+        checkCounts(*q, obanFacts(), FactsExtras::ZerosLeftOut);
     }
     void pruneByAgeThroughTheOperator() {
         QTemporaryDir dir;
         const std::string path = copyFixture(dir, kFixture);
-        auto q = openAtNow(path);
+        auto q = openAtFactsNow(path);
         Operator op(*q, "test");
         // Finished more than 2 h before now, failed kept: completed and, as
         // Oban's Pruner prunes them too, cancelled jobs before 10:00.
-        const Plan plan = op.planPrune(false, std::chrono::hours(2), kNow);
+        const Plan plan = op.planPrune(false, std::chrono::hours(2), kFactsNow);
         Db db(path, true);
         const auto want = db.rows("SELECT count(*) FROM oban_jobs WHERE (state = 'completed' AND "
                                   "completed_at < '2026-11-30T10:00:00Z') OR (state = 'cancelled' "
@@ -198,7 +194,7 @@ private slots:
     }
     void staleClaimRefused() {
         QTemporaryDir dir;
-        auto q = openAtNow(copyFixture(dir, kFixture));
+        auto q = openAtFactsNow(copyFixture(dir, kFixture));
         // A worker claimed job 12 again since it was shown.
         checkStaleTokenRefused(
             *q, kTable, "12", Action::Release,
@@ -209,7 +205,7 @@ private slots:
     }
     void actionsNotOfferedAreRefused() {
         QTemporaryDir dir;
-        auto q = openAtNow(copyFixture(dir, kFixture));
+        auto q = openAtFactsNow(copyFixture(dir, kFixture));
         const ActionResult r = q->apply(Action::MarkFailed, {targetOf(*q, "20")});
         QVERIFY(r.applied.empty());
         QCOMPARE(r.skipped.size(), std::size_t(1));

@@ -3,7 +3,6 @@
 // real library (tests/data/formats/facts.json), the operator actions of
 // FORMATS.md §8.6 with their undo, the (id, status, next_run_at) guard, and
 // opening that changes nothing.
-#include "core/operator.h"
 #include "formatfacts.h"
 
 #include <QObject>
@@ -46,27 +45,15 @@ private slots:
 };
 
 void TstPlainjob::recognisedAndOpeningChangesNothing() {
-    QTemporaryDir dir;
-    const std::string path = copyFixture(dir, kFixture);
-    const QByteArray before = sha256(path);
-    {
-        auto q = openAtFactsNow(path);
-        QCOMPARE(std::string(formatId(q->info().format)), std::string("plainjob"));
-        QCOMPARE(q->info().table, std::string("plainjob_jobs"));
-        QVERIFY(!q->readOnly());
-        readEverything(*q);
-    }
-    QCOMPARE(sha256(path), before);
-    QCOMPARE(before, factsOf(QStringLiteral("plainjob.sqlite3"))
-                         .value(QStringLiteral("sha256"))
-                         .toString()
-                         .toLatin1());
+    checkOpeningChangesNothing(kFixture, "plainjob", [](Queue& q) {
+        QCOMPARE(q.info().table, std::string("plainjob_jobs"));
+    });
 }
 
 void TstPlainjob::countsAndQueuesMatchTheFacts() {
     QTemporaryDir dir;
     auto q = openAtFactsNow(copyFixture(dir, kFixture));
-    const QJsonObject f = factsOf(QStringLiteral("plainjob.sqlite3"));
+    const QJsonObject f = factsOf(kFixture);
     checkCounts(*q, f);
     checkPerQueue(*q, f);
     // The library's stuck rule: processing with next_run_at older than 30 min.
@@ -78,7 +65,7 @@ void TstPlainjob::samplesTokensAndFields() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
     auto q = openAtFactsNow(path);
-    const QJsonObject f = factsOf(QStringLiteral("plainjob.sqlite3"));
+    const QJsonObject f = factsOf(kFixture);
     checkSamples(*q, f);
     for (const QJsonValue v : f.value(QStringLiteral("samples")).toArray()) {
         const QJsonObject tok = v.toObject().value(QStringLiteral("token")).toObject();
@@ -104,12 +91,9 @@ void TstPlainjob::samplesTokensAndFields() {
 }
 
 void TstPlainjob::capabilities() {
+    checkNamedAndOffersRowActions(Format::Plainjob, "plainjob");
     const QueueFormat& f = QueueFormat::of(Format::Plainjob);
-    QCOMPARE(QueueFormat::byId("plainjob"), &f);
-    FormatInfo info;
-    info.format = Format::Plainjob;
-    for (Action a : f.rowActions())
-        QVERIFY2(f.offers(a, info), actionName(a));
+    const FormatInfo info = infoOf(Format::Plainjob);
     QVERIFY(!f.whyNot(Action::MarkFailed, info).empty());
     QVERIFY(!f.whyNot(Action::Enqueue, info).empty());
     for (auto m : {Filter::Metric::Wait, Filter::Metric::Processing, Filter::Metric::Total,
@@ -161,11 +145,7 @@ void TstPlainjob::releaseRefusesALiveJob() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
     auto q = openAtFactsNow(path);
-    const ActionResult r = q->apply(Action::Release, {targetOf(*q, "12"), targetOf(*q, "9")});
-    QVERIFY(r.applied.empty());
-    QCOMPARE(r.skipped.size(), std::size_t(2));
-    for (const auto& s : r.skipped)
-        QCOMPARE(s.kind, SkipKind::NotApplicable);
+    checkRefused(*q, Action::Release, {"12", "9"}, SkipKind::NotApplicable);
     const ActionResult d = q->apply(Action::Delete, {targetOf(*q, "12")});
     QVERIFY(d.applied.empty());
     QCOMPARE(rawJob(path, "12").at(0), std::string("1"));
@@ -252,32 +232,15 @@ void TstPlainjob::operatorAuditsAnAction() {
     const std::string path = copyFixture(dir, kFixture);
     auto q = openAtFactsNow(path);
     const auto b6 = rawJob(path, "6");
-    Operator op(*q, "tst_plainjob", AuditLog(toStd(dir.filePath(QStringLiteral("audit")))));
-    Filter f;
-    f.states = {State::Failed};
-    const Plan plan = op.planFilter(Action::Retry, f);
-    QCOMPARE(plan.count(), std::size_t(2));
-    QCOMPARE(op.run(plan).applied(), std::size_t(2));
-    QCOMPARE(q->counts().failed, std::int64_t(0));
-    const auto record = op.lastUndoable();
-    QVERIFY(record.has_value());
-    QCOMPARE(op.undo(*record).applied(), std::size_t(2));
-    QCOMPARE(q->counts().failed, std::int64_t(2));
+    checkOperatorRetriesFailedAndUndoes(*q, dir, "tst_plainjob", 2);
     QCOMPARE(rawJob(path, "6"), b6);
 }
 
 void TstPlainjob::oldPlainjobSaysWhatIsMissing() {
-    QTemporaryDir dir;
-    const std::string path = copyFixture(dir, kFixture);
-    {
-        Db db(path);
-        db.exec("DROP INDEX idx_jobs_status_type_next_run_at");
-        db.exec("ALTER TABLE plainjob_jobs DROP COLUMN next_run_at");
-    }
-    const QByteArray before = sha256(path);
-    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, "next_run_at");
-    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, path);
-    QCOMPARE(sha256(path), before);
+    checkDamagedSaysWhatIsMissing(kFixture,
+                                  {"DROP INDEX idx_jobs_status_type_next_run_at",
+                                   "ALTER TABLE plainjob_jobs DROP COLUMN next_run_at"},
+                                  "next_run_at");
 }
 
 QTEST_GUILESS_MAIN(TstPlainjob)

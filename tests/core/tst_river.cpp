@@ -22,7 +22,7 @@ const QString kDamaged = QStringLiteral("formats/river-v7-damaged-jsonb.sqlite3"
 const std::string kTable = "river_job";
 
 QJsonObject riverFacts() {
-    return facts(QStringLiteral("river-v7.sqlite3"));
+    return factsOf(kFixture);
 }
 
 /// The rows of the named fact ("args, metadata, error count ...").
@@ -55,26 +55,26 @@ class TstRiver : public QObject {
 
 private slots:
     void recognisedAndOpeningChangesNothing() {
-        checkOpeningChangesNothing(kFixture, riverFacts(), "river-sqlite");
-        checkOpeningChangesNothing(
-            kDamaged, facts(QStringLiteral("river-v7-damaged-jsonb.sqlite3")), "river-sqlite");
+        checkOpeningChangesNothing(kFixture, "river-sqlite");
+        checkOpeningChangesNothing(kDamaged, "river-sqlite");
     }
     void countsAtNowMatchTheFacts() {
         QTemporaryDir dir;
-        auto q = openAtNow(copyFixture(dir, kFixture));
-        checkCounts(*q, riverFacts());
+        auto q = openAtFactsNow(copyFixture(dir, kFixture));
+        checkCounts(*q, riverFacts(), FactsExtras::ZerosLeftOut);
         QCOMPARE(q->info().userVersion, std::int64_t(7)); // max(version) of river_migration
     }
     void queueNamesAndPerQueueCounts() {
         QTemporaryDir dir;
-        auto q = openAtNow(copyFixture(dir, kFixture));
+        auto q = openAtFactsNow(copyFixture(dir, kFixture));
         checkPerQueue(*q, riverFacts());
     }
     void samplesArgsAndErrors() {
         QTemporaryDir dir;
-        auto q = openAtNow(copyFixture(dir, kFixture));
+        auto q = openAtFactsNow(copyFixture(dir, kFixture));
         const QJsonObject f = riverFacts();
         checkSamples(*q, f);
+        checkSampleTokens(*q, f);
         // Every job's args, decoded from JSONB, equal SQLite 3.53's json(args).
         for (const QJsonValue v : factRows(f, QStringLiteral("args, metadata"))) {
             const QJsonObject r = v.toObject();
@@ -106,8 +106,8 @@ private slots:
     void damagedJsonbShowsBytes() {
         QTemporaryDir dir;
         const std::string path = copyFixture(dir, kDamaged);
-        auto q = openAtNow(path);
-        checkCounts(*q, facts(QStringLiteral("river-v7-damaged-jsonb.sqlite3")));
+        auto q = openAtFactsNow(path);
+        checkCounts(*q, factsOf(kDamaged), FactsExtras::ZerosLeftOut);
         const Message m = row(*q, "1");
         QVERIFY(m.dataIsBlob);
         QVERIFY(m.dataNote && m.dataNote->find("damaged JSONB") != std::string::npos);
@@ -126,12 +126,9 @@ private slots:
                      QByteArray::fromStdString(row(*q, "1").data).toHex().toUpper().toStdString()});
     }
     void capabilities() {
+        checkNamedAndOffersRowActions(Format::RiverSqlite, "river-sqlite");
         const QueueFormat& f = QueueFormat::of(Format::RiverSqlite);
-        QCOMPARE(QueueFormat::byId("river-sqlite"), &f);
-        FormatInfo info;
-        info.format = Format::RiverSqlite;
-        for (Action a : f.rowActions())
-            QVERIFY2(f.offers(a, info), actionName(a));
+        const FormatInfo info = infoOf(Format::RiverSqlite);
         for (Action a : {Action::MarkFailed, Action::Enqueue, Action::Reschedule,
                          Action::RetryExpired, Action::Upgrade})
             QVERIFY(f.whyNot(a, info).size() > 20);
@@ -139,7 +136,7 @@ private slots:
     void retryAndUndo() {
         QTemporaryDir dir;
         const std::string path = copyFixture(dir, kFixture);
-        auto q = openAtNow(path);
+        auto q = openAtFactsNow(path);
         const auto b9 = rawJob(path, kTable, "9");
         const auto b23 = rawJob(path, kTable, "23");
         // 9 discarded at 3/3, 23 scheduled (run now); 12 available and due,
@@ -160,7 +157,7 @@ private slots:
     void releaseFollowsTheJobRescuer() {
         QTemporaryDir dir;
         const std::string path = copyFixture(dir, kFixture);
-        auto q = openAtNow(path);
+        auto q = openAtFactsNow(path);
         const auto b16 = rawJob(path, kTable, "16");
         const auto b17 = rawJob(path, kTable, "17");
         const ActionResult r =
@@ -190,7 +187,7 @@ private slots:
     void deletePruneAndReusedIds() {
         QTemporaryDir dir;
         const std::string path = copyFixture(dir, kFixture);
-        auto q = openAtNow(path);
+        auto q = openAtFactsNow(path);
         const auto b1 = rawJob(path, kTable, "1");
         const Target t2 = targetOf(*q, "2");
         const ActionResult d = q->apply(Action::Delete, {targetOf(*q, "1"), targetOf(*q, "6")});
@@ -224,7 +221,7 @@ private slots:
     }
     void staleClaimRefused() {
         QTemporaryDir dir;
-        auto q = openAtNow(copyFixture(dir, kFixture));
+        auto q = openAtFactsNow(copyFixture(dir, kFixture));
         checkStaleTokenRefused(*q, kTable, "16", Action::Release,
                                "attempt = attempt + 1, attempted_at = '2026-11-30 11:59:59.5'");
         checkStaleTokenRefused(*q, kTable, "9", Action::Retry,

@@ -5,20 +5,11 @@
 // dispatch, graceful release of an abandoned claim, prune of finished jobs)
 // with their undo, the execution-row compare-and-swap, and files that are
 // not (or not only) Solid Queue.
-#include "core/formats/queueformat.h"
 #include "core/formats/solidqueue.h"
-#include "core/operator.h"
-#include "core/queue.h"
-#include "testutil.h"
+#include "formatfacts.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QObject>
 #include <QTemporaryDir>
-#include <QTest>
-
-#include <algorithm>
 
 using namespace lqtest;
 using namespace lq::core;
@@ -26,36 +17,7 @@ using namespace lq::core;
 namespace {
 
 const QString kFixture = QStringLiteral("formats/solid-queue.sqlite3");
-constexpr TimeNs kNow = 1'796'040'000LL * kNsPerSecond; // facts.json "now": 2026-11-30T12:00:00Z
-const std::string kNowText = "2026-11-30 12:00:00";     // facts.json "now_as_stored"
-
-QJsonObject facts() {
-    QFile f(lq::test::dataDir() + QStringLiteral("/formats/facts.json"));
-    if (!f.open(QIODevice::ReadOnly))
-        throw std::runtime_error("cannot read formats/facts.json");
-    return QJsonDocument::fromJson(f.readAll())
-        .object()
-        .value(QStringLiteral("solid-queue.sqlite3"))
-        .toObject();
-}
-
-std::unique_ptr<Queue> openAtNow(const std::string& path) {
-    OpenOptions o;
-    o.clock = fixedClock(kNow);
-    return Queue::open(path, o);
-}
-
-Message row(Queue& q, const std::string& id) {
-    auto m = q.get(id);
-    if (!m)
-        throw std::runtime_error("no job " + id);
-    return *m;
-}
-
-Target targetOf(Queue& q, const std::string& id) {
-    const Message m = row(q, id);
-    return {m.messageId, m.token};
-}
+const std::string kNowText = "2026-11-30 12:00:00"; // facts.json "now_as_stored"
 
 std::vector<std::vector<std::string>> rows(const std::string& path, const std::string& sql) {
     Db db(path, /*readOnly=*/true);
@@ -117,69 +79,27 @@ private slots:
 };
 
 void TstSolidQueue::recognisedAndOpeningChangesNothing() {
-    QTemporaryDir dir;
-    const std::string path = copyFixture(dir, kFixture);
-    const QByteArray before = sha256(path);
-    {
-        auto q = openAtNow(path);
-        QCOMPARE(std::string(formatId(q->info().format)), std::string("solid-queue"));
-        QCOMPARE(q->info().table, std::string("solid_queue_jobs"));
-        QCOMPARE(q->info().queueTables.size(), std::size_t(1));
-        QVERIFY(!q->readOnly());
+    checkOpeningChangesNothing(kFixture, "solid-queue", [](Queue& q) {
+        QCOMPARE(q.info().table, std::string("solid_queue_jobs"));
+        QCOMPARE(q.info().queueTables.size(), std::size_t(1));
         // The app's own `users` table shares the file.
-        QVERIFY(!rows(path, "SELECT name FROM sqlite_master WHERE name = 'users'").empty());
-        (void)q->counts();
-        (void)q->queueNames();
-        (void)q->list({}, {}, 0, -1);
-        (void)q->stats();
-        (void)q->targetsFor({});
-        (void)q->orderedRowids({}, {SortKey::Status, true});
-    }
-    QCOMPARE(sha256(path), before);
-    QCOMPARE(before, facts().value(QStringLiteral("sha256")).toString().toLatin1());
+        QVERIFY(!rows(q.path(), "SELECT name FROM sqlite_master WHERE name = 'users'").empty());
+    });
 }
 
 void TstSolidQueue::countsAtNowMatchTheFacts() {
     QTemporaryDir dir;
-    auto q = openAtNow(copyFixture(dir, kFixture));
-    const QJsonObject f = facts();
-    const QJsonObject want = f.value(QStringLiteral("counts")).toObject();
+    auto q = openAtFactsNow(copyFixture(dir, kFixture));
+    // Every job exactly once: canonical states plus blocked; an abandoned
+    // claim (stale heartbeat, or no process row) is stuck.
+    checkCounts(*q, factsOf(kFixture));
     const Counts c = q->counts();
-    QCOMPARE(c.ready, want.value(QStringLiteral("READY")).toInteger());
-    QCOMPARE(c.scheduled, want.value(QStringLiteral("SCHEDULED")).toInteger());
-    QCOMPARE(c.locked, want.value(QStringLiteral("LOCKED")).toInteger());
-    QCOMPARE(c.done, want.value(QStringLiteral("DONE")).toInteger());
-    QCOMPARE(c.failed, want.value(QStringLiteral("FAILED")).toInteger());
-    QCOMPARE(c.unknown, std::int64_t(0));
-    QCOMPARE(
-        c.stored,
-        f.value(QStringLiteral("stored")).toObject().value(QStringLiteral("jobs")).toInteger());
-    const QJsonObject extra = f.value(QStringLiteral("extra")).toObject();
-    QCOMPARE(c.extra.size(), std::size_t(extra.size()));
-    for (auto it = extra.begin(); it != extra.end(); ++it)
-        QCOMPARE(c.extra.at(toStd(it.key())), it.value().toInteger());
-    // Every job exactly once: canonical states plus blocked.
     QCOMPARE(c.ready + c.scheduled + c.locked + c.done + c.failed + c.extra.at("blocked"),
              c.stored);
-    // An abandoned claim (stale heartbeat, or no process row) is stuck.
-    QCOMPARE(c.stuck, extra.value(QStringLiteral("locked_expired")).toInteger());
-    for (State s : {State::Ready, State::Scheduled, State::Locked, State::Done, State::Failed}) {
-        Filter fl;
-        fl.states = {s};
-        QCOMPARE(q->count(fl), s == State::Ready       ? c.ready
-                               : s == State::Scheduled ? c.scheduled
-                               : s == State::Locked    ? c.locked
-                               : s == State::Done      ? c.done
-                                                       : c.failed);
-    }
-    Filter stuck;
-    stuck.stuckOnly = true;
-    QCOMPARE(q->count(stuck), c.stuck);
-    QCOMPARE(q->listLocked(std::chrono::seconds(0)).size(), std::size_t(c.stuck));
     // A minute later job 21 is still scheduled; 31 minutes later it is due.
     {
         OpenOptions o;
-        o.clock = fixedClock(kNow + 31 * 60 * kNsPerSecond);
+        o.clock = fixedClock(kFactsNow + 31LL * 60 * kNsPerSecond);
         auto later = Queue::open(q->path(), o);
         QCOMPARE(later->counts().scheduled, c.scheduled - 1);
         QCOMPARE(later->counts().ready, c.ready + 1);
@@ -188,42 +108,18 @@ void TstSolidQueue::countsAtNowMatchTheFacts() {
 
 void TstSolidQueue::queueNamesAndPerQueueCounts() {
     QTemporaryDir dir;
-    auto q = openAtNow(copyFixture(dir, kFixture));
-    const QJsonObject perQueue = facts().value(QStringLiteral("per_queue")).toObject();
-    std::vector<std::string> want;
-    for (const QString& k : perQueue.keys())
-        want.push_back(toStd(k));
-    std::sort(want.begin(), want.end());
-    QCOMPARE(q->queueNames(), want);
-    for (const auto& name : want) {
-        const QJsonObject w = perQueue.value(fromStd(name)).toObject();
-        const Counts c = q->counts(name);
-        QCOMPARE(c.ready, w.value(QStringLiteral("READY")).toInteger());
-        QCOMPARE(c.scheduled, w.value(QStringLiteral("SCHEDULED")).toInteger());
-        QCOMPARE(c.locked, w.value(QStringLiteral("LOCKED")).toInteger());
-        QCOMPARE(c.done, w.value(QStringLiteral("DONE")).toInteger());
-        QCOMPARE(c.failed, w.value(QStringLiteral("FAILED")).toInteger());
-        QCOMPARE(c.extra.at("blocked"), w.value(QStringLiteral("blocked")).toInteger());
-        Filter f;
-        f.queue = name;
-        QCOMPARE(q->count(f), c.stored);
-        for (const Message& m : q->list(f, {}, 0, -1))
-            QCOMPARE(m.queueName.value_or(""), name);
-    }
+    auto q = openAtFactsNow(copyFixture(dir, kFixture));
+    checkPerQueue(*q, factsOf(kFixture));
 }
 
 void TstSolidQueue::samplesAndOneJobsFields() {
     QTemporaryDir dir;
-    auto q = openAtNow(copyFixture(dir, kFixture));
-    for (const QJsonValue v : facts().value(QStringLiteral("samples")).toArray()) {
+    auto q = openAtFactsNow(copyFixture(dir, kFixture));
+    const QJsonObject f = factsOf(kFixture);
+    checkSamples(*q, f); // a blocked job: its extra state
+    for (const QJsonValue v : f.value(QStringLiteral("samples")).toArray()) {
         const QJsonObject s = v.toObject();
         const Message m = row(*q, std::to_string(s.value(QStringLiteral("id")).toInteger()));
-        const QString state = s.value(QStringLiteral("state")).toString();
-        if (state == QStringLiteral("blocked"))
-            QCOMPARE(m.extraState, std::string("blocked"));
-        else
-            QCOMPARE(QString::fromLatin1(stateName(m.state)), state);
-        QCOMPARE(fromStd(m.queueName.value_or("")), s.value(QStringLiteral("queue")).toString());
         const QJsonObject token = s.value(QStringLiteral("token")).toObject();
         if (!token.isEmpty())
             QCOMPARE(m.tokenText.value_or(""),
@@ -258,7 +154,7 @@ void TstSolidQueue::samplesAndOneJobsFields() {
     QCOMPARE(c.extraState, std::string("locked_expired"));
     QCOMPARE(railsTime(*c.lockTime), std::string("2026-11-30 11:49:00.005345"));
     QCOMPARE(railsTime(*c.leaseExpiry), std::string("2026-11-30 11:54:00.007289"));
-    QVERIFY(c.isStuck(kNow, 0) || c.extraState == "locked_expired");
+    QVERIFY(c.isStuck(kFactsNow, 0) || c.extraState == "locked_expired");
     // Job 13: its process row is gone. Job 14: a live worker.
     QCOMPARE(row(*q, "13").extraState, std::string("locked_expired"));
     QVERIFY(!row(*q, "13").leaseExpiry);
@@ -273,13 +169,13 @@ void TstSolidQueue::samplesAndOneJobsFields() {
 }
 
 void TstSolidQueue::timesReadAndWrittenAsRailsDoes() {
-    QCOMPARE(railsTime(kNow), kNowText); // no fraction when µs = 0
-    QCOMPARE(railsTime(kNow + 122'876'000), kNowText + ".122876");
-    QCOMPARE(railsTime(kNow + 5'000), kNowText + ".000005");
-    QCOMPARE(railsTime(kNow + 999), kNowText); // below a µs: not stored by Rails
+    QCOMPARE(railsTime(kFactsNow), kNowText); // no fraction when µs = 0
+    QCOMPARE(railsTime(kFactsNow + 122'876'000), kNowText + ".122876");
+    QCOMPARE(railsTime(kFactsNow + 5'000), kNowText + ".000005");
+    QCOMPARE(railsTime(kFactsNow + 999), kNowText); // below a µs: not stored by Rails
     // Every stored time reads back to the same text.
     QTemporaryDir dir;
-    auto q = openAtNow(copyFixture(dir, kFixture));
+    auto q = openAtFactsNow(copyFixture(dir, kFixture));
     const auto raw = rows(q->path(), "SELECT id, created_at FROM solid_queue_jobs ORDER BY id");
     for (const auto& r : raw)
         QCOMPARE(railsTime(*row(*q, r.at(0)).inTime), r.at(1));
@@ -287,7 +183,7 @@ void TstSolidQueue::timesReadAndWrittenAsRailsDoes() {
 
 void TstSolidQueue::listingFilteringSearch() {
     QTemporaryDir dir;
-    auto q = openAtNow(copyFixture(dir, kFixture));
+    auto q = openAtFactsNow(copyFixture(dir, kFixture));
     const auto all = q->list({}, {}, 0, -1);
     QCOMPARE(all.size(), std::size_t(22));
     Filter s;
@@ -317,12 +213,9 @@ void TstSolidQueue::listingFilteringSearch() {
 }
 
 void TstSolidQueue::capabilities() {
+    checkNamedAndOffersRowActions(Format::SolidQueue, "solid-queue");
     const QueueFormat& f = QueueFormat::of(Format::SolidQueue);
-    QCOMPARE(QueueFormat::byId("solid-queue"), &f);
-    FormatInfo info;
-    info.format = Format::SolidQueue;
-    for (Action a : f.rowActions())
-        QVERIFY2(f.offers(a, info), actionName(a));
+    const FormatInfo info = infoOf(Format::SolidQueue);
     QVERIFY(f.offers(Action::Prune, info));
     for (Action a : {Action::MarkFailed, Action::RetryExpired, Action::Reschedule, Action::Enqueue,
                      Action::Upgrade})
@@ -338,7 +231,7 @@ void TstSolidQueue::capabilities() {
 void TstSolidQueue::releaseAbandonedClaimsAndUndo() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     const auto before = everything(path);
     const ActionResult r = q->apply(Action::Release, {targetOf(*q, "12"), targetOf(*q, "13")});
     QCOMPARE(r.applied.size(), std::size_t(2));
@@ -367,17 +260,12 @@ void TstSolidQueue::releaseAbandonedClaimsAndUndo() {
 void TstSolidQueue::liveClaimsRefused() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     const auto before = everything(path);
     // Jobs 9, 14, 15: claimed by worker 2, heartbeat a minute ago.
-    for (Action a : {Action::Release, Action::Delete, Action::Retry, Action::Prune}) {
-        const ActionResult r =
-            q->apply(a, {targetOf(*q, "9"), targetOf(*q, "14"), targetOf(*q, "15")});
-        QVERIFY(r.applied.empty());
-        QCOMPARE(r.skipped.size(), std::size_t(3));
-        for (const auto& s : r.skipped)
-            QCOMPARE(s.kind, SkipKind::NotApplicable);
-    }
+    for (Action a : {Action::Release, Action::Delete, Action::Retry, Action::Prune})
+        checkRefused(*q, a, {"9", "14", "15"}, SkipKind::NotApplicable);
+    QCOMPARE(everything(path), before);
     const ActionResult d = q->apply(Action::Delete, {targetOf(*q, "14")});
     QVERIFY2(contains(d.skipped.front().reason, "UndiscardableError"),
              d.skipped.front().reason.c_str());
@@ -393,7 +281,7 @@ void TstSolidQueue::liveClaimsRefused() {
 void TstSolidQueue::retryFailedAsMissionControlAndUndo() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     {
         // As if retry_on had run it twice before it failed for good.
         Db db(path);
@@ -424,7 +312,7 @@ void TstSolidQueue::retryFailedAsMissionControlAndUndo() {
 void TstSolidQueue::dispatchScheduledAndBlockedAndUndo() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     const auto before = everything(path);
     // 20: due in three days; 10: blocked; 22: already due (the dispatcher's).
     const ActionResult r =
@@ -449,7 +337,7 @@ void TstSolidQueue::dispatchScheduledAndBlockedAndUndo() {
 void TstSolidQueue::discardAndPruneWithUndo() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     const auto before = everything(path);
     // Discard: a ready, a scheduled, a failed and a blocked job.
     const ActionResult d = q->apply(Action::Delete, {targetOf(*q, "16"), targetOf(*q, "21"),
@@ -463,7 +351,7 @@ void TstSolidQueue::discardAndPruneWithUndo() {
     // Prune finished jobs older than a day (clear_finished_in_batches): the
     // recurring execution of job 4 goes with it, as the cascade would.
     Operator op(*q, "tst_solidqueue", AuditLog(toStd(dir.filePath(QStringLiteral("audit")))));
-    const Plan plan = op.planPrune(true, std::chrono::hours(24), kNow);
+    const Plan plan = op.planPrune(true, std::chrono::hours(24), kFactsNow);
     const Report pr = op.run(plan);
     QCOMPARE(pr.applied(), std::size_t(4)); // jobs 1-4; failed jobs are skipped
     QCOMPARE(rows(path, "SELECT count(*) FROM solid_queue_recurring_executions").front().front(),
@@ -480,7 +368,7 @@ void TstSolidQueue::discardAndPruneWithUndo() {
 void TstSolidQueue::staleExecutionRefused() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     const Target shown = targetOf(*q, "13"); // claim of a process that is gone
     // Meanwhile the supervisor fails it (ProcessMissingError) and a retry
     // makes it ready, then a live worker claims it: a new claimed row.
@@ -517,52 +405,21 @@ void TstSolidQueue::staleExecutionRefused() {
 void TstSolidQueue::operatorAuditsAnActionAndUndoesFromTheRecord() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     const auto before = everything(path);
-    Operator op(*q, "tst_solidqueue", AuditLog(toStd(dir.filePath(QStringLiteral("audit")))));
-    Filter f;
-    f.states = {State::Failed};
-    const Plan plan = op.planFilter(Action::Retry, f);
-    QCOMPARE(plan.count(), std::size_t(2));
-    QCOMPARE(op.run(plan).applied(), std::size_t(2));
-    QCOMPARE(q->counts().failed, std::int64_t(0));
     // Undo from the audit record as written to disk: the stored rows
     // (Message::formatRow) survive the round trip.
-    const auto record = op.lastUndoable();
-    QVERIFY(record.has_value());
-    QCOMPARE(op.undo(*record).applied(), std::size_t(2));
+    checkOperatorRetriesFailedAndUndoes(*q, dir, "tst_solidqueue", 2);
     QCOMPARE(everything(path), before);
 }
 
 void TstSolidQueue::twoFormatsInOneFileNamed() {
-    QTemporaryDir dir;
-    const std::string path = copyFixture(dir, kFixture);
-    {
-        Db db(path);
-        db.exec("CREATE TABLE \"Queue\" (data TEXT NOT NULL, message_id TEXT NOT NULL, status "
-                "INTEGER NOT NULL, in_time INTEGER NOT NULL, lock_time INTEGER, done_time "
-                "INTEGER)");
-    }
-    const QByteArray before = sha256(path);
-    const auto e = catchError([&] { (void)Queue::open(path); });
-    QVERIFY(e.has_value());
-    QVERIFY2(contains(e->what(), path), e->what());
-    QVERIFY2(contains(e->what(), "solid-queue"), e->what());
-    QVERIFY2(contains(e->what(), "litequeue-legacy"), e->what());
-    QCOMPARE(sha256(path), before);
+    checkTwoFormatsInOneFileNamed(kFixture, "solid-queue");
 }
 
 void TstSolidQueue::incompleteSchemaSaysWhatIsMissing() {
-    QTemporaryDir dir;
-    const std::string path = copyFixture(dir, kFixture);
-    {
-        Db db(path);
-        db.exec("DROP TABLE solid_queue_failed_executions");
-    }
-    const QByteArray before = sha256(path);
-    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, "solid_queue_failed_executions");
-    LQ_EXPECT_ERROR(Queue::open(path), ErrorKind::Unsupported, path);
-    QCOMPARE(sha256(path), before);
+    checkDamagedSaysWhatIsMissing(kFixture, {"DROP TABLE solid_queue_failed_executions"},
+                                  "solid_queue_failed_executions");
 }
 
 void TstSolidQueue::inconsistentRowsAreUnknownAndLeftAlone() {
@@ -578,7 +435,7 @@ void TstSolidQueue::inconsistentRowsAreUnknownAndLeftAlone() {
         db.exec("UPDATE solid_queue_jobs SET arguments = x'00ff' WHERE id = 8");
         db.exec("UPDATE solid_queue_processes SET last_heartbeat_at = 'soon' WHERE id = 2");
     }
-    auto q = openAtNow(path);
+    auto q = openAtFactsNow(path);
     const Counts c = q->counts();
     QCOMPARE(c.unknown, std::int64_t(2));
     QCOMPARE(c.stored, std::int64_t(22));

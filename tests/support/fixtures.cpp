@@ -18,7 +18,7 @@ QString dataDir() {
 
 QString copyFixture(const QTemporaryDir& dir, const QString& relative, bool mainOnly) {
     const QString src = dataDir() + u'/' + relative;
-    const QString dst = dir.filePath(QFileInfo(src).fileName());
+    QString dst = dir.filePath(QFileInfo(src).fileName());
     if (!QFileInfo::exists(src)) {
         throw std::runtime_error("no such fixture: " + QFile::encodeName(src).toStdString());
     }
@@ -42,11 +42,35 @@ QString copyFixture(const QTemporaryDir& dir, const QString& relative, bool main
     return dst;
 }
 
-QStringList formatFixtures() {
+bool copyDatabase(const QString& from, const QString& to) {
+    for (const QString& suffix : {QString(), QStringLiteral("-wal")}) {
+        if (QFile::exists(from + suffix) && !QFile::copy(from + suffix, to + suffix))
+            return false;
+    }
+    return true;
+}
+
+namespace {
+
+QJsonObject allFacts() {
     QFile f(dataDir() + QStringLiteral("/formats/facts.json"));
     if (!f.open(QIODevice::ReadOnly))
         throw std::runtime_error("cannot read formats/facts.json");
-    const QJsonObject all = QJsonDocument::fromJson(f.readAll()).object();
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+} // namespace
+
+QJsonObject formatFacts(const QString& fixture) {
+    const QString name = fixture.section(u'/', -1);
+    const QJsonValue v = allFacts().value(name);
+    if (!v.isObject())
+        throw std::runtime_error("formats/facts.json has no " + name.toStdString());
+    return v.toObject();
+}
+
+QStringList formatFixtures() {
+    const QJsonObject all = allFacts();
     QStringList out;
     for (auto it = all.begin(); it != all.end(); ++it) {
         const QJsonObject o = it.value().toObject();
