@@ -3,55 +3,25 @@
 // every command on a copy of the fixture, checked against facts.json and
 // against the rows the sqlite3 shell sees.
 #include "support/fixtures.h"
+#include "support/lqctlrun.h"
 
-#include <QCryptographicHash>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <sqlite3.h>
-
 using lq::test::copyFixture;
+using lq::test::fileDigest;
+using lq::test::FixtureLqctl;
+using lq::test::LqctlResult;
+using lq::test::sqlText;
 
 namespace {
 
 const QString kFixture = QStringLiteral("formats/solid-queue.sqlite3");
-
-struct Result {
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-QByteArray sha256(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return "<missing>";
-    QCryptographicHash h(QCryptographicHash::Sha256);
-    h.addData(&f);
-    return h.result().toHex();
-}
-
-/// One value the sqlite3 shell would print for `sql` ("" when no row).
-QString scalar(const QString& path, const QByteArray& sql) {
-    sqlite3* db = nullptr;
-    QString v;
-    if (sqlite3_open_v2(QFile::encodeName(path).constData(), &db, SQLITE_OPEN_READONLY, nullptr) ==
-        SQLITE_OK) {
-        sqlite3_stmt* st = nullptr;
-        if (sqlite3_prepare_v2(db, sql.constData(), -1, &st, nullptr) == SQLITE_OK &&
-            sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-            v = QString::fromUtf8(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(db);
-    return v;
-}
 
 /// Every row of the Solid Queue tables, as text: equal before and after an
 /// action and its undo.
@@ -60,9 +30,9 @@ QString dump(const QString& path) {
     for (const char* t : {"jobs", "ready_executions", "claimed_executions", "failed_executions",
                           "scheduled_executions", "blocked_executions", "recurring_executions",
                           "processes", "semaphores"})
-        out += scalar(path, QByteArray("SELECT group_concat(quote(id) || ':' || "
-                                       "json_array(t.*), '|') FROM (SELECT * FROM solid_queue_") +
-                                t + " ORDER BY id) t") +
+        out += sqlText(path, QByteArray("SELECT group_concat(quote(id) || ':' || "
+                                        "json_array(t.*), '|') FROM (SELECT * FROM solid_queue_") +
+                                 t + " ORDER BY id) t") +
                QLatin1Char('\n');
     return out;
 }
@@ -73,65 +43,20 @@ class TstLqctlSolidQueue : public QObject {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_audit;
-    QJsonObject m_facts;
-    QString m_now;
+    FixtureLqctl m_lqctl{kFixture};
 
-    Result run(QStringList args) {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("LQ_AUDIT_DIR"), m_audit.path());
-        p.setProcessEnvironment(env);
-        args << QStringLiteral("--now") << m_now;
-        p.start(QStringLiteral(LQCTL_PATH), args);
-        if (!p.waitForStarted())
-            return {};
-        p.closeWriteChannel();
-        if (!p.waitForFinished(30000)) {
-            p.kill();
-            p.waitForFinished();
-            return {};
-        }
-        Result r;
-        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        return r;
-    }
-
-    QJsonDocument runJson(const QStringList& args) {
-        const Result r = run(args + QStringList{QStringLiteral("--json")});
-        if (r.code != 0)
-            qWarning("lqctl %s: exit %d: %s", qPrintable(args.join(QLatin1Char(' '))), r.code,
-                     r.err.constData());
-        return QJsonDocument::fromJson(r.out);
-    }
-
-    /// The token lqctl shows for job `id` right now.
-    QString tokenOf(const QString& path, const QString& id) {
-        return QString::number(runJson({QStringLiteral("get"), path, id})
-                                   .object()
-                                   .value(QStringLiteral("token"))
-                                   .toInteger());
+    LqctlResult run(const QStringList& args) const { return m_lqctl.run(args); }
+    QJsonDocument runJson(const QStringList& args) const { return m_lqctl.runJson(args); }
+    QString tokenOf(const QString& path, const QString& id) const {
+        return m_lqctl.tokenOf(path, id);
     }
 
 private slots:
-    void initTestCase() {
-        QFile f(lq::test::dataDir() + QStringLiteral("/formats/facts.json"));
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        m_facts = QJsonDocument::fromJson(f.readAll())
-                      .object()
-                      .value(QStringLiteral("solid-queue.sqlite3"))
-                      .toObject();
-        m_now = m_facts.value(QStringLiteral("now")).toString();
-        QVERIFY(!m_now.isEmpty());
-    }
-
     void readCommandsChangeNothing() {
         QTemporaryDir dir;
         const QString path = copyFixture(dir, kFixture);
-        const QByteArray before = sha256(path);
-        const Result info = run({QStringLiteral("info"), path});
+        const QByteArray before = fileDigest(path);
+        const LqctlResult info = run({QStringLiteral("info"), path});
         QCOMPARE(info.code, 0);
         QVERIFY(info.out.contains("solid-queue"));
         const QJsonObject i = runJson({QStringLiteral("info"), path}).object();
@@ -141,25 +66,26 @@ private slots:
         const QJsonObject s = runJson({QStringLiteral("stats"), path}).object();
         QCOMPARE(s.value(QStringLiteral("format")).toString(), QStringLiteral("solid-queue"));
         const QJsonObject c = s.value(QStringLiteral("counts")).toObject();
-        const QJsonObject want = m_facts.value(QStringLiteral("counts")).toObject();
+        const QJsonObject want = m_lqctl.facts().value(QStringLiteral("counts")).toObject();
         for (const char* k : {"ready", "scheduled", "locked", "done", "failed"})
             QCOMPARE(c.value(QLatin1String(k)).toInteger(),
                      want.value(QString::fromLatin1(k).toUpper()).toInteger());
-        QCOMPARE(c.value(QStringLiteral("stored")).toInteger(),
-                 m_facts.value(QStringLiteral("stored"))
-                     .toObject()
-                     .value(QStringLiteral("jobs"))
-                     .toInteger());
+        QCOMPARE(c.value(QStringLiteral("stored")).toInteger(), m_lqctl.facts()
+                                                                    .value(QStringLiteral("stored"))
+                                                                    .toObject()
+                                                                    .value(QStringLiteral("jobs"))
+                                                                    .toInteger());
         QCOMPARE(c.value(QStringLiteral("extra")).toObject(),
-                 m_facts.value(QStringLiteral("extra")).toObject());
+                 m_lqctl.facts().value(QStringLiteral("extra")).toObject());
         QCOMPARE(s.value(QStringLiteral("stuck")).toInteger(),
-                 m_facts.value(QStringLiteral("extra"))
+                 m_lqctl.facts()
+                     .value(QStringLiteral("extra"))
                      .toObject()
                      .value(QStringLiteral("locked_expired"))
                      .toInteger());
 
         // --queue narrows stats and list.
-        const QJsonObject perQueue = m_facts.value(QStringLiteral("per_queue")).toObject();
+        const QJsonObject perQueue = m_lqctl.facts().value(QStringLiteral("per_queue")).toObject();
         for (auto it = perQueue.begin(); it != perQueue.end(); ++it) {
             const QJsonObject w = it.value().toObject();
             const QJsonObject qc =
@@ -189,11 +115,11 @@ private slots:
         const QJsonObject m = runJson({QStringLiteral("get"), path, QStringLiteral("7")}).object();
         QCOMPARE(m.value(QStringLiteral("status")).toString(), QStringLiteral("FAILED"));
         QCOMPARE(m.value(QStringLiteral("data")).toString(),
-                 scalar(path, "SELECT arguments FROM solid_queue_jobs WHERE id = 7"));
-        const Result missing = run({QStringLiteral("get"), path, QStringLiteral("999")});
+                 sqlText(path, "SELECT arguments FROM solid_queue_jobs WHERE id = 7"));
+        const LqctlResult missing = run({QStringLiteral("get"), path, QStringLiteral("999")});
         QCOMPARE(missing.code, 1);
         QVERIFY(missing.err.contains(QFile::encodeName(path)));
-        QCOMPARE(sha256(path), before);
+        QCOMPARE(fileDigest(path), before);
     }
 
     void actionsAndUndo() {
@@ -201,53 +127,55 @@ private slots:
         const QString path = copyFixture(dir, kFixture);
         const QString before = dump(path);
         // retry a failed job: Mission Control's retry, a ready row.
-        const Result retry = run({QStringLiteral("retry"), path, QStringLiteral("7"),
-                                  QStringLiteral("--claim"), tokenOf(path, QStringLiteral("7"))});
+        const LqctlResult retry =
+            run({QStringLiteral("retry"), path, QStringLiteral("7"), QStringLiteral("--claim"),
+                 tokenOf(path, QStringLiteral("7"))});
         QCOMPARE(retry.code, 0);
-        QCOMPARE(scalar(path, "SELECT count(*) FROM solid_queue_ready_executions WHERE job_id = 7"),
-                 QStringLiteral("1"));
         QCOMPARE(
-            scalar(path, "SELECT count(*) FROM solid_queue_failed_executions WHERE job_id = 7"),
+            sqlText(path, "SELECT count(*) FROM solid_queue_ready_executions WHERE job_id = 7"),
+            QStringLiteral("1"));
+        QCOMPARE(
+            sqlText(path, "SELECT count(*) FROM solid_queue_failed_executions WHERE job_id = 7"),
             QStringLiteral("0"));
         // release a claim whose process is gone (13) and one whose
         // heartbeat is stale (12); a live one (14) is refused.
         for (const char* id : {"12", "13"}) {
-            const Result r = run({QStringLiteral("release"), path, QLatin1String(id)});
+            const LqctlResult r = run({QStringLiteral("release"), path, QLatin1String(id)});
             QCOMPARE(r.code, 0);
         }
-        const Result live = run({QStringLiteral("release"), path, QStringLiteral("14")});
+        const LqctlResult live = run({QStringLiteral("release"), path, QStringLiteral("14")});
         QCOMPARE(live.code, 1);
         QVERIFY(live.err.contains("process is alive"));
         // run a scheduled job now (Dispatch), and discard a ready one.
         QCOMPARE(run({QStringLiteral("release"), path, QStringLiteral("20")}).code, 0);
         QCOMPARE(
-            scalar(path,
-                   "SELECT scheduled_at FROM solid_queue_scheduled_executions WHERE job_id = 20"),
-            m_facts.value(QStringLiteral("now_as_stored")).toString());
+            sqlText(path,
+                    "SELECT scheduled_at FROM solid_queue_scheduled_executions WHERE job_id = 20"),
+            m_lqctl.facts().value(QStringLiteral("now_as_stored")).toString());
         QCOMPARE(run({QStringLiteral("delete"), path, QStringLiteral("16")}).code, 0);
-        QCOMPARE(scalar(path, "SELECT count(*) FROM solid_queue_jobs WHERE id = 16"),
+        QCOMPARE(sqlText(path, "SELECT count(*) FROM solid_queue_jobs WHERE id = 16"),
                  QStringLiteral("0"));
         const QJsonObject s = runJson({QStringLiteral("stats"), path}).object();
         QCOMPARE(s.value(QStringLiteral("stuck")).toInteger(), 0);
-        QCOMPARE(scalar(path, "PRAGMA foreign_key_check"), QString());
+        QCOMPARE(sqlText(path, "PRAGMA foreign_key_check"), QString());
 
         // The audit log has them; undo each, newest first, back to the fixture.
-        const Result audit = run({QStringLiteral("audit"), path});
+        const LqctlResult audit = run({QStringLiteral("audit"), path});
         QCOMPARE(audit.code, 0);
         QCOMPARE(audit.out.count("release"), 4); // the refused one is on record too
         for (int i = 0; i < 5; ++i)
             QCOMPARE(run({QStringLiteral("undo"), path}).code, 0);
         QCOMPARE(dump(path), before);
-        QCOMPARE(scalar(path, "PRAGMA integrity_check"), QStringLiteral("ok"));
+        QCOMPARE(sqlText(path, "PRAGMA integrity_check"), QStringLiteral("ok"));
     }
 
     void staleTokenAndUnofferedActionsRefused() {
         QTemporaryDir dir;
         const QString path = copyFixture(dir, kFixture);
         const QString token = tokenOf(path, QStringLiteral("12"));
-        const QByteArray before = sha256(path);
-        const Result stale = run({QStringLiteral("release"), path, QStringLiteral("12"),
-                                  QStringLiteral("--claim"), QStringLiteral("12345")});
+        const QByteArray before = fileDigest(path);
+        const LqctlResult stale = run({QStringLiteral("release"), path, QStringLiteral("12"),
+                                       QStringLiteral("--claim"), QStringLiteral("12345")});
         QCOMPARE(stale.code, 1);
         QVERIFY2(stale.err.contains("changed since shown"), stale.err.constData());
         QVERIFY(token != QStringLiteral("12345"));
@@ -256,12 +184,12 @@ private slots:
               QStringList{QStringLiteral("reschedule"), path, QStringLiteral("20"),
                           QStringLiteral("--delay"), QStringLiteral("5")},
               QStringList{QStringLiteral("put"), path, QStringLiteral("x")}}) {
-            const Result r = run(args);
+            const LqctlResult r = run(args);
             QVERIFY2(r.code != 0, qPrintable(args.join(QLatin1Char(' '))));
             QVERIFY(r.err.contains(QFile::encodeName(path).split('/').last()) ||
                     r.err.contains(QFile::encodeName(path)));
         }
-        QCOMPARE(sha256(path), before);
+        QCOMPARE(fileDigest(path), before);
     }
 
     void pruneFinishedHistory() {
@@ -278,9 +206,9 @@ private slots:
                                        QStringLiteral("--yes"), QStringLiteral("--keep-failed")})
                                   .object();
         QCOMPARE(
-            scalar(path, "SELECT count(*) FROM solid_queue_jobs WHERE finished_at IS NOT NULL"),
+            sqlText(path, "SELECT count(*) FROM solid_queue_jobs WHERE finished_at IS NOT NULL"),
             QStringLiteral("2")); // jobs 1-4 finished on the 29th
-        QCOMPARE(scalar(path, "SELECT count(*) FROM solid_queue_recurring_executions"),
+        QCOMPARE(sqlText(path, "SELECT count(*) FROM solid_queue_recurring_executions"),
                  QStringLiteral("0"));
         QVERIFY(!p.isEmpty());
         QCOMPARE(run({QStringLiteral("undo"), path}).code, 0);

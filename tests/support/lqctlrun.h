@@ -2,18 +2,25 @@
 #pragma once
 
 // What the lqctl suites share: run the built lqctl with a private audit log,
-// a file's digest (to prove a command changed nothing), one integer read
-// with the SQLite C API. Header-only: the suites that include it link
-// SQLite themselves.
+// a file's digest (to prove a command changed nothing), one value read
+// with the SQLite C API, and lqctl on a format fixture at its facts' "now".
+// Header-only: the suites that include it link SQLite themselves.
+
+#include "support/fixtures.h"
 
 #include <QByteArray>
 #include <QCryptographicHash>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryDir>
 
 #include <sqlite3.h>
+
+#include <stdexcept>
 
 namespace lq::test {
 
@@ -72,5 +79,67 @@ inline qint64 sqlInt(const QString& path, const QByteArray& sql) {
     sqlite3_close(db);
     return v;
 }
+
+/// The first column of the first row of `sql` as text, read-only: what the
+/// sqlite3 shell prints ("" when there is no row or it is NULL).
+inline QString sqlText(const QString& path, const QByteArray& sql) {
+    sqlite3* db = nullptr;
+    QString v;
+    if (sqlite3_open_v2(QFile::encodeName(path).constData(), &db, SQLITE_OPEN_READONLY, nullptr) ==
+        SQLITE_OK) {
+        sqlite3_stmt* st = nullptr;
+        if (sqlite3_prepare_v2(db, sql.constData(), -1, &st, nullptr) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+            // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast)
+            v = QString::fromUtf8(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return v;
+}
+
+/// lqctl on copies of one format fixture: every command at the fixture's
+/// facts.json "now" (--now), with an audit log of its own.
+class FixtureLqctl {
+public:
+    /// `fixture`: its path under tests/data ("formats/solid-queue.sqlite3").
+    /// Throws when facts.json has no "now" for it.
+    explicit FixtureLqctl(const QString& fixture)
+        : m_facts(formatFacts(fixture))
+        , m_now(m_facts.value(QStringLiteral("now")).toString()) {
+        if (m_now.isEmpty() || !m_audit.isValid())
+            throw std::runtime_error("no facts.json \"now\" or audit folder for " +
+                                     fixture.toStdString());
+    }
+
+    const QJsonObject& facts() const { return m_facts; }
+
+    LqctlResult run(QStringList args) const {
+        args << QStringLiteral("--now") << m_now;
+        return runLqctl(lqctlPath(), args, m_audit.path());
+    }
+
+    /// `args` with --json; a failure is logged (the caller's checks then fail).
+    QJsonDocument runJson(const QStringList& args) const {
+        const LqctlResult r = run(args + QStringList{QStringLiteral("--json")});
+        if (r.code != 0)
+            qWarning("lqctl %s: exit %d: %s", qPrintable(args.join(QLatin1Char(' '))), r.code,
+                     r.err.constData());
+        return QJsonDocument::fromJson(r.out);
+    }
+
+    /// The token lqctl shows for job `id` right now.
+    QString tokenOf(const QString& path, const QString& id) const {
+        return QString::number(runJson({QStringLiteral("get"), path, id})
+                                   .object()
+                                   .value(QStringLiteral("token"))
+                                   .toInteger());
+    }
+
+private:
+    QTemporaryDir m_audit;
+    QJsonObject m_facts;
+    QString m_now;
+};
 
 } // namespace lq::test
