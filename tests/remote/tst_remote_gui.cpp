@@ -9,7 +9,8 @@
 #include "core/audit.h"
 #include "core/queue.h"
 #include "core/remote/client.h"
-#include "support/net.h"
+#include "support/fixtures.h"
+#include "support/sshd.h"
 #include "support/waits.h"
 #include "ui/bannerbar.h"
 #include "ui/mainwindow.h"
@@ -35,25 +36,12 @@
 
 using lq::core::Queue;
 using lq::core::State;
-using lq::test::freePort;
+using lq::test::TestSshd;
 using lq::test::waitFor;
 using lq::ui::MainWindow;
 using lq::ui::MessageModel;
 
 namespace {
-
-struct Result {
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-QString userName() {
-    QProcess p;
-    p.start(QStringLiteral("id"), {QStringLiteral("-un")});
-    p.waitForFinished();
-    return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
-}
 
 /// The ssh processes this test process started (the window's connection).
 std::vector<pid_t> sshChildren() {
@@ -95,95 +83,23 @@ class TstRemoteGui : public QObject {
 
 private:
     QTemporaryDir m_dir;
-    QProcess m_sshd;
-    int m_port = 0;
-    QString m_sshConfig;
+    TestSshd m_sshd{m_dir};
     QString m_local;
     QString m_remote;
     QString m_url;
 
     QString path(const char* name) const { return m_dir.filePath(QString::fromUtf8(name)); }
 
-    Result run(const QString& program, const QStringList& args, int timeoutMs = 30000) const {
-        QProcess p;
-        p.start(program, args);
-        p.closeWriteChannel();
-        Result r;
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished();
-            return r;
-        }
-        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        return r;
-    }
-
 private slots:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true); // recent remotes: not the user's settings
         QVERIFY(m_dir.isValid());
-        QVERIFY2(QFile::exists(QStringLiteral("/usr/sbin/sshd")),
-                 "/usr/sbin/sshd is missing: install openssh-server (scripts/test does)");
-        for (const char* key : {"host_key", "id"}) {
-            const Result k =
-                run(QStringLiteral("ssh-keygen"),
-                    {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
-                     QStringLiteral("-N"), QString(), QStringLiteral("-f"), path(key)});
-            QVERIFY2(k.code == 0, k.err.constData());
-        }
-        QVERIFY(QFile::copy(path("id.pub"), path("authorized_keys")));
-        m_port = freePort();
-        QVERIFY(m_port > 0);
-        const QString sshdConfig = path("sshd_config");
-        {
-            QFile f(sshdConfig);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(QStringLiteral("Port %1\nListenAddress 127.0.0.1\nHostKey %2\nPidFile %3\n"
-                                   "AuthorizedKeysFile %4\nUsePAM no\nStrictModes no\n"
-                                   "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
-                                   "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
-                                   "LogLevel ERROR\n")
-                        .arg(m_port)
-                        .arg(path("host_key"), path("sshd.pid"), path("authorized_keys"))
-                        .toUtf8());
-        }
-        m_sshConfig = path("ssh_config");
-        {
-            QFile f(m_sshConfig);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(QStringLiteral("Host *\n  IdentityFile %1\n  IdentitiesOnly yes\n"
-                                   "  UserKnownHostsFile %2\n  StrictHostKeyChecking accept-new\n"
-                                   "  LogLevel ERROR\n")
-                        .arg(path("id"), path("known_hosts"))
-                        .toUtf8());
-        }
-        // sshd running as root wants its privilege separation folder.
-        if (::geteuid() == 0)
-            std::filesystem::create_directories("/run/sshd");
-        m_sshd.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        m_sshd.start(
-            QStringLiteral("/usr/sbin/sshd"),
-            {QStringLiteral("-f"), sshdConfig, QStringLiteral("-D"), QStringLiteral("-e")});
-        QVERIFY(m_sshd.waitForStarted());
-        const QString user = userName();
-        m_url = QStringLiteral("ssh://%1@127.0.0.1:%2").arg(user).arg(m_port);
-        // Ready when a command goes through.
-        bool up = false;
-        for (int i = 0; i < 100 && !up; ++i) {
-            const Result r = run(QStringLiteral("ssh"),
-                                 {QStringLiteral("-F"), m_sshConfig, QStringLiteral("-p"),
-                                  QString::number(m_port), user + QStringLiteral("@127.0.0.1"),
-                                  QStringLiteral("true")});
-            up = r.code == 0;
-            if (!up)
-                QTest::qWait(100);
-        }
-        QVERIFY2(up, "sshd did not accept the test key on 127.0.0.1");
+        const QString up = m_sshd.start();
+        QVERIFY2(up.isEmpty(), qPrintable(up));
+        m_url = m_sshd.url();
         // The window's ssh uses this config and the built lqctl; the audit
         // log is this test's.
-        qputenv("LQ_SSH_OPTS", (QStringLiteral("-F ") + m_sshConfig).toUtf8());
+        qputenv("LQ_SSH_OPTS", m_sshd.sshOpts().toUtf8());
         qputenv("LQ_REMOTE_LQCTL", QByteArrayLiteral(LQCTL_PATH));
         qputenv("LQ_AUDIT_DIR", path("audit").toUtf8());
 
@@ -200,20 +116,11 @@ private slots:
                 QVERIFY(q->markFailed(m->messageId, m->claimId));
             }
         }
-        for (const char* side : {"", "-wal"}) {
-            const QString from = m_local + QString::fromUtf8(side);
-            if (QFile::exists(from))
-                QVERIFY(QFile::copy(from, m_remote + QString::fromUtf8(side)));
-        }
+        QVERIFY(lq::test::copyDatabase(m_local, m_remote));
         m_url += m_remote;
     }
 
-    void cleanupTestCase() {
-        if (m_sshd.state() != QProcess::NotRunning) {
-            m_sshd.terminate();
-            m_sshd.waitForFinished(5000);
-        }
-    }
+    void cleanupTestCase() { m_sshd.stop(); }
 
     void remoteWindow() {
         MainWindow local;

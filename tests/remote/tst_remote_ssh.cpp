@@ -8,7 +8,8 @@
 #include <core/json.h>
 #include <core/queue.h>
 #include <core/remote/client.h>
-#include <support/net.h>
+#include <support/fixtures.h>
+#include <support/sshd.h>
 
 #include <QFile>
 #include <QProcess>
@@ -21,22 +22,11 @@
 #include <filesystem>
 
 using namespace lq::core;
-using lq::test::freePort;
+using lq::test::TestSshd;
 
 namespace {
 
-struct Result {
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-QString userName() {
-    QProcess p;
-    p.start(QStringLiteral("id"), {QStringLiteral("-un")});
-    p.waitForFinished();
-    return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
-}
+using Result = TestSshd::Result;
 
 /// Drops the keys that name one run (record ids) so two runs compare.
 Json withoutRunIds(const Json& j) {
@@ -64,9 +54,7 @@ class TstRemoteSsh : public QObject {
 
 private:
     QTemporaryDir m_dir;
-    QProcess m_sshd;
-    int m_port = 0;
-    QString m_sshConfig;
+    TestSshd m_sshd{m_dir};
     QString m_local;  ///< the copy lqctl opens locally
     QString m_remote; ///< the copy lqctl opens over ssh
     QString m_url;
@@ -77,30 +65,15 @@ private:
 
     QProcessEnvironment env() const {
         QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
-        e.insert(QStringLiteral("LQ_SSH_OPTS"), QStringLiteral("-F ") + m_sshConfig);
+        e.insert(QStringLiteral("LQ_SSH_OPTS"), m_sshd.sshOpts());
         e.insert(QStringLiteral("LQ_REMOTE_LQCTL"), QStringLiteral(LQCTL_PATH));
         e.insert(QStringLiteral("LQ_AUDIT_DIR"), path("audit"));
         return e;
     }
 
-    Result run(const QString& program, const QStringList& args, int timeoutMs = 30000) const {
-        QProcess p;
-        p.setProcessEnvironment(env());
-        p.start(program, args);
-        p.closeWriteChannel();
-        Result r;
-        if (!p.waitForFinished(timeoutMs)) {
-            p.kill();
-            p.waitForFinished();
-            return r;
-        }
-        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        return r;
+    Result lqctl(const QStringList& args) const {
+        return TestSshd::run(QStringLiteral(LQCTL_PATH), args, 30000, env());
     }
-
-    Result lqctl(const QStringList& args) const { return run(QStringLiteral(LQCTL_PATH), args); }
 
     /// The same command on the local copy and over ssh on the remote copy.
     std::pair<Result, Result> both(const QString& command, const QStringList& args) const {
@@ -127,63 +100,9 @@ private:
 private slots:
     void initTestCase() {
         QVERIFY(m_dir.isValid());
-        QVERIFY2(QFile::exists(QStringLiteral("/usr/sbin/sshd")),
-                 "/usr/sbin/sshd is missing: install openssh-server (scripts/test does)");
-        for (const char* key : {"host_key", "id"}) {
-            const Result k =
-                run(QStringLiteral("ssh-keygen"),
-                    {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
-                     QStringLiteral("-N"), QString(), QStringLiteral("-f"), path(key)});
-            QVERIFY2(k.code == 0, k.err.constData());
-        }
-        QVERIFY(QFile::copy(path("id.pub"), path("authorized_keys")));
-        m_port = freePort();
-        QVERIFY(m_port > 0);
-        const QString sshdConfig = path("sshd_config");
-        {
-            QFile f(sshdConfig);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(QStringLiteral("Port %1\nListenAddress 127.0.0.1\nHostKey %2\nPidFile %3\n"
-                                   "AuthorizedKeysFile %4\nUsePAM no\nStrictModes no\n"
-                                   "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
-                                   "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
-                                   "LogLevel ERROR\n")
-                        .arg(m_port)
-                        .arg(path("host_key"), path("sshd.pid"), path("authorized_keys"))
-                        .toUtf8());
-        }
-        m_sshConfig = path("ssh_config");
-        {
-            QFile f(m_sshConfig);
-            QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write(QStringLiteral("Host *\n  IdentityFile %1\n  IdentitiesOnly yes\n"
-                                   "  UserKnownHostsFile %2\n  StrictHostKeyChecking accept-new\n"
-                                   "  LogLevel ERROR\n")
-                        .arg(path("id"), path("known_hosts"))
-                        .toUtf8());
-        }
-        // sshd running as root wants its privilege separation folder.
-        if (::geteuid() == 0)
-            std::filesystem::create_directories("/run/sshd");
-        m_sshd.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        m_sshd.start(
-            QStringLiteral("/usr/sbin/sshd"),
-            {QStringLiteral("-f"), sshdConfig, QStringLiteral("-D"), QStringLiteral("-e")});
-        QVERIFY(m_sshd.waitForStarted());
-        const QString user = userName();
-        m_url = QStringLiteral("ssh://%1@127.0.0.1:%2").arg(user).arg(m_port);
-        // Ready when a command goes through.
-        bool up = false;
-        for (int i = 0; i < 100 && !up; ++i) {
-            const Result r = run(QStringLiteral("ssh"),
-                                 {QStringLiteral("-F"), m_sshConfig, QStringLiteral("-p"),
-                                  QString::number(m_port), user + QStringLiteral("@127.0.0.1"),
-                                  QStringLiteral("true")});
-            up = r.code == 0;
-            if (!up)
-                QTest::qWait(100);
-        }
-        QVERIFY2(up, "sshd did not accept the test key on 127.0.0.1");
+        const QString up = m_sshd.start();
+        QVERIFY2(up.isEmpty(), qPrintable(up));
+        m_url = m_sshd.url();
 
         // Two identical queues: one used locally, one over ssh.
         m_local = path("local.db");
@@ -202,20 +121,11 @@ private slots:
             m_now = std::to_string(q->now());
         }
         // The whole file: its WAL too, if the last connection left one.
-        for (const char* side : {"", "-wal"}) {
-            const QString from = m_local + QString::fromUtf8(side);
-            if (QFile::exists(from))
-                QVERIFY(QFile::copy(from, m_remote + QString::fromUtf8(side)));
-        }
+        QVERIFY(lq::test::copyDatabase(m_local, m_remote));
         m_url += m_remote;
     }
 
-    void cleanupTestCase() {
-        if (m_sshd.state() != QProcess::NotRunning) {
-            m_sshd.terminate();
-            m_sshd.waitForFinished(5000);
-        }
-    }
+    void cleanupTestCase() { m_sshd.stop(); }
 
     void statsJsonIsEqual() { compareJson(QStringLiteral("stats"), {QStringLiteral("--json")}); }
 
@@ -291,7 +201,8 @@ private slots:
         const Json recs = Json::parse(a.out.toStdString());
         QVERIFY(recs.toArray().size() >= 6);
         const std::string named = recs.toArray().back()["path"].toString();
-        QCOMPARE(named, "ssh://127.0.0.1:" + std::to_string(m_port) + m_remote.toStdString());
+        QCOMPARE(named,
+                 "ssh://127.0.0.1:" + std::to_string(m_sshd.port()) + m_remote.toStdString());
     }
 
     /// A format with named queues (liteque): --queue narrows the same way,
@@ -328,7 +239,7 @@ private slots:
     }
 
     void killedConnectionIsAClearError() {
-        qputenv("LQ_SSH_OPTS", (QStringLiteral("-F ") + m_sshConfig).toUtf8());
+        qputenv("LQ_SSH_OPTS", m_sshd.sshOpts().toUtf8());
         qputenv("LQ_REMOTE_LQCTL", LQCTL_PATH);
         auto q = remote::RemoteQueue::open(m_url.toStdString());
         QVERIFY(q->counts().stored > 0);
