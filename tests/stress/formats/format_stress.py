@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: MIT
-"""The loop, kills, aging and checks shared by the stress tests of the small
-queue formats (issue 15, Proof): liteque, River, goqite, backlite, plainjob.
+"""The loop, kills, aging and checks shared by the stress tests of the queue
+formats whose clients run from Python (issues 14 and 15, Proof): Solid Queue,
+Oban Lite, liteque, River, goqite, backlite, plainjob.
 
 Each format is a small description (a `Format` subclass in its own file
 beside this one) holding the library's own statements, cited from
 FORMATS.md and the upstream commit: insert, claim, complete, fail, the
 columns that are the claim token, the SQL that plays the library's stuck rule
 (aging), the rows that still exist, and which lqctl actions to try on which
-listed status. The real libraries (Node, Go) cannot be installed without
-network in CI, so the workers run those statements from Python's sqlite3.
+listed status. The real libraries (Ruby, Elixir, Node, Go) cannot be
+installed without network in CI, so the workers run those statements from
+Python's sqlite3. (Laravel's stress test runs the real PHP client:
+laravel/laravel_stress.py.)
 
 Run by a format file: `python3 liteque_stress.py LQCTL FIXTURE [SECONDS]`.
 
@@ -30,8 +33,9 @@ Run by a format file: `python3 liteque_stress.py LQCTL FIXTURE [SECONDS]`.
 Checked at the end: no live worker found its claim taken, nothing completed
 twice, nothing lost (every inserted job still exists, was completed and
 deleted by the library, or was deleted by lqctl), no made-up token applied,
-`PRAGMA integrity_check` ok. A run that killed nothing or never applied the
-format's proof action (release, or retry for goqite) fails too.
+`PRAGMA integrity_check` ok, and what the format checks itself (`check`).
+A run that killed nothing or never applied the format's proof action
+(release, or retry for goqite) fails too.
 """
 import datetime
 import json
@@ -123,6 +127,17 @@ class Format:
     name = "?"
     proof = "release"  # the action a run must have applied at least once
     fail_rate = 0.2
+    pragmas = ()  # run on every connection (Solid Queue: foreign_keys, as Rails does)
+    # The library keeps completed rows: a job that is gone was deleted by
+    # lqctl or is lost (a library that deletes them explains it by the log).
+    keeps_finished = False
+
+    def start_worker(self, path, name):
+        """Once in each worker process, before its loop (Solid Queue registers
+        its process row and heartbeats it); nothing by default."""
+
+    def check(self, c):  # -> problems the format finds in the file at the end
+        return []
 
     def insert(self, c, i):  # -> id
         raise NotImplementedError
@@ -144,8 +159,10 @@ class Format:
         guarded by the token it logged."""
         raise NotImplementedError
 
+    table = None  # the jobs table, for ids()
+
     def ids(self, c):  # -> every job id still stored
-        raise NotImplementedError
+        return [r[0] for r in c.execute("SELECT id FROM " + self.table)]
 
     def maintain(self, c):
         """What a library's background loop does besides the workers (River's
@@ -153,14 +170,17 @@ class Format:
 
     def plan(self, m):
         """The lqctl action (verb, extra args) to try on a listed message, or
-        None. Deletes are rare and added by the harness."""
-        raise NotImplementedError
+        None. Deletes are rare and added by the harness. By default: release
+        what is LOCKED, retry what is FAILED."""
+        return {"LOCKED": ("release",), "FAILED": ("retry",)}.get(m["status"])
 
     deletable = ("READY",)  # statuses the harness sometimes deletes
 
 
-def connect(path):
+def connect(path, fmt=None):
     c = sqlite3.connect(path, timeout=30, isolation_level=None)
+    for pragma in fmt.pragmas if fmt else ():
+        c.execute("PRAGMA " + pragma)
     c.execute("PRAGMA busy_timeout=30000")
     return c
 
@@ -177,7 +197,8 @@ def tx(c, fn, *a):
 
 
 def worker(fmt, path, name, log):
-    c = connect(path)
+    c = connect(path, fmt)
+    fmt.start_worker(path, name)
     out = open(log, "a", buffering=1)
 
     def put(*words):
@@ -252,7 +273,7 @@ def main(fmt, script):
     os.environ["LQ_AUDIT_DIR"] = os.path.join(tmp, "audit")
     logs = os.path.join(tmp, "logs")
     os.makedirs(logs)
-    db = connect(path)
+    db = connect(path, fmt)
     before = set(fmt.ids(db))
 
     def spawn(i):
@@ -263,7 +284,7 @@ def main(fmt, script):
     stop = threading.Event()
 
     def enqueuer():
-        c = connect(path)
+        c = connect(path, fmt)
         i = 0
         while not stop.is_set():
             inserted.append(tx(c, fmt.insert, i))
@@ -271,7 +292,7 @@ def main(fmt, script):
             time.sleep(0.005)
 
     def maintainer():
-        c = connect(path)
+        c = connect(path, fmt)
         while not stop.is_set():
             tx(c, fmt.maintain)
             time.sleep(0.2)
@@ -371,14 +392,17 @@ def main(fmt, script):
     problems += ["job %s completed %d times" % (j, k) for j, k in completed.items() if k > 1]
     if stale_applied:
         problems.append("a made-up or stale token was applied: %s" % stale_applied[:5])
-    c = connect(path)
+    c = connect(path, fmt)
     if c.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
         problems.append("integrity_check failed")
+    problems += fmt.check(c)
     now_ids = {str(x) for x in fmt.ids(c)}
     # An undone delete puts the row back, so only rows neither here, nor
-    # finished by a worker (the library deletes completed rows), nor deleted
-    # by lqctl are lost.
-    lost = {str(x) for x in before | set(inserted)} - now_ids - deleted - finished
+    # finished by a worker (when the library deletes completed rows), nor
+    # deleted by lqctl are lost.
+    lost = {str(x) for x in before | set(inserted)} - now_ids - deleted
+    if not fmt.keeps_finished:
+        lost -= finished
     if lost:
         problems.append("%d jobs lost: %s" % (len(lost), sorted(lost)[:10]))
     print("%s stress: %.0f s, %d jobs inserted, %d completed, %d kills, %d dead claims aged, "

@@ -44,6 +44,7 @@ def gtime(delta_s=0.0):
 
 
 class Goqite(fs.Format):
+    table = "goqite"
     name = "goqite"
     proof = "retry"
     fail_rate = 0.4
@@ -76,9 +77,6 @@ class Goqite(fs.Format):
     def age(self, c, jid, tok):
         c.execute("update goqite set timeout = ? where id = ? and received = ? and timeout = ?",
                   (gtime(-1), jid, tok[0], tok[1]))
-
-    def ids(self, c):
-        return [r[0] for r in c.execute("select id from goqite")]
 
     def plan(self, m):
         st = m["status"]

@@ -37,6 +37,7 @@ def allocation_id():
 
 
 class Liteque(fs.Format):
+    table = "tasks"
     name = "liteque"
 
     def insert(self, c, i):
@@ -84,12 +85,6 @@ class Liteque(fs.Format):
     def age(self, c, jid, tok):
         c.execute("UPDATE tasks SET expireAt = ? WHERE id = ? AND status = 'running' AND "
                   "allocationId = ?", (int(time.time()) - 10, jid, tok[1]))
-
-    def ids(self, c):
-        return [r[0] for r in c.execute("SELECT id FROM tasks")]
-
-    def plan(self, m):
-        return {"LOCKED": ("release",), "FAILED": ("retry",)}.get(m["status"])
 
 
 if __name__ == "__main__":

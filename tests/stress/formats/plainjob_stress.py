@@ -36,6 +36,7 @@ TIMEOUT_S = 30 * 60  # plainjob's default processing timeout (not stored)
 
 
 class Plainjob(fs.Format):
+    table = "plainjob_jobs"
     name = "plainjob"
     deletable = ("READY", "DONE")
 
@@ -73,18 +74,10 @@ class Plainjob(fs.Format):
         c.execute("UPDATE plainjob_jobs SET next_run_at = ? WHERE id = ? AND status = 1 AND "
                   "next_run_at = ?", (fs.now_ms(-4 * TIMEOUT_S), jid, tok[1]))
 
-    def ids(self, c):
-        return [r[0] for r in c.execute("SELECT id FROM plainjob_jobs")]
-
     def plan(self, m):
-        st = m["status"]
-        if st == "LOCKED":
-            return ("release",)
-        if st == "FAILED":
-            return ("retry",)
-        if st == "SCHEDULED" and random.random() < 0.2:
+        if m["status"] == "SCHEDULED" and random.random() < 0.2:
             return ("reschedule", "--delay", "0")
-        return None
+        return super().plan(m)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,7 @@ def nano(delta_s=0.0):
 
 
 class River(fs.Format):
+    table = "river_job"
     name = "river"
 
     def insert(self, c, i):
@@ -105,16 +106,10 @@ class River(fs.Format):
         c.execute("UPDATE river_job SET attempted_at = ? WHERE id = ? AND state = 'running' AND "
                   "attempt = ? AND attempted_at = ?", (rtime(-7200), jid, tok[1], tok[2]))
 
-    def ids(self, c):
-        return [r[0] for r in c.execute("SELECT id FROM river_job")]
-
     def plan(self, m):
-        st = m["status"]
-        if st == "LOCKED":
-            return ("release",)
-        if st not in ("READY", "SCHEDULED", "DONE"):  # discarded, retryable, cancelled
-            return ("retry",)
-        return None
+        if m["status"] not in ("READY", "SCHEDULED", "LOCKED", "DONE"):
+            return ("retry",)  # discarded, retryable, cancelled
+        return super().plan(m)
 
 
 if __name__ == "__main__":
