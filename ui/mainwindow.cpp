@@ -295,6 +295,7 @@ void MainWindow::createWidgets() {
     m_journalLabel = new QLabel(this);
     m_walLabel = new QLabel(this);
     m_rowsLabel = new QLabel(this);
+    m_rowsLabel->setObjectName(QStringLiteral("rowsLabel"));
     m_refreshLabel = new QLabel(this);
     for (QLabel* l : {m_rowsLabel, m_formatLabel, m_journalLabel, m_walLabel, m_refreshLabel}) {
         l->setTextFormat(Qt::PlainText);
@@ -689,8 +690,7 @@ void MainWindow::updateStatusBar() {
         m_refreshLabel->clear();
         return;
     }
-    const QLocale locale;
-    m_rowsLabel->setText(tr("%1 shown").arg(locale.toString(m_model->rowCount())));
+    m_rowsLabel->setText(m_messages->rowsText());
     m_formatLabel->setText(QString::fromLatin1(core::formatId(m_doc->info().format)));
     m_journalLabel->setText(tr("journal: %1").arg(fromStd(m_doc->info().journalMode)));
     m_walLabel->setText(tr("WAL %1").arg(humanBytes(m_model->walBytes())));

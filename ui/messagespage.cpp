@@ -17,6 +17,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMenu>
 #include <QScrollBar>
 #include <QSpinBox>
@@ -281,11 +282,15 @@ void MessagesPage::documentOpened(bool samePath) {
         m_restoringView = true;
         m_fitIdColumn = true; // unless this file's own widths come back
         m_filterBar->setChoice(StatusFilterBar::All);
+    }
+    // The format's chips first: the file's view may check some of them.
+    m_filterBar->setStates(m_doc->format().states());
+    m_filterBar->setExtraStates(m_doc->format().extraStates(),
+                                QString::fromLatin1(m_doc->format().id()));
+    if (!samePath) {
         restoreView();
         m_restoringView = false;
     }
-    m_filterBar->setStates(m_doc->format().states());
-    m_filterBar->setExtraStates(m_doc->format().extraStates());
     m_queueCombo->setVisible(m_doc->format().namedQueues());
     if (!samePath) {
         m_queueNames.clear();
@@ -380,6 +385,7 @@ void MessagesPage::rememberView() {
     s.beginGroup(viewKey(path));
     s.setValue(QStringLiteral("path"), path);
     s.setValue(QStringLiteral("choice"), int(m_filterBar->choice()));
+    s.setValue(QStringLiteral("extraStates"), m_filterBar->checkedExtras());
     s.setValue(QStringLiteral("search"), m_search->text());
     s.setValue(QStringLiteral("queue"), m_queue);
     s.setValue(QStringLiteral("sortColumn"), m_sortColumn);
@@ -410,6 +416,7 @@ void MessagesPage::restoreView() {
     if (choice >= StatusFilterBar::All && choice <= StatusFilterBar::Expired) {
         QSignalBlocker block(m_filterBar);
         m_filterBar->setChoice(choice);
+        m_filterBar->setCheckedExtras(s.value(QStringLiteral("extraStates")).toStringList());
     }
     QHeaderView* hh = m_view->horizontalHeader();
     m_fitIdColumn = !hh->restoreState(s.value(QStringLiteral("header")).toByteArray());
@@ -450,6 +457,16 @@ QStringList MessagesPage::selectedMessageIds() const {
         }
     }
     return ids;
+}
+
+QString MessagesPage::rowsText() const {
+    const QLocale locale;
+    const qint64 shown = m_model->rowCount();
+    const qint64 all = m_model->counts().stored;
+    if (shown == all) {
+        return tr("%1 shown").arg(locale.toString(shown));
+    }
+    return tr("%1 of %2 shown").arg(locale.toString(shown), locale.toString(all));
 }
 
 void MessagesPage::focusSearch() {
@@ -535,7 +552,7 @@ void MessagesPage::showHeaderMenu(const QPoint& pos) {
 
 void MessagesPage::applyFilter() {
     core::Filter f;
-    StatusFilterBar::applyTo(m_filterBar->choice(), f);
+    m_filterBar->applyTo(f);
     f.inTimeFrom = m_rangeFrom;
     f.inTimeTo = m_rangeTo;
     if (m_band) {

@@ -57,6 +57,9 @@ public:
     /// The message ids of the selected rows that are loaded.
     QStringList selectedMessageIds() const;
     void focusSearch();
+    /// "12 shown", or "3 of 12 shown" while the filter leaves out some of
+    /// the file's (or the chosen named queue's) messages.
+    QString rowsText() const;
     /// Shows or hides a column this format has, for this file (the header
     /// menu's toggle).
     void setColumnShown(int column, bool shown);
