@@ -399,18 +399,19 @@ void MainWindow::connectParts() {
         }
     });
 
-    // The model's news.
+    // The model's news; the attention banner follows the counts a poll read.
     connect(m_model, &MessageModel::countsChanged, this, [this](const core::Counts& c) {
         if (m_doc->isOpen() && c.stored > 0) {
             m_fleet->setLiveCounts(m_doc->path(), m_doc->table(), c);
         }
         updateStatusBar();
-        m_queueBanners->offerAttention(c, stuckSpinBox()->value());
     });
-    // The dashboard recomputes when the file changed (it skips the work while
-    // its tab is hidden and catches up when shown).
+    // The dashboard recomputes when the file changed (skipped while hidden).
     connect(m_model, &MessageModel::dataVersionChanged, m_dashboard, &DashboardWidget::refresh);
-    connect(m_model, &MessageModel::refreshed, this, &MainWindow::updateStatusBar);
+    connect(m_model, &MessageModel::refreshed, this, [this] {
+        updateStatusBar();
+        m_queueBanners->offerAttention(m_model->counts(), stuckSpinBox()->value());
+    });
     connect(m_model, &MessageModel::orderingReset, this, &MainWindow::updateStatusBar);
     connect(m_model, &MessageModel::errorOccurred, this,
             [this](const QString& e) { showError(e, false); });

@@ -6,12 +6,14 @@
 
 #include "core/queue.h"
 #include "testhelpers.h"
+#include "ui/bannerbar.h"
 #include "ui/mainwindow.h"
 #include "ui/messagemodel.h"
 #include "ui/statusfilterbar.h"
 #include "windowharness.h"
 
 #include <QAction>
+#include <QLocale>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
@@ -153,6 +155,51 @@ private slots:
 
         QCOMPARE(runAndWait(h, [&] { h.w.undoLastAction(); }), 1);
         QCOMPARE(snapshot(path), before);
+    }
+
+    /// The attention banner follows the counts the chips show: a released
+    /// abandoned claim takes one off its stuck number, releasing the rest
+    /// leaves the failed ones, and retrying those hides it.
+    void attentionBannerFollowsCounts() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, kFixture);
+        const auto c = Queue::open(path.toStdString())->counts();
+        QVERIFY(c.stuck > 1 && c.failed > 0);
+        Harness h;
+        QVERIFY(openAndWait(h, path));
+        lq::ui::BannerBar* bar = h.w.bannerBar();
+        const QString key = QStringLiteral("attention");
+        const auto stuckText = [](qint64 n) -> QString {
+            return QLocale().toString(n) + QStringLiteral(" stuck message(s)");
+        };
+        QTRY_VERIFY(bar->hasBanner(key));
+        QVERIFY2(bar->bannerText(key).startsWith(stuckText(c.stuck)),
+                 qPrintable(bar->bannerText(key)));
+
+        QVERIFY(showOnly(h, StatusFilterBar::Stuck));
+        QTRY_COMPARE(h.model()->rowCount(), int(c.stuck));
+        QVERIFY(!selectFirst(h).isEmpty());
+        QCOMPARE(runAndWait(h, [&] { h.w.releaseSelected(); }), 1);
+        QTRY_VERIFY2(bar->bannerText(key).startsWith(stuckText(c.stuck - 1)),
+                     qPrintable(bar->bannerText(key)));
+
+        // The other abandoned claims: only the failed jobs need attention.
+        QTRY_COMPARE(h.model()->rowCount(), int(c.stuck - 1));
+        QVERIFY(waitFor([&] { return allLoaded(h.model()); }));
+        h.w.view()->selectAll();
+        QCOMPARE(runAndWait(h, [&] { h.w.releaseSelected(); }), int(c.stuck - 1));
+        QTRY_COMPARE(bar->bannerText(key), QStringLiteral("%1 failed message(s) in this queue.")
+                                               .arg(QLocale().toString(c.failed)));
+
+        // And none once they are retried.
+        QVERIFY(showOnly(h, StatusFilterBar::Failed));
+        QTRY_COMPARE(h.model()->rowCount(), int(c.failed));
+        QVERIFY(waitFor([&] { return allLoaded(h.model()); }));
+        h.w.view()->selectAll();
+        QCOMPARE(runAndWait(h, [&] { h.w.retrySelected(); }), int(c.failed));
+        QTRY_VERIFY(!bar->hasBanner(key));
+        const auto now = Queue::open(path.toStdString())->counts();
+        QCOMPARE(now.stuck + now.failed, 0);
     }
 };
 
