@@ -24,6 +24,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
@@ -78,6 +79,17 @@ QStringList snapshot(const QString& path) {
     }
     out.sort();
     return out;
+}
+
+/// The claim token as shown: its stored text, with the separators of a
+/// composite token as " · " (never a control character on screen).
+QString shownToken(const Message& m) {
+    const QString t = str(m.tokenText);
+    QStringList parts;
+    for (const QString& p : t.split(QRegularExpression(QStringLiteral("[\\x00-\\x1f\\x7f]+"))))
+        if (!p.isEmpty())
+            parts << p;
+    return parts.join(QStringLiteral(" \u00b7 "));
 }
 
 /// What the Status column shows for `m`: the canonical name, or the
@@ -259,7 +271,7 @@ private slots:
             if (fmt.hasField(Field::Priority) && m->priority)
                 QCOMPARE(cell(MessageModel::Priority), QString::number(*m->priority));
             if (fmt.hasField(Field::Token))
-                QCOMPARE(cell(MessageModel::Claim), str(m->tokenText));
+                QCOMPARE(cell(MessageModel::Claim), shownToken(*m));
 
             select(h, row);
             auto* pane = h.w.detailPane();
@@ -270,7 +282,7 @@ private slots:
             if (fmt.hasField(Field::Job) && m->jobName)
                 QCOMPARE(pane->fieldText(QStringLiteral("job")), str(m->jobName));
             if (fmt.hasField(Field::Token))
-                QCOMPARE(pane->fieldText(QStringLiteral("claim")), str(m->tokenText));
+                QCOMPARE(pane->fieldText(QStringLiteral("claim")), shownToken(*m));
             if (fmt.hasField(Field::StatusText))
                 QCOMPARE(pane->fieldText(QStringLiteral("stored_status")),
                          QString::fromStdString(m->statusText));

@@ -8,11 +8,14 @@
 #include "testhelpers.h"
 #include "ui/bannerbar.h"
 #include "ui/mainwindow.h"
+#include "ui/messagedetailpane.h"
 #include "ui/messagemodel.h"
 #include "ui/statusfilterbar.h"
 #include "windowharness.h"
 
 #include <QAction>
+#include <QFontMetrics>
+#include <QLabel>
 #include <QLocale>
 #include <QStandardPaths>
 #include <QTableView>
@@ -155,6 +158,34 @@ private slots:
 
         QCOMPARE(runAndWait(h, [&] { h.w.undoLastAction(); }), 1);
         QCOMPARE(snapshot(path), before);
+    }
+
+    /// A stuck claim's Status ("LOCKED — locked_expired — stuck: locked for
+    /// …") wraps in the detail pane instead of being cut at the column edge,
+    /// and its tooltip holds the whole value.
+    void detailStatusWraps() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, kFixture);
+        Harness h;
+        h.w.resize(1000, 800); // a column narrower than the status line
+        QVERIFY(openAndWait(h, path));
+        const auto c = Queue::open(path.toStdString())->counts();
+        QVERIFY(c.stuck > 0);
+        QVERIFY(showOnly(h, StatusFilterBar::Stuck));
+        QTRY_COMPARE(h.model()->rowCount(), int(c.stuck));
+        const QString id = selectFirst(h);
+        QVERIFY(!id.isEmpty());
+        auto* status = h.w.detailPane()->findChild<QLabel*>(QStringLiteral("field_status"));
+        QVERIFY(status);
+        QTRY_VERIFY2(status->text().contains(QStringLiteral("stuck")), qPrintable(status->text()));
+        QVERIFY(status->wordWrap());
+        QVERIFY(status->toolTip().contains(status->text().toHtmlEscaped()));
+        const QFontMetrics fm(status->font());
+        QVERIFY2(fm.horizontalAdvance(status->text()) > status->width(),
+                 "the window is wide enough for the whole line: no wrap to check");
+        // Every word is on screen: the label is as tall as its wrapped text.
+        QTRY_VERIFY(status->height() >= status->heightForWidth(status->width()));
+        QVERIFY(status->heightForWidth(status->width()) > fm.height());
     }
 
     /// The attention banner follows the counts the chips show: a released
