@@ -227,6 +227,9 @@ void MessagesPage::connectModel() {
             const int fit = m_view->horizontalHeader()->sectionSize(MessageModel::MessageId) + 16;
             m_view->horizontalHeader()->resizeSection(MessageModel::MessageId,
                                                       std::min(widest, fit));
+            // Kept with the file's view: it was saved at the open, before the
+            // rows were there to fit, and came back UUID-wide for small ids.
+            rememberView();
         }
     };
     connect(m_model, &MessageModel::firstRowsShown, this, fitIds);

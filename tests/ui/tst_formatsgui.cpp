@@ -504,6 +504,27 @@ private slots:
             qInfo("%s: no row in a state of its own takes an offered action", fmt.id());
     }
 
+    /// The id column fitted to a file's short ids stays fitted when the file
+    /// is opened again (its width was saved before the rows were there).
+    void fittedIdColumnRemembered() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, QStringLiteral("formats/solid-queue.sqlite3"));
+        int fitted = 0;
+        {
+            Harness h;
+            QVERIFY(openAndWait(h, path));
+            QVERIFY(waitFor([&] { return allLoaded(h.model()); }));
+            const int uuidWide = h.w.view()->fontMetrics().horizontalAdvance(QLatin1Char('0')) * 37;
+            QHeaderView* hh = h.w.view()->horizontalHeader();
+            QTRY_VERIFY(hh->sectionSize(MessageModel::MessageId) < uuidWide);
+            fitted = hh->sectionSize(MessageModel::MessageId);
+        }
+        Harness h;
+        QVERIFY(openAndWait(h, path));
+        QVERIFY(waitFor([&] { return allLoaded(h.model()); }));
+        QCOMPARE(h.w.view()->horizontalHeader()->sectionSize(MessageModel::MessageId), fitted);
+    }
+
     /// A checked chip of the format's own comes back with the file.
     void extraChipRememberedPerFile() {
         QTemporaryDir dir;
