@@ -248,14 +248,24 @@ void MessagesPage::connectModel() {
         }
     });
     connect(m_model, &MessageModel::located, this, [this](const QString& id, int row) {
-        if (id != m_restoreId || row < 0) {
+        if (id != m_restoreId) {
+            return;
+        }
+        const bool keepTop = std::exchange(m_keepTop, false);
+        if (row < 0) {
+            if (keepTop) {
+                m_restoreId.clear(); // the new filter left it out: the pane says so
+                onCurrentChanged();
+            }
             return;
         }
         m_restoreId.clear();
         const QModelIndex idx = m_model->index(row, MessageModel::MessageId);
         m_view->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect |
                                                            QItemSelectionModel::Rows);
-        m_view->scrollTo(idx, QAbstractItemView::PositionAtCenter);
+        if (!keepTop) {
+            m_view->scrollTo(idx, QAbstractItemView::PositionAtCenter);
+        }
     });
     connect(m_model, &QAbstractItemModel::dataChanged, this,
             [this](const QModelIndex& tl, const QModelIndex& br) {
@@ -440,6 +450,7 @@ void MessagesPage::selectMessage(const QString& messageId) {
         return;
     }
     m_restoreId = messageId;
+    m_keepTop = false;
     if (m_model->hasOrdering()) {
         m_model->locate(messageId);
     }
@@ -611,8 +622,11 @@ void MessagesPage::rememberCurrent() {
 
 void MessagesPage::restoreCurrent() {
     if (std::exchange(m_topOnNextReset, false)) {
+        // A new filter opens at the top, the message shown still selected
+        // when the filter has it.
         m_restoreScroll = 0;
-        m_restoreId.clear();
+        m_restoreId = m_detail->messageId();
+        m_keepTop = !m_restoreId.isEmpty();
     }
     const int scroll = m_restoreScroll;
     QTimer::singleShot(0, this, [this, scroll] { m_view->verticalScrollBar()->setValue(scroll); });
@@ -624,6 +638,9 @@ void MessagesPage::restoreCurrent() {
 
 void MessagesPage::onCurrentChanged() {
     const QModelIndex cur = m_view->currentIndex();
+    if (!cur.isValid() && m_keepTop && m_restoreId == m_detail->messageId()) {
+        return; // the new filter is being searched for the message shown
+    }
     if (cur.isValid() && m_view->selectionModel()->isRowSelected(cur.row(), {})) {
         m_detail->showRow(m_model->rowAt(cur.row()));
         return;

@@ -124,6 +124,7 @@ private:
     QString m_pendingSelect; ///< selectMessage() before the file was open
     int m_restoreScroll = 0;
     bool m_topOnNextReset = false; ///< a new filter opens at the top
+    bool m_keepTop = false;        ///< m_restoreId is selected without scrolling to it
     bool m_restoringView = false;  ///< restoreView() is setting the widgets
     bool m_fitIdColumn = false;    ///< size the id column to the first rows
     int m_sortColumn = MessageModel::MessageId;

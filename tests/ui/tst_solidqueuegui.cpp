@@ -188,6 +188,38 @@ private slots:
         QVERIFY(status->heightForWidth(status->width()) > fm.height());
     }
 
+    /// A chip that keeps the message shown keeps it selected (and the pane
+    /// on it); one that leaves it out says so in the pane.
+    void filterKeepsTheMessageShown() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, kFixture);
+        Harness h;
+        QVERIFY(openAndWait(h, path));
+        const auto c = Queue::open(path.toStdString())->counts();
+        QVERIFY(showOnly(h, StatusFilterBar::Failed));
+        QTRY_COMPARE(h.model()->rowCount(), int(c.failed));
+        const QString id = selectFirst(h);
+        QVERIFY(!id.isEmpty());
+        auto* pane = h.w.detailPane();
+        QTRY_COMPARE(pane->messageId(), id);
+        // FAILED and blocked: the failed job is still there, still chosen.
+        QToolButton* blocked = h.w.filterBar()->extraButton(QStringLiteral("blocked"));
+        QVERIFY(blocked);
+        QTest::mouseClick(blocked, Qt::LeftButton);
+        QTRY_COMPARE(h.model()->rowCount(), int(c.failed + c.extra.at("blocked")));
+        QTRY_VERIFY(h.w.view()->currentIndex().isValid());
+        QCOMPARE(idAt(h.model(), h.w.view()->currentIndex().row()), id);
+        QCOMPARE(pane->messageId(), id);
+        QVERIFY2(pane->notShownNote().isEmpty(), qPrintable(pane->notShownNote()));
+        // READY: it is not there; the pane keeps it, marked.
+        QVERIFY(showOnly(h, StatusFilterBar::All));
+        QVERIFY(showOnly(h, StatusFilterBar::Ready));
+        QTRY_COMPARE(h.model()->rowCount(), int(c.ready));
+        QTRY_COMPARE(pane->notShownNote(), QStringLiteral("no longer in this filter"));
+        QCOMPARE(pane->messageId(), id);
+        QVERIFY(!h.w.view()->currentIndex().isValid());
+    }
+
     /// The attention banner follows the counts the chips show: a released
     /// abandoned claim takes one off its stuck number, releasing the rest
     /// leaves the failed ones, and retrying those hides it.
