@@ -295,6 +295,7 @@ void MainWindow::createWidgets() {
     m_journalLabel = new QLabel(this);
     m_walLabel = new QLabel(this);
     m_rowsLabel = new QLabel(this);
+    m_rowsLabel->setObjectName(QStringLiteral("rowsLabel"));
     m_refreshLabel = new QLabel(this);
     for (QLabel* l : {m_rowsLabel, m_formatLabel, m_journalLabel, m_walLabel, m_refreshLabel}) {
         l->setTextFormat(Qt::PlainText);
@@ -398,18 +399,19 @@ void MainWindow::connectParts() {
         }
     });
 
-    // The model's news.
+    // The model's news; the attention banner follows the counts a poll read.
     connect(m_model, &MessageModel::countsChanged, this, [this](const core::Counts& c) {
         if (m_doc->isOpen() && c.stored > 0) {
             m_fleet->setLiveCounts(m_doc->path(), m_doc->table(), c);
         }
         updateStatusBar();
-        m_queueBanners->offerAttention(c, stuckSpinBox()->value());
     });
-    // The dashboard recomputes when the file changed (it skips the work while
-    // its tab is hidden and catches up when shown).
+    // The dashboard recomputes when the file changed (skipped while hidden).
     connect(m_model, &MessageModel::dataVersionChanged, m_dashboard, &DashboardWidget::refresh);
-    connect(m_model, &MessageModel::refreshed, this, &MainWindow::updateStatusBar);
+    connect(m_model, &MessageModel::refreshed, this, [this] {
+        updateStatusBar();
+        m_queueBanners->offerAttention(m_model->counts(), stuckSpinBox()->value());
+    });
     connect(m_model, &MessageModel::orderingReset, this, &MainWindow::updateStatusBar);
     connect(m_model, &MessageModel::errorOccurred, this,
             [this](const QString& e) { showError(e, false); });
@@ -689,8 +691,7 @@ void MainWindow::updateStatusBar() {
         m_refreshLabel->clear();
         return;
     }
-    const QLocale locale;
-    m_rowsLabel->setText(tr("%1 shown").arg(locale.toString(m_model->rowCount())));
+    m_rowsLabel->setText(m_messages->rowsText());
     m_formatLabel->setText(QString::fromLatin1(core::formatId(m_doc->info().format)));
     m_journalLabel->setText(tr("journal: %1").arg(fromStd(m_doc->info().journalMode)));
     m_walLabel->setText(tr("WAL %1").arg(humanBytes(m_model->walBytes())));

@@ -113,7 +113,15 @@ MessageDetailPane::MessageDetailPane(QWidget* parent)
     errorLayout->setSpacing(2);
     errorLayout->addWidget(m_errorTitle);
     errorLayout->addWidget(m_error, 1);
-    outer->addWidget(left, 1);
+    // Long values wrap; when the dock is short, the fields scroll instead of
+    // being cut at its bottom edge.
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("fieldsScroll"));
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidgetResizable(true);
+    scroll->setWidget(left);
+    outer->addWidget(scroll, 1);
     layoutFields();
 
     auto* right = new QVBoxLayout;
@@ -176,6 +184,10 @@ QLabel* MessageDetailPane::addField(const QString& key, const QString& title) {
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     label->setMinimumWidth(60);
     label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    // A long value ("LOCKED — locked_expired — stuck: locked for 3 h") wraps
+    // at the column edge instead of being cut; the tooltip has it whole.
+    label->setWordWrap(true);
+    label->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     auto* titleLabel = new QLabel(title + u':', this);
     titleLabel->setAlignment(Qt::AlignRight | Qt::AlignTop);
     QPalette pal = titleLabel->palette();
@@ -257,7 +269,11 @@ void MessageDetailPane::setField(const QString& key, const QString& text, const 
         return;
     }
     l->setText(text.isEmpty() ? QStringLiteral("\u2014") : text);
-    l->setToolTip(exact.isEmpty() ? QString() : plainToolTip(exact));
+    // The whole value, also where a word longer than the column is cut.
+    const QString whole = text.isEmpty() || text == exact ? exact
+                          : exact.isEmpty()               ? text
+                                                          : text + u'\n' + exact;
+    l->setToolTip(whole.isEmpty() ? QString() : plainToolTip(whole));
 }
 
 QString MessageDetailPane::fieldText(const QString& field) const {
@@ -353,7 +369,8 @@ void MessageDetailPane::refreshTimes() {
     }
     setField(QStringLiteral("status"), status, tr("stored status value %1").arg(m.rawStatus));
     if (m.tokenText) {
-        setField(QStringLiteral("claim"), fromStd(*m.tokenText), tr("compared as %1").arg(m.token));
+        setField(QStringLiteral("claim"), visibleText(*m.tokenText),
+                 tr("compared as %1").arg(m.token));
     } else {
         setField(QStringLiteral("claim"), QString::number(m.token),
                  tr("claim_id %1, attempts %2").arg(m.claimId).arg(m.attempts));

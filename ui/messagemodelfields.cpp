@@ -59,7 +59,7 @@ bool MessageModel::hasColumn(int column) const {
 QVariant MessageModel::fieldDisplayData(const Message& m, int column) const {
     switch (column) {
     case Claim:
-        return m.tokenText ? fromStd(*m.tokenText) : QString::number(m.token);
+        return m.tokenText ? visibleText(*m.tokenText) : QString::number(m.token);
     case Queue:
         return m.queueName ? fromStd(*m.queueName) : QString();
     case Job:
@@ -91,7 +91,7 @@ QVariant MessageModel::fieldToolTip(const Message& m, int column) const {
         if (m.tokenText && m_format) {
             return plainToolTip(
                 tr("%1: %2 (the claim token actions compare against)")
-                    .arg(fromStd(m_format->fieldLabel(Field::Token)), fromStd(*m.tokenText)));
+                    .arg(fromStd(m_format->fieldLabel(Field::Token)), visibleText(*m.tokenText)));
         }
         return {};
     case Queue:

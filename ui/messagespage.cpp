@@ -17,6 +17,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMenu>
 #include <QScrollBar>
 #include <QSpinBox>
@@ -226,6 +227,9 @@ void MessagesPage::connectModel() {
             const int fit = m_view->horizontalHeader()->sectionSize(MessageModel::MessageId) + 16;
             m_view->horizontalHeader()->resizeSection(MessageModel::MessageId,
                                                       std::min(widest, fit));
+            // Kept with the file's view: it was saved at the open, before the
+            // rows were there to fit, and came back UUID-wide for small ids.
+            rememberView();
         }
     };
     connect(m_model, &MessageModel::firstRowsShown, this, fitIds);
@@ -244,14 +248,24 @@ void MessagesPage::connectModel() {
         }
     });
     connect(m_model, &MessageModel::located, this, [this](const QString& id, int row) {
-        if (id != m_restoreId || row < 0) {
+        if (id != m_restoreId) {
+            return;
+        }
+        const bool keepTop = std::exchange(m_keepTop, false);
+        if (row < 0) {
+            if (keepTop) {
+                m_restoreId.clear(); // the new filter left it out: the pane says so
+                onCurrentChanged();
+            }
             return;
         }
         m_restoreId.clear();
         const QModelIndex idx = m_model->index(row, MessageModel::MessageId);
         m_view->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect |
                                                            QItemSelectionModel::Rows);
-        m_view->scrollTo(idx, QAbstractItemView::PositionAtCenter);
+        if (!keepTop) {
+            m_view->scrollTo(idx, QAbstractItemView::PositionAtCenter);
+        }
     });
     connect(m_model, &QAbstractItemModel::dataChanged, this,
             [this](const QModelIndex& tl, const QModelIndex& br) {
@@ -281,11 +295,15 @@ void MessagesPage::documentOpened(bool samePath) {
         m_restoringView = true;
         m_fitIdColumn = true; // unless this file's own widths come back
         m_filterBar->setChoice(StatusFilterBar::All);
+    }
+    // The format's chips first: the file's view may check some of them.
+    m_filterBar->setStates(m_doc->format().states());
+    m_filterBar->setExtraStates(m_doc->format().extraStates(),
+                                QString::fromLatin1(m_doc->format().id()));
+    if (!samePath) {
         restoreView();
         m_restoringView = false;
     }
-    m_filterBar->setStates(m_doc->format().states());
-    m_filterBar->setExtraStates(m_doc->format().extraStates());
     m_queueCombo->setVisible(m_doc->format().namedQueues());
     if (!samePath) {
         m_queueNames.clear();
@@ -380,6 +398,7 @@ void MessagesPage::rememberView() {
     s.beginGroup(viewKey(path));
     s.setValue(QStringLiteral("path"), path);
     s.setValue(QStringLiteral("choice"), int(m_filterBar->choice()));
+    s.setValue(QStringLiteral("extraStates"), m_filterBar->checkedExtras());
     s.setValue(QStringLiteral("search"), m_search->text());
     s.setValue(QStringLiteral("queue"), m_queue);
     s.setValue(QStringLiteral("sortColumn"), m_sortColumn);
@@ -410,6 +429,7 @@ void MessagesPage::restoreView() {
     if (choice >= StatusFilterBar::All && choice <= StatusFilterBar::Expired) {
         QSignalBlocker block(m_filterBar);
         m_filterBar->setChoice(choice);
+        m_filterBar->setCheckedExtras(s.value(QStringLiteral("extraStates")).toStringList());
     }
     QHeaderView* hh = m_view->horizontalHeader();
     m_fitIdColumn = !hh->restoreState(s.value(QStringLiteral("header")).toByteArray());
@@ -430,6 +450,7 @@ void MessagesPage::selectMessage(const QString& messageId) {
         return;
     }
     m_restoreId = messageId;
+    m_keepTop = false;
     if (m_model->hasOrdering()) {
         m_model->locate(messageId);
     }
@@ -450,6 +471,16 @@ QStringList MessagesPage::selectedMessageIds() const {
         }
     }
     return ids;
+}
+
+QString MessagesPage::rowsText() const {
+    const QLocale locale;
+    const qint64 shown = m_model->rowCount();
+    const qint64 all = m_model->counts().stored;
+    if (shown == all) {
+        return tr("%1 shown").arg(locale.toString(shown));
+    }
+    return tr("%1 of %2 shown").arg(locale.toString(shown), locale.toString(all));
 }
 
 void MessagesPage::focusSearch() {
@@ -535,7 +566,7 @@ void MessagesPage::showHeaderMenu(const QPoint& pos) {
 
 void MessagesPage::applyFilter() {
     core::Filter f;
-    StatusFilterBar::applyTo(m_filterBar->choice(), f);
+    m_filterBar->applyTo(f);
     f.inTimeFrom = m_rangeFrom;
     f.inTimeTo = m_rangeTo;
     if (m_band) {
@@ -591,8 +622,11 @@ void MessagesPage::rememberCurrent() {
 
 void MessagesPage::restoreCurrent() {
     if (std::exchange(m_topOnNextReset, false)) {
+        // A new filter opens at the top, the message shown still selected
+        // when the filter has it.
         m_restoreScroll = 0;
-        m_restoreId.clear();
+        m_restoreId = m_detail->messageId();
+        m_keepTop = !m_restoreId.isEmpty();
     }
     const int scroll = m_restoreScroll;
     QTimer::singleShot(0, this, [this, scroll] { m_view->verticalScrollBar()->setValue(scroll); });
@@ -604,6 +638,9 @@ void MessagesPage::restoreCurrent() {
 
 void MessagesPage::onCurrentChanged() {
     const QModelIndex cur = m_view->currentIndex();
+    if (!cur.isValid() && m_keepTop && m_restoreId == m_detail->messageId()) {
+        return; // the new filter is being searched for the message shown
+    }
     if (cur.isValid() && m_view->selectionModel()->isRowSelected(cur.row(), {})) {
         m_detail->showRow(m_model->rowAt(cur.row()));
         return;

@@ -57,6 +57,9 @@ public:
     /// The message ids of the selected rows that are loaded.
     QStringList selectedMessageIds() const;
     void focusSearch();
+    /// "12 shown", or "3 of 12 shown" while the filter leaves out some of
+    /// the file's (or the chosen named queue's) messages.
+    QString rowsText() const;
     /// Shows or hides a column this format has, for this file (the header
     /// menu's toggle).
     void setColumnShown(int column, bool shown);
@@ -121,6 +124,7 @@ private:
     QString m_pendingSelect; ///< selectMessage() before the file was open
     int m_restoreScroll = 0;
     bool m_topOnNextReset = false; ///< a new filter opens at the top
+    bool m_keepTop = false;        ///< m_restoreId is selected without scrolling to it
     bool m_restoringView = false;  ///< restoreView() is setting the widgets
     bool m_fitIdColumn = false;    ///< size the id column to the first rows
     int m_sortColumn = MessageModel::MessageId;

@@ -18,10 +18,20 @@ QueueBanners::QueueBanners(BannerBar* bar, QueueDocument* document, QObject* par
 
 void QueueBanners::offerAttention(const core::Counts& c, int stuckSeconds) {
     // Open on what needs attention: one click to the stuck, else the failed.
-    if (!m_attentionPending || !m_doc->isOpen() || c.stored == 0) {
+    if (!m_doc->isOpen()) {
         return;
     }
-    m_attentionPending = false;
+    if (m_attentionPending) {
+        if (c.stored == 0) {
+            return; // not read yet (or an empty queue)
+        }
+        m_attentionPending = false;
+        m_attentionShown = c.stuck > 0 || c.failed > 0;
+    } else if (!m_attentionShown || !m_bar->hasBanner(QStringLiteral("attention"))) {
+        // Never raised for this file, or followed: only an open raises it.
+        m_attentionShown = false;
+        return;
+    }
     const QLocale l;
     if (c.stuck > 0) {
         m_bar->setBanner(QStringLiteral("attention"), BannerBar::Level::Warning,
@@ -41,6 +51,10 @@ void QueueBanners::offerAttention(const core::Counts& c, int stuckSeconds) {
                              m_bar->removeBanner(QStringLiteral("attention"));
                              emit showChoice(StatusFilterBar::Failed);
                          });
+    } else {
+        // Released, retried or pruned: nothing needs attention any more.
+        m_bar->removeBanner(QStringLiteral("attention"));
+        m_attentionShown = false;
     }
 }
 

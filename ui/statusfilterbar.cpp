@@ -4,8 +4,6 @@
 #include "ui/flowlayout.h"
 
 #include <QButtonGroup>
-#include <QHBoxLayout>
-#include <QLabel>
 #include <QLocale>
 #include <QToolButton>
 
@@ -39,8 +37,18 @@ StatusFilterBar::StatusFilterBar(QWidget* parent)
     }
     m_buttons.value(All)->setChecked(true);
     connect(m_group, &QButtonGroup::idClicked, this, [this](int id) {
-        if (Choice(id) != m_choice) {
-            m_choice = Choice(id);
+        // All clears the format's chips; Stuck (LOCKED for too long) narrows
+        // every state, so it takes none of them either. Another canonical
+        // chip adds its state to the format's states checked.
+        const bool clears = id == All || id == Stuck;
+        const bool hadExtras = anyExtraChecked();
+        if (clears) {
+            std::fill(m_checked.begin(), m_checked.end(), false);
+        }
+        const bool changed = Choice(id) != m_choice || (clears && hadExtras);
+        m_choice = Choice(id);
+        syncChecks();
+        if (changed) {
             emit filterChanged(m_choice);
         }
     });
@@ -48,24 +56,93 @@ StatusFilterBar::StatusFilterBar(QWidget* parent)
                core::State::Unknown});
 }
 
-bool StatusFilterBar::clickVisible(int n) {
+bool StatusFilterBar::anyExtraChecked() const {
+    return std::find(m_checked.begin(), m_checked.end(), true) != m_checked.end();
+}
+
+QList<QToolButton*> StatusFilterBar::visibleChips() const {
+    QList<QToolButton*> shown;
     for (int c = All; c <= Expired; ++c) {
         QToolButton* b = m_buttons.value(c);
-        if (b && b->isVisibleTo(this) && n-- == 0) {
-            b->click();
-            return true;
+        if (b && b->isVisibleTo(this)) {
+            shown << b;
         }
     }
-    return false;
+    for (QToolButton* b : m_extraButtons) {
+        if (b->isVisibleTo(this)) {
+            shown << b;
+        }
+    }
+    return shown;
+}
+
+bool StatusFilterBar::clickVisible(int n) {
+    const QList<QToolButton*> shown = visibleChips();
+    if (n < 0 || n >= shown.size()) {
+        return false;
+    }
+    shown[n]->click();
+    return true;
 }
 
 void StatusFilterBar::setChoice(Choice c) {
-    if (auto* b = m_buttons.value(c)) {
-        b->setChecked(true);
-    }
-    if (c != m_choice) {
-        m_choice = c;
+    const bool hadExtras = anyExtraChecked();
+    std::fill(m_checked.begin(), m_checked.end(), false);
+    const bool changed = c != m_choice || hadExtras;
+    m_choice = c;
+    syncChecks();
+    if (changed) {
         emit filterChanged(c);
+    }
+}
+
+QStringList StatusFilterBar::checkedExtras() const {
+    QStringList names;
+    for (std::size_t i = 0; i < m_extras.size(); ++i) {
+        if (m_checked[i]) {
+            names << QString::fromStdString(m_extras[i].name);
+        }
+    }
+    return names;
+}
+
+void StatusFilterBar::setCheckedExtras(const QStringList& names) {
+    bool changed = false;
+    for (std::size_t i = 0; i < m_extras.size(); ++i) {
+        const bool on = names.contains(QString::fromStdString(m_extras[i].name));
+        changed = changed || on != m_checked[i];
+        m_checked[i] = on;
+    }
+    if (changed && m_choice == Stuck && anyExtraChecked()) {
+        m_choice = All;
+    }
+    syncChecks();
+    if (changed) {
+        emit filterChanged(m_choice);
+    }
+}
+
+void StatusFilterBar::onExtraClicked(std::size_t i) {
+    m_checked[i] = !m_checked[i];
+    if (m_checked[i] && m_choice == Stuck) {
+        m_choice = All; // stuck narrows every state: it does not combine
+    }
+    syncChecks();
+    emit filterChanged(m_choice);
+}
+
+void StatusFilterBar::syncChecks() {
+    const bool anyExtra = anyExtraChecked();
+    // "All" is lit only when nothing narrows; an exclusive group keeps one
+    // button checked, so it is let go of while the format's chips choose.
+    m_group->setExclusive(false);
+    for (int c = All; c <= Expired; ++c) {
+        const bool on = c == m_choice && !(c == All && anyExtra);
+        m_buttons.value(c)->setChecked(on);
+    }
+    m_group->setExclusive(true);
+    for (std::size_t i = 0; i < m_extraButtons.size(); ++i) {
+        m_extraButtons[i]->setChecked(m_checked[i]);
     }
 }
 
@@ -86,30 +163,37 @@ void StatusFilterBar::setStates(const std::vector<core::State>& states) {
     updateTexts();
 }
 
-void StatusFilterBar::setExtraStates(const std::vector<core::QueueFormat::ExtraState>& extras) {
-    for (QLabel* l : m_extraLabels) {
-        delete l;
+void StatusFilterBar::setExtraStates(const std::vector<core::QueueFormat::ExtraState>& extras,
+                                     const QString& formatId) {
+    const QStringList wasChecked = checkedExtras();
+    for (QToolButton* b : m_extraButtons) {
+        delete b;
     }
-    m_extraLabels.clear();
+    m_extraButtons.clear();
     m_extras = extras;
-    for (const auto& e : m_extras) {
-        auto* l = new QLabel(this);
-        l->setObjectName(QStringLiteral("extra_") + QString::fromStdString(e.name));
-        l->setTextFormat(Qt::PlainText);
-        l->setFrameShape(QFrame::StyledPanel);
-        l->setContentsMargins(6, 1, 6, 1);
-        l->setToolTip(QString::fromStdString(e.name) + QStringLiteral(": ") +
-                      QString::fromStdString(e.description));
-        layout()->addWidget(l);
-        m_extraLabels.push_back(l);
+    m_formatId = formatId;
+    m_checked.assign(m_extras.size(), false);
+    for (std::size_t i = 0; i < m_extras.size(); ++i) {
+        const QString name = QString::fromStdString(m_extras[i].name);
+        auto* b = new QToolButton(this);
+        b->setCheckable(true);
+        b->setAutoRaise(false);
+        b->setToolButtonStyle(Qt::ToolButtonTextOnly);
+        b->setObjectName(QStringLiteral("extra_") + name);
+        b->setMinimumWidth(48);
+        m_checked[i] = wasChecked.contains(name);
+        connect(b, &QToolButton::clicked, this, [this, i] { onExtraClicked(i); });
+        layout()->addWidget(b);
+        m_extraButtons.push_back(b);
     }
+    syncChecks();
     updateTexts();
 }
 
-QLabel* StatusFilterBar::extraLabel(const QString& name) const {
+QToolButton* StatusFilterBar::extraButton(const QString& name) const {
     for (std::size_t i = 0; i < m_extras.size(); ++i) {
         if (QString::fromStdString(m_extras[i].name) == name) {
-            return m_extraLabels[i];
+            return m_extraButtons[i];
         }
     }
     return nullptr;
@@ -181,37 +265,61 @@ void StatusFilterBar::updateTexts() {
         return 0;
     };
     const QLocale locale;
-    int shown = 0;
+    // The shortcut the main window gives the n-th chip shown (Ctrl+1 … Ctrl+9).
+    const QList<QToolButton*> shown = visibleChips();
+    const auto shortcut = [&](QToolButton* b) {
+        const auto n = shown.indexOf(b);
+        return n >= 0 && n < 9 ? tr(" — Ctrl+%1").arg(n + 1) : QString();
+    };
     for (int c = All; c <= Expired; ++c) {
         QToolButton* b = m_buttons.value(c);
         const QString text = label(Choice(c)) + u' ' + locale.toString(count(c));
         b->setText(text);
-        // Named for screen readers, and the shortcut the main window gives
-        // the n-th chip shown (Ctrl+1 … Ctrl+9).
+        // Named for screen readers.
         b->setAccessibleName(tr("%1 filter").arg(label(Choice(c))));
-        QString what = c == All ? tr("Show every message (%1)").arg(locale.toString(count(c)))
-                                : tr("Show only %1 messages (%2)")
-                                      .arg(label(Choice(c)).toUpper(), locale.toString(count(c)));
-        if (b->isVisibleTo(this) && ++shown <= 9) {
-            what += tr(" — Ctrl+%1").arg(shown);
-        }
-        b->setAccessibleDescription(what);
-        b->setToolTip(what);
+        const QString what = c == All
+                                 ? tr("Show every message (%1)").arg(locale.toString(count(c)))
+                                 : tr("Show only %1 messages (%2)")
+                                       .arg(label(Choice(c)).toUpper(), locale.toString(count(c)));
+        b->setAccessibleDescription(what + shortcut(b));
+        b->setToolTip(what + shortcut(b));
     }
     for (std::size_t i = 0; i < m_extras.size(); ++i) {
         const auto& e = m_extras[i];
         const auto it = m_counts.extra.find(e.name);
         const qint64 n = it == m_counts.extra.end() ? 0 : it->second;
-        QString text = QString::fromStdString(e.name) + u' ' + locale.toString(n);
+        const QString name = QString::fromStdString(e.name);
+        QToolButton* b = m_extraButtons[i];
+        b->setText(name + u' ' + locale.toString(n));
+        b->setAccessibleName(tr("%1 filter").arg(name));
+        // The library's own state, what it is, and how the chip combines.
+        QString what = m_formatId.isEmpty() ? tr("The format's own state “%1” (%2): %3.")
+                                                  .arg(name, locale.toString(n),
+                                                       QString::fromStdString(e.description))
+                                            : tr("%1's own state “%2” (%3): %4.")
+                                                  .arg(m_formatId, name, locale.toString(n),
+                                                       QString::fromStdString(e.description));
         if (!e.within.empty()) {
             QStringList in;
             for (core::State s : e.within) {
                 in << QString::fromLatin1(core::stateName(s));
             }
-            text += QStringLiteral(" (") + tr("in %1").arg(in.join(QStringLiteral(", "))) + u')';
+            what += tr(" A part of %1.").arg(in.join(tr(" or ")));
         }
-        m_extraLabels[i]->setText(text);
-        m_extraLabels[i]->setAccessibleName(text);
+        what += tr(" Check to show these messages too; with a status chip chosen, its messages "
+                   "and these.");
+        b->setAccessibleDescription(what + shortcut(b));
+        b->setToolTip(what + shortcut(b));
+    }
+}
+
+void StatusFilterBar::applyTo(core::Filter& f) const {
+    applyTo(m_choice, f);
+    f.extraStates.clear();
+    for (std::size_t i = 0; i < m_extras.size(); ++i) {
+        if (m_checked[i]) {
+            f.extraStates.push_back(m_extras[i].name);
+        }
     }
 }
 

@@ -9,13 +9,16 @@
 #include <QWidget>
 
 class QButtonGroup;
-class QLabel;
 class QToolButton;
 
 namespace lq::ui {
 
-/// The status filter: one checkable button per state with its live count
-/// ("Ready 58"). Exactly one is checked; choosing one emits filterChanged().
+/// The status filter: one checkable chip per state with its live count
+/// ("Ready 58"), then one per state of the format's own ("retryable 2").
+/// One canonical chip is chosen at a time; the format's chips add their
+/// states to it (core::Filter::extraStates: the rows in the chosen state or
+/// in any checked format state). "All" clears every chip. Every change
+/// emits filterChanged().
 class StatusFilterBar : public QWidget {
     Q_OBJECT
 public:
@@ -28,19 +31,29 @@ public:
     /// The states the file's format has (QueueFormat::states()): one
     /// button each, Stuck with Locked.
     void setStates(const std::vector<core::State>& states);
-    /// The format's own states (QueueFormat::extraStates()): a count each
-    /// after the chips, so that the counts add up to All. Not filters (core
-    /// filters by canonical state); the tooltip says what the state is.
-    void setExtraStates(const std::vector<core::QueueFormat::ExtraState>& extras);
-    /// The count label of extra state `name` (nullptr: none).
-    QLabel* extraLabel(const QString& name) const;
+    /// The format's own states (QueueFormat::extraStates()) of format
+    /// `formatId`: a checkable chip each after the canonical ones, with its
+    /// count; the tooltip names the state and says what it is. Checked
+    /// chips whose state the new format lacks are dropped.
+    void setExtraStates(const std::vector<core::QueueFormat::ExtraState>& extras,
+                        const QString& formatId = {});
+    /// The chip of extra state `name` (nullptr: the format has none).
+    QToolButton* extraButton(const QString& name) const;
+    /// The canonical chip chosen; All also while only format chips are checked.
     Choice choice() const { return m_choice; }
+    /// Shows exactly the messages of `c`: the format's chips are cleared.
     void setChoice(Choice c);
+    /// The format's states checked, in the format's order.
+    QStringList checkedExtras() const;
+    /// Checks exactly the format's chips named in `names` (others ignored).
+    void setCheckedExtras(const QStringList& names);
     QToolButton* button(Choice c) const { return m_buttons.value(c); }
     /// Chooses the n-th chip shown (0-based), as a click would; false if none.
     bool clickVisible(int n);
 
-    /// Narrows `f` (states, stuckOnly) to this choice.
+    /// Narrows `f` (states, stuckOnly, extraStates) to the chips checked.
+    void applyTo(core::Filter& f) const;
+    /// Narrows `f` (states, stuckOnly) to the canonical choice `c`.
     static void applyTo(Choice c, core::Filter& f);
 
 signals:
@@ -50,13 +63,21 @@ private:
     QString label(Choice c) const;
     void updateTexts();
     void updateUnknown();
+    /// The chips' checked states from m_choice and m_checked.
+    void syncChecks();
+    bool anyExtraChecked() const;
+    void onExtraClicked(std::size_t i);
+    /// The chips shown, in order: the canonical ones, then the format's.
+    QList<QToolButton*> visibleChips() const;
 
     QHash<int, QToolButton*> m_buttons;
     QButtonGroup* m_group;
     core::Counts m_counts;
     std::vector<core::State> m_states;
     std::vector<core::QueueFormat::ExtraState> m_extras;
-    std::vector<QLabel*> m_extraLabels; ///< one per m_extras entry
+    std::vector<QToolButton*> m_extraButtons; ///< one per m_extras entry
+    std::vector<bool> m_checked;              ///< one per m_extras entry
+    QString m_formatId;
     Choice m_choice = All;
 };
 

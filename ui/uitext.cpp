@@ -16,6 +16,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
+#include <QStringList>
+
+#include <utility>
 
 namespace lq::ui {
 
@@ -120,6 +123,22 @@ QString exactDuration(core::TimeNs ns) {
 
 QString humanBytes(qint64 bytes) {
     return fromStd(core::humanBytes(bytes));
+}
+
+QString visibleText(const std::string& s) {
+    QStringList parts;
+    QString part;
+    for (const QChar c : fromStd(s)) {
+        if (c.category() != QChar::Other_Control) {
+            part += c;
+        } else if (!part.isEmpty()) {
+            parts << std::exchange(part, QString());
+        }
+    }
+    if (!part.isEmpty()) {
+        parts << part;
+    }
+    return parts.join(QStringLiteral(" \u00b7 "));
 }
 
 QString plainToolTip(const QString& text) {

@@ -50,6 +50,11 @@ QString humanBytes(qint64 bytes);
 /// such as `<b>x</b>` appears as typed.
 QString plainToolTip(const QString& text);
 
+/// A stored value for display: each run of control characters (the field
+/// separators of a composite claim token, a stray byte) as " · ", so
+/// nothing prints as an empty box.
+QString visibleText(const std::string& s);
+
 /// Localised state name: "READY", "LOCKED", ..., "UNKNOWN(7)".
 QString stateText(const core::Message& m);
 /// An error as stored, readable: a JSON error (an exception object, a list

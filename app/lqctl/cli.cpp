@@ -19,6 +19,7 @@
 #include <csignal>
 #include <cstring>
 #include <limits>
+#include <set>
 
 namespace lq::ctl {
 
@@ -47,7 +48,7 @@ const OptionDef kOptions[] = {
     {"max-receive", "N", "goqite: the app's maxReceive, deliveries after which a message is a dead letter (not stored in the file; default 3, goqite's)."},
     {"release-after", "SECONDS", "backlite: the app's ReleaseAfter, claim age after which a task is fetched again (not stored in the file; default 600)."},
     {"retry-after", "SECONDS", "Laravel: the connection's retry_after, reservation age after which a job is taken over (not stored in the file; default 90)."},
-    {"status", "S", "ready|locked|done|failed|stuck|scheduled|leased|expired; several: ready,locked."},
+    {"status", "S", "ready|locked|done|failed|stuck|scheduled|leased|expired, or a state of the file's format (retryable, blocked, ...: see info); several: ready,locked."},
     {"older-than", "SECONDS", "list: age over SECONDS; prune: finished more than SECONDS ago; retry-expired: locked more than SECONDS ago."},
     {"search", "TEXT", "Only messages whose id, idempotency key or payload contains TEXT."},
     {"limit", "N", "At most N messages (default 100 for the table, no limit for --json/--csv; 0 = no limit)."},
@@ -260,14 +261,32 @@ void parseStatus(const std::string& text, Options& o) {
             continue;
         }
         const auto s = name == "unknown" ? std::nullopt : core::parseState(name);
-        if (!s)
+        if (s) {
+            o.states.push_back(*s);
+            continue;
+        }
+        // A format's own state (Oban's retryable, goqite's dead_letter):
+        // whether the file's format has it is known once the file is open.
+        std::set<std::string> own;
+        for (const core::QueueFormat* f : core::QueueFormat::recognisers()) {
+            for (const auto& x : f->extraStates())
+                own.insert(x.name);
+        }
+        if (!own.contains(name)) {
+            std::string names;
+            for (const std::string& x : own)
+                names += ", " + x;
             throw UsageError("--status: unknown status \"" + name +
                              "\" (ready, locked, done, failed, stuck, scheduled, leased, "
-                             "expired)");
-        o.states.push_back(*s);
+                             "expired, or a format's own state" +
+                             (names.empty() ? std::string() : ": " + names.substr(2)) + ")");
+        }
+        if (std::find(o.extraStates.begin(), o.extraStates.end(), name) == o.extraStates.end())
+            o.extraStates.push_back(name);
     }
-    if (o.stuckOnly && std::any_of(o.states.begin(), o.states.end(),
-                                   [](core::State s) { return s != core::State::Locked; }))
+    if (o.stuckOnly && (!o.extraStates.empty() ||
+                        std::any_of(o.states.begin(), o.states.end(),
+                                    [](core::State s) { return s != core::State::Locked; })))
         throw UsageError("--status: stuck means LOCKED for too long; it combines with no other "
                          "status");
 }

@@ -60,6 +60,9 @@ struct Options {
 
     // list / prune / retry-expired
     std::vector<core::State> states;
+    /// --status names of a format's own states (Oban's retryable, ...),
+    /// checked against the file's format once it is open.
+    std::vector<std::string> extraStates;
     bool stuckOnly = false;
     std::optional<double> olderThan;
     std::string search;

@@ -69,6 +69,7 @@ namespace {
 core::Filter filterFrom(const Options& o) {
     core::Filter f;
     f.states = o.states;
+    f.extraStates = o.extraStates;
     f.stuckOnly = o.stuckOnly;
     if (o.stuckOnly && f.states.empty())
         f.states = {core::State::Locked};
@@ -79,6 +80,21 @@ core::Filter filterFrom(const Options& o) {
     f.now = o.now;
     f.queue = o.queue;
     return f;
+}
+
+/// --status names a state of another format's (a usage error, before any
+/// listing): the file's format says which of its own it has.
+void checkOwnStates(const Options& o, const core::QueueFormat& format) {
+    const auto own = format.extraStates();
+    std::string names;
+    for (const auto& x : own)
+        names += (names.empty() ? "" : ", ") + x.name;
+    for (const std::string& name : o.extraStates) {
+        if (std::none_of(own.begin(), own.end(), [&](const auto& x) { return x.name == name; }))
+            throw UsageError("--status " + name + ": " + terminalSafe(o.file) + " is a " +
+                             format.id() + " file, whose own states are " +
+                             (names.empty() ? std::string("none") : names));
+    }
 }
 
 std::string relativeTime(const std::optional<TimeNs>& t, TimeNs now);
@@ -459,6 +475,7 @@ int cmdStats(const Options& o) {
 template <class Q> int cmdListOn(const Options& o) {
     auto q = openAs<Q>(o, false);
     const auto& info = q->info();
+    checkOwnStates(o, core::QueueFormat::of(info));
     const core::Filter f = filterFrom(o);
     const TimeNs now = o.now ? *o.now : q->now();
     const bool plain = !o.json && !o.csv;

@@ -6,9 +6,11 @@
 #include "../error.h"
 #include "../sqlite.h"
 #include "../timefmt.h"
+#include "queueformat.h"
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -165,7 +167,16 @@ std::string FormatDriver::source() const {
     return quoteIdent(m_info.table);
 }
 
-std::string FormatDriver::extraStateCondition(const std::string&, Binds&, TimeNs) const {
+std::string FormatDriver::extraStateCondition(const std::string& name, Binds& binds,
+                                              TimeNs now) const {
+    // A claim abandoned by the library's own rule is the format's stuck
+    // condition: Counts::extra["locked_expired"] is Counts::stuck in every
+    // format that has the state.
+    const auto own = QueueFormat::of(m_info).extraStates();
+    const bool has =
+        std::any_of(own.begin(), own.end(), [&](const auto& x) { return x.name == name; });
+    if (has && name == "locked_expired")
+        return "(" + stuckCondition(binds, now, kDefaultStuckAfterNs) + ")";
     return "0";
 }
 

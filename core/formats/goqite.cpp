@@ -165,6 +165,12 @@ public:
         }
     }
 
+    std::string extraStateCondition(const std::string& name, Binds& binds,
+                                    TimeNs now) const override {
+        // What goqite never delivers again is what we count as FAILED.
+        return name == "dead_letter" ? stateCondition(State::Failed, binds, now) : "0";
+    }
+
     std::string stuckCondition(Binds&, TimeNs, TimeNs) const override {
         // goqite's stuck rule is the lease: once it lapsed the message is
         // READY (receivable) again, so nothing stays LOCKED past it.

@@ -139,6 +139,13 @@ public:
         }
     }
 
+    std::string extraStateCondition(const std::string& name, Binds& binds,
+                                    TimeNs now) const override {
+        if (name == "pending_retry")
+            return "status = 'pending_retry'";
+        return FormatDriver::extraStateCondition(name, binds, now);
+    }
+
     std::string stuckCondition(Binds& binds, TimeNs now, TimeNs) const override {
         // The library's own rule: the lease (expireAt) lapsed.
         binds.push_back(encodeTime(now, kSec));

@@ -296,6 +296,13 @@ public:
         }
     }
 
+    std::string extraStateCondition(const std::string& name, Binds& binds,
+                                    TimeNs now) const override {
+        if (name == "blocked")
+            return "kind = 'blocked'";
+        return FormatDriver::extraStateCondition(name, binds, now);
+    }
+
     std::string stuckCondition(Binds& binds, TimeNs now, TimeNs) const override {
         binds.emplace_back(now - kAliveThreshold);
         return "(kind = 'claimed' AND " + stuckSql() + ")";

@@ -65,8 +65,10 @@ _lqctl()
             # A comma-separated list: complete the name after the last comma.
             local done=""
             [[ $cur == *,* ]] && done=${cur%,*},
+            # Then the formats' own states (lqctl list --help).
             COMPREPLY=($(compgen -P "$done" -W 'ready locked done failed stuck scheduled
-                leased expired' -- "${cur##*,}"))
+                leased expired blocked cancelled dead_letter locked_expired pending
+                pending_retry retryable suspended' -- "${cur##*,}"))
             return
             ;;
         --*)

@@ -19,6 +19,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+
 namespace {
 
 using lq::test::copyFixture;
@@ -85,6 +87,74 @@ class TstLqctlFormats : public QObject {
     }
 
 private slots:
+    /// list --status takes the format's own states (alone, several, with a
+    /// canonical one), counted as the facts count them; a state the file's
+    /// format lacks is a usage error that names the format's own.
+    void listByOwnState_data() { fixtures(); }
+    void listByOwnState() {
+        QFETCH(QString, fixture);
+        const QJsonObject facts = m_facts.value(fixture).toObject();
+        const QJsonObject extra = facts.value(QStringLiteral("extra")).toObject();
+        const qint64 failed = facts.value(QStringLiteral("counts"))
+                                  .toObject()
+                                  .value(QStringLiteral("FAILED"))
+                                  .toInteger();
+        const auto* format = lq::core::QueueFormat::byId(
+            facts.value(QStringLiteral("format")).toString().toStdString());
+        QVERIFY(format);
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, QStringLiteral("formats/") + fixture);
+        const QString now = nowOf(fixture);
+        const auto listed = [&](const QString& status) {
+            return json({QStringLiteral("list"), path, QStringLiteral("--now"), now,
+                         QStringLiteral("--status"), status})
+                .array()
+                .size();
+        };
+        QStringList all;
+        qint64 outside = 0; // in no canonical state
+        for (const auto& x : format->extraStates()) {
+            const QString name = QString::fromStdString(x.name);
+            all << name;
+            QCOMPARE(listed(name), extra.value(name).toInt());
+            const bool inFailed = std::find(x.within.begin(), x.within.end(),
+                                            lq::core::State::Failed) != x.within.end();
+            QCOMPARE(listed(QStringLiteral("failed,") + name.toUpper()),
+                     failed + (inFailed ? 0 : extra.value(name).toInt()));
+            if (x.within.empty())
+                outside += extra.value(name).toInt();
+        }
+        if (all.isEmpty())
+            return;
+        // Several own states: every job counts in one canonical or one own
+        // state, so those in none add up.
+        QStringList none;
+        for (const auto& x : format->extraStates())
+            if (x.within.empty())
+                none << QString::fromStdString(x.name);
+        if (!none.isEmpty())
+            QCOMPARE(listed(none.join(u',')), outside);
+
+        const Result stuck = run({QStringLiteral("list"), path, QStringLiteral("--status"),
+                                  QStringLiteral("stuck,") + all.front()});
+        QCOMPARE(stuck.code, 2);
+        // A state of another format's only.
+        for (const auto* other : lq::core::QueueFormat::recognisers()) {
+            for (const auto& x : other->extraStates()) {
+                const QString name = QString::fromStdString(x.name);
+                if (all.contains(name))
+                    continue;
+                const Result r =
+                    run({QStringLiteral("list"), path, QStringLiteral("--status"), name});
+                QCOMPARE(r.code, 2);
+                QVERIFY2(r.err.contains(format->id()) && r.err.contains(all.front().toUtf8()),
+                         r.err.constData());
+                QVERIFY(r.out.isEmpty());
+                return;
+            }
+        }
+    }
+
     void listShowsTheFormatsStatesAndColumns_data() { fixtures(); }
     void listShowsTheFormatsStatesAndColumns() {
         QFETCH(QString, fixture);

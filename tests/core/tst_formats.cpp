@@ -2,6 +2,8 @@
 // The format seam (core/formats/): what each format offers, as the front
 // ends ask it. Every action is either offered or refused with a reason.
 #include "core/formats/queueformat.h"
+#include "formatfacts.h"
+#include "support/fixtures.h"
 #include "testutil.h"
 
 #include <QObject>
@@ -39,6 +41,8 @@ private slots:
     void offeredActions();
     void litequeueHasHistoryLeasesHaveSchedule();
     void upgradeOnlyFromOlderVersions();
+    void ownStatesFilterAsCounted_data();
+    void ownStatesFilterAsCounted();
 };
 
 void TstFormats::everyFormatByIdAndEnum() {
@@ -115,6 +119,42 @@ void TstFormats::upgradeOnlyFromOlderVersions() {
     QCOMPARE(QueueFormat::of(Format::LitequeueMulti).upgradeState(), U::NotApplicable);
     QVERIFY(contains(QueueFormat::of(Format::LitequeueLegacy).notice({}), "Upgrading"));
     QVERIFY(QueueFormat::of(Format::Litequeue014).notice({}).empty());
+}
+
+void TstFormats::ownStatesFilterAsCounted_data() {
+    QTest::addColumn<QString>("fixture");
+    for (const QString& fixture : lq::test::formatFixtures())
+        QTest::newRow(qPrintable(fixture)) << fixture;
+}
+
+/// Filter::extraStates lists exactly the jobs Counts::extra counts in each
+/// of the format's own states (the GUI's chips and lqctl list --status).
+void TstFormats::ownStatesFilterAsCounted() {
+    QFETCH(QString, fixture);
+    const QJsonObject facts = factsOf(fixture);
+    const QJsonObject extra = facts.value(QStringLiteral("extra")).toObject();
+    QTemporaryDir dir;
+    const QString path = lq::test::copyFixture(dir, QStringLiteral("formats/") + fixture);
+    auto q = openAtFactsNow(toStd(path));
+    const auto counts = q->counts();
+    for (const auto& x : QueueFormat::of(q->info()).extraStates()) {
+        lq::core::Filter f;
+        f.extraStates = {x.name};
+        const auto listed = q->list(f, {}, 0, -1);
+        QCOMPARE(q->count(f), counts.extra.at(x.name));
+        QCOMPARE(std::int64_t(listed.size()), counts.extra.at(x.name));
+        QCOMPARE(std::int64_t(listed.size()), extra.value(fromStd(x.name)).toInteger());
+        for (const auto& m : listed) {
+            if (x.within.empty())
+                QCOMPARE(m.extraState, x.name);
+            else
+                QVERIFY2(std::find(x.within.begin(), x.within.end(), m.state) != x.within.end(),
+                         m.messageId.c_str());
+        }
+    }
+    lq::core::Filter none;
+    none.extraStates = {"no_such_state"};
+    QCOMPARE(q->count(none), std::int64_t(0));
 }
 
 QTEST_GUILESS_MAIN(TstFormats)

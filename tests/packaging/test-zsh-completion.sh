@@ -59,6 +59,7 @@ offers() {
 offers "lqctl re" retry-expired
 offers "lqctl list orders.sqlite3 --st" --stuck-after
 offers "lqctl list orders.sqlite3 --status=l" leased
+offers "lqctl list orders.sqlite3 --status=ret" retryable
 offers "lqctl stats ord" orders.sqlite3
 offers "lqctl retry orders.sqlite3 ${id[1,9]}" $id
 zpty -d z

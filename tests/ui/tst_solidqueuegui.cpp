@@ -6,12 +6,17 @@
 
 #include "core/queue.h"
 #include "testhelpers.h"
+#include "ui/bannerbar.h"
 #include "ui/mainwindow.h"
+#include "ui/messagedetailpane.h"
 #include "ui/messagemodel.h"
 #include "ui/statusfilterbar.h"
 #include "windowharness.h"
 
 #include <QAction>
+#include <QFontMetrics>
+#include <QLabel>
+#include <QLocale>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
@@ -153,6 +158,111 @@ private slots:
 
         QCOMPARE(runAndWait(h, [&] { h.w.undoLastAction(); }), 1);
         QCOMPARE(snapshot(path), before);
+    }
+
+    /// A stuck claim's Status ("LOCKED — locked_expired — stuck: locked for
+    /// …") wraps in the detail pane instead of being cut at the column edge,
+    /// and its tooltip holds the whole value.
+    void detailStatusWraps() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, kFixture);
+        Harness h;
+        h.w.resize(1000, 800); // a column narrower than the status line
+        QVERIFY(openAndWait(h, path));
+        const auto c = Queue::open(path.toStdString())->counts();
+        QVERIFY(c.stuck > 0);
+        QVERIFY(showOnly(h, StatusFilterBar::Stuck));
+        QTRY_COMPARE(h.model()->rowCount(), int(c.stuck));
+        const QString id = selectFirst(h);
+        QVERIFY(!id.isEmpty());
+        auto* status = h.w.detailPane()->findChild<QLabel*>(QStringLiteral("field_status"));
+        QVERIFY(status);
+        QTRY_VERIFY2(status->text().contains(QStringLiteral("stuck")), qPrintable(status->text()));
+        QVERIFY(status->wordWrap());
+        QVERIFY(status->toolTip().contains(status->text().toHtmlEscaped()));
+        const QFontMetrics fm(status->font());
+        QVERIFY2(fm.horizontalAdvance(status->text()) > status->width(),
+                 "the window is wide enough for the whole line: no wrap to check");
+        // Every word is on screen: the label is as tall as its wrapped text.
+        QTRY_VERIFY(status->height() >= status->heightForWidth(status->width()));
+        QVERIFY(status->heightForWidth(status->width()) > fm.height());
+    }
+
+    /// A chip that keeps the message shown keeps it selected (and the pane
+    /// on it); one that leaves it out says so in the pane.
+    void filterKeepsTheMessageShown() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, kFixture);
+        Harness h;
+        QVERIFY(openAndWait(h, path));
+        const auto c = Queue::open(path.toStdString())->counts();
+        QVERIFY(showOnly(h, StatusFilterBar::Failed));
+        QTRY_COMPARE(h.model()->rowCount(), int(c.failed));
+        const QString id = selectFirst(h);
+        QVERIFY(!id.isEmpty());
+        auto* pane = h.w.detailPane();
+        QTRY_COMPARE(pane->messageId(), id);
+        // FAILED and blocked: the failed job is still there, still chosen.
+        QToolButton* blocked = h.w.filterBar()->extraButton(QStringLiteral("blocked"));
+        QVERIFY(blocked);
+        QTest::mouseClick(blocked, Qt::LeftButton);
+        QTRY_COMPARE(h.model()->rowCount(), int(c.failed + c.extra.at("blocked")));
+        QTRY_VERIFY(h.w.view()->currentIndex().isValid());
+        QCOMPARE(idAt(h.model(), h.w.view()->currentIndex().row()), id);
+        QCOMPARE(pane->messageId(), id);
+        QVERIFY2(pane->notShownNote().isEmpty(), qPrintable(pane->notShownNote()));
+        // READY: it is not there; the pane keeps it, marked.
+        QVERIFY(showOnly(h, StatusFilterBar::All));
+        QVERIFY(showOnly(h, StatusFilterBar::Ready));
+        QTRY_COMPARE(h.model()->rowCount(), int(c.ready));
+        QTRY_COMPARE(pane->notShownNote(), QStringLiteral("no longer in this filter"));
+        QCOMPARE(pane->messageId(), id);
+        QVERIFY(!h.w.view()->currentIndex().isValid());
+    }
+
+    /// The attention banner follows the counts the chips show: a released
+    /// abandoned claim takes one off its stuck number, releasing the rest
+    /// leaves the failed ones, and retrying those hides it.
+    void attentionBannerFollowsCounts() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, kFixture);
+        const auto c = Queue::open(path.toStdString())->counts();
+        QVERIFY(c.stuck > 1 && c.failed > 0);
+        Harness h;
+        QVERIFY(openAndWait(h, path));
+        lq::ui::BannerBar* bar = h.w.bannerBar();
+        const QString key = QStringLiteral("attention");
+        const auto stuckText = [](qint64 n) -> QString {
+            return QLocale().toString(n) + QStringLiteral(" stuck message(s)");
+        };
+        QTRY_VERIFY(bar->hasBanner(key));
+        QVERIFY2(bar->bannerText(key).startsWith(stuckText(c.stuck)),
+                 qPrintable(bar->bannerText(key)));
+
+        QVERIFY(showOnly(h, StatusFilterBar::Stuck));
+        QTRY_COMPARE(h.model()->rowCount(), int(c.stuck));
+        QVERIFY(!selectFirst(h).isEmpty());
+        QCOMPARE(runAndWait(h, [&] { h.w.releaseSelected(); }), 1);
+        QTRY_VERIFY2(bar->bannerText(key).startsWith(stuckText(c.stuck - 1)),
+                     qPrintable(bar->bannerText(key)));
+
+        // The other abandoned claims: only the failed jobs need attention.
+        QTRY_COMPARE(h.model()->rowCount(), int(c.stuck - 1));
+        QVERIFY(waitFor([&] { return allLoaded(h.model()); }));
+        h.w.view()->selectAll();
+        QCOMPARE(runAndWait(h, [&] { h.w.releaseSelected(); }), int(c.stuck - 1));
+        QTRY_COMPARE(bar->bannerText(key), QStringLiteral("%1 failed message(s) in this queue.")
+                                               .arg(QLocale().toString(c.failed)));
+
+        // And none once they are retried.
+        QVERIFY(showOnly(h, StatusFilterBar::Failed));
+        QTRY_COMPARE(h.model()->rowCount(), int(c.failed));
+        QVERIFY(waitFor([&] { return allLoaded(h.model()); }));
+        h.w.view()->selectAll();
+        QCOMPARE(runAndWait(h, [&] { h.w.retrySelected(); }), int(c.failed));
+        QTRY_VERIFY(!bar->hasBanner(key));
+        const auto now = Queue::open(path.toStdString())->counts();
+        QCOMPARE(now.stuck + now.failed, 0);
     }
 };
 
