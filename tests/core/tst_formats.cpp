@@ -22,7 +22,7 @@ const Action kAll[] = {Action::Retry,  Action::MarkFailed, Action::Release,     
                        Action::Delete, Action::Prune,      Action::RetryExpired, Action::Enqueue,
                        Action::Vacuum, Action::Upgrade};
 
-FormatInfo infoOf(Format f) {
+FormatInfo keyedInfoOf(Format f) {
     FormatInfo i;
     i.format = f;
     i.hasClaimId = f == Format::Litequeue014 || f == Format::Litequeue013;
@@ -54,14 +54,14 @@ void TstFormats::everyFormatByIdAndEnum() {
         QVERIFY(!q.states().empty());
         // Every action is offered or refused with words an operator can read.
         for (Action a : kAll) {
-            const std::string why = q.whyNot(a, infoOf(f));
+            const std::string why = q.whyNot(a, keyedInfoOf(f));
             QVERIFY2(why.empty() || why.size() > 10, why.c_str());
         }
         // What "retry" means is one of the format's own row actions.
         const auto rows = q.rowActions();
         QVERIFY(std::find(rows.begin(), rows.end(), q.retryAction()) != rows.end());
         for (Action a : rows)
-            QVERIFY2(q.offers(a, infoOf(f)), lq::core::actionName(a));
+            QVERIFY2(q.offers(a, keyedInfoOf(f)), lq::core::actionName(a));
     }
     QCOMPARE(QueueFormat::byId("no-such-format"), nullptr);
 }
@@ -86,7 +86,7 @@ void TstFormats::offeredActions() {
     const QueueFormat& q = QueueFormat::of(f);
     QStringList got;
     for (Action a : kAll)
-        if (q.offers(a, infoOf(f)))
+        if (q.offers(a, keyedInfoOf(f)))
             got << QString::fromLatin1(lq::core::actionName(a));
     got.sort();
     QCOMPARE(got.join(u' '), offered);
@@ -95,14 +95,14 @@ void TstFormats::offeredActions() {
 void TstFormats::litequeueHasHistoryLeasesHaveSchedule() {
     const QueueFormat& lq = QueueFormat::of(Format::Litequeue014);
     const QueueFormat& jobs = QueueFormat::of(Format::JobsLease);
-    QVERIFY(lq.keepsHistory() && !lq.hasSchedule() && lq.hasKeys(infoOf(Format::Litequeue014)));
-    QVERIFY(!jobs.keepsHistory() && jobs.hasSchedule() && !jobs.hasKeys(infoOf(Format::JobsLease)));
+    QVERIFY(lq.keepsHistory() && !lq.hasSchedule() && lq.hasKeys(keyedInfoOf(Format::Litequeue014)));
+    QVERIFY(!jobs.keepsHistory() && jobs.hasSchedule() && !jobs.hasKeys(keyedInfoOf(Format::JobsLease)));
     QCOMPARE(jobs.retryAction(), Action::Release);
     QCOMPARE(lq.retryAction(), Action::Retry);
-    QCOMPARE(lq.tokenLabel(infoOf(Format::Litequeue014)), std::string("claim"));
-    QCOMPARE(QueueFormat::of(Format::LitequeueLegacy).tokenLabel(infoOf(Format::LitequeueLegacy)),
+    QCOMPARE(lq.tokenLabel(keyedInfoOf(Format::Litequeue014)), std::string("claim"));
+    QCOMPARE(QueueFormat::of(Format::LitequeueLegacy).tokenLabel(keyedInfoOf(Format::LitequeueLegacy)),
              std::string("lock_time token"));
-    QCOMPARE(jobs.tokenLabel(infoOf(Format::JobsLease)), std::string("attempts"));
+    QCOMPARE(jobs.tokenLabel(keyedInfoOf(Format::JobsLease)), std::string("attempts"));
     const auto states = jobs.states();
     QVERIFY(std::find(states.begin(), states.end(), State::Leased) != states.end());
     QVERIFY(std::find(states.begin(), states.end(), State::Done) == states.end());
