@@ -95,13 +95,16 @@ void TstFormats::offeredActions() {
 void TstFormats::litequeueHasHistoryLeasesHaveSchedule() {
     const QueueFormat& lq = QueueFormat::of(Format::Litequeue014);
     const QueueFormat& jobs = QueueFormat::of(Format::JobsLease);
-    QVERIFY(lq.keepsHistory() && !lq.hasSchedule() && lq.hasKeys(keyedInfoOf(Format::Litequeue014)));
-    QVERIFY(!jobs.keepsHistory() && jobs.hasSchedule() && !jobs.hasKeys(keyedInfoOf(Format::JobsLease)));
+    QVERIFY(lq.keepsHistory() && !lq.hasSchedule() &&
+            lq.hasKeys(keyedInfoOf(Format::Litequeue014)));
+    QVERIFY(!jobs.keepsHistory() && jobs.hasSchedule() &&
+            !jobs.hasKeys(keyedInfoOf(Format::JobsLease)));
     QCOMPARE(jobs.retryAction(), Action::Release);
     QCOMPARE(lq.retryAction(), Action::Retry);
     QCOMPARE(lq.tokenLabel(keyedInfoOf(Format::Litequeue014)), std::string("claim"));
-    QCOMPARE(QueueFormat::of(Format::LitequeueLegacy).tokenLabel(keyedInfoOf(Format::LitequeueLegacy)),
-             std::string("lock_time token"));
+    QCOMPARE(
+        QueueFormat::of(Format::LitequeueLegacy).tokenLabel(keyedInfoOf(Format::LitequeueLegacy)),
+        std::string("lock_time token"));
     QCOMPARE(jobs.tokenLabel(keyedInfoOf(Format::JobsLease)), std::string("attempts"));
     const auto states = jobs.states();
     QVERIFY(std::find(states.begin(), states.end(), State::Leased) != states.end());
