@@ -128,7 +128,8 @@ QString humanBytes(qint64 bytes) {
 QString visibleText(const std::string& s) {
     QStringList parts;
     QString part;
-    for (const QChar c : fromStd(s)) {
+    const QString text = fromStd(s);
+    for (const QChar c : text) {
         if (c.category() != QChar::Other_Control) {
             part += c;
         } else if (!part.isEmpty()) {
