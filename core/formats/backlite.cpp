@@ -385,6 +385,14 @@ std::vector<QueueFormat::ExtraState> BackliteFormat::extraStates() const {
                  "dispatch; counted in LOCKED and stuck too"}};
 }
 
+std::vector<QueueFormat::Setting> BackliteFormat::settings() const {
+    return {{std::string(FormatSettings::kReleaseAfter), "Release after", "seconds",
+             kReleaseAfterSeconds, 1, false,
+             "backlite's ClientConfig.ReleaseAfter: claim age after which a task is fetched "
+             "again; not stored in the file",
+             "--release-after"}};
+}
+
 std::string BackliteFormat::whyNoMetric(Filter::Metric m, const FormatInfo&) const {
     if (m == Filter::Metric::None)
         return {};

@@ -460,6 +460,55 @@ private slots:
         const Result bad = run({QStringLiteral("stats"), goqite, QStringLiteral("--max-receive"),
                                 QStringLiteral("0")});
         QCOMPARE(bad.code, 2);
+        const Result badQueue = run({QStringLiteral("stats"), goqite,
+                                     QStringLiteral("--max-receive"), QStringLiteral("=4")});
+        QCOMPARE(badQueue.code, 2);
+    }
+
+    /// --max-receive QUEUE=N sets one goqite queue's maxReceive (goqite's is
+    /// per queue name); N alone stays the default of the others.
+    void maxReceivePerQueue() {
+        QTemporaryDir dir;
+        const QString goqite = copyFixture(dir, QStringLiteral("formats/goqite.sqlite3"));
+        const QString now = nowOf(QStringLiteral("goqite.sqlite3"));
+        const auto deadIn = [&](const QString& where, int n) {
+            return lq::test::sqlInt(goqite, "SELECT count(*) FROM goqite WHERE " + where.toUtf8() +
+                                                " AND received >= " + QByteArray::number(n) +
+                                                " AND timeout <= '" + now.toUtf8() + "'");
+        };
+        const auto dead = [&](const QStringList& extra, const QString& queue = {}) {
+            QStringList args = {QStringLiteral("stats"), goqite, QStringLiteral("--now"), now};
+            if (!queue.isEmpty())
+                args << QStringLiteral("--queue") << queue;
+            return json(args + extra)
+                .object()
+                .value(QStringLiteral("counts"))
+                .toObject()
+                .value(QStringLiteral("extra"))
+                .toObject()
+                .value(QStringLiteral("dead_letter"))
+                .toInteger();
+        };
+        const QString thumbs = QStringLiteral("queue = 'thumbnails'");
+        const QString others = QStringLiteral("queue <> 'thumbnails'");
+        // thumbnails at 2, the others at goqite's default 3.
+        const QStringList one = {QStringLiteral("--max-receive"), QStringLiteral("thumbnails=2")};
+        QVERIFY(deadIn(thumbs, 2) != deadIn(thumbs, 3));
+        QCOMPARE(dead(one), deadIn(thumbs, 2) + deadIn(others, 3));
+        QCOMPARE(dead(one, QStringLiteral("thumbnails")), deadIn(thumbs, 2));
+        QCOMPARE(dead(one, QStringLiteral("emails")),
+                 deadIn(QStringLiteral("queue = 'emails'"), 3));
+        // A default of 1 for the others, thumbnails still 2.
+        const QStringList both =
+            one + QStringList{QStringLiteral("--max-receive"), QStringLiteral("1")};
+        QCOMPARE(dead(both), deadIn(thumbs, 2) + deadIn(others, 1));
+        // list --status failed agrees with the count.
+        const QJsonArray rows =
+            json({QStringLiteral("list"), goqite, QStringLiteral("--now"), now,
+                  QStringLiteral("--status"), QStringLiteral("failed"),
+                  QStringLiteral("--max-receive"), QStringLiteral("thumbnails=2")})
+                .array();
+        QCOMPARE(qint64(rows.size()), dead(one));
     }
 };
 
