@@ -34,6 +34,8 @@ public:
     Action retryAction() const noexcept override { return Action::Release; }
     std::string whyNot(Action a, const FormatInfo& info) const override;
     std::vector<Setting> settings() const override;
+    std::vector<PruneRule> pruneRules() const override;
+    std::string pruneText() const override;
 
     std::optional<FormatInfo> recognise(const SchemaFacts& s,
                                         const std::string& preferTable) const override;

@@ -150,6 +150,9 @@ public:
         std::vector<State> states;
         std::vector<std::string> extraStates; ///< the format's own states (by name)
         std::optional<std::chrono::nanoseconds> olderThan;
+        /// Only rows whose own stored expiry has passed (backlite's
+        /// expires_at; FormatDriver::expiryColumn).
+        bool expired = false;
     };
     virtual std::vector<PruneRule> pruneRules() const {
         return {{{State::Done, State::Failed}, {}, std::nullopt}};

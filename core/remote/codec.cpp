@@ -280,6 +280,8 @@ Json toJson(const Filter& f) {
     j.set("in_time_from", optTime(f.inTimeFrom));
     j.set("in_time_to", optTime(f.inTimeTo));
     j.set("done_before", optTime(f.doneBefore));
+    if (f.expiredAt) // optional: a v1 peer never sends it
+        j.set("expired_at", *f.expiredAt);
     j.set("metric", static_cast<int>(f.metric));
     j.set("metric_lo", f.metricLo);
     j.set("metric_hi", f.metricHi);
@@ -306,6 +308,7 @@ Filter filterFromJson(const Json& j) {
     f.inTimeFrom = timeFrom(j["in_time_from"]);
     f.inTimeTo = timeFrom(j["in_time_to"]);
     f.doneBefore = timeFrom(j["done_before"]);
+    f.expiredAt = timeFrom(j["expired_at"]);
     const auto metric = j["metric"].toInt();
     if (metric < 0 || metric > static_cast<int>(Filter::Metric::TimeToFailure))
         throw Error(ErrorKind::InvalidArgument, {}, "filter: unknown metric");

@@ -43,6 +43,9 @@ QStringList queueFixtures() {
     return r;
 }
 
+const QByteArray kBackliteStored = "SELECT (SELECT count(*) FROM backlite_tasks) + (SELECT "
+                                   "count(*) FROM backlite_tasks_completed)";
+
 qint64 sampleValue(const QByteArray& text, const QByteArray& name, const QByteArray& labels) {
     for (const QByteArray& line : text.split('\n')) {
         if (line.startsWith(QByteArray(name + '{')) && line.contains(labels))
@@ -351,6 +354,20 @@ private slots:
         QTest::newRow("river a week later")
             << QStringLiteral("river-v7.sqlite3") << QStringLiteral("2026-12-08T06:00:00Z")
             << riverWeek << QByteArray("SELECT count(*) FROM river_job");
+        // backlite's cleaner: completed rows whose expires_at has passed
+        // (NULL: kept for ever); at the fixture's now none has, 22 h later
+        // most have.
+        const QByteArray backlite =
+            "SELECT count(*) FROM backlite_tasks_completed WHERE expires_at IS NOT NULL AND "
+            "expires_at <= CAST(strftime('%s', '2026-12-01 10:00:00') AS INTEGER) * 1000";
+        QTest::newRow("backlite at its expiry")
+            << QStringLiteral("backlite.sqlite3") << QStringLiteral("2026-12-01T10:00:00Z")
+            << backlite << kBackliteStored;
+        QByteArray backliteEarly = backlite;
+        backliteEarly.replace("2026-12-01 10:00:00", "2026-11-30 12:00:00");
+        QTest::newRow("backlite before any expiry")
+            << QStringLiteral("backlite.sqlite3") << QStringLiteral("2026-11-30T12:00:00Z")
+            << backliteEarly << kBackliteStored;
     }
     void pruneFollowsTheLibrary() {
         QFETCH(QString, fixture);
@@ -374,6 +391,34 @@ private slots:
         const Result help = run({QStringLiteral("prune"), QStringLiteral("--help")});
         QVERIFY(help.out.contains("Oban's Pruner"));
         QVERIFY(help.out.contains("River's JobCleaner"));
+    }
+
+    /// An explicit --older-than still prunes every completed backlite task
+    /// by its finish time, expiry or not (--keep-failed keeps the failed).
+    void backlitePruneOlderThan() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, QStringLiteral("formats/backlite.sqlite3"));
+        const QByteArray done = "SELECT count(*) FROM backlite_tasks_completed WHERE succeeded = 1";
+        const QByteArray failed =
+            "SELECT count(*) FROM backlite_tasks_completed WHERE succeeded = 0";
+        const qint64 doneBefore = lq::test::sqlInt(path, done);
+        const qint64 failedBefore = lq::test::sqlInt(path, failed);
+        QVERIFY(doneBefore > 0 && failedBefore > 0);
+        const QString now = nowOf(QStringLiteral("backlite.sqlite3"));
+        const QJsonObject keep =
+            json({QStringLiteral("prune"), path, QStringLiteral("--yes"),
+                  QStringLiteral("--older-than"), QStringLiteral("0"),
+                  QStringLiteral("--keep-failed"), QStringLiteral("--now"), now})
+                .object();
+        QCOMPARE(keep.value(QStringLiteral("pruned")).toInteger(), doneBefore);
+        QCOMPARE(lq::test::sqlInt(path, failed), failedBefore);
+        const QJsonObject all = json({QStringLiteral("prune"), path, QStringLiteral("--yes"),
+                                      QStringLiteral("--older-than"), QStringLiteral("0"),
+                                      QStringLiteral("--now"), now})
+                                    .object();
+        QCOMPARE(all.value(QStringLiteral("pruned")).toInteger(), failedBefore);
+        QCOMPARE(lq::test::sqlInt(path, "SELECT count(*) FROM backlite_tasks_completed"),
+                 qint64(0));
     }
 
     /// --queue narrows the bulk commands too: prune in one named queue
