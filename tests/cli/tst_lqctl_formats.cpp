@@ -421,6 +421,44 @@ private slots:
                  qint64(0));
     }
 
+    /// watch --queue prints the counts of that named queue, as stats does.
+    void watchNarrowedToOneQueue() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, QStringLiteral("formats/goqite.sqlite3"));
+        const QString now = nowOf(QStringLiteral("goqite.sqlite3"));
+        const QJsonObject perQueue = m_facts.value(QStringLiteral("goqite.sqlite3"))
+                                         .toObject()
+                                         .value(QStringLiteral("per_queue"))
+                                         .toObject();
+        for (const QString& queue : perQueue.keys()) {
+            QProcess watch;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("LQ_AUDIT_DIR"), m_audit.path());
+            watch.setProcessEnvironment(env);
+            watch.start(lqctlPath(), {QStringLiteral("watch"), path, QStringLiteral("--queue"),
+                                      queue, QStringLiteral("--now"), now, QStringLiteral("--json"),
+                                      QStringLiteral("--interval"), QStringLiteral("0.1")});
+            QVERIFY(watch.waitForStarted());
+            QByteArray output;
+            QTRY_VERIFY_WITH_TIMEOUT((output += watch.readAllStandardOutput()).contains('\n'),
+                                     5000);
+            watch.terminate();
+            QVERIFY(watch.waitForFinished(5000));
+            QCOMPARE(watch.exitCode(), 0);
+            const QJsonObject line = QJsonDocument::fromJson(output.split('\n').front()).object();
+            QCOMPARE(line.value(QStringLiteral("queue")).toString(), queue);
+            const QJsonObject want = perQueue.value(queue).toObject();
+            for (const char* state : {"ready", "locked", "failed"})
+                QCOMPARE(line.value(QLatin1String(state)).toInteger(),
+                         want.value(QString::fromLatin1(state).toUpper()).toInteger());
+        }
+        // A format without named queues: the same refusal as every command.
+        const QString plain = copyFixture(dir, QStringLiteral("litequeue-head-mixed.sqlite3"));
+        const Result bad = run(
+            {QStringLiteral("watch"), plain, QStringLiteral("--queue"), QStringLiteral("emails")});
+        QVERIFY2(bad.code != 0 && bad.err.contains("no named queues"), bad.err.constData());
+    }
+
     /// --queue narrows the bulk commands too: prune in one named queue
     /// deletes only that queue's finished jobs.
     void pruneNarrowedToOneQueue() {
