@@ -129,13 +129,13 @@ QVariant QueueSettingsModel::data(const QModelIndex& index, int role) const {
         return s.perQueue ? tr("All queues") : tr("The file");
     case Value:
         if (own > 0) {
-            return tr("%1 %2").arg(own).arg(unit);
+            return tr("%1 %2").arg(QString::number(own), unit);
         }
         return r.queue.empty() ? tr("library default") : tr("as all queues");
     case InUse:
-        return tr("%1 %2").arg(inUse(r)).arg(unit);
+        return tr("%1 %2").arg(QString::number(inUse(r)), unit);
     case LibraryDefault:
-        return tr("%1 %2").arg(s.libraryDefault).arg(unit);
+        return tr("%1 %2").arg(QString::number(s.libraryDefault), unit);
     default:
         return {};
     }

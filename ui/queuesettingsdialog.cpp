@@ -25,6 +25,7 @@ namespace {
 
 /// The value editor: a whole number, 0 shown as "not set".
 class ValueDelegate : public QStyledItemDelegate {
+    Q_OBJECT
 public:
     using QStyledItemDelegate::QStyledItemDelegate;
     QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem&,
@@ -43,14 +44,14 @@ QueueSettingsDialog::QueueSettingsDialog(const core::QueueFormat& format, const 
                                          const QString& fileName, QWidget* parent)
     : QDialog(parent)
     , m_model(new QueueSettingsModel(format.settings(), queues, values, this)) {
-    setWindowTitle(tr("Queue settings — %1").arg(fileName));
+    setWindowTitle(tr("Queue settings \u2014 %1").arg(fileName));
     auto* layout = new QVBoxLayout(this);
     QString about = tr("Settings of the queue's library that %1 does not store. The counts, "
                        "states and actions follow them; they are kept for this file on this "
                        "computer. Not set: the library's default.")
                         .arg(fileName);
     for (const core::QueueFormat::Setting& s : format.settings()) {
-        about += QStringLiteral("\n• ") + fromStd(s.label) + QStringLiteral(": ") +
+        about += QStringLiteral("\n\u2022 ") + fromStd(s.label) + QStringLiteral(": ") +
                  fromStd(s.description) + QStringLiteral(" (lqctl ") + fromStd(s.option) +
                  QStringLiteral(").");
     }
@@ -88,7 +89,7 @@ core::FormatSettings QueueSettingsDialog::settings() const {
 QAction* createQueueSettingsAction(QueueDocument* doc, QWidget* window,
                                    std::function<void()> reopen) {
     QAction* a =
-        makeAction(window, "queueSettingsAction", QueueSettingsDialog::tr("Queue &Settings…"));
+        makeAction(window, "queueSettingsAction", QueueSettingsDialog::tr("Queue &Settings\u2026"));
     const auto update = [a, doc] {
         const bool offered = doc->isOpen() && !doc->format().settings().empty();
         a->setEnabled(offered && !doc->isBusy());
@@ -143,3 +144,5 @@ QAction* createQueueSettingsAction(QueueDocument* doc, QWidget* window,
 }
 
 } // namespace lq::ui
+
+#include "queuesettingsdialog.moc"
