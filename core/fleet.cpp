@@ -43,9 +43,10 @@ std::vector<std::string> fleetCandidates(const std::string& dir) {
 }
 
 std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeNs stuckAfterNs,
-                                      int busyTimeoutMs) {
+                                      int busyTimeoutMs, const FormatSettings& settings) {
     std::vector<FleetEntry> out;
     OpenOptions opts;
+    opts.settings = settings;
     opts.readOnly = true;
     opts.clock = fixedClock(now);
     opts.busyTimeoutMs = busyTimeoutMs;

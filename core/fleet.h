@@ -6,6 +6,7 @@
 
 #include "clock.h"
 #include "error.h"
+#include "format.h"
 #include "query.h"
 
 #include <optional>
@@ -52,9 +53,11 @@ struct FleetEntry {
 std::vector<std::string> fleetCandidates(const std::string& dir);
 
 /// Reads one file (every queue table of a multi file). Never writes, never
-/// throws for the file itself: failures become skipped entries.
+/// throws for the file itself: failures become skipped entries. `settings`:
+/// the library settings the file does not store (OpenOptions::settings).
 std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeNs stuckAfterNs,
-                                      int busyTimeoutMs = 1000);
+                                      int busyTimeoutMs = 1000,
+                                      const FormatSettings& settings = {});
 
 /// Every candidate of `dir`. Throws Io when `dir` is not a readable folder.
 std::vector<FleetEntry> scanFleet(const std::string& dir, TimeNs now, TimeNs stuckAfterNs,

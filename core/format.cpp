@@ -42,6 +42,60 @@ const char* formatId(Format f) noexcept {
     return "unknown";
 }
 
+std::int64_t FormatSettings::value(std::string_view key, const std::string& queue,
+                                   bool inherit) const {
+    if (key == kMaxReceive) {
+        const auto it = queue.empty() ? maxReceiveByQueue.end() : maxReceiveByQueue.find(queue);
+        if (it != maxReceiveByQueue.end())
+            return it->second;
+        return queue.empty() || inherit ? maxReceive : 0;
+    }
+    if (!queue.empty() && !inherit)
+        return 0;
+    if (key == kReleaseAfter)
+        return releaseAfter.count();
+    if (key == kRetryAfter)
+        return retryAfter.count();
+    return 0;
+}
+
+bool FormatSettings::set(std::string_view key, std::int64_t v, const std::string& queue) {
+    if (v < 0)
+        return false;
+    if (key == kMaxReceive) {
+        if (queue.empty())
+            maxReceive = v;
+        else if (v == 0)
+            maxReceiveByQueue.erase(queue);
+        else
+            maxReceiveByQueue[queue] = v;
+        return true;
+    }
+    if (!queue.empty())
+        return false;
+    if (key == kReleaseAfter)
+        releaseAfter = std::chrono::seconds(v);
+    else if (key == kRetryAfter)
+        retryAfter = std::chrono::seconds(v);
+    else
+        return false;
+    return true;
+}
+
+std::vector<FormatSettings::Entry> FormatSettings::entries() const {
+    std::vector<Entry> out;
+    if (maxReceive > 0)
+        out.push_back({std::string(kMaxReceive), {}, maxReceive});
+    for (const auto& [queue, v] : maxReceiveByQueue)
+        if (v > 0)
+            out.push_back({std::string(kMaxReceive), queue, v});
+    if (releaseAfter.count() > 0)
+        out.push_back({std::string(kReleaseAfter), {}, releaseAfter.count()});
+    if (retryAfter.count() > 0)
+        out.push_back({std::string(kRetryAfter), {}, retryAfter.count()});
+    return out;
+}
+
 FormatInfo detectFormat(Connection& c, const std::string& preferTable) {
     const std::string& path = c.path();
     const SchemaFacts schema = readSchema(c);

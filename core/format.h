@@ -3,8 +3,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lq::core {
@@ -36,13 +38,45 @@ enum class TimeUnit { Nanoseconds, Seconds };
 /// Settings of a queue's library that its file does not store, which the
 /// state rules depend on (FORMATS.md §6, §7). 0: the library's default.
 struct FormatSettings {
+    /// The settings' keys (QueueFormat::Setting::key, lqadmin's stored
+    /// settings, the remote protocol).
+    static constexpr std::string_view kMaxReceive = "max_receive";
+    static constexpr std::string_view kReleaseAfter = "release_after";
+    static constexpr std::string_view kRetryAfter = "retry_after";
+
     /// goqite's maxReceive: deliveries after which a message is a dead letter.
     std::int64_t maxReceive = 0;
+    /// goqite's maxReceive of one named queue (goqite.New(NewOpts{Name,
+    /// MaxReceive}) is per queue name): overrides maxReceive for that queue.
+    std::map<std::string, std::int64_t> maxReceiveByQueue;
     /// backlite's ReleaseAfter: claim age after which a task is fetched again.
     std::chrono::seconds releaseAfter{0};
     /// Laravel's retry_after (config/queue.php): reservation age after which
     /// the next pop takes a job over.
     std::chrono::seconds retryAfter{0};
+
+    bool operator==(const FormatSettings&) const = default;
+    bool empty() const { return *this == FormatSettings{}; }
+
+    /// The value of setting `key` (QueueFormat::Setting::key: "max_receive",
+    /// "release_after", "retry_after") for named queue `queue` ("": the
+    /// file-wide value); 0 when not set (the library's default applies).
+    /// A queue without a value of its own has the file-wide one, unless
+    /// `inherit` is false (then 0).
+    std::int64_t value(std::string_view key, const std::string& queue = {},
+                       bool inherit = true) const;
+    /// Sets setting `key` (0: back to the default); `queue` non-empty: that
+    /// named queue only (only max_receive is per queue). False for an
+    /// unknown key, a per-queue value of a file-wide setting or a negative
+    /// value.
+    bool set(std::string_view key, std::int64_t v, const std::string& queue = {});
+    /// Every value set, as (key, queue, value); queue "" for file-wide ones.
+    struct Entry {
+        std::string key;
+        std::string queue;
+        std::int64_t value = 0;
+    };
+    std::vector<Entry> entries() const;
 };
 
 /// Everything known about a queue file after reading its schema (read-only).

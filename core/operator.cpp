@@ -62,6 +62,8 @@ std::string filterToJson(const Filter& f) {
         j.set("in_time_to", *f.inTimeTo);
     if (f.doneBefore)
         j.set("done_before", *f.doneBefore);
+    if (f.expiredAt)
+        j.set("expired_at", *f.expiredAt);
     if (f.metric != Filter::Metric::None) {
         static const char* names[] = {"", "wait", "processing", "total", "time_to_failure"};
         j.set("metric", names[static_cast<int>(f.metric)]);
@@ -209,6 +211,8 @@ Plan Operator::planPrune(bool includeFailed, std::optional<std::chrono::nanoseco
         f.now = at;
         if (r.olderThan)
             f.doneBefore = at - r.olderThan->count();
+        if (r.expired)
+            f.expiredAt = at;
         Plan part = planFilter(Action::Prune, f);
         if (filters.empty()) {
             p = std::move(part);

@@ -79,6 +79,12 @@ Queue::Impl::Where Queue::Impl::buildWhere(const Filter& f) const {
         parts.push_back(drv.doneColumn() + " < ?");
         w.binds.push_back(encodeTime(*f.doneBefore, drv.doneEncoding()));
     }
+    if (f.expiredAt) {
+        const std::string col = drv.expiryColumn();
+        parts.push_back(col.empty() ? std::string("0") : col + " <= ?");
+        if (!col.empty())
+            w.binds.push_back(encodeTime(*f.expiredAt, drv.doneEncoding()));
+    }
     if (f.metric != Filter::Metric::None) {
         if (std::string m = drv.metricCondition(f.metric, f.metricLo, f.metricHi, w.binds);
             !m.empty())

@@ -51,6 +51,9 @@ struct Filter {
     std::optional<TimeNs> inTimeTo;                    ///< in_time < this
     /// Finished (done_time) strictly before this: prune cutoffs.
     std::optional<TimeNs> doneBefore;
+    /// Only rows whose own stored expiry (FormatDriver::expiryColumn,
+    /// backlite's expires_at) is at or before this: the library's cleaner.
+    std::optional<TimeNs> expiredAt;
     /// A latency band, for "click a histogram bar": metric in [lo, hi).
     enum class Metric { None, Wait, Processing, Total, TimeToFailure };
     Metric metric = Metric::None;

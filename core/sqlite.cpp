@@ -325,15 +325,28 @@ void Transaction::commit() {
     m_done = true;
 }
 
-std::string quoteIdent(std::string_view name) {
-    std::string out = "\"";
-    for (char ch : name) {
-        if (ch == '"')
-            out += '"';
+namespace {
+
+/// `text` between `quote`s, each `quote` inside doubled (SQL's escaping).
+std::string quoted(std::string_view text, char quote) {
+    std::string out(1, quote);
+    for (char ch : text) {
+        if (ch == quote)
+            out += quote;
         out += ch;
     }
-    out += '"';
+    out += quote;
     return out;
+}
+
+} // namespace
+
+std::string quoteIdent(std::string_view name) {
+    return quoted(name, '"');
+}
+
+std::string quoteLiteral(std::string_view text) {
+    return quoted(text, '\'');
 }
 
 } // namespace lq::core

@@ -147,5 +147,8 @@ private:
 
 /// Quotes an identifier for SQL ("a""b").
 std::string quoteIdent(std::string_view name);
+/// Quotes a string literal for SQL ('it''s'), for values that are part of
+/// a cached statement's text (a setting per named queue).
+std::string quoteLiteral(std::string_view text);
 
 } // namespace lq::core

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "ui/filewatcher.h"
+#include "ui/queuesettings.h"
 #include "ui/runasync.h"
 #include "ui/theme.h"
 #include "ui/uitext.h"
@@ -191,9 +192,10 @@ void FleetModel::startScan() {
     const QStringList folders = m_folders;
     const core::TimeNs t = now();
     const core::TimeNs stuckNs = core::TimeNs(m_stuckSeconds) * core::kNsPerSecond;
+    const QHash<QString, core::FormatSettings> settings = storedQueueSettingsByKey();
     runAsync(
         this, &m_pool,
-        [files, folders, t, stuckNs]() -> ScanResult {
+        [files, folders, t, stuckNs, settings]() -> ScanResult {
             QElapsedTimer clock;
             clock.start();
             ScanResult r;
@@ -219,8 +221,12 @@ void FleetModel::startScan() {
             }
             for (const std::string& p : paths) {
                 // A short busy timeout: a writer holding the file for long
-                // shows as busy at this scan, the next one tries again.
-                for (auto& e : core::scanQueueFile(p, t, stuckNs, 200)) {
+                // shows as busy at this scan, the next one tries again. The
+                // file's library settings, as the open document uses them.
+                const auto own = settings.constFind(fileSettingsKey(fromStd(p)));
+                for (auto& e :
+                     core::scanQueueFile(p, t, stuckNs, 200,
+                                         own == settings.cend() ? core::FormatSettings{} : *own)) {
                     appendWithQueues(std::move(e), r.entries);
                 }
             }

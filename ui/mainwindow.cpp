@@ -14,6 +14,7 @@
 #include "ui/openremotedialog.h"
 #include "ui/queuebanners.h"
 #include "ui/queuedocument.h"
+#include "ui/queuesettingsdialog.h"
 #include "ui/queuesidebar.h"
 #include "ui/uiresources.h"
 #include "ui/uitext.h"
@@ -115,6 +116,7 @@ void MainWindow::createActions() {
     });
     m_reopen = make("reopen", tr("Re&open"));
     connect(m_reopen, &QAction::triggered, this, &MainWindow::reopen);
+    m_queueSettings = createQueueSettingsAction(m_doc, this, [this] { reopen(); });
     m_quit = make("quit", tr("&Quit"), nullptr, QKeySequence::Quit);
     connect(m_quit, &QAction::triggered, this, &QWidget::close);
     m_readOnly = make("readOnly", tr("&Read-only"), "readonly");
@@ -222,6 +224,8 @@ void MainWindow::createMenus() {
         {h.releaseAction(), h.rescheduleAction(), h.deleteAction(), h.applyToAllAction()});
     actions->addSeparator();
     actions->addActions({h.enqueueAction(), h.pruneAction(), h.vacuumAction(), h.upgradeAction()});
+    actions->addSeparator();
+    actions->addAction(m_queueSettings);
     actions->addSeparator();
     actions->addAction(h.undoAction());
 
@@ -624,35 +628,27 @@ bool MainWindow::isReady() const {
 bool MainWindow::isBusy() const {
     return m_doc->isBusy();
 }
-
 QString MainWindow::currentPath() const {
     return m_doc->path();
 }
-
 QString MainWindow::currentTable() const {
     return m_doc->table();
 }
-
 bool MainWindow::fileGone() const {
     return m_doc->fileGone();
 }
-
 QTableView* MainWindow::view() const {
     return m_messages->view();
 }
-
 MessageDetailPane* MainWindow::detailPane() const {
     return m_messages->detailPane();
 }
-
 StatusFilterBar* MainWindow::filterBar() const {
     return m_messages->filterBar();
 }
-
 QLineEdit* MainWindow::searchEdit() const {
     return m_messages->searchEdit();
 }
-
 QSpinBox* MainWindow::stuckSpinBox() const {
     return m_messages->stuckSpinBox();
 }

@@ -184,6 +184,7 @@ private:
     QAction* m_watchFolder = nullptr;
     QAction* m_openRemote = nullptr;
     QAction* m_reopen = nullptr;
+    QAction* m_queueSettings = nullptr; ///< Queue settings… (queuesettingsdialog.h)
     QAction* m_quit = nullptr;
     QAction* m_readOnly = nullptr;
     QAction* m_refresh = nullptr;

@@ -12,7 +12,6 @@
 
 #include <QAction>
 #include <QComboBox>
-#include <QCryptographicHash>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -34,9 +33,7 @@ namespace {
 
 /// Per-file view settings live under a key made from the path.
 QString viewKey(const QString& path) {
-    return QStringLiteral("files/") +
-           QString::fromLatin1(
-               QCryptographicHash::hash(path.toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
+    return fileSettingsKey(path);
 }
 
 } // namespace

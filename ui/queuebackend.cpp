@@ -20,8 +20,10 @@ LocalQueueBackend::LocalQueueBackend(std::shared_ptr<core::Queue> queue)
 LocalQueueBackend::~LocalQueueBackend() = default;
 
 std::shared_ptr<QueueBackend> LocalQueueBackend::open(const std::string& path, bool readOnly,
-                                                      const std::string& table) {
+                                                      const std::string& table,
+                                                      const core::FormatSettings& settings) {
     core::OpenOptions o;
+    o.settings = settings;
     // Read-only when asked, and by default when we could not write the file
     // anyway.
     o.readOnly = readOnly || ::access(path.c_str(), W_OK) != 0;

@@ -119,9 +119,11 @@ public:
 };
 
 /// Opens `path` (blocking): a remote backend for ssh:// URLs, else a local
-/// one. The one place that picks the backend.
+/// one. The one place that picks the backend. `settings`: the library
+/// settings the file does not store (OpenOptions::settings).
 std::shared_ptr<QueueBackend> openBackend(const std::string& path, bool readOnly,
-                                          const std::string& table);
+                                          const std::string& table,
+                                          const core::FormatSettings& settings = {});
 
 /// QueueBackend over a local lq::core::Queue (thread-safe: every worker
 /// reads through its own connection). Operator actions name "lqadmin" in the
@@ -138,7 +140,8 @@ public:
     /// Opens `path` (blocking): OpenOptions::readOnly when asked or when the
     /// file is not writable. Throws lqcore's errors, which name the file.
     static std::shared_ptr<QueueBackend> open(const std::string& path, bool readOnly,
-                                              const std::string& table);
+                                              const std::string& table,
+                                              const core::FormatSettings& settings = {});
 
     std::string path() const override;
     const core::FormatInfo& info() const override;

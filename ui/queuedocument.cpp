@@ -3,6 +3,7 @@
 
 #include "core/formats/queueformat.h"
 #include "ui/queuebackend.h"
+#include "ui/queuesettings.h"
 #include "ui/runasync.h"
 #include "ui/uitext.h"
 
@@ -59,10 +60,10 @@ void QueueDocument::open(const QString& path, bool readOnly, const QString& tabl
     emit opening(path);
     runAsync(
         this,
-        [path, readOnly, table]() -> Result {
+        [path, readOnly, table, settings = storedQueueSettings(path)]() -> Result {
             Result r;
             try {
-                r.backend = openBackend(toStd(path), readOnly, toStd(table));
+                r.backend = openBackend(toStd(path), readOnly, toStd(table), settings);
             } catch (const std::exception& e) {
                 r.error = QString::fromUtf8(e.what());
             }

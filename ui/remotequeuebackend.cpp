@@ -16,36 +16,42 @@ constexpr int kDeadSlackMs = 100;
 constexpr int kFirstBackoffMs = 250;
 constexpr int kMaxBackoffMs = 8000;
 
-core::remote::RemoteOpenOptions openOptions(bool readOnly, const std::string& table) {
+core::remote::RemoteOpenOptions openOptions(bool readOnly, const std::string& table,
+                                            const core::FormatSettings& settings) {
     core::remote::RemoteOpenOptions o;
     o.readOnly = readOnly;
     o.table = table;
+    o.settings = settings;
     return o;
 }
 
 } // namespace
 
 std::shared_ptr<QueueBackend> openBackend(const std::string& path, bool readOnly,
-                                          const std::string& table) {
+                                          const std::string& table,
+                                          const core::FormatSettings& settings) {
     if (core::remote::isRemoteUrl(path)) {
-        return RemoteQueueBackend::open(path, readOnly, table);
+        return RemoteQueueBackend::open(path, readOnly, table, settings);
     }
-    return LocalQueueBackend::open(path, readOnly, table);
+    return LocalQueueBackend::open(path, readOnly, table, settings);
 }
 
 std::shared_ptr<QueueBackend> RemoteQueueBackend::open(const std::string& url, bool readOnly,
-                                                       const std::string& table) {
+                                                       const std::string& table,
+                                                       const core::FormatSettings& settings) {
     std::shared_ptr<core::remote::RemoteQueue> q =
-        core::remote::RemoteQueue::open(url, openOptions(readOnly, table));
-    return std::make_shared<RemoteQueueBackend>(std::move(q), readOnly, table);
+        core::remote::RemoteQueue::open(url, openOptions(readOnly, table, settings));
+    return std::make_shared<RemoteQueueBackend>(std::move(q), readOnly, table, settings);
 }
 
 RemoteQueueBackend::RemoteQueueBackend(std::shared_ptr<core::remote::RemoteQueue> queue,
-                                       bool readOnly, std::string table)
+                                       bool readOnly, std::string table,
+                                       core::FormatSettings settings)
     : m_url(queue->url())
     , m_label(core::remote::SshUrl::parse(queue->url()).host)
     , m_readOnly(queue->readOnly() || readOnly)
     , m_table(std::move(table))
+    , m_settings(std::move(settings))
     , m_info(queue->info())
     , m_queue(std::move(queue)) {
     m_monitor = std::thread([this] { monitor(); });
@@ -142,8 +148,8 @@ void RemoteQueueBackend::monitor() {
             }
         }
         try {
-            std::shared_ptr<core::remote::RemoteQueue> fresh =
-                core::remote::RemoteQueue::open(m_url, openOptions(m_readOnly, m_table));
+            std::shared_ptr<core::remote::RemoteQueue> fresh = core::remote::RemoteQueue::open(
+                m_url, openOptions(m_readOnly, m_table, m_settings));
             {
                 std::lock_guard lock(m_mutex);
                 m_queue = std::move(fresh);

@@ -27,9 +27,10 @@ public:
     /// Connects to `url` (ssh://…) and opens the queue (blocking). Throws
     /// lqcore's errors, which name the URL.
     static std::shared_ptr<QueueBackend> open(const std::string& url, bool readOnly,
-                                              const std::string& table);
+                                              const std::string& table,
+                                              const core::FormatSettings& settings = {});
     RemoteQueueBackend(std::shared_ptr<core::remote::RemoteQueue> queue, bool readOnly,
-                       std::string table);
+                       std::string table, core::FormatSettings settings = {});
     ~RemoteQueueBackend() override;
     RemoteQueueBackend(const RemoteQueueBackend&) = delete;
     RemoteQueueBackend& operator=(const RemoteQueueBackend&) = delete;
@@ -85,6 +86,7 @@ private:
     std::string m_label; ///< HOST (for the banner)
     bool m_readOnly;
     std::string m_table;
+    core::FormatSettings m_settings; ///< sent again on every reconnect
     core::FormatInfo m_info;
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;

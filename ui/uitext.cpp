@@ -11,6 +11,7 @@
 #include <unistd.h>
 #endif
 
+#include <QCryptographicHash>
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -29,6 +30,12 @@ QSettings appSettings() {
 void saveSetting(const QString& key, const QVariant& value) {
     QSettings s = appSettings();
     s.setValue(key, value);
+}
+
+QString fileSettingsKey(const QString& path) {
+    return QStringLiteral("files/") +
+           QString::fromLatin1(
+               QCryptographicHash::hash(path.toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
 }
 
 QString fromStd(const std::string& s) {

@@ -20,6 +20,9 @@ namespace lq::ui {
 QSettings appSettings();
 /// Writes one of lqadmin's settings at once.
 void saveSetting(const QString& key, const QVariant& value);
+/// The settings group of one queue file ("files/<hash of the path>"): its
+/// view, its library settings.
+QString fileSettingsKey(const QString& path);
 
 QString fromStd(const std::string& s);
 std::string toStd(const QString& s);

@@ -45,7 +45,7 @@ const OptionDef kOptions[] = {
     {"busy-timeout", "SECONDS", "How long to wait for a file another process has locked (default 5)."},
     {"table", "NAME", "The queue table to use in a multi-queue file."},
     {"queue", "NAME", "Only the named queue NAME inside the file (formats with named queues)."},
-    {"max-receive", "N", "goqite: the app's maxReceive, deliveries after which a message is a dead letter (not stored in the file; default 3, goqite's)."},
+    {"max-receive", "[QUEUE=]N", "goqite: the app's maxReceive, deliveries after which a message is a dead letter (not stored in the file; default 3, goqite's). N: every queue; QUEUE=N (repeatable): one named queue, as goqite.New(NewOpts{Name, MaxReceive})."},
     {"release-after", "SECONDS", "backlite: the app's ReleaseAfter, claim age after which a task is fetched again (not stored in the file; default 600)."},
     {"retry-after", "SECONDS", "Laravel: the connection's retry_after, reservation age after which a job is taken over (not stored in the file; default 90)."},
     {"status", "S", "ready|locked|done|failed|stuck|scheduled|leased|expired, or a state of the file's format (retryable, blocked, ...: see info); several: ready,locked."},
@@ -238,14 +238,32 @@ double parseSeconds(const QCommandLineParser& p, const char* name) {
     return d;
 }
 
-std::int64_t parseInt(const QCommandLineParser& p, const char* name, std::int64_t min) {
+std::int64_t parseInt(const QString& v, const char* name, std::int64_t min) {
     bool ok = false;
-    const QString v = p.value(qs(name));
     const qlonglong n = v.toLongLong(&ok);
     if (!ok || n < min)
         throw UsageError(std::string("--") + name + ": expected an integer >= " +
                          std::to_string(min) + ", got \"" + v.toStdString() + "\"");
     return n;
+}
+
+std::int64_t parseInt(const QCommandLineParser& p, const char* name, std::int64_t min) {
+    return parseInt(p.value(qs(name)), name, min);
+}
+
+/// --max-receive N (every queue) and --max-receive QUEUE=N (one queue).
+void parseMaxReceive(const QCommandLineParser& p, core::FormatSettings& s) {
+    for (const QString& v : p.values(QStringLiteral("max-receive"))) {
+        const qsizetype eq = v.lastIndexOf(u'=');
+        if (eq < 0) {
+            s.maxReceive = parseInt(v, "max-receive", 1);
+            continue;
+        }
+        const QString queue = v.left(eq);
+        if (queue.isEmpty())
+            throw UsageError("--max-receive: expected QUEUE=N, got \"" + v.toStdString() + "\"");
+        s.maxReceiveByQueue[queue.toStdString()] = parseInt(v.mid(eq + 1), "max-receive", 1);
+    }
 }
 
 void parseStatus(const std::string& text, Options& o) {
@@ -345,8 +363,7 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
         o.table = p.value(QStringLiteral("table")).toStdString();
     if (has("queue"))
         o.queue = p.value(QStringLiteral("queue")).toStdString();
-    if (has("max-receive"))
-        o.settings.maxReceive = parseInt(p, "max-receive", 1);
+    parseMaxReceive(p, o.settings);
     if (has("release-after")) {
         o.settings.releaseAfter =
             std::chrono::seconds(static_cast<std::int64_t>(parseSeconds(p, "release-after")));

@@ -31,6 +31,7 @@ std::unique_ptr<core::remote::RemoteQueue> openRemote(const Options& o, bool wri
     ro.table = o.table;
     ro.busyTimeoutMs = o.busyTimeoutMs;
     ro.now = o.now;
+    ro.settings = o.settings;
     auto q = core::remote::RemoteQueue::open(o.file, ro);
     if (write && q->readOnly()) {
         const std::string& why = q->info().readOnlyReason;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `lqctl watch FILE`: one line of counts at start and whenever the queue
-// changes, until SIGINT/SIGTERM.
+// changes, until SIGINT/SIGTERM; with --queue NAME, the counts of that named
+// queue only (like every other command).
 //
 // A change is noticed from PRAGMA data_version (another connection
 // committed) or from the size/mtime/inode of the file and its -wal; every 2 s
@@ -75,11 +76,13 @@ int cmdWatch(const Options& o) {
     const std::string walPath = o.file + "-wal";
 
     auto countsLine = [&]() {
-        const auto c = q->counts(o.stuckAfterNs());
+        const auto c = q->counts(o.queue, o.stuckAfterNs());
         const auto wal = q->walSize();
         if (o.json) {
             core::Json j = core::Json::object();
             j.set("time", core::isoUtc(core::systemNowNs()));
+            if (!o.queue.empty())
+                j.set("queue", o.queue);
             j.set("ready", c.ready);
             j.set("locked", c.locked);
             j.set("stuck", c.stuck);

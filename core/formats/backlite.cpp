@@ -150,6 +150,9 @@ public:
     std::string doneColumn() const override {
         return "(last_executed_at + coalesce(last_duration_micro, 0) / 1000)";
     }
+    // Retention's expiry (completion + Retention.Duration; NULL: for ever),
+    // which backlite's cleaner deletes by (FORMATS.md §7.6).
+    std::string expiryColumn() const override { return "expires_at"; }
 
     std::string orderKey(SortKey k, bool& desc) const override {
         switch (k) {
@@ -383,6 +386,28 @@ std::vector<QueueFormat::ExtraState> BackliteFormat::extraStates() const {
              "claimed more than the release timeout (" + std::to_string(kReleaseAfterSeconds) +
                  " s, backlite's ReleaseAfter, not stored) ago: fetched again by the next "
                  "dispatch; counted in LOCKED and stuck too"}};
+}
+
+std::vector<QueueFormat::Setting> BackliteFormat::settings() const {
+    return {{std::string(FormatSettings::kReleaseAfter), "Release after", "seconds",
+             kReleaseAfterSeconds, 1, false,
+             "backlite's ClientConfig.ReleaseAfter: claim age after which a task is fetched "
+             "again; not stored in the file",
+             "--release-after"}};
+}
+
+std::vector<QueueFormat::PruneRule> BackliteFormat::pruneRules() const {
+    // backlite's cleaner (every CleanupInterval): DELETE FROM
+    // backlite_tasks_completed WHERE expires_at IS NOT NULL AND expires_at <= now.
+    QueueFormat::PruneRule r;
+    r.states = {State::Done, State::Failed};
+    r.expired = true;
+    return {r};
+}
+
+std::string BackliteFormat::pruneText() const {
+    return "completed tasks whose expires_at (completion + the queue's Retention.Duration) has "
+           "passed, as backlite's cleaner; tasks kept for ever (no expiry) stay";
 }
 
 std::string BackliteFormat::whyNoMetric(Filter::Metric m, const FormatInfo&) const {

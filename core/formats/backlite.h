@@ -33,6 +33,9 @@ public:
     std::vector<Action> rowActions() const override;
     Action retryAction() const noexcept override { return Action::Release; }
     std::string whyNot(Action a, const FormatInfo& info) const override;
+    std::vector<Setting> settings() const override;
+    std::vector<PruneRule> pruneRules() const override;
+    std::string pruneText() const override;
 
     std::optional<FormatInfo> recognise(const SchemaFacts& s,
                                         const std::string& preferTable) const override;

@@ -123,6 +123,10 @@ public:
     /// The finish time column ("" when not stored) and its encoding.
     virtual std::string doneColumn() const { return {}; }
     virtual TimeEncoding doneEncoding() const { return arrivalEncoding(); }
+    /// The column of a row's own expiry (backlite's expires_at: its
+    /// cleaner deletes a row once it passed), in doneEncoding(); "" when the
+    /// format stores none. NULL: kept for ever.
+    virtual std::string expiryColumn() const { return {}; }
     /// SQL for metric in [lo, hi) ("" when the format cannot compute it).
     virtual std::string metricCondition(Filter::Metric m, TimeNs lo, TimeNs hi, Binds& binds) const;
     /// The ORDER BY key of `k`; may flip `desc` (Age).

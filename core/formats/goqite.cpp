@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cctype>
 #include <ctime>
+#include <map>
 #include <set>
 
 namespace lq::core {
@@ -85,7 +86,31 @@ public:
                          ? "priority"
                          : "NULL")
         , m_max(fi.settings.maxReceive > 0 ? fi.settings.maxReceive
-                                           : GoqiteFormat::kDefaultMaxReceive) {}
+                                           : GoqiteFormat::kDefaultMaxReceive)
+        , m_byQueue(fi.settings.maxReceiveByQueue)
+        , m_maxSql(maxReceiveSql(m_max, m_byQueue)) {}
+
+    /// maxReceive of a message of queue `queue` (goqite's is per queue name).
+    std::int64_t maxFor(const std::optional<std::string>& queue) const {
+        if (queue) {
+            const auto it = m_byQueue.find(*queue);
+            if (it != m_byQueue.end() && it->second > 0)
+                return it->second;
+        }
+        return m_max;
+    }
+
+    /// maxReceive as SQL on the row's `queue` (a CASE when queues differ).
+    static std::string maxReceiveSql(std::int64_t fileWide,
+                                     const std::map<std::string, std::int64_t>& byQueue) {
+        std::string arms;
+        for (const auto& [queue, v] : byQueue)
+            if (v > 0)
+                arms += " WHEN " + quoteLiteral(queue) + " THEN " + std::to_string(v);
+        if (arms.empty())
+            return std::to_string(fileWide);
+        return "(CASE queue" + arms + " ELSE " + std::to_string(fileWide) + " END)";
+    }
 
     std::string columns() const override {
         return "rowid, body, id, received, " + asMs("created") + ", " + asMs("timeout") +
@@ -97,7 +122,7 @@ public:
         const bool future = timeoutText > nowText;
         if (future)
             m.state = m.attempts == 0 ? State::Scheduled : State::Locked;
-        else if (m.attempts < m_max)
+        else if (m.attempts < maxFor(m.queueName))
             m.state = State::Ready;
         else {
             m.state = State::Failed;
@@ -115,13 +140,13 @@ public:
         m.data = st.text(1);
         m.messageId = st.text(2);
         m.attempts = st.int64(3);
-        m.maxAttempts = m_max;
         m.inTime = readTime(st, 4, kMs);
         m.scheduledAt = readTime(st, 5, kMs);
         const std::string timeout = st.text(6);
         m.statusText = "received " + std::to_string(m.attempts);
         m.priority = st.optInt64(7);
         m.queueName = st.optText(8);
+        m.maxAttempts = maxFor(m.queueName);
         m.dataIsBlob = st.int64(9) != 0;
         m.tokenText = timeout;
         m.token = tokenOf(m.attempts, timeout);
@@ -150,7 +175,7 @@ public:
         switch (s) {
         case State::Ready:
             binds.emplace_back(n);
-            return "(timeout <= ? AND received < " + std::to_string(m_max) + ")";
+            return "(timeout <= ? AND received < " + m_maxSql + ")";
         case State::Scheduled:
             binds.emplace_back(n);
             return "(received = 0 AND timeout > ?)";
@@ -159,7 +184,7 @@ public:
             return "(received > 0 AND timeout > ?)";
         case State::Failed:
             binds.emplace_back(n);
-            return "(received >= " + std::to_string(m_max) + " AND timeout <= ?)";
+            return "(received >= " + m_maxSql + " AND timeout <= ?)";
         default:
             return "0";
         }
@@ -211,7 +236,7 @@ public:
 
     Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,
                   const Binds& binds) const override {
-        const std::string mx = std::to_string(m_max);
+        const std::string& mx = m_maxSql;
         auto st = r.cached("SELECT count(*), "
                            "coalesce(sum(timeout <= ?1 AND received < " +
                            mx +
@@ -236,12 +261,15 @@ public:
         return c;
     }
 
-    std::string timingColumns() const override { return "received, timeout, " + asMs("created"); }
+    std::string timingColumns() const override {
+        return "received, timeout, " + asMs("created") + ", queue";
+    }
 
     void timingRow(const Statement& st, TimeNs now, TimingColumns& cols) const override {
         constexpr TimeNs none = TimingColumns::kNoTime;
         Message m;
         m.attempts = st.int64(0);
+        m.queueName = st.optText(3);
         classify(m, st.text(1), goqiteTime(now));
         cols.state.push_back(static_cast<std::int8_t>(m.state));
         cols.inTime.push_back(readTime(st, 2, kMs).value_or(none));
@@ -258,7 +286,7 @@ public:
             if (m.state == State::Failed)
                 return {};
             return is + ": retry applies to dead letters (received >= maxReceive " +
-                   std::to_string(m_max) + ")";
+                   std::to_string(maxFor(m.queueName)) + ")";
         case Action::Reschedule:
             if (m.state == State::Scheduled)
                 return {};
@@ -301,9 +329,9 @@ public:
         }
         // Retry a dead letter: received = 0, due now; never on a live lease.
         auto st = c.cached("UPDATE " + m_t + " SET received = 0, timeout = ?4" + guard +
-                           " AND received >= ?5 AND timeout <= ?4");
+                           " AND received >= " + m_maxSql + " AND timeout <= ?4");
         bindGuard(*st);
-        st->bind(4, std::string_view(n)).bind(5, m_max).exec();
+        st->bind(4, std::string_view(n)).exec();
         return c.changes();
     }
 
@@ -346,6 +374,8 @@ private:
     std::string m_t;
     std::string m_priority;
     std::int64_t m_max; ///< maxReceive (not stored: the setting, or goqite's default)
+    std::map<std::string, std::int64_t> m_byQueue; ///< per named queue
+    std::string m_maxSql;                          ///< maxReceive of the row, as SQL
 };
 
 } // namespace
@@ -360,6 +390,14 @@ std::vector<QueueFormat::ExtraState> GoqiteFormat::extraStates() const {
              "received maxReceive (" + std::to_string(kDefaultMaxReceive) +
                  ", goqite's default; not stored in the file) times: never delivered again, "
                  "never deleted by goqite"}};
+}
+
+std::vector<QueueFormat::Setting> GoqiteFormat::settings() const {
+    return {{std::string(FormatSettings::kMaxReceive), "Max receive", "receives",
+             kDefaultMaxReceive, 1, true,
+             "goqite's MaxReceive (goqite.New(NewOpts{Name, MaxReceive}), per queue name): "
+             "receives after which a message is a dead letter; not stored in the file",
+             "--max-receive"}};
 }
 
 std::string GoqiteFormat::whyNoMetric(Filter::Metric m, const FormatInfo&) const {
@@ -416,7 +454,8 @@ std::optional<FormatInfo> GoqiteFormat::recognise(const SchemaFacts& s,
                                 "a local offset, and goqite compares them as text");
     info.warnings.push_back("maxReceive is not stored in the file: dead letters are counted at "
                             "the maxReceive set (goqite's default " +
-                            std::to_string(kDefaultMaxReceive) + "; lqctl --max-receive N)");
+                            std::to_string(kDefaultMaxReceive) +
+                            "; per queue in Queue settings, lqctl --max-receive [QUEUE=]N)");
     refuseUnexpectedObjects(s, info, {"goqite"}, isGoqiteTrigger);
     return info;
 }

@@ -35,6 +35,7 @@ public:
     std::vector<Action> rowActions() const override;
     Action retryAction() const noexcept override { return Action::Retry; }
     std::string whyNot(Action a, const FormatInfo& info) const override;
+    std::vector<Setting> settings() const override;
 
     std::optional<FormatInfo> recognise(const SchemaFacts& s,
                                         const std::string& preferTable) const override;

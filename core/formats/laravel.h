@@ -11,6 +11,9 @@ namespace lq::core {
 /// deleted. Tables are recognised by their column sets, not their names.
 class LaravelFormat final : public QueueFormat {
 public:
+    /// retry_after of Laravel's config/queue.php database connection (90 s).
+    static constexpr std::int64_t kDefaultRetryAfterSeconds = 90;
+
     const char* id() const noexcept override { return formatId(Format::LaravelDatabase); }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return false; }
@@ -33,6 +36,7 @@ public:
     std::vector<Action> rowActions() const override;
     Action retryAction() const noexcept override { return Action::Retry; }
     std::string whyNot(Action a, const FormatInfo& info) const override;
+    std::vector<Setting> settings() const override;
 
     std::optional<FormatInfo> recognise(const SchemaFacts& s,
                                         const std::string& preferTable) const override;

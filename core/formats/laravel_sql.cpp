@@ -20,7 +20,7 @@ namespace {
 
 /// retry_after of the skeleton's config/queue.php: 90 s (not stored; the
 /// operator's setting, FormatSettings::retryAfter, when given).
-constexpr std::int64_t kDefaultRetryAfterS = 90;
+constexpr std::int64_t kDefaultRetryAfterS = LaravelFormat::kDefaultRetryAfterSeconds;
 
 std::string q(const std::string& name) {
     return "\"" + name + "\"";

@@ -115,6 +115,24 @@ public:
     /// dashboard says instead of an empty chart.
     virtual std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const;
 
+    /// A library setting the file does not store but the state rules read
+    /// (FormatSettings): what the GUI's queue settings and lqctl offer.
+    struct Setting {
+        std::string key;   ///< FormatSettings::kMaxReceive, ...
+        std::string label; ///< "Max receive"
+        std::string unit;  ///< "receives", "seconds"
+        std::int64_t libraryDefault = 0;
+        std::int64_t minimum = 1;
+        /// The library takes it per named queue (goqite's maxReceive).
+        bool perQueue = false;
+        /// One line on what it is, citing the library's own option.
+        std::string description;
+        /// lqctl's option ("--max-receive").
+        std::string option;
+    };
+    /// The unstored settings this format reads (empty: none).
+    virtual std::vector<Setting> settings() const { return {}; }
+
     // ---- what the operator can do --------------------------------------------
     /// The per-message actions, in menu order.
     virtual std::vector<Action> rowActions() const = 0;
@@ -132,6 +150,9 @@ public:
         std::vector<State> states;
         std::vector<std::string> extraStates; ///< the format's own states (by name)
         std::optional<std::chrono::nanoseconds> olderThan;
+        /// Only rows whose own stored expiry has passed (backlite's
+        /// expires_at; FormatDriver::expiryColumn).
+        bool expired = false;
     };
     virtual std::vector<PruneRule> pruneRules() const {
         return {{{State::Done, State::Failed}, {}, std::nullopt}};

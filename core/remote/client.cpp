@@ -363,6 +363,8 @@ std::unique_ptr<RemoteQueue> RemoteQueue::open(std::unique_ptr<Session> s, const
     p.set("table", o.table);
     p.set("busy_timeout_ms", o.busyTimeoutMs);
     p.set("now", o.now ? Json(*o.now) : Json());
+    if (!o.settings.empty()) // absent: the library defaults, as a v1 server assumes
+        p.set("settings", toJson(o.settings));
     const Json r = q->m_session->call("open", std::move(p));
     q->m_path = r["path"].toString();
     q->m_info = formatInfoFromJson(r["info"]);

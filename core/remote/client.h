@@ -117,6 +117,9 @@ struct RemoteOpenOptions {
     std::string table;
     int busyTimeoutMs = 5000;
     std::optional<TimeNs> now; ///< a fixed clock on the server
+    /// The library settings the file does not store (goqite's maxReceive,
+    /// ...): sent in `open` when any is set.
+    FormatSettings settings;
 };
 
 class RemoteQueue {

@@ -122,7 +122,48 @@ Json toJson(const FormatInfo& i) {
     j.set("journal_mode", i.journalMode);
     j.set("read_only_reason", i.readOnlyReason);
     j.set("warnings", strings(i.warnings));
+    if (!i.settings.empty())
+        j.set("settings", toJson(i.settings));
     return j;
+}
+
+Json toJson(const FormatSettings& s) {
+    Json j = Json::object();
+    if (s.maxReceive > 0)
+        j.set("max_receive", s.maxReceive);
+    if (!s.maxReceiveByQueue.empty()) {
+        Json byQueue = Json::object();
+        for (const auto& [queue, v] : s.maxReceiveByQueue)
+            byQueue.set(queue, v);
+        j.set("max_receive_by_queue", std::move(byQueue));
+    }
+    if (s.releaseAfter.count() > 0)
+        j.set("release_after", static_cast<std::int64_t>(s.releaseAfter.count()));
+    if (s.retryAfter.count() > 0)
+        j.set("retry_after", static_cast<std::int64_t>(s.retryAfter.count()));
+    return j;
+}
+
+FormatSettings settingsFromJson(const Json& j) {
+    FormatSettings s;
+    if (!j.isObject())
+        return s;
+    const auto positive = [](const Json& v, const char* what) {
+        if (!v.isInt() || v.toInt() < 1)
+            throw Error(ErrorKind::InvalidArgument, {},
+                        std::string("settings: ") + what + " must be a whole number of 1 or more");
+        return v.toInt();
+    };
+    if (j.contains("max_receive"))
+        s.maxReceive = positive(j["max_receive"], "max_receive");
+    if (j["max_receive_by_queue"].isObject())
+        for (const auto& [queue, v] : j["max_receive_by_queue"].toObject())
+            s.maxReceiveByQueue[queue] = positive(v, "max_receive_by_queue");
+    if (j.contains("release_after"))
+        s.releaseAfter = std::chrono::seconds(positive(j["release_after"], "release_after"));
+    if (j.contains("retry_after"))
+        s.retryAfter = std::chrono::seconds(positive(j["retry_after"], "retry_after"));
+    return s;
 }
 
 FormatInfo formatInfoFromJson(const Json& j) {
@@ -141,6 +182,7 @@ FormatInfo formatInfoFromJson(const Json& j) {
     i.journalMode = j["journal_mode"].toString();
     i.readOnlyReason = j["read_only_reason"].toString();
     i.warnings = stringsFrom(j["warnings"]);
+    i.settings = settingsFromJson(j["settings"]);
     return i;
 }
 
@@ -238,6 +280,8 @@ Json toJson(const Filter& f) {
     j.set("in_time_from", optTime(f.inTimeFrom));
     j.set("in_time_to", optTime(f.inTimeTo));
     j.set("done_before", optTime(f.doneBefore));
+    if (f.expiredAt) // optional: a v1 peer never sends it
+        j.set("expired_at", *f.expiredAt);
     j.set("metric", static_cast<int>(f.metric));
     j.set("metric_lo", f.metricLo);
     j.set("metric_hi", f.metricHi);
@@ -264,6 +308,7 @@ Filter filterFromJson(const Json& j) {
     f.inTimeFrom = timeFrom(j["in_time_from"]);
     f.inTimeTo = timeFrom(j["in_time_to"]);
     f.doneBefore = timeFrom(j["done_before"]);
+    f.expiredAt = timeFrom(j["expired_at"]);
     const auto metric = j["metric"].toInt();
     if (metric < 0 || metric > static_cast<int>(Filter::Metric::TimeToFailure))
         throw Error(ErrorKind::InvalidArgument, {}, "filter: unknown metric");

@@ -20,6 +20,11 @@ namespace lq::core::remote {
 
 Json toJson(const FormatInfo& i);
 FormatInfo formatInfoFromJson(const Json& j);
+/// {"max_receive": N, "max_receive_by_queue": {"emails": N}, "release_after": S,
+/// "retry_after": S}: only the values set.
+Json toJson(const FormatSettings& s);
+/// Unknown keys are ignored (a newer client's settings on an older server).
+FormatSettings settingsFromJson(const Json& j);
 Json toJson(const Counts& c);
 Counts countsFromJson(const Json& j);
 Json toJson(const QueueStats& s);

@@ -223,6 +223,7 @@ void Server::Impl::registerHandlers() {
             o.busyTimeoutMs = static_cast<int>(p["busy_timeout_ms"].toInt());
         if (p["now"].isInt())
             o.clock = fixedClock(p["now"].toInt());
+        o.settings = settingsFromJson(p["settings"]); // optional (protocol v1 clients)
         queue = Queue::open(p["path"].toString(), o);
         startWatcher();
         Json r = Json::object();

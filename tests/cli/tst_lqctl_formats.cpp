@@ -45,6 +45,9 @@ QStringList queueFixtures() {
     return r;
 }
 
+const QByteArray kBackliteStored = "SELECT (SELECT count(*) FROM backlite_tasks) + (SELECT "
+                                   "count(*) FROM backlite_tasks_completed)";
+
 qint64 sampleValue(const QByteArray& text, const QByteArray& name, const QByteArray& labels) {
     for (const QByteArray& line : text.split('\n')) {
         if (line.startsWith(QByteArray(name + '{')) && line.contains(labels))
@@ -421,6 +424,20 @@ private slots:
         QTest::newRow("river a week later")
             << QStringLiteral("river-v7.sqlite3") << QStringLiteral("2026-12-08T06:00:00Z")
             << riverWeek << QByteArray("SELECT count(*) FROM river_job");
+        // backlite's cleaner: completed rows whose expires_at has passed
+        // (NULL: kept for ever); at the fixture's now none has, 22 h later
+        // most have.
+        const QByteArray backlite =
+            "SELECT count(*) FROM backlite_tasks_completed WHERE expires_at IS NOT NULL AND "
+            "expires_at <= CAST(strftime('%s', '2026-12-01 10:00:00') AS INTEGER) * 1000";
+        QTest::newRow("backlite at its expiry")
+            << QStringLiteral("backlite.sqlite3") << QStringLiteral("2026-12-01T10:00:00Z")
+            << backlite << kBackliteStored;
+        QByteArray backliteEarly = backlite;
+        backliteEarly.replace("2026-12-01 10:00:00", "2026-11-30 12:00:00");
+        QTest::newRow("backlite before any expiry")
+            << QStringLiteral("backlite.sqlite3") << QStringLiteral("2026-11-30T12:00:00Z")
+            << backliteEarly << kBackliteStored;
     }
     void pruneFollowsTheLibrary() {
         QFETCH(QString, fixture);
@@ -444,6 +461,72 @@ private slots:
         const Result help = run({QStringLiteral("prune"), QStringLiteral("--help")});
         QVERIFY(help.out.contains("Oban's Pruner"));
         QVERIFY(help.out.contains("River's JobCleaner"));
+    }
+
+    /// An explicit --older-than still prunes every completed backlite task
+    /// by its finish time, expiry or not (--keep-failed keeps the failed).
+    void backlitePruneOlderThan() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, QStringLiteral("formats/backlite.sqlite3"));
+        const QByteArray done = "SELECT count(*) FROM backlite_tasks_completed WHERE succeeded = 1";
+        const QByteArray failed =
+            "SELECT count(*) FROM backlite_tasks_completed WHERE succeeded = 0";
+        const qint64 doneBefore = lq::test::sqlInt(path, done);
+        const qint64 failedBefore = lq::test::sqlInt(path, failed);
+        QVERIFY(doneBefore > 0 && failedBefore > 0);
+        const QString now = nowOf(QStringLiteral("backlite.sqlite3"));
+        const QJsonObject keep =
+            json({QStringLiteral("prune"), path, QStringLiteral("--yes"),
+                  QStringLiteral("--older-than"), QStringLiteral("0"),
+                  QStringLiteral("--keep-failed"), QStringLiteral("--now"), now})
+                .object();
+        QCOMPARE(keep.value(QStringLiteral("pruned")).toInteger(), doneBefore);
+        QCOMPARE(lq::test::sqlInt(path, failed), failedBefore);
+        const QJsonObject all = json({QStringLiteral("prune"), path, QStringLiteral("--yes"),
+                                      QStringLiteral("--older-than"), QStringLiteral("0"),
+                                      QStringLiteral("--now"), now})
+                                    .object();
+        QCOMPARE(all.value(QStringLiteral("pruned")).toInteger(), failedBefore);
+        QCOMPARE(lq::test::sqlInt(path, "SELECT count(*) FROM backlite_tasks_completed"),
+                 qint64(0));
+    }
+
+    /// watch --queue prints the counts of that named queue, as stats does.
+    void watchNarrowedToOneQueue() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, QStringLiteral("formats/goqite.sqlite3"));
+        const QString now = nowOf(QStringLiteral("goqite.sqlite3"));
+        const QJsonObject perQueue = m_facts.value(QStringLiteral("goqite.sqlite3"))
+                                         .toObject()
+                                         .value(QStringLiteral("per_queue"))
+                                         .toObject();
+        for (const QString& queue : perQueue.keys()) {
+            QProcess watch;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("LQ_AUDIT_DIR"), m_audit.path());
+            watch.setProcessEnvironment(env);
+            watch.start(lqctlPath(), {QStringLiteral("watch"), path, QStringLiteral("--queue"),
+                                      queue, QStringLiteral("--now"), now, QStringLiteral("--json"),
+                                      QStringLiteral("--interval"), QStringLiteral("0.1")});
+            QVERIFY(watch.waitForStarted());
+            QByteArray output;
+            QTRY_VERIFY_WITH_TIMEOUT((output += watch.readAllStandardOutput()).contains('\n'),
+                                     5000);
+            watch.terminate();
+            QVERIFY(watch.waitForFinished(5000));
+            QCOMPARE(watch.exitCode(), 0);
+            const QJsonObject line = QJsonDocument::fromJson(output.split('\n').front()).object();
+            QCOMPARE(line.value(QStringLiteral("queue")).toString(), queue);
+            const QJsonObject want = perQueue.value(queue).toObject();
+            for (const char* state : {"ready", "locked", "failed"})
+                QCOMPARE(line.value(QLatin1String(state)).toInteger(),
+                         want.value(QString::fromLatin1(state).toUpper()).toInteger());
+        }
+        // A format without named queues: the same refusal as every command.
+        const QString plain = copyFixture(dir, QStringLiteral("litequeue-head-mixed.sqlite3"));
+        const Result bad = run(
+            {QStringLiteral("watch"), plain, QStringLiteral("--queue"), QStringLiteral("emails")});
+        QVERIFY2(bad.code != 0 && bad.err.contains("no named queues"), bad.err.constData());
     }
 
     /// --queue narrows the bulk commands too: prune in one named queue
@@ -530,6 +613,55 @@ private slots:
         const Result bad = run({QStringLiteral("stats"), goqite, QStringLiteral("--max-receive"),
                                 QStringLiteral("0")});
         QCOMPARE(bad.code, 2);
+        const Result badQueue = run({QStringLiteral("stats"), goqite,
+                                     QStringLiteral("--max-receive"), QStringLiteral("=4")});
+        QCOMPARE(badQueue.code, 2);
+    }
+
+    /// --max-receive QUEUE=N sets one goqite queue's maxReceive (goqite's is
+    /// per queue name); N alone stays the default of the others.
+    void maxReceivePerQueue() {
+        QTemporaryDir dir;
+        const QString goqite = copyFixture(dir, QStringLiteral("formats/goqite.sqlite3"));
+        const QString now = nowOf(QStringLiteral("goqite.sqlite3"));
+        const auto deadIn = [&](const QString& where, int n) {
+            return lq::test::sqlInt(goqite, "SELECT count(*) FROM goqite WHERE " + where.toUtf8() +
+                                                " AND received >= " + QByteArray::number(n) +
+                                                " AND timeout <= '" + now.toUtf8() + "'");
+        };
+        const auto dead = [&](const QStringList& extra, const QString& queue = {}) {
+            QStringList args = {QStringLiteral("stats"), goqite, QStringLiteral("--now"), now};
+            if (!queue.isEmpty())
+                args << QStringLiteral("--queue") << queue;
+            return json(args + extra)
+                .object()
+                .value(QStringLiteral("counts"))
+                .toObject()
+                .value(QStringLiteral("extra"))
+                .toObject()
+                .value(QStringLiteral("dead_letter"))
+                .toInteger();
+        };
+        const QString thumbs = QStringLiteral("queue = 'thumbnails'");
+        const QString others = QStringLiteral("queue <> 'thumbnails'");
+        // thumbnails at 2, the others at goqite's default 3.
+        const QStringList one = {QStringLiteral("--max-receive"), QStringLiteral("thumbnails=2")};
+        QVERIFY(deadIn(thumbs, 2) != deadIn(thumbs, 3));
+        QCOMPARE(dead(one), deadIn(thumbs, 2) + deadIn(others, 3));
+        QCOMPARE(dead(one, QStringLiteral("thumbnails")), deadIn(thumbs, 2));
+        QCOMPARE(dead(one, QStringLiteral("emails")),
+                 deadIn(QStringLiteral("queue = 'emails'"), 3));
+        // A default of 1 for the others, thumbnails still 2.
+        const QStringList both =
+            one + QStringList{QStringLiteral("--max-receive"), QStringLiteral("1")};
+        QCOMPARE(dead(both), deadIn(thumbs, 2) + deadIn(others, 1));
+        // list --status failed agrees with the count.
+        const QJsonArray rows =
+            json({QStringLiteral("list"), goqite, QStringLiteral("--now"), now,
+                  QStringLiteral("--status"), QStringLiteral("failed"),
+                  QStringLiteral("--max-receive"), QStringLiteral("thumbnails=2")})
+                .array();
+        QCOMPARE(qint64(rows.size()), dead(one));
     }
 };
 

@@ -178,10 +178,19 @@ private slots:
         QCOMPARE(scalar(path, sql), QStringLiteral("NULL"));
         QCOMPARE(run({QStringLiteral("undo"), path}).code, 0);
         QCOMPARE(scalar(path, sql), claimed);
+        // At the fixture's now no expires_at has passed: backlite's cleaner
+        // (prune's default) deletes nothing; --older-than 0 every completed task.
         QCOMPARE(run({QStringLiteral("prune"), path, QStringLiteral("--yes"),
                       QStringLiteral("--now"), now})
                      .code,
                  0);
+        QCOMPARE(scalar(path, QStringLiteral("SELECT count(*) FROM backlite_tasks_completed")),
+                 QStringLiteral("11"));
+        QCOMPARE(
+            run({QStringLiteral("prune"), path, QStringLiteral("--yes"),
+                 QStringLiteral("--older-than"), QStringLiteral("0"), QStringLiteral("--now"), now})
+                .code,
+            0);
         QCOMPARE(scalar(path, QStringLiteral("SELECT count(*) FROM backlite_tasks_completed")),
                  QStringLiteral("0"));
         QCOMPARE(run({QStringLiteral("undo"), path}).code, 0);

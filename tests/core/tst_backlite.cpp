@@ -4,6 +4,7 @@
 // claim, run now, delete and prune of completed rows, each with undo, the
 // (id, claimed_at, attempts) compare-and-swap, and opening that changes
 // nothing.
+#include "core/operator.h"
 #include "formatfacts.h"
 
 #include <QObject>
@@ -136,6 +137,43 @@ private slots:
         QVERIFY(r.applied.empty());
         QCOMPARE(r.skipped.front().kind, SkipKind::Changed);
         QCOMPARE(live(path, kExpired), now);
+    }
+
+    /// Prune's default is backlite's cleaner: completed rows whose
+    /// expires_at has passed (NULL: kept for ever), at the `now` given;
+    /// an explicit age still prunes every completed row by finish time.
+    void pruneFollowsExpiresAt() {
+        QTemporaryDir dir;
+        const std::string path = copyFixture(dir, kFixture);
+        auto q = openAtFactsNow(path);
+        Operator op(*q, "test");
+        const auto count = [&](const std::string& sql) {
+            Db db(path, /*readOnly=*/true);
+            return static_cast<std::size_t>(std::stoull(db.rows(sql).at(0).at(0)));
+        };
+        const auto expiredAt = [&](TimeNs t) {
+            return count("SELECT count(*) FROM backlite_tasks_completed WHERE expires_at IS NOT "
+                         "NULL AND expires_at <= " +
+                         std::to_string(t / 1'000'000));
+        };
+        // At the fixture's now nothing has expired yet.
+        QCOMPARE(op.planPrune(true, std::nullopt, kFactsNow).targets.size(), expiredAt(kFactsNow));
+        QCOMPARE(expiredAt(kFactsNow), std::size_t(0));
+        // 22 h later: those expired then, not the ones kept for ever.
+        const TimeNs later = kFactsNow + 22 * 3600 * kNsPerSecond;
+        const std::size_t kept =
+            count("SELECT count(*) FROM backlite_tasks_completed WHERE expires_at IS NULL");
+        QVERIFY(expiredAt(later) > 0 && kept > 0);
+        const Plan plan = op.planPrune(true, std::nullopt, later);
+        QCOMPARE(plan.targets.size(), expiredAt(later));
+        const Report rep = op.run(plan);
+        QCOMPARE(rep.applied(), plan.targets.size());
+        QCOMPARE(expiredAt(later), std::size_t(0));
+        QCOMPARE(count("SELECT count(*) FROM backlite_tasks_completed WHERE expires_at IS NULL"),
+                 kept);
+        // --older-than 0: every completed row left, expiry or not.
+        const std::size_t left = count("SELECT count(*) FROM backlite_tasks_completed");
+        QCOMPARE(op.planPrune(true, std::chrono::seconds(0), later).targets.size(), left);
     }
 
     void capabilities() {

@@ -3,6 +3,8 @@
 // (tests/data/formats/facts.json), goqite's own trigger accepted exactly,
 // dead letters retried, deleted and pruned with undo, the (id, received,
 // timeout) compare-and-swap, and opening that changes nothing.
+#include "core/formats/goqite.h"
+#include "core/operator.h"
 #include "formatfacts.h"
 
 #include <QObject>
@@ -19,6 +21,11 @@ const std::string kInFlight = "m_05a6bb34ef7dcca23f712b26a62b040d"; // lease unt
 const std::string kReady = "m_74e35ec7009f44a7ad65680074fa9486";
 const std::string kDelayed = "m_068014ea88bc2182f4d397c4ea3f26b8"; // received 0, due 13:05
 const std::string kNowText = "2026-11-30T12:00:00.000Z";
+
+std::int64_t rawCount(const std::string& path, const std::string& where) {
+    Db db(path, /*readOnly=*/true);
+    return std::stoll(db.rows("SELECT count(*) FROM goqite WHERE " + where).front().front());
+}
 
 std::vector<std::string> rawMsg(const std::string& path, const std::string& id) {
     Db db(path, /*readOnly=*/true);
@@ -44,6 +51,8 @@ private slots:
     void deleteAndPruneWithUndo();
     void staleTokenRefused();
     void foreignTriggerMakesItReadOnly();
+    void maxReceivePerQueue();
+    void settingsDeclared();
 };
 
 void TstGoqite::recognisedAndOpeningChangesNothing() {
@@ -187,6 +196,85 @@ void TstGoqite::foreignTriggerMakesItReadOnly() {
     auto q = openAtFactsNow(path);
     QVERIFY(q->readOnly());
     QVERIFY(contains(q->info().readOnlyReason, "goqite_updated_timestamp"));
+}
+
+// goqite's maxReceive is per queue name (goqite.New(NewOpts{Name,
+// MaxReceive})): a value for one queue moves exactly that queue's dead
+// letters, in the counts, the state filter, the rows and the retry guard.
+void TstGoqite::maxReceivePerQueue() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    const QJsonObject f = factsOf(QStringLiteral("goqite.sqlite3"));
+    const QJsonObject perQueue = f.value(QStringLiteral("per_queue")).toObject();
+    const std::string lapsed = " AND timeout <= '" + kNowText + "'";
+    const std::int64_t thumbsAt2 =
+        rawCount(path, "queue = 'thumbnails' AND received >= 2" + lapsed);
+    const std::int64_t thumbsAt3 =
+        rawCount(path, "queue = 'thumbnails' AND received >= 3" + lapsed);
+    QVERIFY(thumbsAt2 > thumbsAt3); // the fixture has a message received twice
+
+    OpenOptions o;
+    o.clock = fixedClock(kFactsNow);
+    o.settings.maxReceiveByQueue["thumbnails"] = 2;
+    o.settings.maxReceiveByQueue["it's"] = 1; // a name that needs quoting in SQL
+    auto q = Queue::open(path, o);
+    for (const QString& name : perQueue.keys()) {
+        const Counts c = q->counts(name.toStdString());
+        const std::int64_t wantFailed = name == QStringLiteral("thumbnails")
+                                            ? thumbsAt2
+                                            : want(perQueue.value(name).toObject(), "FAILED");
+        QCOMPARE(c.failed, wantFailed);
+        QCOMPARE(c.extra.at("dead_letter"), wantFailed);
+        Filter failed;
+        failed.queue = name.toStdString();
+        failed.states = {State::Failed};
+        QCOMPARE(q->count(failed), wantFailed);
+    }
+    const std::int64_t total = want(f.value(QStringLiteral("extra")).toObject(), "dead_letter");
+    QCOMPARE(q->counts().extra.at("dead_letter"), total - thumbsAt3 + thumbsAt2);
+
+    // The message received twice: a dead letter at 2, retryable, and back.
+    Filter twice;
+    twice.queue = "thumbnails";
+    twice.states = {State::Failed};
+    std::string id;
+    for (const Message& m : q->list(twice, {}, 0, -1))
+        if (m.attempts == 2)
+            id = m.messageId;
+    QVERIFY(!id.empty());
+    QCOMPARE(q->get(id)->maxAttempts.value_or(-1), std::int64_t(2));
+    QCOMPARE(q->get(id)->extraState, std::string("dead_letter"));
+    const auto before = rawMsg(path, id);
+    const ActionResult r = q->apply(Action::Retry, {targetOf(*q, id)});
+    QCOMPARE(r.applied.size(), std::size_t(1));
+    QCOMPARE(q->undo(Action::Retry, r.applied).applied.size(), std::size_t(1));
+    QCOMPARE(rawMsg(path, id), before);
+
+    // At goqite's default the same message is not a dead letter: retry skips it.
+    auto plain = openAtFactsNow(path);
+    QVERIFY(plain->get(id)->state != State::Failed);
+    QVERIFY(plain->apply(Action::Retry, {targetOf(*plain, id)}).applied.empty());
+}
+
+void TstGoqite::settingsDeclared() {
+    const auto settings = QueueFormat::of(Format::Goqite).settings();
+    QCOMPARE(settings.size(), std::size_t(1));
+    QCOMPARE(settings.front().key, std::string(FormatSettings::kMaxReceive));
+    QCOMPARE(settings.front().libraryDefault, GoqiteFormat::kDefaultMaxReceive);
+    QVERIFY(settings.front().perQueue);
+    QVERIFY(QueueFormat::of(Format::LitequeueLegacy).settings().empty());
+
+    FormatSettings s;
+    QVERIFY(s.empty());
+    QVERIFY(s.set(FormatSettings::kMaxReceive, 5));
+    QVERIFY(s.set(FormatSettings::kMaxReceive, 2, "emails"));
+    QVERIFY(!s.set(FormatSettings::kReleaseAfter, 60, "emails")); // not per queue
+    QVERIFY(!s.set("no_such_setting", 1));
+    QCOMPARE(s.value(FormatSettings::kMaxReceive, "emails"), std::int64_t(2));
+    QCOMPARE(s.value(FormatSettings::kMaxReceive, "jobs"), std::int64_t(5));
+    QCOMPARE(s.entries().size(), std::size_t(2));
+    QVERIFY(s.set(FormatSettings::kMaxReceive, 0, "emails")); // back to the file-wide value
+    QCOMPARE(s.value(FormatSettings::kMaxReceive, "emails"), std::int64_t(5));
 }
 
 QTEST_GUILESS_MAIN(TstGoqite)

@@ -9,12 +9,15 @@
 #include <core/remote/client.h>
 #include <core/remote/server.h>
 
+#include <support/fixtures.h>
+
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <signal.h>
 
 #include <filesystem>
+#include <tuple>
 
 using namespace lq::core;
 using namespace lq::core::remote;
@@ -106,6 +109,88 @@ private slots:
         QCOMPARE(rs.wait.p50, ls.wait.p50);
         QCOMPARE(rs.oldestReadyInTime, ls.oldestReadyInTime);
         QCOMPARE(rs.waitHist.counts, ls.waitHist.counts);
+    }
+
+    /// The library settings the file does not store travel in `open`: the
+    /// server counts as a local open with the same settings does.
+    void settingsTravelInOpen_data() {
+        QTest::addColumn<QString>("fixture");
+        QTest::addColumn<QString>("queue");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<qint64>("value");
+        QTest::newRow("goqite max_receive") << QStringLiteral("formats/goqite.sqlite3") << QString()
+                                            << QStringLiteral("max_receive") << qint64(2);
+        QTest::newRow("goqite max_receive of one queue")
+            << QStringLiteral("formats/goqite.sqlite3") << QStringLiteral("thumbnails")
+            << QStringLiteral("max_receive") << qint64(2);
+        QTest::newRow("backlite release_after")
+            << QStringLiteral("formats/backlite.sqlite3") << QString()
+            << QStringLiteral("release_after") << qint64(60);
+        QTest::newRow("laravel retry_after")
+            << QStringLiteral("formats/laravel-database.sqlite3") << QString()
+            << QStringLiteral("retry_after") << qint64(10);
+    }
+    void settingsTravelInOpen() {
+        QFETCH(QString, fixture);
+        QFETCH(QString, queue);
+        QFETCH(QString, key);
+        QFETCH(qint64, value);
+        QTemporaryDir dir;
+        const std::string path = lq::test::copyFixture(dir, fixture).toStdString();
+        constexpr TimeNs kNow = 1'796'040'000LL * kNsPerSecond; // the fixtures' now
+        FormatSettings settings;
+        QVERIFY(settings.set(key.toStdString(), value, queue.toStdString()));
+
+        const auto local = [&](const FormatSettings& s) {
+            OpenOptions o = readOnlyOptions();
+            o.clock = fixedClock(kNow);
+            o.settings = s;
+            return Queue::open(path, o);
+        };
+        const auto remote = [&](const FormatSettings& s) {
+            RemoteOpenOptions o;
+            o.now = kNow;
+            o.settings = s;
+            return RemoteQueue::open(startServer(), path, o);
+        };
+        // What `lqctl stats` prints: the counts and the statistics.
+        const auto stats = [&](auto& q) {
+            const Counts c = q.counts(queue.toStdString());
+            Filter f;
+            f.queue = queue.toStdString();
+            const QueueStats s = q.stats(f);
+            return std::tuple(c.ready, c.scheduled, c.locked, c.failed, c.stuck, c.expired, c.extra,
+                              s.wait.count, s.oldestReadyInTime, s.oldestLockedLockTime,
+                              s.doneLastHour, s.failedLastHour);
+        };
+        auto l = local(settings);
+        auto r = remote(settings);
+        QCOMPARE(r->info().settings, settings);
+        QVERIFY(stats(*r) == stats(*l));
+        // The setting matters on this fixture: without it both sides count
+        // the library default, and differently from with it.
+        auto rDefault = remote({});
+        QVERIFY(rDefault->info().settings.empty());
+        QVERIFY(stats(*rDefault) == stats(*local({})));
+        QVERIFY(stats(*rDefault) != stats(*r));
+    }
+
+    /// A bad settings value is refused with a message naming it; the
+    /// session lives on.
+    void badSettingsRefused() {
+        auto s = startServer();
+        Json p = Json::object();
+        p.set("path", m_path);
+        Json settings = Json::object();
+        settings.set("max_receive", 0);
+        p.set("settings", std::move(settings));
+        try {
+            s->call("open", std::move(p));
+            QFAIL("open with max_receive 0 succeeded");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("max_receive") != std::string::npos, e.what());
+        }
+        QVERIFY(alive(*s));
     }
 
     void malformedJsonKeepsTheSession() {

@@ -75,6 +75,16 @@ private:
         return TestSshd::run(QStringLiteral(LQCTL_PATH), args, 30000, env());
     }
 
+    /// The format fixture `name` copied to the local and the remote path.
+    static bool copyTwice(const QString& name, const QString& local, const QString& remote) {
+        for (const QString& to : {local, remote}) {
+            if (!QFile::copy(QStringLiteral(LQ_TEST_DATA_DIR "/formats/") + name, to))
+                return false;
+            QFile::setPermissions(to, QFile::ReadOwner | QFile::WriteOwner);
+        }
+        return true;
+    }
+
     /// The same command on the local copy and over ssh on the remote copy.
     std::pair<Result, Result> both(const QString& command, const QStringList& args) const {
         QStringList l = {command, m_local};
@@ -210,10 +220,7 @@ private slots:
     void namedQueuesOfAnotherFormatAreEqual() {
         const QString local = path("liteque-local.db");
         const QString remote = path("liteque-remote.db");
-        for (const QString& to : {local, remote}) {
-            QVERIFY(QFile::copy(QStringLiteral(LQ_TEST_DATA_DIR "/formats/liteque-queue.db"), to));
-            QFile::setPermissions(to, QFile::ReadOwner | QFile::WriteOwner);
-        }
+        QVERIFY(copyTwice(QStringLiteral("liteque-queue.db"), local, remote));
         const QString url = m_url.left(m_url.indexOf(m_remote)) + remote;
         const QString now = QStringLiteral("--now=2026-11-30T12:00:00Z");
         for (const QStringList& args :
@@ -236,6 +243,30 @@ private slots:
         }
         const Result s = lqctl({QStringLiteral("stats"), url, QStringLiteral("--json"), now});
         QVERIFY(s.out.contains("\"extra\""));
+    }
+
+    /// `lqctl --max-receive ... stats ssh://...`: the server opens the file
+    /// with the settings, so the remote counts are the local ones with them.
+    void unstoredSettingsTravel() {
+        const QString local = path("goqite-local.db");
+        const QString remote = path("goqite-remote.db");
+        QVERIFY(copyTwice(QStringLiteral("goqite.sqlite3"), local, remote));
+        const QString url = m_url.left(m_url.indexOf(m_remote)) + remote;
+        const QStringList common = {QStringLiteral("--json"),
+                                    QStringLiteral("--now=2026-11-30T12:00:00Z")};
+        const QStringList settings = {QStringLiteral("--max-receive"), QStringLiteral("2"),
+                                      QStringLiteral("--max-receive"),
+                                      QStringLiteral("thumbnails=4")};
+        const auto counts = [&](const QString& file, const QStringList& extra) {
+            const Result r = lqctl(QStringList{QStringLiteral("stats"), file} + common + extra);
+            if (r.code != 0)
+                qWarning("%s", r.err.constData());
+            return Json::parse(r.out.toStdString())["counts"].dump();
+        };
+        const std::string withLocal = counts(local, settings);
+        QCOMPARE(counts(url, settings), withLocal);
+        QCOMPARE(counts(url, {}), counts(local, {}));
+        QVERIFY(counts(url, {}) != withLocal);
     }
 
     void killedConnectionIsAClearError() {
