@@ -11,7 +11,9 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cctype>
 #include <exception>
+#include <limits>
 #include <thread>
 
 namespace lq::core {
@@ -106,6 +108,81 @@ Counts Queue::counts(TimeNs stuckAfterNs) {
     return counts(std::string(), stuckAfterNs);
 }
 
+Counts& Counts::operator+=(const Counts& o) {
+    ready += o.ready;
+    locked += o.locked;
+    done += o.done;
+    failed += o.failed;
+    unknown += o.unknown;
+    stuck += o.stuck;
+    scheduled += o.scheduled;
+    leased += o.leased;
+    expired += o.expired;
+    stored += o.stored;
+    for (const auto& [name, n] : o.extra)
+        extra[name] += n;
+    return *this;
+}
+
+namespace {
+
+bool isWal(const std::string& journalMode) {
+    std::string m = journalMode;
+    std::transform(m.begin(), m.end(), m.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    return m == "wal";
+}
+
+} // namespace
+
+Queue::Impl::Where Queue::Impl::inRange(Where w, const std::string& key,
+                                        std::pair<std::int64_t, std::int64_t> range) {
+    w.sql += (w.sql.empty() ? " WHERE " : " AND ") + key + " >= ? AND " + key + " < ?";
+    w.binds.emplace_back(range.first);
+    w.binds.emplace_back(range.second);
+    return w;
+}
+
+std::optional<std::pair<std::int64_t, std::int64_t>> Queue::Impl::scanBounds() {
+    const FormatDriver& drv = driver();
+    const std::string& key = drv.scanKey();
+    std::vector<std::string> froms;
+    for (const auto& arm : drv.sourceArms())
+        froms.push_back("(" + arm.sql + ")");
+    if (froms.empty())
+        froms.push_back(drv.source());
+    std::optional<std::pair<std::int64_t, std::int64_t>> out;
+    for (const std::string& from : froms) {
+        // min() and max() in separate statements: each is one index seek.
+        auto lo = reader().cached("SELECT min(" + key + ") FROM " + from);
+        auto hi = reader().cached("SELECT max(" + key + ") FROM " + from);
+        if (!lo->step() || lo->isNull(0) || !hi->step() || hi->isNull(0))
+            continue;
+        const std::int64_t a = lo->int64(0);
+        const std::int64_t b = hi->int64(0);
+        out = out ? std::make_pair(std::min(out->first, a), std::max(out->second, b))
+                  : std::make_pair(a, b);
+    }
+    return out;
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> Queue::Impl::scanChunks() {
+    const std::int64_t n = opts.scanChunkRows;
+    if (n <= 0 || driver().scanKey().empty() || inOwnTransaction() || isWal(info().journalMode))
+        return {};
+    const auto bounds = scanBounds();
+    if (!bounds || bounds->second - bounds->first < n)
+        return {};
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;
+    for (std::int64_t a = bounds->first;; a += n) {
+        const bool last = bounds->second - a < n;
+        out.emplace_back(a, last ? bounds->second + 1 : a + n);
+        if (last)
+            break;
+    }
+    return out;
+}
+
 Counts Queue::counts(const std::string& queueName, TimeNs stuckAfterNs) {
     Impl::Where w;
     if (!queueName.empty()) {
@@ -113,7 +190,18 @@ Counts Queue::counts(const std::string& queueName, TimeNs stuckAfterNs) {
         f.queue = queueName;
         w = d->buildWhere(f);
     }
-    return d->driver().counts(d->reader(), now(), stuckAfterNs, w.sql, w.binds);
+    const FormatDriver& drv = d->driver();
+    const auto chunks = d->scanChunks();
+    if (chunks.empty())
+        return drv.counts(d->reader(), now(), stuckAfterNs, w.sql, w.binds);
+    // Chunk by chunk at one "now": a writer waits for one chunk at most.
+    const TimeNs t = now();
+    Counts total;
+    for (const auto& range : chunks) {
+        const Impl::Where c = Impl::inRange(w, drv.scanKey(), range);
+        total += drv.counts(d->reader(), t, stuckAfterNs, c.sql, c.binds);
+    }
+    return total;
 }
 
 std::int64_t Queue::count(const Filter& f) {
@@ -187,11 +275,58 @@ bool Queue::sortIsIndexed(const Filter& f, const Sort& s) {
 }
 
 std::vector<std::int64_t> Queue::orderedRowids(const Filter& f, const Sort& s) {
+    const FormatDriver& drv = d->driver();
     const Impl::Where w = d->buildWhere(f);
-    auto st =
-        d->reader().cached("SELECT rowid FROM " + d->driver().source() + w.sql + d->orderBy(s));
-    bindValues(*st, w.binds);
     std::vector<std::int64_t> out;
+    // On a rollback-journal file a long ordering is read in keyset chunks,
+    // each its own read transaction, so a writer waits for one chunk only.
+    const bool chunked = !d->scanChunks().empty();
+    const std::int64_t limit = chunked ? d->opts.scanChunkRows : -1;
+    // Reads `key` ascending (or descending) from `from`, chunk by chunk;
+    // pushes the rowid `sign * key` of each row.
+    const auto keyset = [&](const std::string& from, const std::string& key, bool desc,
+                            std::int64_t sign) {
+        auto st = d->reader().cached("SELECT " + key + " FROM " + from + w.sql +
+                                     (w.sql.empty() ? " WHERE " : " AND ") + key +
+                                     (desc ? " < ?" : " > ?") + " ORDER BY " + key +
+                                     (desc ? " DESC" : "") + " LIMIT ?");
+        std::int64_t after = desc ? std::numeric_limits<std::int64_t>::max()
+                                  : std::numeric_limits<std::int64_t>::min();
+        for (;;) {
+            st->reset();
+            bindValues(*st, w.binds);
+            const int n = static_cast<int>(w.binds.size());
+            st->bind(n + 1, after);
+            st->bind(n + 2, limit);
+            std::int64_t got = 0;
+            while (st->step()) {
+                after = st->int64(0);
+                out.push_back(sign * after);
+                ++got;
+            }
+            st->reset(); // ends the read transaction between chunks
+            if (limit < 0 || got < limit)
+                return;
+        }
+    };
+    if (bool desc = false; byRowid(drv, s, desc)) {
+        // Arm by arm in each table's rowid order, as list() reads the first
+        // page: no sort of the whole compound source.
+        for (const bool negatedFirst : {true, false}) {
+            const bool negated = negatedFirst != desc;
+            for (const auto& arm : drv.sourceArms())
+                if (arm.negated == negated)
+                    keyset("(" + arm.sql + ")", "arm_id", negated != desc, negated ? -1 : 1);
+        }
+        return out;
+    }
+    if (bool desc = false;
+        chunked && drv.scanKey() == "rowid" && drv.orderKey(s.key, desc) == "rowid") {
+        keyset(drv.source(), "rowid", desc, 1);
+        return out;
+    }
+    auto st = d->reader().cached("SELECT rowid FROM " + drv.source() + w.sql + d->orderBy(s));
+    bindValues(*st, w.binds);
     while (st->step())
         out.push_back(st->int64(0));
     return out;
@@ -251,18 +386,31 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
         cols.lockTime.reserve(expect);
         cols.doneTime.reserve(expect);
     }
-    Where w = buildWhere(f);
-    if (rows) {
-        w.sql += (w.sql.empty() ? " WHERE " : " AND ") + std::string("rowid BETWEEN ? AND ?");
-        w.binds.emplace_back(rows->first);
-        w.binds.emplace_back(rows->second);
-    }
+    const Where w = buildWhere(f);
     const TimeNs t = f.now ? *f.now : now();
     const FormatDriver& drv = driver();
-    auto st = reader().cached("SELECT " + drv.timingColumns() + " FROM " + drv.source() + w.sql);
-    bindValues(*st, w.binds);
-    while (st->step())
-        drv.timingRow(*st, t, cols);
+    const std::string& key = drv.scanKey();
+    const auto read = [&](const Where& ww) {
+        auto st = reader().cached("SELECT " + drv.timingColumns() + " FROM " + drv.source() +
+                                  ww.sql);
+        bindValues(*st, ww.binds);
+        while (st->step())
+            drv.timingRow(*st, t, cols);
+    };
+    if (!rows) {
+        read(w);
+        return cols;
+    }
+    // On a rollback-journal file the range is read in chunks, each its own
+    // read transaction, so a writer waits for one chunk only.
+    const std::int64_t n = opts.scanChunkRows > 0 && !isWal(info().journalMode)
+                               ? opts.scanChunkRows
+                               : std::numeric_limits<std::int64_t>::max();
+    for (std::int64_t a = rows->first; a <= rows->second;) {
+        const std::int64_t b = rows->second - a < n ? rows->second + 1 : a + n;
+        read(inRange(w, key, {a, b}));
+        a = b;
+    }
     return cols;
 }
 
@@ -271,11 +419,10 @@ TimingColumns Queue::timing(const Filter& f) {
     // own read connection (the scan, not the statistics, is the cost).
     constexpr std::int64_t kSplitAbove = 200'000;
     std::int64_t lo = 0, hi = -1;
-    if (!d->inOwnTransaction()) {
-        auto st = d->reader().cached("SELECT min(rowid), max(rowid) FROM " + d->driver().source());
-        if (st->step() && !st->isNull(0)) {
-            lo = st->int64(0);
-            hi = st->int64(1);
+    if (!d->inOwnTransaction() && !d->driver().scanKey().empty()) {
+        if (const auto bounds = d->scanBounds()) {
+            lo = bounds->first;
+            hi = bounds->second;
         }
     }
     if (hi - lo < kSplitAbove)

@@ -32,6 +32,8 @@ struct Counts {
     std::map<std::string, std::int64_t> extra;
 
     std::int64_t active() const { return ready + locked; }
+    /// Adds the counts of a disjoint set of rows (a chunk of a scan).
+    Counts& operator+=(const Counts& o);
 };
 
 /// Which messages a listing, a count or a batch action covers. Every field

@@ -56,6 +56,13 @@ struct OpenOptions {
     /// Library settings the file does not store (goqite's maxReceive,
     /// backlite's ReleaseAfter); 0 fields take the library's default.
     FormatSettings settings;
+    /// On a file not in WAL mode, a long read (counts, orderings, timing)
+    /// is split into reads of at most this many rows, each its own read
+    /// transaction, so a writer waits for one chunk, never for the whole
+    /// scan (a reader's SHARED lock blocks a rollback-journal commit).
+    /// 0: one read. WAL files are always read in one (readers never block
+    /// writers there).
+    std::int64_t scanChunkRows = 32768;
 };
 
 struct PutItem {

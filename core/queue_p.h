@@ -91,6 +91,17 @@ struct Queue::Impl {
     Where buildWhere(const Filter& f) const;
     std::string orderBy(const Sort& s) const;
     std::optional<Message> getOn(Connection& c, std::string_view messageId) const;
+    /// Half-open ranges [first, second) of driver().scanKey() that split a
+    /// long read into reads of at most opts.scanChunkRows keys, each its own
+    /// read transaction; empty when the file is read in one (WAL, a small
+    /// table, inside our own transaction, or no scan key).
+    std::vector<std::pair<std::int64_t, std::int64_t>> scanChunks();
+    /// `w` narrowed to `key` in [range.first, range.second).
+    static Where inRange(Where w, const std::string& key,
+                         std::pair<std::int64_t, std::int64_t> range);
+    /// Min and max of driver().scanKey() (arm by arm for a compound source,
+    /// each by its index); nullopt when empty.
+    std::optional<std::pair<std::int64_t, std::int64_t>> scanBounds();
     TimingColumns timingRange(const Filter& f,
                               std::optional<std::pair<std::int64_t, std::int64_t>> rows,
                               std::int64_t capacity = 0);

@@ -45,6 +45,9 @@ public:
                "attempts, last_duration_micro, succeeded, expires_at, error, 1 FROM "
                "backlite_tasks_completed)";
     }
+    /// No key: the completed arm's rowid is negated, so no range on the
+    /// compound source is an index range there (reads are never chunked).
+    std::string scanKey() const override { return {}; }
     std::string columns() const override {
         return "rowid, task, id, created_at, wait_until, claimed_at, last_executed_at, attempts, "
                "last_duration_micro, succeeded, expires_at, error, completed, queue";

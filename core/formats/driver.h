@@ -94,6 +94,11 @@ public:
         static const std::vector<SourceArm> none;
         return none;
     }
+    /// The column of source() whose ranges split a scan into short reads,
+    /// each by an index (Queue chunks long reads on rollback-journal files):
+    /// rowid for a single table; "" when no column does (a compound source
+    /// whose arms cannot all take the range by index).
+    virtual std::string scanKey() const { return "rowid"; }
     /// The select list readRow() reads.
     virtual std::string columns() const = 0;
     virtual Message readRow(const Statement& st, TimeNs now) const = 0;

@@ -87,6 +87,8 @@ public:
 
     std::string source() const override { return m_source; }
     const std::vector<SourceArm>& sourceArms() const override { return m_arms; }
+    /// Each arm's own rowid: a range on it is an index range in both tables.
+    std::string scanKey() const override { return "arm_id"; }
 
     // The payload's JSON fields are read here, for the rows shown, not in
     // source(): a compound subquery computes every column of every row, so a
@@ -263,28 +265,32 @@ public:
 
     Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,
                   const Binds& binds) const override {
-        auto st = r.cached(
-            "SELECT count(*), coalesce(sum(kind = 'job' AND reserved_at IS NULL AND "
-            "typeof(available_at) = 'integer' AND available_at <= ?1), 0), coalesce(sum(kind = "
-            "'job' AND reserved_at IS NULL AND NOT (typeof(available_at) = 'integer' AND "
-            "available_at <= ?1)), 0), coalesce(sum(kind = 'job' AND reserved_at IS NOT NULL), "
-            "0), coalesce(sum(kind = 'job' AND reserved_ns <= ?2), 0), coalesce(sum(kind = "
-            "'failed'), 0) FROM " +
-            m_source + where);
-        bindValues(*st, {toSeconds(now), (toSeconds(now) - m_retryAfterS) * kNsPerSecond});
-        bindValues(*st, binds, 3);
+        // Arm by arm: the compound source would compute every column of
+        // every row (2.5x the time at a million jobs).
         Counts c;
-        if (st->step()) {
-            c.stored = st->int64(0);
-            c.ready = st->int64(1);
-            c.scheduled = st->int64(2);
-            c.locked = st->int64(3);
-            c.stuck = st->int64(4);
-            c.failed = st->int64(5);
-            c.extra["locked_expired"] = c.stuck;
-            c.leased = c.locked - c.stuck;
-            c.expired = c.stuck;
+        for (const auto& arm : m_arms) {
+            auto st = r.cached(
+                "SELECT count(*), coalesce(sum(kind = 'job' AND reserved_at IS NULL AND "
+                "typeof(available_at) = 'integer' AND available_at <= ?1), 0), coalesce(sum(kind "
+                "= 'job' AND reserved_at IS NULL AND NOT (typeof(available_at) = 'integer' AND "
+                "available_at <= ?1)), 0), coalesce(sum(kind = 'job' AND reserved_at IS NOT "
+                "NULL), 0), coalesce(sum(kind = 'job' AND reserved_ns <= ?2), 0), "
+                "coalesce(sum(kind = 'failed'), 0) FROM (" +
+                arm.sql + ")" + where);
+            bindValues(*st, {toSeconds(now), (toSeconds(now) - m_retryAfterS) * kNsPerSecond});
+            bindValues(*st, binds, 3);
+            if (st->step()) {
+                c.stored += st->int64(0);
+                c.ready += st->int64(1);
+                c.scheduled += st->int64(2);
+                c.locked += st->int64(3);
+                c.stuck += st->int64(4);
+                c.failed += st->int64(5);
+            }
         }
+        c.extra["locked_expired"] = c.stuck;
+        c.leased = c.locked - c.stuck;
+        c.expired = c.stuck;
         return c;
     }
 
