@@ -154,8 +154,10 @@ std::optional<std::pair<std::int64_t, std::int64_t>> Queue::Impl::scanBounds() {
     std::optional<std::pair<std::int64_t, std::int64_t>> out;
     for (const std::string& from : froms) {
         // min() and max() in separate statements: each is one index seek.
-        auto lo = reader().cached("SELECT min(" + key + ") FROM " + from);
-        auto hi = reader().cached("SELECT max(" + key + ") FROM " + from);
+        std::string of = key;
+        of.append(") FROM ").append(from);
+        auto lo = reader().cached("SELECT min(" + of);
+        auto hi = reader().cached("SELECT max(" + of);
         if (!lo->step() || lo->isNull(0) || !hi->step() || hi->isNull(0))
             continue;
         const std::int64_t a = lo->int64(0);
@@ -391,8 +393,8 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
     const FormatDriver& drv = driver();
     const std::string& key = drv.scanKey();
     const auto read = [&](const Where& ww) {
-        auto st = reader().cached("SELECT " + drv.timingColumns() + " FROM " + drv.source() +
-                                  ww.sql);
+        auto st =
+            reader().cached("SELECT " + drv.timingColumns() + " FROM " + drv.source() + ww.sql);
         bindValues(*st, ww.binds);
         while (st->step())
             drv.timingRow(*st, t, cols);
@@ -425,8 +427,12 @@ TimingColumns Queue::timing(const Filter& f) {
             hi = bounds->second;
         }
     }
-    if (hi - lo < kSplitAbove)
-        return d->timingRange(f, std::nullopt);
+    if (hi - lo < kSplitAbove) {
+        // Read by key range when there is one: timingRange() chunks it on a
+        // rollback-journal file.
+        return d->timingRange(f,
+                              hi >= lo ? std::make_optional(std::make_pair(lo, hi)) : std::nullopt);
+    }
     const std::int64_t mid = lo + (hi - lo) / 2;
     TimingColumns upper;
     std::exception_ptr error;
@@ -455,6 +461,7 @@ TimingColumns Queue::timing(const Filter& f) {
     cols.lockTime.insert(cols.lockTime.end(), upper.lockTime.begin(), upper.lockTime.end());
     cols.doneTime.insert(cols.doneTime.end(), upper.doneTime.begin(), upper.doneTime.end());
     cols.attempts.insert(cols.attempts.end(), upper.attempts.begin(), upper.attempts.end());
+    cols.ownStuck.insert(cols.ownStuck.end(), upper.ownStuck.begin(), upper.ownStuck.end());
     return cols;
 }
 

@@ -34,12 +34,15 @@ void QueueBanners::offerAttention(const core::Counts& c, int stuckSeconds) {
     }
     const QLocale l;
     if (c.stuck > 0) {
+        // The library's own rule where it has one, else the operator's.
+        const std::string rule = m_doc->format().stuckRule();
+        const QString why =
+            rule.empty() ? tr("locked longer than %1")
+                               .arg(humanDuration(core::TimeNs(stuckSeconds) * core::kNsPerSecond))
+                         : fromStd(rule);
         m_bar->setBanner(QStringLiteral("attention"), BannerBar::Level::Warning,
-                         tr("%1 stuck message(s) (locked longer than %2) and %3 failed need "
-                            "attention.")
-                             .arg(l.toString(c.stuck),
-                                  humanDuration(core::TimeNs(stuckSeconds) * core::kNsPerSecond),
-                                  l.toString(c.failed)),
+                         tr("%1 stuck message(s) (%2) and %3 failed need attention.")
+                             .arg(l.toString(c.stuck), why, l.toString(c.failed)),
                          tr("Show stuck"), [this] {
                              m_bar->removeBanner(QStringLiteral("attention"));
                              emit showChoice(StatusFilterBar::Stuck);

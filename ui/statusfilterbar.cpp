@@ -206,6 +206,11 @@ void StatusFilterBar::updateUnknown() {
     m_buttons.value(Unknown)->setVisible(possible && (m_counts.unknown > 0 || m_choice == Unknown));
 }
 
+void StatusFilterBar::setStuckRule(const QString& rule) {
+    m_stuckRule = rule;
+    updateTexts();
+}
+
 void StatusFilterBar::setCounts(const core::Counts& counts) {
     m_counts = counts;
     updateUnknown();
@@ -277,10 +282,13 @@ void StatusFilterBar::updateTexts() {
         b->setText(text);
         // Named for screen readers.
         b->setAccessibleName(tr("%1 filter").arg(label(Choice(c))));
-        const QString what = c == All
-                                 ? tr("Show every message (%1)").arg(locale.toString(count(c)))
-                                 : tr("Show only %1 messages (%2)")
-                                       .arg(label(Choice(c)).toUpper(), locale.toString(count(c)));
+        QString what = c == All ? tr("Show every message (%1)").arg(locale.toString(count(c)))
+                                : tr("Show only %1 messages (%2)")
+                                      .arg(label(Choice(c)).toUpper(), locale.toString(count(c)));
+        if (c == Stuck) {
+            what += m_stuckRule.isEmpty() ? tr(": locked longer than the threshold")
+                                          : tr(": %1, the library's own rule").arg(m_stuckRule);
+        }
         b->setAccessibleDescription(what + shortcut(b));
         b->setToolTip(what + shortcut(b));
     }

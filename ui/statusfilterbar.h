@@ -37,6 +37,9 @@ public:
     /// chips whose state the new format lacks are dropped.
     void setExtraStates(const std::vector<core::QueueFormat::ExtraState>& extras,
                         const QString& formatId = {});
+    /// How the format tells a stuck message (QueueFormat::stuckRule()); ""
+    /// for the operator's threshold. The Stuck chip's tooltip says it.
+    void setStuckRule(const QString& rule);
     /// The chip of extra state `name` (nullptr: the format has none).
     QToolButton* extraButton(const QString& name) const;
     /// The canonical chip chosen; All also while only format chips are checked.
@@ -75,6 +78,7 @@ private:
     core::Counts m_counts;
     std::vector<core::State> m_states;
     std::vector<core::QueueFormat::ExtraState> m_extras;
+    QString m_stuckRule;
     std::vector<QToolButton*> m_extraButtons; ///< one per m_extras entry
     std::vector<bool> m_checked;              ///< one per m_extras entry
     QString m_formatId;

@@ -12,6 +12,9 @@ namespace lq::core {
 /// tool uses kReleaseAfter.
 class BackliteFormat final : public QueueFormat {
 public:
+    std::string stuckRule() const override {
+        return "claimed longer than ReleaseAfter (Queue Settings)";
+    }
     /// The release timeout (backlite's ReleaseAfter) the counts assume.
     static constexpr std::int64_t kReleaseAfterSeconds = 600;
 

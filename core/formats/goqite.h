@@ -12,6 +12,9 @@ namespace lq::core {
 /// ever. The token is (id, received, timeout).
 class GoqiteFormat final : public QueueFormat {
 public:
+    std::string stuckRule() const override {
+        return "none: a lapsed lease makes the message receivable again";
+    }
     /// goqite's default maxReceive (an app option, not stored in the file).
     static constexpr std::int64_t kDefaultMaxReceive = 3;
 

@@ -9,6 +9,9 @@ namespace lq::core {
 /// no finished history (finishing deletes the row).
 class JobsLeaseFormat final : public QueueFormat {
 public:
+    std::string stuckRule() const override {
+        return "none: a lapsed lease makes the job claimable again";
+    }
     const char* id() const noexcept override { return formatId(Format::JobsLease); }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return false; }

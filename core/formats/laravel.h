@@ -11,6 +11,9 @@ namespace lq::core {
 /// deleted. Tables are recognised by their column sets, not their names.
 class LaravelFormat final : public QueueFormat {
 public:
+    std::string stuckRule() const override {
+        return "reserved longer than retry_after (Queue Settings)";
+    }
     /// retry_after of Laravel's config/queue.php database connection (90 s).
     static constexpr std::int64_t kDefaultRetryAfterSeconds = 90;
 

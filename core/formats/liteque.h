@@ -10,6 +10,7 @@ namespace lq::core {
 /// expireAt in seconds, availableAt in milliseconds; completed tasks deleted.
 class LitequeFormat final : public QueueFormat {
 public:
+    std::string stuckRule() const override { return "running with its lease (expireAt) lapsed"; }
     const char* id() const noexcept override { return formatId(Format::Liteque); }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return false; }

@@ -173,9 +173,12 @@ public:
             }
         }
         {
+            // The same rows as above (a chunk of a scan narrows `where`).
             auto st =
-                r.cached("SELECT count(*) FROM " + m_t + " WHERE status = 1 AND lock_time < ?1");
-            bindTime(*st, 1, now - stuckAfter, m_enc);
+                r.cached("SELECT count(*) FROM " + m_t + where +
+                         (where.empty() ? " WHERE " : " AND ") + "status = 1 AND lock_time < ?");
+            bindValues(*st, binds);
+            bindTime(*st, static_cast<int>(binds.size()) + 1, now - stuckAfter, m_enc);
             if (st->step())
                 c.stuck = st->int64(0);
         }

@@ -10,6 +10,9 @@ namespace lq::core {
 /// strings (double encoded); completed/cancelled/discarded rows are kept.
 class ObanFormat final : public JobTableFormat {
 public:
+    std::string stuckRule() const override {
+        return "executing, attempted more than 60 min ago (Lifeline's rescue_after)";
+    }
     const char* id() const noexcept override { return formatId(Format::ObanLite); }
     std::string timeUnits(const FormatInfo&) const override {
         return "TEXT UTC (ISO 8601, microseconds when Ecto writes them)";

@@ -12,6 +12,9 @@ namespace lq::core {
 /// definitions, not jobs.
 class PlainjobFormat final : public QueueFormat {
 public:
+    std::string stuckRule() const override {
+        return "processing, due more than 30 min ago (the library's timeout)";
+    }
     const char* id() const noexcept override { return formatId(Format::Plainjob); }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return true; }

@@ -132,6 +132,11 @@ public:
     };
     /// The unstored settings this format reads (empty: none).
     virtual std::vector<Setting> settings() const { return {}; }
+    /// How the library itself tells an abandoned claim, in words for a
+    /// banner or a tooltip ("claimed by a process whose heartbeat is older
+    /// than 5 min"); "" when it has no rule of its own and stuck means
+    /// LOCKED longer than the operator's threshold (litequeue).
+    virtual std::string stuckRule() const { return {}; }
 
     // ---- what the operator can do --------------------------------------------
     /// The per-message actions, in menu order.

@@ -12,6 +12,9 @@ namespace lq::core {
 /// created_at).
 class RiverFormat final : public JobTableFormat {
 public:
+    std::string stuckRule() const override {
+        return "running, attempted more than 1 h ago (the JobRescuer's RescueStuckJobsAfter)";
+    }
     const char* id() const noexcept override { return formatId(Format::RiverSqlite); }
     std::string timeUnits(const FormatInfo&) const override {
         return "TEXT UTC (\"2006-01-02 15:04:05.999\", or Go's time.String())";

@@ -12,6 +12,9 @@ namespace lq::core {
 /// the execution row (claimed: its id and process_id); named queues.
 class SolidQueueFormat final : public QueueFormat {
 public:
+    std::string stuckRule() const override {
+        return "claimed by a process that is gone or whose heartbeat is older than 5 min";
+    }
     const char* id() const noexcept override { return formatId(Format::SolidQueue); }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return true; }

@@ -238,6 +238,9 @@ private slots:
         QTRY_VERIFY(bar->hasBanner(key));
         QVERIFY2(bar->bannerText(key).startsWith(stuckText(c.stuck)),
                  qPrintable(bar->bannerText(key)));
+        // Solid Queue's own rule, not the operator's "locked longer than".
+        QVERIFY2(bar->bannerText(key).contains(QStringLiteral("heartbeat is older than 5 min")),
+                 qPrintable(bar->bannerText(key)));
 
         QVERIFY(showOnly(h, StatusFilterBar::Stuck));
         QTRY_COMPARE(h.model()->rowCount(), int(c.stuck));

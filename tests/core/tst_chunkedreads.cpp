@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+// Chunked reads (OpenOptions::scanChunkRows): on a rollback-journal file the
+// long reads (counts, orderings, timing columns) are split into short read
+// transactions so a writer waits for one chunk only. Split or not, they
+// must give the same answers: every fixture of every format, turned into a
+// rollback-journal copy, read in chunks of 2 keys and in one read.
+#include "formatfacts.h"
+#include "support/fixtures.h"
+
+#include <QObject>
+#include <QTemporaryDir>
+
+#include <algorithm>
+#include <tuple>
+
+using namespace lqtest;
+using namespace lq::core;
+
+namespace {
+
+/// Every file a format reads: the litequeue and seed fixtures and the
+/// format fixtures.
+QStringList allFixtures() {
+    QStringList out = {QStringLiteral("litequeue-head-mixed.sqlite3"),
+                       QStringLiteral("litequeue-oldmulti.sqlite3"),
+                       QStringLiteral("seed-jobs-leases.sqlite3")};
+    for (const QString& f : lq::test::formatFixtures())
+        out << QStringLiteral("formats/") + f;
+    return out;
+}
+
+std::unique_ptr<Queue> openChunked(const std::string& path, std::int64_t chunkRows) {
+    OpenOptions o;
+    o.clock = fixedClock(kFactsNow);
+    o.readOnly = true;
+    o.scanChunkRows = chunkRows;
+    return Queue::open(path, o);
+}
+
+std::string describe(const Counts& c) {
+    std::string s = std::to_string(c.ready) + "/" + std::to_string(c.locked) + "/" +
+                    std::to_string(c.done) + "/" + std::to_string(c.failed) + "/" +
+                    std::to_string(c.unknown) + "/" + std::to_string(c.stuck) + "/" +
+                    std::to_string(c.scheduled) + "/" + std::to_string(c.leased) + "/" +
+                    std::to_string(c.expired) + "/" + std::to_string(c.stored);
+    for (const auto& [name, n] : c.extra)
+        s += " " + name + "=" + std::to_string(n);
+    return s;
+}
+
+using TimingRow = std::tuple<int, TimeNs, TimeNs, TimeNs, std::int64_t, int>;
+
+/// The timing columns as a sorted list of rows: a chunked read visits the
+/// arms of a compound source in another order.
+std::vector<TimingRow> rowsOf(const TimingColumns& t) {
+    std::vector<TimingRow> out;
+    for (std::size_t i = 0; i < t.size(); ++i)
+        out.emplace_back(t.state[i], t.inTime[i], t.lockTime[i], t.doneTime[i],
+                         t.attempts.empty() ? 0 : t.attempts[i],
+                         t.ownStuck.empty() ? -1 : t.ownStuck[i]);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+/// orderedRowids, or the error's text when the sort is not offered: both
+/// reads must agree on either.
+std::string orderOf(Queue& q, const Filter& f, const Sort& s) {
+    try {
+        std::string out;
+        for (std::int64_t id : q.orderedRowids(f, s))
+            out += std::to_string(id) + ",";
+        return out;
+    } catch (const std::exception& e) {
+        return std::string("error: ") + e.what();
+    }
+}
+
+} // namespace
+
+class TstChunkedReads : public QObject {
+    Q_OBJECT
+
+private slots:
+    void sameAnswersInChunks_data();
+    void sameAnswersInChunks();
+};
+
+void TstChunkedReads::sameAnswersInChunks_data() {
+    QTest::addColumn<QString>("fixture");
+    for (const QString& f : allFixtures())
+        QTest::newRow(qPrintable(f)) << f;
+}
+
+void TstChunkedReads::sameAnswersInChunks() {
+    QFETCH(QString, fixture);
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, fixture);
+    {
+        // A rollback-journal copy: WAL files are never read in chunks.
+        Db db(path);
+        db.exec("PRAGMA journal_mode=DELETE");
+    }
+    auto one = openChunked(path, 0);
+    auto chunked = openChunked(path, 2);
+    QCOMPARE(QString::fromStdString(chunked->info().journalMode).toLower(),
+             QStringLiteral("delete"));
+
+    QCOMPARE(describe(chunked->counts()), describe(one->counts()));
+    for (const std::string& name : one->queueNames())
+        QCOMPARE(describe(chunked->counts(name)), describe(one->counts(name)));
+
+    QCOMPARE(rowsOf(chunked->timing({})).size(), rowsOf(one->timing({})).size());
+    QVERIFY(rowsOf(chunked->timing({})) == rowsOf(one->timing({})));
+
+    std::vector<Filter> filters(1);
+    for (State s : {State::Ready, State::Locked, State::Done, State::Failed}) {
+        Filter f;
+        f.states = {s};
+        filters.push_back(f);
+    }
+    for (const Filter& f : filters) {
+        for (SortKey k :
+             {SortKey::Arrival, SortKey::InTime, SortKey::LockTime, SortKey::DoneTime,
+              SortKey::Wait, SortKey::Processing, SortKey::Age, SortKey::Claim, SortKey::Status}) {
+            for (bool desc : {false, true}) {
+                const Sort s{k, desc};
+                QCOMPARE(orderOf(*chunked, f, s), orderOf(*one, f, s));
+            }
+        }
+    }
+}
+
+QTEST_GUILESS_MAIN(TstChunkedReads)
+#include "tst_chunkedreads.moc"
