@@ -156,7 +156,7 @@ std::string generalHelp() {
                     "  or:  lqctl fleet DIR [options]\n"
                     "  or:  lqctl serve --stdio\n\n"
                     "FILE may be ssh://[USER@]HOST[:PORT]/PATH: the queue on that host, through "
-                    "ssh (info, stats, list, get and the actions).\n\n"
+                    "ssh (info, stats, list, get, put, vacuum, upgrade and the actions).\n\n"
                     "Inspect and operate SQLite job queues (litequeue and lease queues; see "
                     "`lqctl info`).\n\n"
                     "Commands:\n";
