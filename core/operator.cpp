@@ -375,40 +375,52 @@ Report Operator::enqueue(const std::string& data, std::optional<std::string> key
 
 Report Operator::vacuum(std::pair<std::int64_t, std::int64_t>* sizes) {
     AuditEntry head = header(Action::Vacuum);
-    Report rep;
-    rep.action = Action::Vacuum;
-    rep.recordId = head.id;
     const auto s = m_q.vacuum();
     if (sizes)
         *sizes = s;
-    head.note = "vacuum: " + std::to_string(s.first) + " -> " + std::to_string(s.second) + " bytes";
-    try {
-        m_log.append(head);
-    } catch (const Error& e) {
-        rep.auditError =
-            std::string("vacuumed, but the audit log could not be written: ") + e.what();
-    }
-    return rep;
+    return recordVacuum(m_log, std::move(head), s);
 }
 
 Report Operator::upgrade() {
     AuditEntry head = header(Action::Upgrade);
-    Report rep;
-    rep.action = Action::Upgrade;
-    rep.recordId = head.id;
     const std::string from = formatId(m_q.info().format);
     m_q.upgrade();
-    const std::string to = formatId(m_q.info().format);
-    if (to == from)
-        return rep; // already current: nothing written, nothing to record
-    head.note = "upgrade: " + from + " -> " + to;
+    return recordUpgrade(m_log, std::move(head), from, formatId(m_q.info().format));
+}
+
+namespace {
+
+Report recordDone(AuditLog& log, AuditEntry head, std::string note, const std::string& done) {
+    Report rep;
+    rep.action = head.action;
+    rep.recordId = head.id;
+    head.note = std::move(note);
     try {
-        m_log.append(head);
+        log.append(head);
     } catch (const Error& e) {
-        rep.auditError =
-            std::string("upgraded, but the audit log could not be written: ") + e.what();
+        rep.auditError = done + ", but the audit log could not be written: " + e.what();
     }
     return rep;
+}
+
+} // namespace
+
+Report recordVacuum(AuditLog& log, AuditEntry head, std::pair<std::int64_t, std::int64_t> sizes) {
+    return recordDone(log, std::move(head),
+                      "vacuum: " + std::to_string(sizes.first) + " -> " +
+                          std::to_string(sizes.second) + " bytes",
+                      "vacuumed");
+}
+
+Report recordUpgrade(AuditLog& log, AuditEntry head, const std::string& from,
+                     const std::string& to) {
+    if (to == from) {
+        Report rep; // already current: nothing written, nothing to record
+        rep.action = Action::Upgrade;
+        rep.recordId = head.id;
+        return rep;
+    }
+    return recordDone(log, std::move(head), "upgrade: " + from + " -> " + to, "upgraded");
 }
 
 std::vector<AuditEntry> Operator::records() const {

@@ -86,6 +86,14 @@ Report runRecorded(AuditLog& log, AuditEntry head,
                    const std::atomic_bool* cancel,
                    std::function<void(std::size_t, std::size_t)> progress);
 
+/// The records of the whole-file actions once done, written after the fact
+/// (VACUUM cannot run inside a transaction); a record that cannot be written
+/// is the report's auditError. recordUpgrade records nothing when `from` ==
+/// `to` (already current). Operator and the remote operator share them.
+Report recordVacuum(AuditLog& log, AuditEntry head, std::pair<std::int64_t, std::int64_t> sizes);
+Report recordUpgrade(AuditLog& log, AuditEntry head, const std::string& from,
+                     const std::string& to);
+
 /// The refusal of an undo whose record was made on another file at this
 /// path (device and inode differ): nothing is changed.
 Report otherFileReport(const AuditEntry& record);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ui/dashboarddata.h"
 
-#include "core/formats/queueformat.h"
 #include "core/timefmt.h"
 #include "ui/queuebackend.h"
 
@@ -30,8 +29,6 @@ DashboardData computeDashboard(QueueBackend& q, const DashboardRequest& r) {
     timer.start();
     DashboardData d;
     try {
-        d.now = q.now();
-        d.history = core::QueueFormat::of(q.info()).keepsHistory();
         try {
             // Prunes made by our tools are on record; say so on the charts.
             for (const auto& e : q.auditEntries()) {
@@ -46,94 +43,11 @@ DashboardData computeDashboard(QueueBackend& q, const DashboardRequest& r) {
         d.maxsize = q.maxsize();
         d.rangeFrom = r.from;
         d.rangeTo = r.to;
-        const bool jobs = !d.history;
-
-        // One scan of the file; the time range is applied in memory, so the
-        // whole-queue overview needs no second query.
-        Filter all;
-        all.now = d.now;
-        const core::TimingColumns full = q.timing(all);
-        // The cards count from the same scan: no second pass over the file.
-        d.counts = core::countsFrom(full, d.now, r.stuckNs);
-        d.totalRows = static_cast<std::int64_t>(full.size());
-        core::TimingColumns ranged;
-        const bool hasRange = r.from || r.to;
-        if (hasRange) {
-            for (std::size_t i = 0; i < full.size(); ++i) {
-                const TimeNs in = full.inTime[i];
-                if (in == core::TimingColumns::kNoTime || (r.from && in < *r.from) ||
-                    (r.to && in >= *r.to)) {
-                    continue;
-                }
-                ranged.state.push_back(full.state[i]);
-                ranged.inTime.push_back(in);
-                ranged.lockTime.push_back(full.lockTime[i]);
-                ranged.doneTime.push_back(full.doneTime[i]);
-                if (!full.attempts.empty())
-                    ranged.attempts.push_back(full.attempts[i]);
-            }
-        }
-        const core::TimingColumns& cols = hasRange ? ranged : full;
-        d.stats = core::computeStats(cols, d.now);
-
-        const TimeNs hourAgo = d.now - kHour;
-        for (std::size_t i = 0; i < full.size(); ++i) {
-            const auto st = static_cast<core::State>(full.state[i]);
-            const TimeNs in = full.inTime[i], done = full.doneTime[i];
-            const bool claimable = st == core::State::Ready || (jobs && st == core::State::Expired);
-            if (claimable && in != core::TimingColumns::kNoTime &&
-                (!d.backlogSince || in < *d.backlogSince)) {
-                d.backlogSince = in;
-            }
-            if (done != core::TimingColumns::kNoTime && done >= hourAgo && done <= d.now) {
-                if (st == core::State::Done) {
-                    ++d.doneLastHour;
-                } else if (st == core::State::Failed) {
-                    ++d.failedLastHour;
-                }
-            }
-        }
-
-        // The charts' span: the range, or the data's own extent, kept within
-        // 1970..2100 so a damaged file's timestamps (anything up to ±2^63)
-        // cannot overflow the bucket arithmetic; points outside are not drawn.
-        static constexpr TimeNs kChartMin = 0;
-        static constexpr TimeNs kChartMax = 4'102'444'800LL * core::kNsPerSecond; // 2100-01-01
-        const auto clampT = [](TimeNs t) { return std::clamp(t, kChartMin, kChartMax); };
-        const TimeNs now = clampT(d.now);
-        const TimeNs first = clampT(d.stats.firstTime.value_or(now - kHour));
-        const TimeNs last = clampT(d.stats.lastTime.value_or(now));
-        TimeNs from = r.from ? clampT(*r.from) : first;
-        TimeNs to = r.to ? clampT(*r.to) : (r.from ? std::max(now, last + 1) : last + 1);
-        if (to <= from) {
-            to = from + core::kNsPerSecond;
-        }
-        d.bucket = core::chooseBucketSize(to - from);
-        // Buckets on round instants (whole minutes, hours, UTC days).
-        TimeNs aligned = from - (from % d.bucket);
-        if (from % d.bucket < 0) {
-            aligned -= d.bucket;
-        }
-        d.series = core::computeSeries(cols, aligned, to, d.bucket);
-        d.spanFrom = aligned;
-        d.spanTo = aligned + static_cast<TimeNs>(d.series.size()) * d.bucket;
-
-        if (jobs) {
-            std::vector<TimeNs> ahead;
-            for (std::size_t i = 0; i < cols.size(); ++i) {
-                if (static_cast<core::State>(cols.state[i]) == core::State::Scheduled &&
-                    cols.inTime[i] != core::TimingColumns::kNoTime) {
-                    ahead.push_back(cols.inTime[i] - d.now);
-                }
-            }
-            d.scheduledAhead = core::logHistogram(ahead);
-            d.scheduledAheadSummary = core::summarize(ahead);
-            d.attempts.assign(kMaxAttempts + 1, 0);
-            for (const std::int64_t a : cols.attempts) {
-                const auto k = std::clamp<std::int64_t>(a, 0, kMaxAttempts);
-                ++d.attempts[static_cast<std::size_t>(k)];
-            }
-        }
+        core::DashboardQuery query;
+        query.from = r.from;
+        query.to = r.to;
+        query.stuckNs = r.stuckNs;
+        static_cast<core::DashboardFigures&>(d) = q.dashboard(query);
     } catch (const std::exception& e) {
         d.error = QString::fromUtf8(e.what());
     }

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "ui/filewatcher.h"
+#include "ui/fleetremote.h"
 #include "ui/queuesettings.h"
 #include "ui/runasync.h"
 #include "ui/theme.h"
@@ -88,6 +89,7 @@ struct FleetModel::ScanResult {
 FleetModel::FleetModel(QObject* parent)
     : QAbstractListModel(parent)
     , m_clock(core::systemClock())
+    , m_remote(std::make_shared<RemoteFolders>())
     , m_watcher(new FileWatcher(this)) {
     m_pool.setMaxThreadCount(1);
     m_pool.setExpiryTimeout(-1);
@@ -124,21 +126,40 @@ void FleetModel::removeFile(const QString& path) {
     }
 }
 
+namespace {
+
+QString folderKey(const QString& dir) {
+    if (isRemotePath(dir)) {
+        QString url = dir;
+        while (url.endsWith(QLatin1Char('/')) && url.count(QLatin1Char('/')) > 3) {
+            url.chop(1);
+        }
+        return url;
+    }
+    return QDir(dir).absolutePath();
+}
+
+} // namespace
+
 void FleetModel::watchFolder(const QString& dir) {
-    const QString abs = QDir(dir).absolutePath();
+    const QString abs = folderKey(dir);
     if (m_folders.contains(abs)) {
         return;
     }
     m_folders << abs;
-    m_watcher->addPath(abs);
+    if (!isRemotePath(abs)) {
+        m_watcher->addPath(abs); // a remote folder is scanned on the interval
+    }
     ++m_generation;
     scanNow();
 }
 
 void FleetModel::unwatchFolder(const QString& dir) {
-    const QString abs = QDir(dir).absolutePath();
+    const QString abs = folderKey(dir);
     if (m_folders.removeAll(abs) > 0) {
-        m_watcher->removePath(abs);
+        if (!isRemotePath(abs)) {
+            m_watcher->removePath(abs);
+        }
         ++m_generation;
         scanNow();
     }
@@ -195,14 +216,19 @@ void FleetModel::startScan() {
     const QHash<QString, core::FormatSettings> settings = storedQueueSettingsByKey();
     runAsync(
         this, &m_pool,
-        [files, folders, t, stuckNs, settings]() -> ScanResult {
+        [files, folders, t, stuckNs, settings, remote = m_remote]() -> ScanResult {
             QElapsedTimer clock;
             clock.start();
             ScanResult r;
             r.now = t;
             std::set<std::string> paths;
+            std::vector<std::string> remoteFolders;
             for (const QString& f : folders) {
                 const std::string dir = toStd(f);
+                if (isRemotePath(f)) {
+                    remoteFolders.push_back(dir);
+                    continue;
+                }
                 try {
                     for (std::string& p : core::fleetCandidates(dir)) {
                         paths.insert(std::move(p));
@@ -229,6 +255,9 @@ void FleetModel::startScan() {
                                          own == settings.cend() ? core::FormatSettings{} : *own)) {
                     appendWithQueues(std::move(e), r.entries);
                 }
+            }
+            for (auto& e : remote->scan(remoteFolders, t, stuckNs)) {
+                appendWithQueues(std::move(e), r.entries);
             }
             std::stable_sort(r.entries.begin(), r.entries.end(), keyLess);
             r.elapsedMs = clock.elapsed();
@@ -261,8 +290,7 @@ void FleetModel::applyScan(ScanResult&& r) {
     fresh.reserve(r.entries.size());
     for (auto& e : r.entries) {
         const QString p = fromStd(e.path);
-        if (files.contains(p) || folders.contains(p) ||
-            folders.contains(QFileInfo(p).absolutePath())) {
+        if (files.contains(p) || folders.contains(p) || folders.contains(folderOf(p))) {
             fresh.push_back(std::move(e));
         }
     }
@@ -361,7 +389,7 @@ void FleetModel::setLiveCounts(const QString& path, const QString& table,
 }
 
 int FleetModel::rowOf(const QString& path, const QString& table, const QString& queueName) const {
-    const std::string p = toStd(QFileInfo(path).absoluteFilePath());
+    const std::string p = toStd(isRemotePath(path) ? path : QFileInfo(path).absoluteFilePath());
     const std::string t = toStd(table);
     const std::string qn = toStd(queueName);
     for (std::size_t i = 0; i < m_rows.size(); ++i) {

@@ -12,11 +12,13 @@
 #include <QThreadPool>
 #include <QTimer>
 
+#include <memory>
 #include <vector>
 
 namespace lq::ui {
 
 class FileWatcher;
+class RemoteFolders;
 
 /// The queues the sidebar lists: files opened one by one plus every queue
 /// file of the watched folders, one row per queue (a litequeue ≤ 0.9 file
@@ -69,6 +71,9 @@ public:
     void addFile(const QString& path);
     void removeFile(const QString& path);
     /// Lists every queue file of `dir` and follows files that appear or go.
+    /// An ssh://[USER@]HOST[:PORT]/DIR folder is scanned on its host (one
+    /// `fleet` request per scan over a session kept open); its rows are
+    /// ssh:// URLs.
     void watchFolder(const QString& dir);
     void unwatchFolder(const QString& dir);
     QStringList files() const { return m_files; }
@@ -136,6 +141,8 @@ private:
     int m_failuresHoldSeconds = 60;
     int m_intervalMs = 2500;
 
+    /// The sessions of the ssh:// folders (used by the scan worker only).
+    std::shared_ptr<RemoteFolders> m_remote;
     QThreadPool m_pool; ///< one thread: scans never overlap
     FileWatcher* m_watcher;
     QTimer m_timer;

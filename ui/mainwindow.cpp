@@ -544,9 +544,9 @@ void MainWindow::openFiles(const QStringList& paths) {
 
 void MainWindow::watchFolder(const QString& dir) {
     if (core::remote::isRemoteUrl(dir.toStdString())) {
-        showError(tr("%1: watching a folder over ssh is not supported (the remote protocol has "
-                     "no folder listing). Open each queue with its ssh:// URL.")
-                      .arg(dir));
+        // Scanned on its host; an unreachable one is a skipped row saying why.
+        m_fleet->watchFolder(dir);
+        statusBar()->showMessage(tr("Watching %1 for queue files").arg(dir), 8000);
         return;
     }
     const QFileInfo fi(dir);
@@ -560,7 +560,8 @@ void MainWindow::watchFolder(const QString& dir) {
 
 void MainWindow::openQueue(const QString& path, const QString& table) {
     // No stat here (a sidebar click): the worker's open says what is wrong.
-    const QString abs = QFileInfo(path).absoluteFilePath();
+    const QString abs =
+        core::remote::isRemoteUrl(path.toStdString()) ? path : QFileInfo(path).absoluteFilePath();
     if (abs == m_doc->path() && (table.isEmpty() || table == m_doc->table()) && m_doc->isOpen()) {
         return;
     }

@@ -114,8 +114,8 @@ std::vector<std::string> LocalQueueBackend::queueNames() {
     return m_queue->queueNames();
 }
 
-core::TimingColumns LocalQueueBackend::timing(const core::Filter& f) {
-    return m_queue->timing(f);
+core::DashboardFigures LocalQueueBackend::dashboard(const core::DashboardQuery& q) {
+    return core::dashboardFigures(*m_queue, q);
 }
 
 std::vector<core::AuditEntry> LocalQueueBackend::auditEntries() const {

@@ -15,6 +15,7 @@
 // fallback timer says so.
 
 #include "core/audit.h"
+#include "core/dashboard.h"
 #include "core/format.h"
 #include "core/message.h"
 #include "core/operator.h"
@@ -85,7 +86,10 @@ public:
     /// The named queues inside the file, sorted (empty for formats without
     /// named queues: QueueFormat::namedQueues()).
     virtual std::vector<std::string> queueNames() = 0;
-    virtual core::TimingColumns timing(const core::Filter& f) = 0;
+    /// The dashboard's figures from one scan of the timing columns at the
+    /// queue's clock (core::dashboardFigures); a remote queue computes them
+    /// on its host.
+    virtual core::DashboardFigures dashboard(const core::DashboardQuery& q) = 0;
     /// The audit records of this file (the dashboard notes prunes).
     virtual std::vector<core::AuditEntry> auditEntries() const = 0;
 
@@ -158,7 +162,7 @@ public:
     std::optional<core::Message> get(const std::string& messageId) override;
     core::Counts counts(core::TimeNs stuckAfterNs, const std::string& queue) override;
     std::vector<std::string> queueNames() override;
-    core::TimingColumns timing(const core::Filter& f) override;
+    core::DashboardFigures dashboard(const core::DashboardQuery& q) override;
     std::vector<core::AuditEntry> auditEntries() const override;
     core::Plan planTargets(core::Action a, std::vector<core::Target> targets) override;
     core::Plan planFilter(core::Action a, core::Filter f) override;

@@ -173,15 +173,6 @@ std::shared_ptr<core::remote::RemoteQueue> RemoteQueueBackend::queue() const {
     return m_queue;
 }
 
-core::Report RemoteQueueBackend::unsupported(core::Action a, const char* what) const {
-    core::Report r;
-    r.action = a;
-    r.result.errorKind = core::ErrorKind::Unsupported;
-    r.result.error = m_url + ": " + what + " is not offered on a remote queue; run lqctl on " +
-                     m_label + " instead";
-    return r;
-}
-
 std::string RemoteQueueBackend::path() const {
     return m_url;
 }
@@ -247,9 +238,9 @@ std::vector<std::string> RemoteQueueBackend::queueNames() {
     return queue()->queueNames(); // `queue_names`
 }
 
-core::TimingColumns RemoteQueueBackend::timing(const core::Filter& f) {
-    (void)f; // the protocol has no per-row timing columns (dashboard charts stay empty)
-    return {};
+core::DashboardFigures RemoteQueueBackend::dashboard(const core::DashboardQuery& q) {
+    // Computed on the host (`dashboard`): figures, not a row per message.
+    return queue()->dashboard(q);
 }
 
 std::vector<core::AuditEntry> RemoteQueueBackend::auditEntries() const {
@@ -309,18 +300,19 @@ core::Report RemoteQueueBackend::undo(const core::AuditEntry& record,
 }
 
 core::Report RemoteQueueBackend::enqueue(const std::string& data, std::optional<std::string> key) {
-    (void)data;
-    (void)key;
-    return unsupported(core::Action::Enqueue, "enqueue");
+    // Throws the host's refusal (full, conflict, read-only), as a local enqueue.
+    const auto q = queue();
+    return core::remote::RemoteOperator(*q, kTool).enqueue(data, key);
 }
 
 core::Report RemoteQueueBackend::vacuum(std::pair<std::int64_t, std::int64_t>* sizes) {
-    (void)sizes;
-    return unsupported(core::Action::Vacuum, "vacuum");
+    const auto q = queue();
+    return core::remote::RemoteOperator(*q, kTool).vacuum(sizes);
 }
 
 core::Report RemoteQueueBackend::upgrade() {
-    return unsupported(core::Action::Upgrade, "upgrade");
+    const auto q = queue();
+    return core::remote::RemoteOperator(*q, kTool).upgrade(); // the window reopens after it
 }
 
 std::optional<core::AuditEntry> RemoteQueueBackend::lastUndoable() {

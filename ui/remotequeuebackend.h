@@ -52,7 +52,7 @@ public:
     std::optional<core::Message> get(const std::string& messageId) override;
     core::Counts counts(core::TimeNs stuckAfterNs, const std::string& queue) override;
     std::vector<std::string> queueNames() override;
-    core::TimingColumns timing(const core::Filter& f) override;
+    core::DashboardFigures dashboard(const core::DashboardQuery& q) override;
     std::vector<core::AuditEntry> auditEntries() const override;
     core::Plan planTargets(core::Action a, std::vector<core::Target> targets) override;
     core::Plan planFilter(core::Action a, core::Filter f) override;
@@ -77,7 +77,6 @@ public:
 private:
     /// The live connection; throws a clear error while reconnecting.
     std::shared_ptr<core::remote::RemoteQueue> queue() const;
-    core::Report unsupported(core::Action a, const char* what) const;
     void monitor();
     void notifyChange(bool force);
     void notifyConnection(bool connected, const std::string& text);

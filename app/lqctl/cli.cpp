@@ -122,8 +122,8 @@ bool isFolderCommand(const CommandDef& c) {
 /// The commands that accept ssh://HOST/PATH (serve.cpp).
 bool takesRemote(const CommandDef& c) {
     static const char* const remote[] = {
-        "info",       "stats",  "list",  "get",           "retry", "fail", "release",
-        "reschedule", "delete", "prune", "retry-expired", "undo",  "audit"};
+        "info",       "stats",  "list",  "get",           "put",  "retry", "fail",   "release",
+        "reschedule", "delete", "prune", "retry-expired", "undo", "audit", "vacuum", "upgrade"};
     return std::any_of(std::begin(remote), std::end(remote),
                        [&](const char* n) { return std::strcmp(n, c.name) == 0; });
 }
@@ -156,7 +156,7 @@ std::string generalHelp() {
                     "  or:  lqctl fleet DIR [options]\n"
                     "  or:  lqctl serve --stdio\n\n"
                     "FILE may be ssh://[USER@]HOST[:PORT]/PATH: the queue on that host, through "
-                    "ssh (info, stats, list, get and the actions).\n\n"
+                    "ssh (info, stats, list, get, put, vacuum, upgrade and the actions).\n\n"
                     "Inspect and operate SQLite job queues (litequeue and lease queues; see "
                     "`lqctl info`).\n\n"
                     "Commands:\n";

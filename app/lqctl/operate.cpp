@@ -280,42 +280,53 @@ int cmdPrune(const Options& o) {
     return isRemote(o) ? cmdPruneOn<core::remote::RemoteQueue>(o) : cmdPruneOn<Queue>(o);
 }
 
-int cmdPut(const Options& o) {
-    const std::string& arg = requireArg(o, 0);
-    std::string data;
-    if (arg == "-") {
-        char buf[65536];
-        std::size_t n = 0;
-        while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0)
-            data.append(buf, n);
-        if (std::ferror(stdin))
-            throw core::Error(core::ErrorKind::Io, o.file, "could not read the payload from stdin");
-    } else {
-        data = arg;
-    }
-    if (o.maxsize && !o.create)
-        throw UsageError("--maxsize only applies with --create");
+namespace {
 
-    std::unique_ptr<Queue> q;
+std::string payloadOf(const Options& o) {
+    const std::string& arg = requireArg(o, 0);
+    if (arg != "-")
+        return arg;
+    std::string data;
+    char buf[65536];
+    std::size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0)
+        data.append(buf, n);
+    if (std::ferror(stdin))
+        throw core::Error(core::ErrorKind::Io, o.file, "could not read the payload from stdin");
+    return data;
+}
+
+std::unique_ptr<Queue> openForPut(const Options& o) {
     if (o.create) {
-        q = Queue::create(o.file, o.maxsize, openOptions(o, true));
+        auto q = Queue::create(o.file, o.maxsize, openOptions(o, true));
         if (q->readOnly())
             throw core::ReadOnly(o.file, "the queue is read-only: " + q->info().readOnlyReason);
-    } else {
-        try {
-            q = openQueue(o, true);
-        } catch (const core::Error& e) {
-            std::error_code ec;
-            if (e.kind() == core::ErrorKind::Io && !std::filesystem::exists(o.file, ec)) {
-                throw core::Error(core::ErrorKind::Io, o.file,
-                                  e.detail() + " (pass --create to create a new queue there, or "
-                                               "run `lqctl demo FILE` for one with a live "
-                                               "workload)");
-            }
-            throw;
-        }
+        return q;
     }
-    core::Operator op(*q, kTool);
+    try {
+        return openQueue(o, true);
+    } catch (const core::Error& e) {
+        std::error_code ec;
+        if (e.kind() == core::ErrorKind::Io && !std::filesystem::exists(o.file, ec)) {
+            throw core::Error(core::ErrorKind::Io, o.file,
+                              e.detail() + " (pass --create to create a new queue there, or "
+                                           "run `lqctl demo FILE` for one with a live "
+                                           "workload)");
+        }
+        throw;
+    }
+}
+
+template <class Q> int cmdPutOn(const Options& o, const std::string& data) {
+    std::unique_ptr<Q> q;
+    if constexpr (std::is_same_v<Q, Queue>) {
+        q = openForPut(o);
+    } else {
+        if (o.create)
+            throw UsageError("--create does not take an ssh:// queue: create it on the host");
+        q = openAs<Q>(o, true);
+    }
+    OperatorFor<Q> op(*q, kTool);
     Message m;
     op.enqueue(data, o.key, &m);
     if (o.json)
@@ -325,9 +336,20 @@ int cmdPut(const Options& o) {
     return ExitOk;
 }
 
-int cmdVacuum(const Options& o) {
-    auto q = openQueue(o, true);
-    core::Operator op(*q, kTool);
+} // namespace
+
+int cmdPut(const Options& o) {
+    const std::string data = payloadOf(o);
+    if (o.maxsize && !o.create)
+        throw UsageError("--maxsize only applies with --create");
+    return isRemote(o) ? cmdPutOn<core::remote::RemoteQueue>(o, data) : cmdPutOn<Queue>(o, data);
+}
+
+namespace {
+
+template <class Q> int cmdVacuumOn(const Options& o) {
+    auto q = openAs<Q>(o, true);
+    OperatorFor<Q> op(*q, kTool);
     std::pair<std::int64_t, std::int64_t> sizes;
     const core::Report r = op.vacuum(&sizes);
     const auto [before, after] = sizes;
@@ -344,8 +366,8 @@ int cmdVacuum(const Options& o) {
     return ExitOk;
 }
 
-int cmdUpgrade(const Options& o) {
-    auto q = openQueue(o, true);
+template <class Q> int cmdUpgradeOn(const Options& o) {
+    auto q = openAs<Q>(o, true);
     const core::QueueFormat& format = core::QueueFormat::of(q->info());
     const std::string from = format.id();
     if (format.upgradeState() == core::QueueFormat::UpgradeState::Current) {
@@ -372,9 +394,9 @@ int cmdUpgrade(const Options& o) {
                     : std::string()) +
         ".\n");
     confirm(o, "Upgrade " + q->path() + "?", "upgrade the file");
-    const core::Report r = core::Operator(*q, kTool).upgrade();
+    const core::Report r = OperatorFor<Q>(*q, kTool).upgrade();
     q.reset();
-    auto after = Queue::open(o.file, openOptions(o, false));
+    auto after = openAs<Q>(o, false);
     if (o.json) {
         Json j = Json::object();
         j.set("from", from);
@@ -387,6 +409,16 @@ int cmdUpgrade(const Options& o) {
     }
     finish(o, r);
     return ExitOk;
+}
+
+} // namespace
+
+int cmdVacuum(const Options& o) {
+    return isRemote(o) ? cmdVacuumOn<core::remote::RemoteQueue>(o) : cmdVacuumOn<Queue>(o);
+}
+
+int cmdUpgrade(const Options& o) {
+    return isRemote(o) ? cmdUpgradeOn<core::remote::RemoteQueue>(o) : cmdUpgradeOn<Queue>(o);
 }
 
 template <class Q> int cmdUndoOn(const Options& o) {

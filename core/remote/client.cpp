@@ -463,6 +463,10 @@ std::vector<TimeBucket> RemoteQueue::series(const Filter& f, TimeNs from, TimeNs
     return seriesFromJson(m_session->call("series", std::move(p)));
 }
 
+DashboardFigures RemoteQueue::dashboard(const DashboardQuery& q) {
+    return dashboardFromJson(m_session->call("dashboard", toJson(q)));
+}
+
 std::int64_t RemoteQueue::fileSize() {
     return info("file_size").toInt();
 }

@@ -17,6 +17,7 @@
 
 #include "../actions.h"
 #include "../audit.h"
+#include "../dashboard.h"
 #include "../error.h"
 #include "../format.h"
 #include "../json.h"
@@ -152,6 +153,8 @@ public:
     std::optional<Message> get(std::string_view messageId);
     QueueStats stats(const Filter& f = {});
     std::vector<TimeBucket> series(const Filter& f, TimeNs from, TimeNs to, TimeNs bucket);
+    /// The dashboard's figures, computed on the host (`dashboard`).
+    DashboardFigures dashboard(const DashboardQuery& q);
     std::int64_t fileSize();
     std::int64_t walSize();
     std::int64_t lockedCount() { return counts().locked; }
@@ -164,6 +167,17 @@ public:
     ActionResult apply(const Plan& p, const Session::ChunkHandler& chunks);
     ActionResult undo(Action a, const std::vector<AppliedRow>& applied,
                       const Session::ChunkHandler& chunks);
+    /// put() on the server in one transaction that commits only after
+    /// `chunks` recorded the inserted row (none when the idempotency key
+    /// already holds the same data). Throws the queue's errors (full,
+    /// conflict, read-only) before writing. `stored`: the message as stored.
+    ActionResult enqueue(const std::string& data, const std::optional<std::string>& key,
+                         const Session::ChunkHandler& chunks, Message* stored = nullptr);
+    /// VACUUM on the server: {bytes before, bytes after}.
+    std::pair<std::int64_t, std::int64_t> vacuum();
+    /// The format migration on the server: {format id before, after};
+    /// info() is the upgraded file's afterwards.
+    std::pair<std::string, std::string> upgrade();
 
     Session& session() { return *m_session; }
 
@@ -194,6 +208,13 @@ public:
 
     Report run(const Plan& p, const std::atomic_bool* cancel = nullptr);
     Report undo(const AuditEntry& record, const std::atomic_bool* cancel = nullptr);
+    /// Operator::enqueue on the host: the record is on this machine's log
+    /// before the host commits the insert.
+    Report enqueue(const std::string& data, const std::optional<std::string>& key,
+                   Message* stored = nullptr);
+    /// Operator::vacuum / upgrade on the host, recorded here afterwards.
+    Report vacuum(std::pair<std::int64_t, std::int64_t>* sizes = nullptr);
+    Report upgrade();
 
     std::vector<AuditEntry> records() const { return m_log.entries(m_q.url()); }
     std::optional<AuditEntry> lastUndoable() const;

@@ -472,6 +472,62 @@ std::vector<TimeBucket> seriesFromJson(const Json& j) {
     return out;
 }
 
+Json toJson(const DashboardQuery& q) {
+    Json j = Json::object();
+    j.set("from", optTime(q.from));
+    j.set("to", optTime(q.to));
+    j.set("stuck_after_ns", q.stuckNs);
+    return j;
+}
+
+DashboardQuery dashboardQueryFromJson(const Json& j) {
+    DashboardQuery q;
+    q.from = timeFrom(j["from"]);
+    q.to = timeFrom(j["to"]);
+    q.stuckNs = j["stuck_after_ns"].toInt();
+    return q;
+}
+
+Json toJson(const DashboardFigures& d) {
+    Json j = Json::object();
+    j.set("now", d.now);
+    j.set("history", d.history);
+    j.set("counts", toJson(d.counts));
+    j.set("stats", toJson(d.stats));
+    j.set("backlog_since", optTime(d.backlogSince));
+    j.set("done_last_hour", d.doneLastHour);
+    j.set("failed_last_hour", d.failedLastHour);
+    j.set("total_rows", d.totalRows);
+    j.set("span_from", d.spanFrom);
+    j.set("span_to", d.spanTo);
+    j.set("bucket", d.bucket);
+    j.set("series", toJson(d.series));
+    j.set("scheduled_ahead", toJson(d.scheduledAhead));
+    j.set("scheduled_ahead_summary", toJson(d.scheduledAheadSummary));
+    j.set("attempts", ints(d.attempts));
+    return j;
+}
+
+DashboardFigures dashboardFromJson(const Json& j) {
+    DashboardFigures d;
+    d.now = j["now"].toInt();
+    d.history = j["history"].toBool();
+    d.counts = countsFromJson(j["counts"]);
+    d.stats = statsFromJson(j["stats"]);
+    d.backlogSince = timeFrom(j["backlog_since"]);
+    d.doneLastHour = j["done_last_hour"].toInt();
+    d.failedLastHour = j["failed_last_hour"].toInt();
+    d.totalRows = j["total_rows"].toInt();
+    d.spanFrom = j["span_from"].toInt();
+    d.spanTo = j["span_to"].toInt();
+    d.bucket = j["bucket"].toInt();
+    d.series = seriesFromJson(j["series"]);
+    d.scheduledAhead = histogramFrom(j["scheduled_ahead"]);
+    d.scheduledAheadSummary = summaryFrom(j["scheduled_ahead_summary"]);
+    d.attempts = intsFrom(j["attempts"]);
+    return d;
+}
+
 Json messagesJson(const std::vector<Message>& ms) {
     Json a = Json::array();
     for (const auto& m : ms)

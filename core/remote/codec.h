@@ -7,6 +7,7 @@
 // and lq::core::Error with its kind, so a remote error reads like a local one.
 
 #include "../actions.h"
+#include "../dashboard.h"
 #include "../error.h"
 #include "../format.h"
 #include "../json.h"
@@ -43,6 +44,11 @@ Json toJson(const Plan& p);
 Plan planFromJson(const Json& j);
 Json toJson(const std::vector<TimeBucket>& series);
 std::vector<TimeBucket> seriesFromJson(const Json& j);
+/// The `dashboard` method's params and result (core/dashboard.h).
+Json toJson(const DashboardQuery& q);
+DashboardQuery dashboardQueryFromJson(const Json& j);
+Json toJson(const DashboardFigures& d);
+DashboardFigures dashboardFromJson(const Json& j);
 Json messagesJson(const std::vector<Message>& ms);
 std::vector<Message> messagesFromJson(const Json& j);
 

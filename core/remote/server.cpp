@@ -6,6 +6,7 @@
 #include "../operator.h"
 #include "../queue.h"
 #include "codec.h"
+#include "folder.h"
 #include "transport.h"
 
 #include <atomic>
@@ -54,6 +55,7 @@ struct Server::Impl {
         : opt(std::move(o))
         , reader(opt.in, kMaxRequestBytes) {
         registerHandlers();
+        registerWrites();
     }
     ~Impl() { closeQueue(); }
 
@@ -193,6 +195,7 @@ struct Server::Impl {
     }
 
     void registerHandlers();
+    void registerWrites();
     void handle(const std::string& line);
 };
 
@@ -272,6 +275,20 @@ void Server::Impl::registerHandlers() {
         return toJson(computeSeries(cols, p["from"].toInt(), p["to"].toInt(),
                                     std::max<TimeNs>(1, p["bucket"].toInt())));
     };
+    handlers["dashboard"] = [this](const Json& p, std::int64_t) {
+        return toJson(dashboardFigures(current(), dashboardQueryFromJson(p)));
+    };
+    handlers["fleet"] = [](const Json& p, std::int64_t) {
+        // A folder on this host (no open queue needed): the local fleet scan.
+        if (!p["dir"].isString() || p["dir"].toString().empty())
+            throw badRequest("fleet: \"dir\" is missing");
+        const TimeNs now = p["now"].isInt() ? p["now"].toInt() : systemNowNs();
+        const TimeNs stuck =
+            p["stuck_after_ns"].isInt() ? p["stuck_after_ns"].toInt() : kDefaultStuckAfterNs;
+        const int busy =
+            p["busy_timeout_ms"].isInt() ? static_cast<int>(p["busy_timeout_ms"].toInt()) : 200;
+        return fleetJson(p["dir"].toString(), now, stuck, busy);
+    };
     handlers["list"] = [this](const Json& p, std::int64_t) {
         return messagesJson(current().list(filterFromJson(p["filter"]), sortFromJson(p["sort"]),
                                            p["offset"].toInt(), p["limit"].toInt()));
@@ -340,6 +357,58 @@ void Server::Impl::registerHandlers() {
         ActionOptions o;
         remoteRecording(o, id);
         return toJson(qq.undo(*a, appliedFromJson(p["applied"]), o));
+    };
+}
+
+void Server::Impl::registerWrites() {
+    // Claim-free writes: one transaction each on this host; the client
+    // records them (enqueue: before the insert commits, as `apply` chunks).
+    handlers["enqueue"] = [this](const Json& p, std::int64_t id) {
+        Queue& qq = current();
+        if (!p["data"].isString())
+            throw badRequest("enqueue: \"data\" is missing");
+        std::optional<std::string> key;
+        if (p["key"].isString())
+            key = p["key"].toString();
+        ActionOptions o;
+        remoteRecording(o, id);
+        ActionResult r;
+        r.action = Action::Enqueue;
+        bool inserted = false;
+        auto tx = qq.transaction();
+        const Message m = qq.put(p["data"].toString(), std::move(key), &inserted);
+        if (inserted) {
+            r.applied.push_back({m, m, {}});
+            o.beforeCommit(r, 0); // throws unless the client recorded it: rolls back
+        }
+        try {
+            tx->commit();
+        } catch (const Error&) {
+            if (inserted)
+                o.rolledBack(0);
+            throw;
+        }
+        Json j = Json::object();
+        j.set("result", toJson(r));
+        j.set("message", messageToJson(m));
+        return j;
+    };
+    handlers["vacuum"] = [this](const Json&, std::int64_t) {
+        const auto [before, after] = current().vacuum();
+        Json j = Json::object();
+        j.set("before", before);
+        j.set("after", after);
+        return j;
+    };
+    handlers["upgrade"] = [this](const Json&, std::int64_t) {
+        Queue& qq = current();
+        const std::string from = formatId(qq.info().format);
+        qq.upgrade();
+        Json j = Json::object();
+        j.set("from", from);
+        j.set("to", formatId(qq.info().format));
+        j.set("info", toJson(qq.info()));
+        return j;
     };
 }
 

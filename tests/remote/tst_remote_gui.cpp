@@ -13,8 +13,11 @@
 #include "support/sshd.h"
 #include "support/waits.h"
 #include "ui/bannerbar.h"
+#include "ui/dashboardwidget.h"
+#include "ui/fleetmodel.h"
 #include "ui/mainwindow.h"
 #include "ui/messagemodel.h"
+#include "ui/queuebackend.h"
 #include "ui/statusfilterbar.h"
 
 #include <QAction>
@@ -121,6 +124,73 @@ private slots:
     }
 
     void cleanupTestCase() { m_sshd.stop(); }
+
+    /// The dashboard of a remote queue: its figures are computed on the
+    /// host (`dashboard`) and equal the local copy's; the charts have data.
+    void remoteDashboard() {
+        lq::ui::DashboardWidget local;
+        local.setBackend(lq::ui::openBackend(m_local.toStdString(), true, {}));
+        lq::ui::DashboardWidget remote;
+        remote.setBackend(lq::ui::openBackend(m_url.toStdString(), true, {}));
+        local.show(); // a hidden dashboard computes nothing
+        remote.show();
+        QVERIFY(waitFor([&] { return local.hasData() && !local.isComputing(); }, 15000));
+        QVERIFY2(waitFor([&] { return remote.hasData() && !remote.isComputing(); }, 30000),
+                 qPrintable(remote.data().error));
+        QVERIFY2(remote.data().error.isEmpty(), qPrintable(remote.data().error));
+        QCOMPARE(remote.data().totalRows, local.data().totalRows);
+        QCOMPARE(remote.data().counts.failed, local.data().counts.failed);
+        QCOMPARE(remote.data().stats.wait.count, local.data().stats.wait.count);
+        QVERIFY(remote.data().stats.wait.count > 0);
+        QCOMPARE(remote.data().stats.waitHist.counts, local.data().stats.waitHist.counts);
+        QVERIFY(!remote.data().series.empty());
+    }
+
+    /// `lqadmin --watch ssh://HOST/DIR`: the sidebar lists the queue files
+    /// of the folder on the host, with their counts, as ssh:// URLs.
+    void remoteFolderInTheSidebar() {
+        const QString extra = path("sidebar.db"); // changed while watched
+        {
+            auto q = Queue::create(extra.toStdString());
+            for (int i = 0; i < 3; ++i)
+                q->put("{\"sidebar\":" + std::to_string(i) + "}");
+        }
+        MainWindow w;
+        const QString folder = m_sshd.url() + m_dir.path();
+        w.watchFolder(folder);
+        lq::ui::FleetModel* fleet = w.fleetModel();
+        QVERIFY(fleet->folders().contains(folder));
+        const QString remoteUrl = m_url;
+        QVERIFY2(
+            waitFor([&] { return fleet->rowOf(remoteUrl) >= 0; }, 30000),
+            qPrintable(fleet->rowCount() > 0
+                           ? fleet->data(fleet->index(0), lq::ui::FleetModel::ReasonRole).toString()
+                           : QStringLiteral("no rows")));
+        const int row = fleet->rowOf(remoteUrl);
+        const auto counts = Queue::open(m_remote.toStdString())->counts();
+        QCOMPARE(fleet->data(fleet->index(row), lq::ui::FleetModel::FailedRole).toLongLong(),
+                 counts.failed);
+        QCOMPARE(fleet->data(fleet->index(row), lq::ui::FleetModel::ReadyRole).toLongLong(),
+                 counts.ready);
+        QVERIFY(fleet->rowOf(m_sshd.url() + m_local) >= 0);
+        // A change on the host shows at a later scan (no local watcher).
+        const QString extraUrl = m_sshd.url() + extra;
+        QVERIFY(waitFor([&] { return fleet->rowOf(extraUrl) >= 0; }, 15000));
+        (void)Queue::open(extra.toStdString())->put("{\"sidebar\":3}");
+        fleet->setScanInterval(200);
+        QVERIFY(waitFor(
+            [&] {
+                const int r = fleet->rowOf(extraUrl);
+                return r >= 0 &&
+                       fleet->data(fleet->index(r), lq::ui::FleetModel::ReadyRole).toLongLong() ==
+                           4;
+            },
+            15000));
+        // Clicking the row opens the queue over ssh.
+        w.openQueue(remoteUrl, {});
+        QVERIFY2(waitFor([&] { return w.isReady() && w.currentPath() == remoteUrl; }, 30000),
+                 qPrintable(bannerText(w)));
+    }
 
     void remoteWindow() {
         MainWindow local;

@@ -4,9 +4,15 @@
 // on; two clients on one message: one wins, the other gets the stale-claim
 // report; a version mismatch names both versions.
 #include <core/audit.h>
+#include <core/clock.h>
+#include <core/dashboard.h>
 #include <core/error.h>
+#include <core/fleet.h>
+#include <core/operator.h>
 #include <core/queue.h>
 #include <core/remote/client.h>
+#include <core/remote/codec.h>
+#include <core/remote/folder.h>
 #include <core/remote/server.h>
 
 #include <support/fixtures.h>
@@ -54,6 +60,12 @@ private:
     QTemporaryDir m_dir;
     std::string m_path;
     std::vector<std::string> m_locked; ///< ids popped (LOCKED) by the fixture
+
+    static std::unique_ptr<RemoteQueue> openRemoteAt(const std::string& path, bool write) {
+        RemoteOpenOptions o;
+        o.readOnly = !write;
+        return RemoteQueue::open(startServer(), path, o);
+    }
 
     std::unique_ptr<RemoteQueue> openRemote(bool write) {
         RemoteOpenOptions o;
@@ -173,6 +185,191 @@ private slots:
         QVERIFY(rDefault->info().settings.empty());
         QVERIFY(stats(*rDefault) == stats(*local({})));
         QVERIFY(stats(*rDefault) != stats(*r));
+    }
+
+    /// The dashboard's figures computed on the host (`dashboard`) are the
+    /// ones computed from the same file here: counts, statistics,
+    /// histograms, series, schedule and attempts, with and without a range.
+    void dashboardMatchesLocal_data() {
+        QTest::addColumn<QString>("fixture");
+        QTest::newRow("goqite") << QStringLiteral("formats/goqite.sqlite3");
+        QTest::newRow("river (no history: schedule, attempts)")
+            << QStringLiteral("formats/river-v7.sqlite3");
+        QTest::newRow("solid queue") << QStringLiteral("formats/solid-queue.sqlite3");
+        QTest::newRow("laravel") << QStringLiteral("formats/laravel-database.sqlite3");
+    }
+    void dashboardMatchesLocal() {
+        QFETCH(QString, fixture);
+        QTemporaryDir dir;
+        const std::string path = lq::test::copyFixture(dir, fixture).toStdString();
+        constexpr TimeNs kNow = 1'796'040'000LL * kNsPerSecond; // the fixtures' now
+        OpenOptions lo = readOnlyOptions();
+        lo.clock = fixedClock(kNow);
+        auto l = Queue::open(path, lo);
+        RemoteOpenOptions ro;
+        ro.now = kNow;
+        auto r = RemoteQueue::open(startServer(), path, ro);
+
+        DashboardQuery whole;
+        whole.stuckNs = 60 * kNsPerSecond;
+        DashboardQuery lastDay = whole;
+        lastDay.from = kNow - 24 * 3600 * kNsPerSecond;
+        DashboardQuery closed = whole;
+        closed.from = kNow - 30 * 24 * 3600 * kNsPerSecond;
+        closed.to = kNow - 3600 * kNsPerSecond;
+        for (const DashboardQuery& q : {whole, lastDay, closed}) {
+            const DashboardFigures local = dashboardFigures(*l, q);
+            const DashboardFigures remote = r->dashboard(q);
+            QCOMPARE(toJson(remote).dump(), toJson(local).dump());
+            QCOMPARE(remote.now, kNow);
+            QCOMPARE(remote.totalRows, l->counts().stored);
+            QVERIFY(!remote.series.empty());
+        }
+        // Not a trivially empty answer: the fixture has timings.
+        const DashboardFigures d = r->dashboard(whole);
+        QVERIFY(d.stats.firstTime.has_value());
+        QCOMPARE(d.history, d.attempts.empty());
+    }
+
+    /// `fleet`: the host scans a folder as a local scan does; the entries
+    /// come back named by the client's prefix. A folder that is not there is
+    /// a clear error and the session lives on.
+    void fleetMatchesLocal() {
+        QTemporaryDir dir;
+        for (const char* f :
+             {"formats/goqite.sqlite3", "formats/river-v7.sqlite3", "formats/solid-queue.sqlite3",
+              "litequeue-head-mixed.sqlite3", "not-a-queue.sqlite3", "litequeue-oldmulti.sqlite3"})
+            QVERIFY(!lq::test::copyFixture(dir, QString::fromLatin1(f)).isEmpty());
+        const std::string d = dir.path().toStdString();
+        constexpr TimeNs kNow = 1'796'040'000LL * kNsPerSecond;
+        const TimeNs stuck = 600 * kNsPerSecond;
+        const auto local = scanFleet(d, kNow, stuck, 200);
+        auto folder = RemoteFolder::open(startServer(), d, "ssh://host");
+        const auto remote = folder->scan(kNow, stuck);
+        QCOMPARE(remote.size(), local.size());
+        QVERIFY(local.size() >= 6); // a file with several tables gives several entries
+        int skipped = 0;
+        for (std::size_t i = 0; i < local.size(); ++i) {
+            const FleetEntry& l = local[i];
+            const FleetEntry& r = remote[i];
+            QCOMPARE(r.path, "ssh://host" + l.path);
+            QCOMPARE(r.table, l.table);
+            QCOMPARE(r.skipped, l.skipped);
+            QCOMPARE(r.reason, l.reason);
+            QCOMPARE(r.format, l.format);
+            QCOMPARE(r.kind, l.kind);
+            QCOMPARE(toJson(r.counts).dump(), toJson(l.counts).dump());
+            QCOMPARE(r.oldestReadyInTime, l.oldestReadyInTime);
+            QCOMPARE(r.fileBytes, l.fileBytes);
+            QCOMPARE(r.queues.size(), l.queues.size());
+            skipped += l.skipped ? 1 : 0;
+        }
+        QCOMPARE(skipped, 1); // not-a-queue.sqlite3, with its reason
+
+        auto gone = RemoteFolder::open(startServer(), d + "/no-such-folder", "ssh://host");
+        try {
+            gone->scan(kNow, stuck);
+            QFAIL("a folder that is not there was scanned");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::Io);
+            QVERIFY2(e.detail().find("not a folder") != std::string::npos, e.what());
+        }
+        QVERIFY(alive(gone->session()));
+    }
+
+    /// Enqueue, vacuum and upgrade over the protocol: the host writes in one
+    /// transaction, this machine's audit log records them naming the URL,
+    /// and the file ends as the same commands leave it locally.
+    void claimFreeWrites() {
+        QTemporaryDir dir;
+        QTemporaryDir audit;
+        const std::string path =
+            lq::test::copyFixture(dir, QStringLiteral("litequeue-head-maxsize.sqlite3"))
+                .toStdString();
+        QTemporaryDir twinDir; // the same commands, run locally
+        const std::string twin =
+            lq::test::copyFixture(twinDir, QStringLiteral("litequeue-head-maxsize.sqlite3"))
+                .toStdString();
+        RemoteOpenOptions ro;
+        ro.readOnly = false;
+        auto r = RemoteQueue::open(startServer(), path, ro);
+        RemoteOperator op(*r, "test", AuditLog(audit.path().toStdString()));
+
+        // Upgrade (0.13 -> 0.14), as `lqctl upgrade` does it locally.
+        const std::string from = formatId(r->info().format);
+        const Report up = op.upgrade();
+        QVERIFY2(up.auditError.empty(), up.auditError.c_str());
+        QVERIFY(formatId(r->info().format) != from);
+        {
+            auto t = Queue::open(twin);
+            const Report localUp =
+                Operator(*t, "test", AuditLog(audit.path().toStdString())).upgrade();
+            QVERIFY(localUp.auditError.empty());
+            auto l = Queue::open(path, readOnlyOptions());
+            QCOMPARE(formatId(l->info().format), formatId(t->info().format));
+            QCOMPARE(formatId(r->info().format), formatId(t->info().format));
+            QCOMPARE(toJson(r->counts()).dump(), toJson(t->counts()).dump());
+        }
+        const auto upRec = op.record(up.recordId);
+        QVERIFY(upRec);
+        QCOMPARE(upRec->queuePath, r->url());
+        QVERIFY(upRec->note.find(from) != std::string::npos);
+
+        // The upgraded file is full (maxsize 25): the host's refusal, as local.
+        try {
+            op.enqueue("{}", std::nullopt);
+            QFAIL("a full queue took a message");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::QueueFull);
+        }
+
+        // Enqueue: on record before it commits; undo takes it back.
+        const std::string fresh = dir.filePath(QStringLiteral("fresh.db")).toStdString();
+        (void)Queue::create(fresh);
+        auto rf = RemoteQueue::open(startServer(), fresh, ro);
+        RemoteOperator opFresh(*rf, "test", AuditLog(audit.path().toStdString()));
+        Message stored;
+        const Report put = opFresh.enqueue("{\"remote\":1}", std::string("k-remote"), &stored);
+        QCOMPARE(put.applied(), std::size_t(1));
+        {
+            auto l = Queue::open(fresh, readOnlyOptions());
+            const auto m = l->get(stored.messageId);
+            QVERIFY(m);
+            QCOMPARE(m->data, std::string("{\"remote\":1}"));
+            QCOMPARE(m->state, State::Ready);
+        }
+        const auto putRec = opFresh.record(put.recordId);
+        QVERIFY(putRec);
+        QCOMPARE(putRec->queuePath, rf->url());
+        QCOMPARE(putRec->applied.size(), std::size_t(1));
+        // The same key and data again: nothing added, nothing recorded.
+        const Report again = opFresh.enqueue("{\"remote\":1}", std::string("k-remote"));
+        QCOMPARE(again.applied(), std::size_t(0));
+        QCOMPARE(Queue::open(fresh, readOnlyOptions())->counts().stored, 1);
+        // An unrecorded enqueue does not commit.
+        RemoteOperator noLog(*rf, "test", AuditLog("/proc/no-audit-here"));
+        QVERIFY_THROWS_EXCEPTION(Error, noLog.enqueue("{\"lost\":1}", std::nullopt));
+        QCOMPARE(Queue::open(fresh, readOnlyOptions())->counts().stored, 1);
+        const Report undone = opFresh.undo(*opFresh.lastUndoable());
+        QCOMPARE(undone.applied(), std::size_t(1));
+        QVERIFY(!Queue::open(fresh, readOnlyOptions())->get(stored.messageId));
+        // Vacuum: the sizes of the host's file, recorded with them.
+        std::pair<std::int64_t, std::int64_t> sizes{0, 0};
+        const Report vac = opFresh.vacuum(&sizes);
+        QVERIFY(sizes.first > 0 && sizes.second > 0);
+        QCOMPARE(sizes.second, static_cast<std::int64_t>(std::filesystem::file_size(fresh)));
+        QVERIFY(opFresh.record(vac.recordId));
+
+        // A read-only session refuses each, naming the problem; nothing changes.
+        auto ro2 = openRemoteAt(path, false);
+        RemoteOperator opRo(*ro2, "test", AuditLog(audit.path().toStdString()));
+        try {
+            opRo.enqueue("x", std::nullopt);
+            QFAIL("a read-only session enqueued");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::ReadOnly);
+        }
+        QVERIFY(alive(ro2->session()));
     }
 
     /// A bad settings value is refused with a message naming it; the

@@ -269,6 +269,81 @@ private slots:
         QVERIFY(counts(url, {}) != withLocal);
     }
 
+    /// The claim-free writes over ssh: upgrade, put and vacuum leave the
+    /// remote file as they leave the local one; the records are this
+    /// machine's, naming the host.
+    void upgradePutVacuumAreEqual() {
+        const QString local = path("maxsize-local.db");
+        const QString remote = path("maxsize-remote.db");
+        for (const QString& to : {local, remote}) {
+            QVERIFY(QFile::copy(QStringLiteral(LQ_TEST_DATA_DIR "/litequeue-head-maxsize.sqlite3"),
+                                to));
+            QFile::setPermissions(to, QFile::ReadOwner | QFile::WriteOwner);
+        }
+        const QString url = m_url.left(m_url.indexOf(m_remote)) + remote;
+        const QString now = QStringLiteral("--now=2026-11-30T12:00:00Z");
+        const auto same = [&](const QStringList& args) -> QString {
+            QStringList l = args, r = args;
+            l.insert(1, local);
+            r.insert(1, url);
+            const Result a = lqctl(l), b = lqctl(r);
+            if (a.code != 0 || b.code != 0 || a.out.isEmpty())
+                return QStringLiteral("failed: ") + QString::fromUtf8(a.err + b.err);
+            const std::string jl = withoutRunIds(Json::parse(a.out.toStdString())).dump(2);
+            const std::string jr = withoutRunIds(Json::parse(b.out.toStdString())).dump(2);
+            const QString left = QString::fromStdString(jl);
+            const QString right =
+                QString::fromStdString(jr).replace(url, local).replace(remote, local);
+            return left == right ? QString() : left + QStringLiteral("\n---\n") + right;
+        };
+        QString diff =
+            same({QStringLiteral("upgrade"), QStringLiteral("--yes"), QStringLiteral("--json")});
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        diff = same({QStringLiteral("stats"), QStringLiteral("--json"), now});
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        // put on the full upgraded file: the same refusal on both sides.
+        const QStringList full = {QStringLiteral("put"), QStringLiteral("{}")};
+        const Result fl = lqctl({full[0], local, full[1]});
+        const Result fr = lqctl({full[0], url, full[1]});
+        QCOMPARE(fr.code, fl.code);
+        QVERIFY(fl.code != 0);
+        QCOMPARE(QString::fromUtf8(fr.err).replace(url, local), QString::fromUtf8(fl.err));
+        // put on the shared pair: the same message stored (its id and times
+        // are its own), recorded here.
+        std::vector<Json> stored;
+        for (const QString& file : {m_local, m_url}) {
+            const Result r =
+                lqctl({QStringLiteral("put"), file, QStringLiteral("{\"p\":1}"),
+                       QStringLiteral("--key"), QStringLiteral("k-put"), QStringLiteral("--json")});
+            QVERIFY2(r.code == 0, r.err.constData());
+            stored.push_back(Json::parse(r.out.toStdString()));
+        }
+        QCOMPARE(stored[1]["data"].toString(), std::string("{\"p\":1}"));
+        QCOMPARE(stored[1]["data"].dump(), stored[0]["data"].dump());
+        QCOMPARE(stored[1]["status"].dump(), stored[0]["status"].dump());
+        QVERIFY(Queue::open(m_remote.toStdString())
+                    ->get(stored[1]["message_id"].toString())
+                    .has_value());
+        const auto counts = [&](const QString& file) {
+            return Json::parse(lqctl({QStringLiteral("stats"), file, QStringLiteral("--json"), now})
+                                   .out.toStdString())["counts"]
+                .dump();
+        };
+        QCOMPARE(counts(url), counts(local));
+        QCOMPARE(counts(m_url), counts(m_local));
+        const Result v = lqctl({QStringLiteral("vacuum"), url, QStringLiteral("--json")});
+        QVERIFY2(v.code == 0, v.err.constData());
+        QCOMPARE(Json::parse(v.out.toStdString())["after"].toInt(),
+                 static_cast<std::int64_t>(std::filesystem::file_size(remote.toStdString())));
+        // upgrade and vacuum are on record here, naming the host (the
+        // refused put is not).
+        const Result a = lqctl({QStringLiteral("audit"), url, QStringLiteral("--json")});
+        QCOMPARE(a.code, 0);
+        QCOMPARE(Json::parse(a.out.toStdString()).toArray().size(), std::size_t(2));
+        QCOMPARE(Json::parse(a.out.toStdString()).toArray().front()["path"].toString(),
+                 "ssh://127.0.0.1:" + std::to_string(m_sshd.port()) + remote.toStdString());
+    }
+
     void killedConnectionIsAClearError() {
         qputenv("LQ_SSH_OPTS", m_sshd.sshOpts().toUtf8());
         qputenv("LQ_REMOTE_LQCTL", LQCTL_PATH);

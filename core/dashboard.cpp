@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+#include "dashboard.h"
+
+#include "formats/queueformat.h"
+#include "queue.h"
+
+#include <algorithm>
+
+namespace lq::core {
+
+namespace {
+
+constexpr TimeNs kHourNs = 3600 * kNsPerSecond;
+
+/// The rows of `full` whose in_time lies in the query's range.
+TimingColumns inRange(const TimingColumns& full, const DashboardQuery& q) {
+    TimingColumns ranged;
+    for (std::size_t i = 0; i < full.size(); ++i) {
+        const TimeNs in = full.inTime[i];
+        if (in == TimingColumns::kNoTime || (q.from && in < *q.from) || (q.to && in >= *q.to)) {
+            continue;
+        }
+        ranged.state.push_back(full.state[i]);
+        ranged.inTime.push_back(in);
+        ranged.lockTime.push_back(full.lockTime[i]);
+        ranged.doneTime.push_back(full.doneTime[i]);
+        if (!full.attempts.empty())
+            ranged.attempts.push_back(full.attempts[i]);
+    }
+    return ranged;
+}
+
+/// The whole-queue overview: backlog age and what finished in the last hour.
+void overview(const TimingColumns& full, bool jobs, DashboardFigures& d) {
+    const TimeNs hourAgo = d.now - kHourNs;
+    for (std::size_t i = 0; i < full.size(); ++i) {
+        const auto st = static_cast<State>(full.state[i]);
+        const TimeNs in = full.inTime[i], done = full.doneTime[i];
+        const bool claimable = st == State::Ready || (jobs && st == State::Expired);
+        if (claimable && in != TimingColumns::kNoTime &&
+            (!d.backlogSince || in < *d.backlogSince)) {
+            d.backlogSince = in;
+        }
+        if (done != TimingColumns::kNoTime && done >= hourAgo && done <= d.now) {
+            if (st == State::Done) {
+                ++d.doneLastHour;
+            } else if (st == State::Failed) {
+                ++d.failedLastHour;
+            }
+        }
+    }
+}
+
+/// The charts' span: the range, or the data's own extent, kept within
+/// 1970..2100 so a damaged file's timestamps (anything up to ±2^63) cannot
+/// overflow the bucket arithmetic; points outside are not drawn.
+void chartSeries(const TimingColumns& cols, const DashboardQuery& q, DashboardFigures& d) {
+    static constexpr TimeNs kChartMin = 0;
+    static constexpr TimeNs kChartMax = 4'102'444'800LL * kNsPerSecond; // 2100-01-01
+    const auto clampT = [](TimeNs t) { return std::clamp(t, kChartMin, kChartMax); };
+    const TimeNs now = clampT(d.now);
+    const TimeNs first = clampT(d.stats.firstTime.value_or(now - kHourNs));
+    const TimeNs last = clampT(d.stats.lastTime.value_or(now));
+    const TimeNs from = q.from ? clampT(*q.from) : first;
+    TimeNs to = q.to ? clampT(*q.to) : (q.from ? std::max(now, last + 1) : last + 1);
+    if (to <= from) {
+        to = from + kNsPerSecond;
+    }
+    d.bucket = chooseBucketSize(to - from);
+    // Buckets on round instants (whole minutes, hours, UTC days).
+    TimeNs aligned = from - (from % d.bucket);
+    if (from % d.bucket < 0) {
+        aligned -= d.bucket;
+    }
+    d.series = computeSeries(cols, aligned, to, d.bucket);
+    d.spanFrom = aligned;
+    d.spanTo = aligned + static_cast<TimeNs>(d.series.size()) * d.bucket;
+}
+
+/// Formats without history: the schedule ahead and the attempts.
+void schedule(const TimingColumns& cols, DashboardFigures& d) {
+    std::vector<TimeNs> ahead;
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+        if (static_cast<State>(cols.state[i]) == State::Scheduled &&
+            cols.inTime[i] != TimingColumns::kNoTime) {
+            ahead.push_back(cols.inTime[i] - d.now);
+        }
+    }
+    d.scheduledAhead = logHistogram(ahead);
+    d.scheduledAheadSummary = summarize(ahead);
+    d.attempts.assign(kDashboardMaxAttempts + 1, 0);
+    for (const std::int64_t a : cols.attempts) {
+        const auto k = std::clamp<std::int64_t>(a, 0, kDashboardMaxAttempts);
+        ++d.attempts[static_cast<std::size_t>(k)];
+    }
+}
+
+} // namespace
+
+DashboardFigures computeDashboardFigures(const TimingColumns& full, TimeNs now, bool history,
+                                         const DashboardQuery& q) {
+    DashboardFigures d;
+    d.now = now;
+    d.history = history;
+    const bool jobs = !history;
+    // The cards count from the same scan: no second pass over the file.
+    d.counts = countsFrom(full, now, q.stuckNs);
+    d.totalRows = static_cast<std::int64_t>(full.size());
+    // The time range is applied in memory, so the whole-queue overview needs
+    // no second query.
+    const bool hasRange = q.from || q.to;
+    const TimingColumns ranged = hasRange ? inRange(full, q) : TimingColumns{};
+    const TimingColumns& cols = hasRange ? ranged : full;
+    d.stats = computeStats(cols, now);
+    overview(full, jobs, d);
+    chartSeries(cols, q, d);
+    if (jobs) {
+        schedule(cols, d);
+    }
+    return d;
+}
+
+DashboardFigures dashboardFigures(Queue& queue, const DashboardQuery& q) {
+    const TimeNs now = queue.now();
+    Filter all;
+    all.now = now;
+    return computeDashboardFigures(queue.timing(all), now,
+                                   QueueFormat::of(queue.info()).keepsHistory(), q);
+}
+
+} // namespace lq::core
