@@ -98,20 +98,20 @@ std::size_t rankIndex(double p, std::size_t n) {
     return std::clamp<std::size_t>(rank, 1, n) - 1;
 }
 
-/// Values held at most at once by selectExact (8 MB each).
+/// Values held at most at once by selectExact (8 MB), all positions together.
 constexpr std::size_t kCollectAtMost = std::size_t{1} << 20;
 constexpr std::uint64_t kSelectBuckets = 4096;
 
-/// The values at the 0-based sorted positions `at` of the values that
+/// The values at the 0-based sorted positions `at` of the n values that
 /// `visit(fn)` produces (calling fn(v) for each; the same values every call),
 /// exactly, without holding them all: each pass counts the values into
 /// kSelectBuckets equal slices of the range still holding a position and
-/// keeps the slice it falls in; once a slice holds at most kCollectAtMost
-/// values they are gathered and selected. [mn, mx]: the values' range.
+/// keeps the slice it falls in; once the slices hold at most kCollectAtMost
+/// values together they are gathered and selected. [mn, mx]: the values' range.
 /// Ten million values take two or three passes and a few MB, not 80 MB.
 template <class Visit>
-void selectExact(const Visit& visit, TimeNs mn, TimeNs mx, std::span<const std::size_t> at,
-                 std::span<std::optional<TimeNs>> out) {
+void selectExact(const Visit& visit, std::size_t n, TimeNs mn, TimeNs mx,
+                 std::span<const std::size_t> at, std::span<std::optional<TimeNs>> out) {
     // Offsets from mn as unsigned, so any int64 range fits without overflow.
     const auto off = [mn](TimeNs v) {
         return static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(mn);
@@ -123,8 +123,6 @@ void selectExact(const Visit& visit, TimeNs mn, TimeNs mx, std::span<const std::
         bool done = false;
     };
     std::vector<Want> w(at.size());
-    std::size_t n = 0;
-    visit([&n](TimeNs) { ++n; });
     for (auto& x : w) {
         x.hi = off(mx);
         x.inside = n;
@@ -147,7 +145,7 @@ void selectExact(const Visit& visit, TimeNs mn, TimeNs mx, std::span<const std::
             if (w[k].done)
                 continue;
             pending = true;
-            if (w[k].inside > kCollectAtMost)
+            if (w[k].inside > kCollectAtMost / w.size())
                 narrow.push_back(k);
         }
         if (!pending)
@@ -349,7 +347,7 @@ QueueStats computeStats(const TimingColumns& c, TimeNs now) {
         const std::size_t at[] = {rankIndex(50, k), rankIndex(90, k), rankIndex(95, k),
                                   rankIndex(99, k)};
         std::optional<TimeNs> got[4];
-        selectExact([&visit, m](auto&& fn) { visit(m, fn); }, mn, mx, at, got);
+        selectExact([&visit, m](auto&& fn) { visit(m, fn); }, k, mn, mx, at, got);
         sum.p50 = got[0];
         sum.p90 = got[1];
         sum.p95 = got[2];
@@ -471,7 +469,7 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
                 });
                 const std::size_t at[] = {rankIndex(50, count), rankIndex(99, count)};
                 std::optional<TimeNs> got[2];
-                selectExact(visit, mn, mx, at, got);
+                selectExact(visit, count, mn, mx, at, got);
                 p50 = got[0];
                 p99 = got[1];
             };
