@@ -154,6 +154,7 @@ void MessageModel::mergeOrdering(PollResult& r) {
     // Removes back to front, in the old positions: the view is the old
     // ordering without the runs removed so far.
     m_edit = EditView{old, {}, int(old->size())};
+    // NOLINTNEXTLINE(modernize-loop-convert)
     for (auto it = removes.rbegin(); it != removes.rend(); ++it) {
         const auto [first, count] = *it;
         beginRemoveRows({}, first, first + count - 1);
