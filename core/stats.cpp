@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <thread>
 
@@ -61,24 +62,146 @@ std::int64_t Histogram::total() const {
     return std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
 }
 
-Histogram logHistogram(std::span<const TimeNs> values, int perDecade) {
-    Histogram h;
-    perDecade = std::max(1, perDecade);
-    // 1 ms .. 10^6 s (~11.6 days): 9 decades.
-    const int decades = 9;
-    const int n = decades * perDecade;
-    h.edges.reserve(static_cast<std::size_t>(n) + 1);
+namespace {
+
+/// The edges logHistogram() uses: 1 ms .. 10^6 s (~11.6 days), 9 decades.
+std::vector<TimeNs> logEdges(int perDecade) {
+    const int n = 9 * perDecade;
+    std::vector<TimeNs> edges;
+    edges.reserve(static_cast<std::size_t>(n) + 1);
     for (int i = 0; i <= n; ++i)
-        h.edges.push_back(static_cast<TimeNs>(
+        edges.push_back(static_cast<TimeNs>(
             std::llround(1e6 * std::pow(10.0, static_cast<double>(i) / perDecade))));
-    h.counts.assign(static_cast<std::size_t>(n), 0);
-    for (TimeNs v : values) {
-        // First edge strictly above v, minus one, clamped to the buckets.
-        auto it = std::upper_bound(h.edges.begin(), h.edges.end(), v);
-        long idx = static_cast<long>(it - h.edges.begin()) - 1;
-        idx = std::clamp<long>(idx, 0, n - 1);
-        ++h.counts[static_cast<std::size_t>(idx)];
+    return edges;
+}
+
+/// Counts `v` in the bucket of `h` that holds it (see Histogram).
+void addTo(Histogram& h, TimeNs v) {
+    // First edge strictly above v, minus one, clamped to the buckets.
+    auto it = std::upper_bound(h.edges.begin(), h.edges.end(), v);
+    const auto last = static_cast<long>(h.counts.size()) - 1;
+    const long idx = std::clamp<long>(static_cast<long>(it - h.edges.begin()) - 1, 0, last);
+    ++h.counts[static_cast<std::size_t>(idx)];
+}
+
+Histogram emptyLogHistogram(int perDecade) {
+    Histogram h;
+    h.edges = logEdges(std::max(1, perDecade));
+    h.counts.assign(h.edges.size() - 1, 0);
+    return h;
+}
+
+/// 0-based index of the nearest rank of the p-th percentile of n values.
+std::size_t rankIndex(double p, std::size_t n) {
+    auto rank = static_cast<std::size_t>(
+        std::ceil(static_cast<long double>(p) / 100.0L * static_cast<long double>(n) - 1e-12L));
+    return std::clamp<std::size_t>(rank, 1, n) - 1;
+}
+
+/// Values held at most at once by selectExact (8 MB), all positions together.
+constexpr std::size_t kCollectAtMost = std::size_t{1} << 20;
+constexpr std::uint64_t kSelectBuckets = 4096;
+
+/// The values at the 0-based sorted positions `at` of the n values that
+/// `visit(fn)` produces (calling fn(v) for each; the same values every call),
+/// exactly, without holding them all: each pass counts the values into
+/// kSelectBuckets equal slices of the range still holding a position and
+/// keeps the slice it falls in; once the slices hold at most kCollectAtMost
+/// values together they are gathered and selected. [mn, mx]: the values' range.
+/// Ten million values take two or three passes and a few MB, not 80 MB.
+template <class Visit>
+void selectExact(const Visit& visit, std::size_t n, TimeNs mn, TimeNs mx,
+                 std::span<const std::size_t> at, std::span<std::optional<TimeNs>> out) {
+    // Offsets from mn as unsigned, so any int64 range fits without overflow.
+    const auto off = [mn](TimeNs v) {
+        return static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(mn);
+    };
+    struct Want {
+        std::uint64_t lo = 0, hi = 0; ///< offsets; the position's value is in [lo, hi]
+        std::size_t below = 0;        ///< values under lo
+        std::size_t inside = 0;       ///< values in [lo, hi]
+        bool done = false;
+    };
+    std::vector<Want> w(at.size());
+    for (auto& x : w) {
+        x.hi = off(mx);
+        x.inside = n;
     }
+    const auto settle = [&] {
+        for (std::size_t k = 0; k < w.size(); ++k) {
+            if (!w[k].done && w[k].lo == w[k].hi) {
+                w[k].done = true;
+                out[k] = static_cast<TimeNs>(static_cast<std::uint64_t>(mn) + w[k].lo);
+            }
+        }
+    };
+    settle();
+    std::vector<std::uint64_t> width(w.size());
+    std::vector<std::size_t> hist(w.size() * kSelectBuckets);
+    for (;;) {
+        std::vector<std::size_t> narrow;
+        bool pending = false;
+        for (std::size_t k = 0; k < w.size(); ++k) {
+            if (w[k].done)
+                continue;
+            pending = true;
+            if (w[k].inside > kCollectAtMost / w.size())
+                narrow.push_back(k);
+        }
+        if (!pending)
+            return;
+        if (narrow.empty())
+            break;
+        std::fill(hist.begin(), hist.end(), 0);
+        for (std::size_t k : narrow)
+            width[k] = (w[k].hi - w[k].lo) / kSelectBuckets + 1;
+        visit([&](TimeNs v) {
+            const std::uint64_t u = off(v);
+            for (std::size_t k : narrow)
+                if (u >= w[k].lo && u <= w[k].hi)
+                    ++hist[k * kSelectBuckets + (u - w[k].lo) / width[k]];
+        });
+        for (std::size_t k : narrow) {
+            Want& x = w[k];
+            std::size_t below = x.below;
+            std::uint64_t b = 0;
+            while (below + hist[k * kSelectBuckets + b] <= at[k])
+                below += hist[k * kSelectBuckets + b++];
+            const std::uint64_t start = x.lo + b * width[k];
+            x.hi = start + std::min(width[k] - 1, x.hi - start);
+            x.lo = start;
+            x.below = below;
+            x.inside = hist[k * kSelectBuckets + b];
+        }
+        settle();
+    }
+    // Gather what is left (at most kCollectAtMost values per position).
+    std::vector<std::vector<TimeNs>> got(w.size());
+    for (std::size_t k = 0; k < w.size(); ++k)
+        if (!w[k].done)
+            got[k].reserve(w[k].inside);
+    visit([&](TimeNs v) {
+        const std::uint64_t u = off(v);
+        for (std::size_t k = 0; k < w.size(); ++k)
+            if (!w[k].done && u >= w[k].lo && u <= w[k].hi)
+                got[k].push_back(v);
+    });
+    for (std::size_t k = 0; k < w.size(); ++k) {
+        if (w[k].done)
+            continue;
+        auto& g = got[k];
+        const auto pos = g.begin() + static_cast<std::ptrdiff_t>(at[k] - w[k].below);
+        std::nth_element(g.begin(), pos, g.end());
+        out[k] = *pos;
+    }
+}
+
+} // namespace
+
+Histogram logHistogram(std::span<const TimeNs> values, int perDecade) {
+    Histogram h = emptyLogHistogram(perDecade);
+    for (TimeNs v : values)
+        addTo(h, v);
     return h;
 }
 
@@ -201,15 +324,34 @@ QueueStats computeStats(const TimingColumns& c, TimeNs now) {
         }
     };
     const auto metric = [&visit](M m, Histogram& h, Summary& sum) {
-        // Count, then fill an exactly sized array: a growing one would
-        // briefly hold two copies, up to three times the values.
-        std::size_t count = 0;
-        visit(m, [&count](TimeNs) { ++count; });
-        std::vector<TimeNs> v;
-        v.reserve(count);
-        visit(m, [&v](TimeNs x) { v.push_back(x); });
-        h = logHistogram(v);
-        sum = summarize(v);
+        // Streaming: count, range, mean and histogram in one pass, then the
+        // exact nearest ranks by selectExact; the values are never gathered
+        // (two metrics at once at ten million rows were 160 MB).
+        h = emptyLogHistogram(4);
+        sum = Summary{};
+        long double total = 0;
+        TimeNs mn = std::numeric_limits<TimeNs>::max(), mx = std::numeric_limits<TimeNs>::min();
+        visit(m, [&](TimeNs x) {
+            ++sum.count;
+            total += static_cast<long double>(x);
+            mn = std::min(mn, x);
+            mx = std::max(mx, x);
+            addTo(h, x);
+        });
+        if (sum.count == 0)
+            return;
+        const auto k = static_cast<std::size_t>(sum.count);
+        sum.min = mn;
+        sum.max = mx;
+        sum.mean = static_cast<double>(total / static_cast<long double>(k));
+        const std::size_t at[] = {rankIndex(50, k), rankIndex(90, k), rankIndex(95, k),
+                                  rankIndex(99, k)};
+        std::optional<TimeNs> got[4];
+        selectExact([&visit, m](auto&& fn) { visit(m, fn); }, k, mn, mx, at, got);
+        sum.p50 = got[0];
+        sum.p90 = got[1];
+        sum.p95 = got[2];
+        sum.p99 = got[3];
     };
     const auto first = [&] {
         metric(M::Wait, s.waitHist, s.wait);
@@ -280,38 +422,90 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
         waitAt[b + 1] += waitAt[b];
         procAt[b + 1] += procAt[b];
     }
-    std::vector<TimeNs> waits(waitAt[nb]), procs(procAt[nb]);
-    {
-        std::vector<std::size_t> wCur(waitAt.begin(), waitAt.end() - 1);
-        std::vector<std::size_t> pCur(procAt.begin(), procAt.end() - 1);
-        forEach([&](std::size_t b, TimeNs d) { waits[wCur[b]++] = d; },
-                [&](std::size_t b, TimeNs d) { procs[pCur[b]++] = d; });
-    }
-    // p50 and p99 per bucket by selection, not a sort.
+    // p50 and p99 per bucket, exactly, holding at most about kSeriesBatch
+    // values at once: consecutive buckets are gathered batch by batch, one
+    // pass over the columns each (at ten million rows: a few passes of tens
+    // of ms instead of 160 MB); a bucket larger than a batch on its own is
+    // selected without gathering it (selectExact).
+    constexpr std::size_t kSeriesBatch = std::size_t{1} << 22;
     const auto p50p99 = [](std::vector<TimeNs>::iterator first, std::vector<TimeNs>::iterator last,
                            std::optional<TimeNs>& p50, std::optional<TimeNs>& p99) {
         if (first == last)
             return;
         const auto n = static_cast<std::size_t>(last - first);
-        const auto idx = [n](double p) {
-            auto rank = static_cast<std::size_t>(std::ceil(
-                static_cast<long double>(p) / 100.0L * static_cast<long double>(n) - 1e-12L));
-            return static_cast<std::ptrdiff_t>(std::clamp<std::size_t>(rank, 1, n) - 1);
-        };
-        const auto a = first + idx(50);
+        const auto a = first + static_cast<std::ptrdiff_t>(rankIndex(50, n));
         std::nth_element(first, a, last);
         p50 = *a;
-        const auto b = first + idx(99);
+        const auto b = first + static_cast<std::ptrdiff_t>(rankIndex(99, n));
         std::nth_element(a, b, last);
         p99 = *b;
     };
-    for (std::size_t b = 0; b < nb; ++b) {
-        p50p99(waits.begin() + static_cast<std::ptrdiff_t>(waitAt[b]),
-               waits.begin() + static_cast<std::ptrdiff_t>(waitAt[b + 1]), out[b].waitP50,
-               out[b].waitP99);
-        p50p99(procs.begin() + static_cast<std::ptrdiff_t>(procAt[b]),
-               procs.begin() + static_cast<std::ptrdiff_t>(procAt[b + 1]), out[b].processingP50,
-               out[b].processingP99);
+    const auto sizeOf = [&](std::size_t b) {
+        return (waitAt[b + 1] - waitAt[b]) + (procAt[b + 1] - procAt[b]);
+    };
+    for (std::size_t b0 = 0; b0 < nb;) {
+        if (sizeOf(b0) > kSeriesBatch) {
+            // One huge bucket: each metric's two ranks by selection.
+            const auto one = [&](bool wait, std::size_t count, std::optional<TimeNs>& p50,
+                                 std::optional<TimeNs>& p99) {
+                if (count == 0)
+                    return;
+                TimeNs mn = std::numeric_limits<TimeNs>::max();
+                TimeNs mx = std::numeric_limits<TimeNs>::min();
+                const auto visit = [&](auto&& fn) {
+                    const auto none = [](std::size_t, TimeNs) {};
+                    const auto mine = [&](std::size_t b, TimeNs d) {
+                        if (b == b0)
+                            fn(d);
+                    };
+                    if (wait)
+                        forEach(mine, none);
+                    else
+                        forEach(none, mine);
+                };
+                visit([&](TimeNs d) {
+                    mn = std::min(mn, d);
+                    mx = std::max(mx, d);
+                });
+                const std::size_t at[] = {rankIndex(50, count), rankIndex(99, count)};
+                std::optional<TimeNs> got[2];
+                selectExact(visit, count, mn, mx, at, got);
+                p50 = got[0];
+                p99 = got[1];
+            };
+            one(true, waitAt[b0 + 1] - waitAt[b0], out[b0].waitP50, out[b0].waitP99);
+            one(false, procAt[b0 + 1] - procAt[b0], out[b0].processingP50, out[b0].processingP99);
+            ++b0;
+            continue;
+        }
+        std::size_t b1 = b0, held = 0;
+        while (b1 < nb && held + sizeOf(b1) <= kSeriesBatch)
+            held += sizeOf(b1++);
+        // Buckets [b0, b1), laid out bucket after bucket from their offsets.
+        std::vector<TimeNs> waits(waitAt[b1] - waitAt[b0]), procs(procAt[b1] - procAt[b0]);
+        std::vector<std::size_t> wCur(waitAt.begin() + static_cast<std::ptrdiff_t>(b0),
+                                      waitAt.begin() + static_cast<std::ptrdiff_t>(b1));
+        std::vector<std::size_t> pCur(procAt.begin() + static_cast<std::ptrdiff_t>(b0),
+                                      procAt.begin() + static_cast<std::ptrdiff_t>(b1));
+        forEach(
+            [&](std::size_t b, TimeNs d) {
+                if (b >= b0 && b < b1)
+                    waits[wCur[b - b0]++ - waitAt[b0]] = d;
+            },
+            [&](std::size_t b, TimeNs d) {
+                if (b >= b0 && b < b1)
+                    procs[pCur[b - b0]++ - procAt[b0]] = d;
+            });
+        const auto at = [](std::vector<TimeNs>& v, std::size_t i) {
+            return v.begin() + static_cast<std::ptrdiff_t>(i);
+        };
+        for (std::size_t b = b0; b < b1; ++b) {
+            p50p99(at(waits, waitAt[b] - waitAt[b0]), at(waits, waitAt[b + 1] - waitAt[b0]),
+                   out[b].waitP50, out[b].waitP99);
+            p50p99(at(procs, procAt[b] - procAt[b0]), at(procs, procAt[b + 1] - procAt[b0]),
+                   out[b].processingP50, out[b].processingP99);
+        }
+        b0 = b1;
     }
     return out;
 }

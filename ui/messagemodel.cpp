@@ -188,17 +188,28 @@ void MessageModel::emitTimeColumnsChanged() {
 }
 
 const MessageRow* MessageModel::rowAt(int row) const {
-    if (row < 0 || std::size_t(row) >= m_order->size()) {
+    if (row < 0 || row >= rowCount()) {
         return nullptr;
     }
-    return m_cache.find((*m_order)[std::size_t(row)]);
+    return m_cache.find(rowIdAt(row));
 }
 
 qint64 MessageModel::rowIdAt(int row) const {
-    if (row < 0 || std::size_t(row) >= m_order->size()) {
+    if (row < 0 || row >= rowCount()) {
         return -1;
     }
-    return (*m_order)[std::size_t(row)];
+    if (!m_edit) {
+        return (*m_order)[std::size_t(row)];
+    }
+    // Mid edit script: the rows shown are the base without the skipped runs.
+    std::size_t at = std::size_t(row);
+    for (const auto& [first, count] : m_edit->skip) {
+        if (at < std::size_t(first)) {
+            break;
+        }
+        at += std::size_t(count);
+    }
+    return (*m_edit->base)[at];
 }
 
 int MessageModel::rowOfRowId(qint64 rowid) const {
@@ -212,7 +223,7 @@ void MessageModel::locate(const QString& messageId) {
 
 void MessageModel::requestBlock(int block) const {
     const std::size_t first = std::size_t(block) * kBlockSize;
-    if (!m_loader->backend() || first >= m_order->size() || !m_cache.markPending(block)) {
+    if (m_edit || !m_loader->backend() || first >= m_order->size() || !m_cache.markPending(block)) {
         return;
     }
     const std::size_t last = std::min(m_order->size(), first + kBlockSize);
@@ -222,7 +233,10 @@ void MessageModel::requestBlock(int block) const {
 }
 
 int MessageModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : int(m_order->size());
+    if (parent.isValid()) {
+        return 0;
+    }
+    return m_edit ? m_edit->rows : int(m_order->size());
 }
 
 int MessageModel::columnCount(const QModelIndex& parent) const {
@@ -396,7 +410,7 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
     }
     const int row = index.row();
     const int column = index.column();
-    const qint64 rowid = (*m_order)[std::size_t(row)];
+    const qint64 rowid = rowIdAt(row);
     const MessageRow* cached = m_cache.find(rowid);
     if (!cached) {
         if (!m_cache.isGone(rowid)) {

@@ -205,6 +205,15 @@ private:
 
     quint64 m_layout = 0; ///< bumped by every change of the ordering
     std::shared_ptr<std::vector<std::int64_t>> m_order;
+    /// While mergeOrdering() replays an edit script: the rows shown are
+    /// `base` without the `skip` runs ((first, count) in base positions,
+    /// ascending), `rows` of them.
+    struct EditView {
+        std::shared_ptr<const std::vector<std::int64_t>> base;
+        std::vector<std::pair<int, int>> skip;
+        int rows = 0;
+    };
+    std::optional<EditView> m_edit;
     bool m_hasOrdering = false;
     /// Rows shown are a reset's first page only; the ordering is coming.
     bool m_provisional = false;

@@ -142,31 +142,45 @@ void MessageModel::installOrdering(std::shared_ptr<std::vector<std::int64_t>> or
 }
 
 void MessageModel::mergeOrdering(PollResult& r) {
-    // Copy on write: the worker may still hold the previous vector.
-    auto work = std::make_shared<std::vector<std::int64_t>>(*m_order);
-    m_order = work;
+    // The worker computed the new ordering and the edit script from the
+    // shown one: the script is replayed on views of the two (EditView), so
+    // the UI thread never copies or edits the ordering (ten million rows: an
+    // 80 MB copy, 20-30 ms).
+    const std::shared_ptr<const std::vector<std::int64_t>> old = m_order;
+    const std::vector<std::pair<int, int>>& removes = r.diff.removes;
+    const std::vector<std::pair<int, int>>& inserts = r.diff.inserts;
     ++m_layout;
     m_cache.forgetPending();
-    // Back to front, so earlier positions stay valid. NOLINTNEXTLINE(modernize-loop-convert)
-    for (auto it = r.diff.removes.rbegin(); it != r.diff.removes.rend(); ++it) {
+    // Removes back to front, in the old positions: the view is the old
+    // ordering without the runs removed so far.
+    m_edit = EditView{old, {}, int(old->size())};
+    // NOLINTNEXTLINE(modernize-loop-convert)
+    for (auto it = removes.rbegin(); it != removes.rend(); ++it) {
         const auto [first, count] = *it;
         beginRemoveRows({}, first, first + count - 1);
         for (int i = first; i < first + count; ++i) {
-            m_cache.remove((*work)[std::size_t(i)]);
+            m_cache.remove((*old)[std::size_t(i)]);
         }
-        work->erase(work->begin() + first, work->begin() + first + count);
+        m_edit->skip.insert(m_edit->skip.begin(), *it);
+        m_edit->rows -= count;
         endRemoveRows();
     }
-    const std::vector<std::int64_t>& target = *r.order;
-    for (const auto& [first, count] : r.diff.inserts) {
+    // Inserts front to back, in the new positions: the view is the new
+    // ordering without the runs still to insert.
+    m_order = std::move(r.order);
+    m_edit->base = m_order;
+    m_edit->skip = inserts;
+    for (const auto& [first, count] : inserts) {
         beginInsertRows({}, first, first + count - 1);
-        work->insert(work->begin() + first, target.begin() + first, target.begin() + first + count);
+        m_edit->skip.erase(m_edit->skip.begin());
+        m_edit->rows += count;
         endInsertRows();
     }
-    Q_ASSERT(*work == target);
-    if (*work != target) {
+    const int rows = m_edit->rows;
+    m_edit.reset();
+    if (rows != int(m_order->size())) {
         // Defensive: never show an ordering other than the computed one.
-        installOrdering(std::move(r.order));
+        installOrdering(m_order);
     }
 }
 

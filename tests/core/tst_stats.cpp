@@ -71,6 +71,7 @@ private slots:
     void logHistogram_data();
     void logHistogram();
     void computeStats();
+    void computeStatsAtScale();
     void computeSeriesByHand();
     void computeSeriesSums();
     void chooseBucketSize_data();
@@ -230,6 +231,65 @@ void TstStats::computeStats() {
     QCOMPARE(empty.wait.count, 0);
     QVERIFY(!empty.oldestReadyInTime);
     QVERIFY(!empty.firstTime);
+}
+
+// Past a million values the percentiles are found by narrowing passes, not
+// by gathering the values (core/stats.cpp, selectExact): they must still be
+// the nearest ranks of a full sort, on a hostile mix (a heavy cluster of
+// equal values, negatives, values near the int64 ends), and a series bucket
+// too large to gather alone must match a sort as well.
+void TstStats::computeStatsAtScale() {
+    std::mt19937_64 rng(11);
+    const std::size_t n = 4'300'000;
+    TimingColumns c;
+    c.state.assign(n, static_cast<std::int8_t>(lq::core::State::Done));
+    c.inTime.resize(n);
+    c.lockTime.resize(n);
+    c.doneTime.resize(n);
+    std::vector<TimeNs> waits;
+    const TimeNs big = std::numeric_limits<TimeNs>::max() / 4;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t r = rng() % 100;
+        TimeNs w = 0;
+        if (r < 40)
+            w = 130 * 1'000'000; // a cluster of one value
+        else if (r < 45)
+            w = -static_cast<TimeNs>(rng() % 1'000'000); // clock skew
+        else if (r < 46)
+            w = big - static_cast<TimeNs>(rng() % 1000); // hostile
+        else
+            w = static_cast<TimeNs>(rng() % (1000 * kSec));
+        c.inTime[i] = kT0;
+        c.lockTime[i] = kT0 + w;
+        c.doneTime[i] = TimingColumns::kNoTime; // processing: none
+        waits.push_back(w);
+    }
+    std::sort(waits.begin(), waits.end());
+    const lq::core::QueueStats s = lq::core::computeStats(c, kT0);
+    QCOMPARE(s.wait.count, static_cast<std::int64_t>(n));
+    QCOMPARE(s.wait.p50, lq::core::nearestRank(waits, 50));
+    QCOMPARE(s.wait.p90, lq::core::nearestRank(waits, 90));
+    QCOMPARE(s.wait.p95, lq::core::nearestRank(waits, 95));
+    QCOMPARE(s.wait.p99, lq::core::nearestRank(waits, 99));
+    QCOMPARE(s.wait.min, std::optional<TimeNs>(waits.front()));
+    QCOMPARE(s.wait.max, std::optional<TimeNs>(waits.back()));
+    QCOMPARE(s.waitHist.total(), static_cast<std::int64_t>(n));
+    QCOMPARE(s.processing.count, 0);
+    // Every claim (lock_time) in one bucket: the wait values come in a
+    // bucket larger than the series gathers at once.
+    const TimeNs from = kT0 - 1'000'000 * kSec;
+    const auto series =
+        lq::core::computeSeries(c, from, from + 2 * 1'000'000 * kSec, 2 * 1'000'000 * kSec);
+    QCOMPARE(series.size(), std::size_t(1));
+    std::vector<TimeNs> inSpan;
+    for (TimeNs w : waits)
+        if (kT0 + w < from + 2 * 1'000'000 * kSec)
+            inSpan.push_back(w); // sorted still
+    QVERIFY(inSpan.size() > (std::size_t{1} << 22));
+    QCOMPARE(series[0].claims, static_cast<std::int64_t>(inSpan.size()));
+    QCOMPARE(series[0].waitP50, lq::core::nearestRank(inSpan, 50));
+    QCOMPARE(series[0].waitP99, lq::core::nearestRank(inSpan, 99));
+    QVERIFY(!series[0].processingP50);
 }
 
 void TstStats::computeSeriesByHand() {
