@@ -139,12 +139,40 @@ void toRanges(const std::vector<int>& positions, std::vector<std::pair<int, int>
     }
 }
 
+namespace {
+
+/// The rows on screen (`cached`: rowid, fingerprint) whose stored values
+/// differ from what is shown, as read now.
+std::vector<MessageRow> changedShownRows(QueueBackend& q,
+                                         const std::vector<std::pair<qint64, quint64>>& cached) {
+    std::vector<std::int64_t> ids;
+    ids.reserve(cached.size());
+    QHash<qint64, quint64> before;
+    before.reserve(qsizetype(cached.size()));
+    for (const auto& c : cached) {
+        ids.push_back(c.first);
+        before.insert(c.first, c.second);
+    }
+    std::vector<MessageRow> out;
+    for (Message& m : q.fetchRowids(ids)) {
+        MessageRow row = makeRow(std::move(m));
+        if (row.fingerprint != before.value(row.msg.rowid)) {
+            out.push_back(std::move(row));
+        }
+    }
+    return out;
+}
+
+} // namespace
+
 MessageLoader::MessageLoader(RequestSource source, QObject* parent)
     : QObject(parent)
     , m_source(std::move(source))
     , m_watcher(new FileWatcher(this)) {
     m_pool.setMaxThreadCount(1);
     m_pool.setExpiryTimeout(-1); // keep the thread: its read connection is ours
+    m_peekPool.setMaxThreadCount(1);
+    m_peekPool.setExpiryTimeout(-1);
     m_fallback.setSingleShot(true);
     m_fallback.setInterval(kFallbackMs);
     connect(&m_fallback, &QTimer::timeout, this, [this] { requestPoll(false); });
@@ -154,6 +182,7 @@ MessageLoader::MessageLoader(RequestSource source, QObject* parent)
 MessageLoader::~MessageLoader() {
     m_pool.clear();
     m_pool.waitForDone();
+    m_peekPool.waitForDone();
 }
 
 void MessageLoader::setBackend(std::shared_ptr<QueueBackend> backend, const QString& path) {
@@ -201,7 +230,43 @@ void MessageLoader::requestReset() {
 void MessageLoader::requestPoll(bool force) {
     m_pendingPoll = true;
     m_pendingForce = m_pendingForce || force;
+    if (m_jobRunning && m_live) {
+        startPeek(); // a long poll is running: the rows on screen need not wait for it
+    }
     kick();
+}
+
+void MessageLoader::startPeek() {
+    if (m_peekRunning || !m_backend || m_backend->pushesChanges()) {
+        return;
+    }
+    PollRequest req = m_source(false);
+    if (req.cached.empty()) {
+        return;
+    }
+    m_peekRunning = true;
+    // Its own thread and so its own read connection (and data_version).
+    auto work = [q = m_backend, cached = std::move(req.cached),
+                 last = m_peekVersion]() -> std::pair<std::int64_t, std::vector<MessageRow>> {
+        try {
+            const std::int64_t version = q->dataVersion();
+            if (version == last) {
+                return {version, {}};
+            }
+            return {version, changedShownRows(*q, cached)};
+        } catch (const std::exception&) {
+            return {-1, {}}; // the poll reports errors
+        }
+    };
+    runAsync(this, &m_peekPool, std::move(work),
+             [this, gen = m_generation,
+              layout = req.layout](std::pair<std::int64_t, std::vector<MessageRow>> r) {
+                 m_peekRunning = false;
+                 m_peekVersion = r.first;
+                 if (gen == m_generation && !r.second.empty()) {
+                     emit earlyRows(gen, layout, r.second);
+                 }
+             });
 }
 
 void MessageLoader::setLive(bool on) {
@@ -269,23 +334,8 @@ void MessageLoader::startPoll(bool reset) {
                 // Phase one: the rows on screen first. A change to a shown
                 // row becomes visible now, before the ordering and the counts
                 // (hundreds of ms at a million rows) are recomputed.
-                std::vector<std::int64_t> ids;
-                ids.reserve(cached.size());
-                for (const auto& c : cached) {
-                    ids.push_back(c.first);
-                }
-                QHash<qint64, quint64> before;
-                before.reserve(qsizetype(cached.size()));
-                for (const auto& c : cached) {
-                    before.insert(c.first, c.second);
-                }
-                auto early = std::make_shared<std::vector<MessageRow>>();
-                for (Message& m : q->fetchRowids(ids)) {
-                    MessageRow row = makeRow(std::move(m));
-                    if (row.fingerprint != before.value(row.msg.rowid)) {
-                        early->push_back(std::move(row));
-                    }
-                }
+                auto early =
+                    std::make_shared<std::vector<MessageRow>>(changedShownRows(*q, cached));
                 if (!early->empty()) {
                     QMetaObject::invokeMethod(
                         self,

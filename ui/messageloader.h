@@ -138,11 +138,16 @@ private:
     void kick();
     void startPoll(bool reset);
     void finishPoll(PollResult&& r, bool reset);
+    /// While a long poll runs: re-reads the rows on screen on a thread of
+    /// its own and sends those that changed (earlyRows), so a change to a
+    /// shown row does not wait for the ordering and the counts.
+    void startPeek();
     void armFallback();
 
     RequestSource m_source;
     std::shared_ptr<QueueBackend> m_backend;
-    QThreadPool m_pool; ///< one thread: see the class comment
+    QThreadPool m_pool;     ///< one thread: see the class comment
+    QThreadPool m_peekPool; ///< one thread for startPeek()
     FileWatcher* m_watcher;
     QTimer m_fallback;
     bool m_live = true;
@@ -152,6 +157,8 @@ private:
     bool m_pendingReset = false;
     bool m_pendingPoll = false;
     bool m_pendingForce = false;
+    bool m_peekRunning = false;
+    std::int64_t m_peekVersion = -1; ///< data_version on the peek thread's connection
 
     std::int64_t m_dataVersion = -1;
     qint64 m_fileSize = -1;

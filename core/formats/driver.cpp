@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <set>
 
 namespace lq::core {
 
@@ -194,10 +195,22 @@ std::vector<std::string> FormatDriver::queueNames(Connection& c) const {
     const std::string col = queueColumn();
     if (col.empty())
         return out;
-    auto st = c.cached("SELECT DISTINCT " + col + " FROM " + source() + " WHERE " + col +
-                       " IS NOT NULL ORDER BY 1");
-    while (st->step())
-        out.push_back(st->text(0));
+    // Arm by arm on a compound source: each by its table's index on the
+    // column, where DISTINCT over the UNION ALL computes every row (1.4 s at
+    // a million Laravel jobs, a read that blocks a rollback-journal writer).
+    std::vector<std::string> froms;
+    for (const auto& arm : sourceArms())
+        froms.push_back("(" + arm.sql + ")");
+    if (froms.empty())
+        froms.push_back(source());
+    std::set<std::string> names;
+    for (const std::string& from : froms) {
+        auto st =
+            c.cached("SELECT DISTINCT " + col + " FROM " + from + " WHERE " + col + " IS NOT NULL");
+        while (st->step())
+            names.insert(st->text(0));
+    }
+    out.assign(names.begin(), names.end());
     return out;
 }
 

@@ -294,15 +294,6 @@ public:
         return c;
     }
 
-    std::vector<std::string> queueNames(Connection& c) const override {
-        std::vector<std::string> out;
-        auto st = c.cached("SELECT DISTINCT queue FROM " + m_source +
-                           " WHERE queue IS NOT NULL ORDER BY 1");
-        while (st->step())
-            out.push_back(st->text(0));
-        return out;
-    }
-
     std::string timingColumns() const override {
         return "kind, created_ns, reserved_ns, failed_ns, available_ns, reserved_at, available_at";
     }
