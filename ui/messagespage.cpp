@@ -2,6 +2,7 @@
 #include "ui/messagespage.h"
 
 #include "core/formats/queueformat.h"
+#include "ui/emptystate.h"
 #include "ui/messagedetailpane.h"
 #include "ui/queueactionhandler.h"
 #include "ui/queuebackend.h"
@@ -12,6 +13,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -214,6 +216,24 @@ void MessagesPage::createWidgets() {
 
 void MessagesPage::connectModel() {
     connect(m_model, &MessageModel::countsChanged, m_filterBar, &StatusFilterBar::setCounts);
+    m_empty = new EmptyState(m_view);
+    connect(m_doc, &QueueDocument::openFailed, this, [this](const QString& path, const QString& e) {
+        m_openError =
+            tr("Cannot open %1:\n%2\n\nFile \u203a Open\u2026 (Ctrl+O) picks another file.")
+                .arg(QFileInfo(path).fileName(), e);
+        updateEmptyState();
+    });
+    connect(m_doc, &QueueDocument::opened, this, [this] {
+        m_openError.clear();
+        updateEmptyState();
+    });
+    connect(m_doc, &QueueDocument::closed, this, &MessagesPage::updateEmptyState);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &MessagesPage::updateEmptyState);
+    connect(m_model, &QAbstractItemModel::layoutChanged, this, &MessagesPage::updateEmptyState);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &MessagesPage::updateEmptyState);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &MessagesPage::updateEmptyState);
+    connect(m_model, &MessageModel::refreshed, this, &MessagesPage::updateEmptyState);
+    updateEmptyState();
     // Ids are as wide as the format makes them (a number, a UUID): a file
     // seen for the first time sizes the column to its first rows.
     const auto fitIds = [this] {
@@ -668,6 +688,22 @@ void MessagesPage::showContextMenu(const QPoint& pos) {
     }
     menu.addAction(m_actions->applyToAllAction());
     menu.exec(m_view->viewport()->mapToGlobal(pos));
+}
+
+void MessagesPage::updateEmptyState() {
+    QString text;
+    if (!m_doc->isOpen()) {
+        text = !m_openError.isEmpty()
+                   ? m_openError
+                   : tr("No queue open.\n\nFile \u203a Open\u2026 (Ctrl+O) opens a queue file, "
+                        "File \u203a Open Remote\u2026 one on a host over ssh.");
+    } else if (m_model->rowCount() == 0 && m_model->isIdle()) {
+        text = m_model->counts().stored == 0
+                   ? tr("This queue is empty.")
+                   : tr("No messages match this filter.\n\nAll (Ctrl+1) and an empty search "
+                        "show every message.");
+    }
+    m_empty->setText(text);
 }
 
 } // namespace lq::ui

@@ -18,6 +18,8 @@ class QTableView;
 
 namespace lq::ui {
 
+class EmptyState;
+
 class MessageDetailPane;
 class QueueActionHandler;
 class QueueDocument;
@@ -98,6 +100,8 @@ private:
     /// The filter, search, sort and columns of this file, kept per file.
     void rememberView();
     void restoreView();
+    /// What the table says when it shows no rows (EmptyState).
+    void updateEmptyState();
 
     QueueDocument* m_doc;
     MessageModel* m_model;
@@ -113,6 +117,8 @@ private:
     QWidget* m_narrowRow = nullptr;
     QLabel* m_narrowLabel = nullptr;
     QTableView* m_view = nullptr;
+    EmptyState* m_empty = nullptr;
+    QString m_openError; ///< the last failed open, while no file is open
     MessageDetailPane* m_detail = nullptr;
     QTimer m_searchDebounce;
 

@@ -363,13 +363,33 @@ void TestMainWindow::undoRevertsRetry() {
 void TestMainWindow::brokenFileIsAMessage() {
     QTemporaryDir dir;
     Harness h;
+    // The empty table says what to do, then why the last open failed.
+    auto* empty = h.w.findChild<QLabel*>(QStringLiteral("emptyState"));
+    QVERIFY(empty);
+    QVERIFY2(!empty->isHidden() && empty->text().startsWith(QStringLiteral("No queue open")),
+             qPrintable(empty->text()));
     for (const char* f : {"not-sqlite.sqlite3", "truncated.sqlite3", "not-a-queue.sqlite3"}) {
         const QString path = copyFixture(dir, QString::fromLatin1(f));
         h.w.openFile(path);
         QTRY_VERIFY(!h.w.isBusy());
         QVERIFY2(h.w.lastError().contains(QString::fromLatin1(f)), qPrintable(h.w.lastError()));
         QVERIFY(h.w.currentPath().isEmpty());
+        QVERIFY2(!empty->isHidden() && empty->text().startsWith(QStringLiteral("Cannot open ") +
+                                                                QString::fromLatin1(f)),
+                 qPrintable(empty->text()));
     }
+    // An open file with rows shows no empty state; a search that matches
+    // nothing says so.
+    QVERIFY(openAndWait(h, copyFixture(dir, kMixed)));
+    QTRY_VERIFY(empty->isHidden());
+    auto* search = h.w.findChild<QLineEdit*>(QStringLiteral("search"));
+    QVERIFY(search);
+    search->setText(QStringLiteral("no-message-has-this-text-zq"));
+    QTRY_VERIFY2(!empty->isHidden() &&
+                     empty->text().startsWith(QStringLiteral("No messages match this filter")),
+                 qPrintable(empty->text()));
+    search->clear();
+    QTRY_VERIFY(empty->isHidden());
     h.w.openFile(dir.filePath(QStringLiteral("missing.sqlite3")));
     QTRY_VERIFY(h.w.lastError().contains(QStringLiteral("missing.sqlite3")));
     QVERIFY(h.w.lastError().contains(QStringLiteral("no such file")));
