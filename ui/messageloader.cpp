@@ -260,7 +260,7 @@ void MessageLoader::startPeek() {
     };
     runAsync(this, &m_peekPool, std::move(work),
              [this, gen = m_generation,
-              layout = req.layout](std::pair<std::int64_t, std::vector<MessageRow>> r) {
+              layout = req.layout](const std::pair<std::int64_t, std::vector<MessageRow>>& r) {
                  m_peekRunning = false;
                  m_peekVersion = r.first;
                  if (gen == m_generation && !r.second.empty()) {

@@ -205,8 +205,9 @@ std::vector<std::string> FormatDriver::queueNames(Connection& c) const {
         froms.push_back(source());
     std::set<std::string> names;
     for (const std::string& from : froms) {
-        auto st =
-            c.cached("SELECT DISTINCT " + col + " FROM " + from + " WHERE " + col + " IS NOT NULL");
+        std::string sql = "SELECT DISTINCT " + col;
+        sql.append(" FROM ").append(from).append(" WHERE ").append(col).append(" IS NOT NULL");
+        auto st = c.cached(sql);
         while (st->step())
             names.insert(st->text(0));
     }
