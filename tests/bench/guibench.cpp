@@ -377,27 +377,34 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     // Close to SQLite itself (issue 13, target 4), in the same run: lqcore's
     // counts against the raw GROUP BY, the dashboard's statistics against one
     // raw pass in C, the table's sort against the raw ordered scan.
-    try {
-        RawReference raw(file);
-        auto q = m->backend(); // lqcore's counts through the GUI's one way to a queue
-        const double countsMs =
-            RawReference::best(3, [&] { (void)q->counts(core::kDefaultStuckAfterNs, {}); });
-        const double rawCountsMs = RawReference::best(
-            3, [&] { raw.each("SELECT status, count(*) FROM Queue GROUP BY status"); });
-        const double rawStatsMs = RawReference::best(3, [&] { raw.statsPass(); });
-        const double rawSortMs = RawReference::best(3, [&] {
-            raw.each("SELECT rowid FROM Queue ORDER BY (lock_time - in_time) DESC, rowid DESC");
-        });
-        r.set("counts_ms", countsMs);
-        r.set("raw_counts_ms", rawCountsMs);
-        r.set("counts_ratio", countsMs / rawCountsMs);
-        r.set("raw_stats_ms", rawStatsMs);
-        r.set("stats_ratio", r["stats_compute_ms"].toDouble() / rawStatsMs);
-        r.set("raw_sort_ms", rawSortMs);
-        r.set("sort_ratio", r["sort_ms"].toDouble() / rawSortMs);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "lqbench: %s\n", e.what());
-        return 1;
+    // The raw references read litequeue's Queue table; other formats report
+    // every other figure (the format's own raw statements differ).
+    const std::string formatId = core::formatId(m->backend()->info().format);
+    if (!formatId.starts_with("litequeue")) {
+        r.set("raw_reference", "none for " + formatId + " files");
+    } else {
+        try {
+            RawReference raw(file);
+            auto q = m->backend(); // lqcore's counts through the GUI's one way to a queue
+            const double countsMs =
+                RawReference::best(3, [&] { (void)q->counts(core::kDefaultStuckAfterNs, {}); });
+            const double rawCountsMs = RawReference::best(
+                3, [&] { raw.each("SELECT status, count(*) FROM Queue GROUP BY status"); });
+            const double rawStatsMs = RawReference::best(3, [&] { raw.statsPass(); });
+            const double rawSortMs = RawReference::best(3, [&] {
+                raw.each("SELECT rowid FROM Queue ORDER BY (lock_time - in_time) DESC, rowid DESC");
+            });
+            r.set("counts_ms", countsMs);
+            r.set("raw_counts_ms", rawCountsMs);
+            r.set("counts_ratio", countsMs / rawCountsMs);
+            r.set("raw_stats_ms", rawStatsMs);
+            r.set("stats_ratio", r["stats_compute_ms"].toDouble() / rawStatsMs);
+            r.set("raw_sort_ms", rawSortMs);
+            r.set("sort_ratio", r["sort_ms"].toDouble() / rawSortMs);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "lqbench: %s\n", e.what());
+            return 1;
+        }
     }
     r.set("stall_ms_by_phase", std::move(stalls));
     r.set("peak_rss_mb_after_phase", std::move(hwm));
