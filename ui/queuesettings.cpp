@@ -35,7 +35,24 @@ core::FormatSettings storedQueueSettings(const QString& path) {
     return settingsFrom(appSettings().value(settingsKey(path)).toList());
 }
 
+namespace {
+
+/// Every file's stored settings, read once (the settings file holds a group
+/// for every file ever opened: reading it whole at every fleet scan stalled
+/// the UI thread for seconds), then kept in step by storeQueueSettings().
+/// UI thread only.
+QHash<QString, core::FormatSettings>& settingsCache() {
+    static QHash<QString, core::FormatSettings> cache = readQueueSettingsByKey();
+    return cache;
+}
+
+} // namespace
+
 QHash<QString, core::FormatSettings> storedQueueSettingsByKey() {
+    return settingsCache();
+}
+
+QHash<QString, core::FormatSettings> readQueueSettingsByKey() {
     QHash<QString, core::FormatSettings> out;
     QSettings s = appSettings();
     const QString files = QStringLiteral("files");
@@ -53,9 +70,11 @@ QHash<QString, core::FormatSettings> storedQueueSettingsByKey() {
 void storeQueueSettings(const QString& path, const core::FormatSettings& settings) {
     QSettings s = appSettings();
     if (settings.empty()) {
+        settingsCache().remove(fileSettingsKey(path));
         s.remove(settingsKey(path));
         return;
     }
+    settingsCache().insert(fileSettingsKey(path), settings);
     QVariantList entries;
     for (const core::FormatSettings::Entry& e : settings.entries()) {
         entries.append(QVariantMap{{QStringLiteral("key"), fromStd(e.key)},

@@ -20,10 +20,12 @@ namespace lq::ui {
 
 /// The values stored for the file at `path` (none: the library defaults).
 core::FormatSettings storedQueueSettings(const QString& path);
-/// Every file's stored values, by fileSettingsKey(path): read on the UI
-/// thread for a worker that meets the paths as it goes (QSettings stays on
-/// the UI thread).
+/// Every file's stored values, by fileSettingsKey(path), for a worker that
+/// meets the paths as it goes: read from QSettings once, then kept in step
+/// by storeQueueSettings() (UI thread only; QSettings stays there).
 QHash<QString, core::FormatSettings> storedQueueSettingsByKey();
+/// The same, read from QSettings now (every group of the settings file).
+QHash<QString, core::FormatSettings> readQueueSettingsByKey();
 /// Stores `settings` for the file at `path` (empty ones remove the entry).
 void storeQueueSettings(const QString& path, const core::FormatSettings& settings);
 
