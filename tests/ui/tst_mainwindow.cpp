@@ -62,7 +62,8 @@ struct Harness {
 /// Opens `path` and waits until the window shows it, ready.
 [[nodiscard]] bool openAndWait(Harness& h, const QString& path) {
     h.w.openFile(path);
-    return waitFor([&] { return h.w.isReady() && h.w.currentPath() == path; }, 10000);
+    // A condition waited for, not a speed check: see WindowHarness::kWaitMs.
+    return waitFor([&] { return h.w.isReady() && h.w.currentPath() == path; }, 30000);
 }
 
 [[nodiscard]] bool clickFilter(Harness& h, StatusFilterBar::Choice c) {
