@@ -34,7 +34,9 @@ void runAsync(QObject* context, QThreadPool* pool, Work&& work, Done&& done) {
                          if constexpr (std::is_void_v<R>) {
                              done();
                          } else {
-                             done(watcher->future().result());
+                             // Moved out, not copied: a result can be a
+                             // million-row ordering.
+                             done(watcher->future().takeResult());
                          }
                      });
     watcher->setFuture(QtConcurrent::run(pool ? pool : QThreadPool::globalInstance(),
