@@ -37,6 +37,36 @@ QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
 
+/// A diagnostic (not a result): with LQBENCH_SLOW_EVENT_MS=N in the
+/// environment, every event the UI thread takes longer than N ms to handle is
+/// printed to stderr with its receiver, so a stall can be traced to a handler.
+class TimedApplication : public QApplication {
+public:
+    TimedApplication(int& argc, char** argv)
+        : QApplication(argc, argv)
+        , m_slowMs(qEnvironmentVariableIntValue("LQBENCH_SLOW_EVENT_MS")) {}
+    bool notify(QObject* receiver, QEvent* event) override {
+        if (m_slowMs <= 0)
+            return QApplication::notify(receiver, event);
+        QElapsedTimer t;
+        t.start();
+        ++m_depth;
+        const int type = event->type(); // the event may be gone after notify()
+        const bool r = QApplication::notify(receiver, event);
+        --m_depth;
+        const double ms = double(t.nsecsElapsed()) / 1e6;
+        if (ms >= m_slowMs)
+            std::fprintf(stderr, "slow event: %.1f ms depth %d type %d receiver %s %s\n", ms,
+                         m_depth, type, receiver->metaObject()->className(),
+                         qPrintable(receiver->objectName()));
+        return r;
+    }
+
+private:
+    int m_slowMs = 0;
+    int m_depth = 0;
+};
+
 /// The event-loop lag probe: a 1 ms timer measuring its own lateness. Its
 /// maximum is the longest time the UI thread did not get back to the loop.
 class StallProbe : public QObject {
@@ -185,7 +215,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         qputenv("LQ_AUDIT_DIR", scratch.filePath(QStringLiteral("audit")).toLocal8Bit());
     if (qEnvironmentVariableIsEmpty("XDG_CONFIG_HOME"))
         qputenv("XDG_CONFIG_HOME", scratch.filePath(QStringLiteral("config")).toLocal8Bit());
-    QApplication app(argc, argv);
+    TimedApplication app(argc, argv);
     QString file = qs(o.file);
     if (file.isEmpty())
         file = QStringLiteral("/tmp/lqbench-gui-%1.sqlite3").arg(o.rows);
