@@ -16,6 +16,7 @@
 #include "ui/queuedocument.h"
 #include "ui/queuesettingsdialog.h"
 #include "ui/queuesidebar.h"
+#include "ui/settingsstore.h"
 #include "ui/uiresources.h"
 #include "ui/uitext.h"
 
@@ -143,7 +144,7 @@ void MainWindow::createActions() {
             m_fleet->backlogThresholdSeconds(), 1, 365 * 86400, 60, &ok);
         if (ok) {
             m_fleet->setBacklogThresholdSeconds(s);
-            saveSetting(QStringLiteral("fleet/backlogThresholdSeconds"), s);
+            settings::setValue(QStringLiteral("fleet/backlogThresholdSeconds"), s);
         }
     });
     m_utc = make("utc", tr("Show times in &UTC"));
@@ -354,7 +355,7 @@ void MainWindow::connectParts() {
         m_dashboard->setUtc(on);
     });
     connect(m_messages, &MessagesPage::stuckThresholdChanged, this, [this](int s) {
-        saveSetting(QStringLiteral("stuckThresholdSeconds"), s); // kept at once
+        settings::setValue(QStringLiteral("stuckThresholdSeconds"), s); // kept at once
         m_fleet->setStuckThresholdSeconds(s);
         m_dashboard->setStuckThreshold(qint64(s) * core::kNsPerSecond);
     });
@@ -423,50 +424,49 @@ void MainWindow::connectParts() {
 }
 
 void MainWindow::restoreSettings() {
-    QSettings s = appSettings();
-    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
+    if (!restoreGeometry(settings::value(QStringLiteral("window/geometry")).toByteArray())) {
         QSize size(1400, 900);
         if (QScreen* screen = QGuiApplication::primaryScreen()) {
             size = size.boundedTo(screen->availableSize());
         }
         resize(size);
     }
-    if (!restoreState(s.value(QStringLiteral("window/state")).toByteArray())) {
+    if (!restoreState(settings::value(QStringLiteral("window/state")).toByteArray())) {
         resizeDocks({m_detailDock}, {height() / 3}, Qt::Vertical);
         resizeDocks({m_queuesDock}, {290}, Qt::Horizontal);
     }
     m_fleet->setBacklogThresholdSeconds(
-        s.value(QStringLiteral("fleet/backlogThresholdSeconds"), 600).toInt());
-    m_recent = s.value(QStringLiteral("recentFiles")).toStringList();
+        settings::value(QStringLiteral("fleet/backlogThresholdSeconds"), 600).toInt());
+    m_recent = settings::value(QStringLiteral("recentFiles")).toStringList();
     // Column widths and order; the sort always starts in arrival order.
     QHeaderView* hh = view()->horizontalHeader();
-    if (hh->restoreState(s.value(QStringLiteral("table/header")).toByteArray())) {
+    if (hh->restoreState(settings::value(QStringLiteral("table/header")).toByteArray())) {
         QSignalBlocker block(hh);
         hh->setSortIndicator(MessageModel::MessageId, Qt::AscendingOrder);
     }
     stuckSpinBox()->setValue(
-        s.value(QStringLiteral("stuckThresholdSeconds"), core::kDefaultStuckAfterSeconds).toInt());
-    m_utc->setChecked(s.value(QStringLiteral("utc"), false).toBool());
+        settings::value(QStringLiteral("stuckThresholdSeconds"), core::kDefaultStuckAfterSeconds)
+            .toInt());
+    m_utc->setChecked(settings::value(QStringLiteral("utc"), false).toBool());
     rebuildRecentMenu();
 }
 
 void MainWindow::saveSettings() {
-    QSettings s = appSettings();
-    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings::setValue(QStringLiteral("window/geometry"), saveGeometry());
     // The dashboard tab hides the detail dock for room; what is saved is the
     // operator's own choice, not that.
     const bool hiddenForDashboard = m_tabs->currentIndex() == 1 && m_detailWasVisible;
     if (hiddenForDashboard) {
         m_detailDock->show();
     }
-    s.setValue(QStringLiteral("window/state"), saveState());
+    settings::setValue(QStringLiteral("window/state"), saveState());
     if (hiddenForDashboard) {
         m_detailDock->hide();
     }
-    s.setValue(QStringLiteral("table/header"), view()->horizontalHeader()->saveState());
-    s.setValue(QStringLiteral("recentFiles"), m_recent);
-    s.setValue(QStringLiteral("stuckThresholdSeconds"), stuckSpinBox()->value());
-    s.setValue(QStringLiteral("utc"), m_utc->isChecked());
+    settings::setValue(QStringLiteral("table/header"), view()->horizontalHeader()->saveState());
+    settings::setValue(QStringLiteral("recentFiles"), m_recent);
+    settings::setValue(QStringLiteral("stuckThresholdSeconds"), stuckSpinBox()->value());
+    settings::setValue(QStringLiteral("utc"), m_utc->isChecked());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -507,7 +507,7 @@ void MainWindow::addRecent(const QString& path) {
         m_recent.removeLast();
     }
     rebuildRecentMenu();
-    saveSetting(QStringLiteral("recentFiles"), m_recent);
+    settings::setValue(QStringLiteral("recentFiles"), m_recent);
 }
 
 void MainWindow::rebuildRecentMenu() {

@@ -8,6 +8,7 @@
 #include "ui/queuebackend.h"
 #include "ui/queuedocument.h"
 #include "ui/runasync.h"
+#include "ui/settingsstore.h"
 #include "ui/statusfilterbar.h"
 #include "ui/uitext.h"
 
@@ -412,51 +413,55 @@ void MessagesPage::rememberView() {
     if (path.isEmpty() || m_restoringView) {
         return;
     }
-    QSettings s = appSettings();
-    s.beginGroup(viewKey(path));
-    s.setValue(QStringLiteral("path"), path);
-    s.setValue(QStringLiteral("choice"), int(m_filterBar->choice()));
-    s.setValue(QStringLiteral("extraStates"), m_filterBar->checkedExtras());
-    s.setValue(QStringLiteral("search"), m_search->text());
-    s.setValue(QStringLiteral("queue"), m_queue);
-    s.setValue(QStringLiteral("sortColumn"), m_sortColumn);
-    s.setValue(QStringLiteral("sortOrder"), int(m_sortOrder));
-    s.setValue(QStringLiteral("header"), m_view->horizontalHeader()->saveState());
+    const QString group = viewKey(path) + u'/';
+    const auto set = [&group](const QString& name, const QVariant& v) {
+        settings::setValue(group + name, v);
+    };
+    set(QStringLiteral("path"), path);
+    set(QStringLiteral("choice"), int(m_filterBar->choice()));
+    set(QStringLiteral("extraStates"), m_filterBar->checkedExtras());
+    set(QStringLiteral("search"), m_search->text());
+    set(QStringLiteral("queue"), m_queue);
+    set(QStringLiteral("sortColumn"), m_sortColumn);
+    set(QStringLiteral("sortOrder"), int(m_sortOrder));
+    set(QStringLiteral("header"), m_view->horizontalHeader()->saveState());
     QVariantList hidden;
     for (int c : std::as_const(m_userHidden)) {
         hidden << c;
     }
-    s.setValue(QStringLiteral("hiddenColumns"), hidden);
+    set(QStringLiteral("hiddenColumns"), hidden);
 }
 
 void MessagesPage::restoreView() {
     const QString path = m_doc->path();
     m_userHidden.clear();
     m_queue.clear();
-    QSettings s = appSettings();
-    s.beginGroup(viewKey(path));
-    if (s.value(QStringLiteral("path")).toString() != path) {
+    const QString group = viewKey(path) + u'/';
+    const auto stored = [&group](const QString& name, const QVariant& fallback = {}) {
+        return settings::value(group + name, fallback);
+    };
+    if (stored(QStringLiteral("path")).toString() != path) {
         return; // never opened here before
     }
     {
         QSignalBlocker block(m_search);
-        m_search->setText(s.value(QStringLiteral("search")).toString());
+        m_search->setText(stored(QStringLiteral("search")).toString());
     }
-    m_queue = s.value(QStringLiteral("queue")).toString();
-    const auto choice = StatusFilterBar::Choice(s.value(QStringLiteral("choice"), 0).toInt());
+    m_queue = stored(QStringLiteral("queue")).toString();
+    const auto choice = StatusFilterBar::Choice(stored(QStringLiteral("choice"), 0).toInt());
     if (choice >= StatusFilterBar::All && choice <= StatusFilterBar::Expired) {
         QSignalBlocker block(m_filterBar);
         m_filterBar->setChoice(choice);
-        m_filterBar->setCheckedExtras(s.value(QStringLiteral("extraStates")).toStringList());
+        m_filterBar->setCheckedExtras(stored(QStringLiteral("extraStates")).toStringList());
     }
     QHeaderView* hh = m_view->horizontalHeader();
-    m_fitIdColumn = !hh->restoreState(s.value(QStringLiteral("header")).toByteArray());
-    const QVariantList hidden = s.value(QStringLiteral("hiddenColumns")).toList();
+    m_fitIdColumn = !hh->restoreState(stored(QStringLiteral("header")).toByteArray());
+    const QVariantList hidden = stored(QStringLiteral("hiddenColumns")).toList();
     for (const QVariant& c : hidden) {
         m_userHidden.insert(c.toInt());
     }
-    const int col = s.value(QStringLiteral("sortColumn"), int(MessageModel::MessageId)).toInt();
-    const auto order = Qt::SortOrder(s.value(QStringLiteral("sortOrder"), 0).toInt());
+    const int col = stored(QStringLiteral("sortColumn"), int(MessageModel::MessageId)).toInt();
+    const auto order = Qt::SortOrder(stored(QStringLiteral("sortOrder"), 0).toInt());
     if (MessageModel::isSortable(col)) {
         hh->setSortIndicator(col, order);
     }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "ui/openremotedialog.h"
 
+#include "ui/settingsstore.h"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QSettings>
 #include <QSpinBox>
 #include <QUrl>
 
@@ -91,7 +92,7 @@ QString OpenRemoteDialog::url() const {
 }
 
 QStringList OpenRemoteDialog::recent() {
-    return QSettings().value(QString::fromLatin1(kRecentKey)).toStringList();
+    return settings::value(QString::fromLatin1(kRecentKey)).toStringList();
 }
 
 void OpenRemoteDialog::remember(const QString& url) {
@@ -101,7 +102,7 @@ void OpenRemoteDialog::remember(const QString& url) {
     while (list.size() > kMaxRecent) {
         list.removeLast();
     }
-    QSettings().setValue(QString::fromLatin1(kRecentKey), list);
+    settings::setValue(QString::fromLatin1(kRecentKey), list);
 }
 
 } // namespace lq::ui

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/queuesettings.h"
 
+#include "ui/settingsstore.h"
 #include "ui/uitext.h"
 
 #include <QPalette>
@@ -32,7 +33,7 @@ core::FormatSettings settingsFrom(const QVariantList& entries) {
 } // namespace
 
 core::FormatSettings storedQueueSettings(const QString& path) {
-    return settingsFrom(appSettings().value(settingsKey(path)).toList());
+    return settingsFrom(settings::value(settingsKey(path)).toList());
 }
 
 namespace {
@@ -54,12 +55,10 @@ QHash<QString, core::FormatSettings> storedQueueSettingsByKey() {
 
 QHash<QString, core::FormatSettings> readQueueSettingsByKey() {
     QHash<QString, core::FormatSettings> out;
-    QSettings s = appSettings();
     const QString files = QStringLiteral("files");
-    s.beginGroup(files);
-    const QStringList groups = s.childGroups();
+    const QStringList groups = settings::childGroups(files);
     for (const QString& g : groups) {
-        const QVariant v = s.value(g + u'/' + kLibrarySettings);
+        const QVariant v = settings::value(files + u'/' + g + u'/' + kLibrarySettings);
         if (v.isValid()) {
             out.insert(files + u'/' + g, settingsFrom(v.toList()));
         }
@@ -68,10 +67,9 @@ QHash<QString, core::FormatSettings> readQueueSettingsByKey() {
 }
 
 void storeQueueSettings(const QString& path, const core::FormatSettings& settings) {
-    QSettings s = appSettings();
     if (settings.empty()) {
         settingsCache().remove(fileSettingsKey(path));
-        s.remove(settingsKey(path));
+        settings::remove(settingsKey(path));
         return;
     }
     settingsCache().insert(fileSettingsKey(path), settings);
@@ -81,7 +79,7 @@ void storeQueueSettings(const QString& path, const core::FormatSettings& setting
                                    {QStringLiteral("queue"), fromStd(e.queue)},
                                    {QStringLiteral("value"), qint64(e.value)}});
     }
-    s.setValue(settingsKey(path), entries);
+    settings::setValue(settingsKey(path), entries);
 }
 
 QueueSettingsModel::QueueSettingsModel(std::vector<core::QueueFormat::Setting> settings,

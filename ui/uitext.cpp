@@ -23,15 +23,6 @@
 
 namespace lq::ui {
 
-QSettings appSettings() {
-    return QSettings(QStringLiteral("LiteQueue"), QStringLiteral("lqadmin"));
-}
-
-void saveSetting(const QString& key, const QVariant& value) {
-    QSettings s = appSettings();
-    s.setValue(key, value);
-}
-
 QString fileSettingsKey(const QString& path) {
     return QStringLiteral("files/") +
            QString::fromLatin1(

@@ -8,7 +8,6 @@
 #include "core/clock.h"
 #include "core/message.h"
 
-#include <QSettings>
 #include <QString>
 #include <optional>
 #include <string>
@@ -16,10 +15,6 @@
 namespace lq::ui {
 
 /// Bytes from the file as text; invalid UTF-8 becomes U+FFFD.
-/// lqadmin's settings (window, recent files, per-file views).
-QSettings appSettings();
-/// Writes one of lqadmin's settings at once.
-void saveSetting(const QString& key, const QVariant& value);
 /// The settings group of one queue file ("files/<hash of the path>"): its
 /// view, its library settings.
 QString fileSettingsKey(const QString& path);
