@@ -3,85 +3,123 @@
 
 #include <QFileInfo>
 #include <QFileSystemWatcher>
+#include <QSet>
 
 namespace lq::ui {
 
+/// The part of FileWatcher on the watch thread: the QFileSystemWatcher and
+/// the paths wanted but not (or no longer) watched.
+class WatchEngine : public QObject {
+    Q_OBJECT
+public:
+    /// Made on the watch thread, so its inotify notifier lives there.
+    void start() {
+        m_watcher = new QFileSystemWatcher(this);
+        connect(m_watcher, &QFileSystemWatcher::fileChanged, this, [this](const QString& path) {
+            // A file removed or replaced by rename drops out of the watch
+            // list: remember it so a later event adds it back.
+            if (m_wanted.contains(path) && !m_watcher->files().contains(path)) {
+                m_missing.insert(path);
+            }
+            emit touched();
+        });
+        connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, &WatchEngine::touched);
+    }
+    void add(const QString& path) {
+        m_wanted.insert(path);
+        if (!QFileInfo::exists(path) || !m_watcher->addPath(path)) {
+            m_missing.insert(path);
+        }
+    }
+    void remove(const QString& path) {
+        m_wanted.remove(path);
+        m_missing.remove(path);
+        m_watcher->removePath(path);
+    }
+    void clear() {
+        const QStringList watched = m_watcher->files() + m_watcher->directories();
+        if (!watched.isEmpty()) {
+            m_watcher->removePaths(watched);
+        }
+        m_wanted.clear();
+        m_missing.clear();
+    }
+    void reAddMissing() {
+        m_missing.removeIf([this](const QString& path) {
+            return QFileInfo::exists(path) && m_watcher->addPath(path);
+        });
+    }
+
+signals:
+    void touched();
+
+private:
+    QFileSystemWatcher* m_watcher = nullptr;
+    QSet<QString> m_wanted;
+    QSet<QString> m_missing; ///< wanted but not on disk (or dropped by the watcher)
+};
+
+namespace {
+
+/// Runs `f` on the engine's thread, after every call queued before it.
+template <class F> void onEngine(WatchEngine* engine, F&& f) {
+    QMetaObject::invokeMethod(engine, std::forward<F>(f), Qt::QueuedConnection);
+}
+
+} // namespace
+
 FileWatcher::FileWatcher(QObject* parent)
     : QObject(parent)
-    , m_watcher(new QFileSystemWatcher(this)) {
+    , m_engine(new WatchEngine) {
+    m_thread.setObjectName(QStringLiteral("lq-filewatch"));
+    m_engine->moveToThread(&m_thread);
+    m_thread.start();
+    onEngine(m_engine, [e = m_engine] { e->start(); });
     m_timer.setSingleShot(true);
     // Coalesce a burst of writes (a commit touches the -wal and -shm
     // several times) without delaying what the operator sees.
     m_timer.setInterval(30);
     connect(&m_timer, &QTimer::timeout, this, [this] {
-        reAddMissing();
+        onEngine(m_engine, [e = m_engine] { e->reAddMissing(); });
         emit changed();
     });
-    connect(m_watcher, &QFileSystemWatcher::fileChanged, this, &FileWatcher::onFileChanged);
-    connect(m_watcher, &QFileSystemWatcher::directoryChanged, this,
-            &FileWatcher::onDirectoryChanged);
+    connect(m_engine, &WatchEngine::touched, this, [this] {
+        if (!m_timer.isActive()) {
+            m_timer.start();
+        }
+    });
+}
+
+FileWatcher::~FileWatcher() {
+    m_thread.quit();
+    m_thread.wait();
+    delete m_engine; // its thread has ended: nothing of it runs any more
 }
 
 void FileWatcher::addPath(const QString& path) {
-    if (path.isEmpty()) {
+    if (path.isEmpty() || m_refs[path]++ > 0) {
         return;
     }
-    if (m_refs[path]++ > 0) {
-        return;
-    }
-    if (!QFileInfo::exists(path) || !m_watcher->addPath(path)) {
-        m_missing.insert(path);
-    }
+    onEngine(m_engine, [e = m_engine, path] { e->add(path); });
 }
 
 void FileWatcher::removePath(const QString& path) {
     auto it = m_refs.find(path);
-    if (it == m_refs.end()) {
+    if (it == m_refs.end() || --it.value() > 0) {
         return;
     }
-    if (--it.value() > 0) {
-        return;
-    }
-    m_refs.remove(path);
-    m_missing.remove(path);
-    m_watcher->removePath(path);
+    m_refs.erase(it);
+    onEngine(m_engine, [e = m_engine, path] { e->remove(path); });
 }
 
 void FileWatcher::clear() {
-    const QStringList files = m_watcher->files();
-    const QStringList dirs = m_watcher->directories();
-    if (!files.isEmpty()) {
-        m_watcher->removePaths(files);
-    }
-    if (!dirs.isEmpty()) {
-        m_watcher->removePaths(dirs);
+    if (!m_refs.isEmpty()) {
+        onEngine(m_engine, [e = m_engine] { e->clear(); });
     }
     m_refs.clear();
-    m_missing.clear();
     m_timer.stop();
 }
 
-void FileWatcher::onFileChanged(const QString& path) {
-    // A file removed or replaced by rename drops out of the watch list:
-    // remember it so the next event (or the folder's) adds it back.
-    if (m_refs.contains(path) && !m_watcher->files().contains(path)) {
-        m_missing.insert(path);
-    }
-    if (!m_timer.isActive()) {
-        m_timer.start();
-    }
-}
-
-void FileWatcher::onDirectoryChanged(const QString&) {
-    if (!m_timer.isActive()) {
-        m_timer.start();
-    }
-}
-
-void FileWatcher::reAddMissing() {
-    m_missing.removeIf([this](const QString& path) {
-        return QFileInfo::exists(path) && m_watcher->addPath(path);
-    });
-}
-
 } // namespace lq::ui
+
+#include "filewatcher.moc"

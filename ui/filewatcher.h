@@ -3,23 +3,30 @@
 
 #include <QHash>
 #include <QObject>
-#include <QSet>
-#include <QStringList>
+#include <QString>
+#include <QThread>
 #include <QTimer>
 
-class QFileSystemWatcher;
-
 namespace lq::ui {
+
+class WatchEngine;
 
 /// Watches a set of files and folders and reports changes as one coalesced
 /// signal. Paths are reference counted; missing files are remembered and
 /// added once they (re)appear, so an atomic save or a `-wal` file created
 /// after opening is still watched (QFileSystemWatcher silently drops a file
 /// that was replaced or deleted).
+///
+/// The watch itself (QFileSystemWatcher: a stat and an inotify call per
+/// path) lives on a thread of its own: adding a watch on a big folder such
+/// as /tmp took 15 ms of the UI thread in the kernel.
 class FileWatcher : public QObject {
     Q_OBJECT
 public:
     explicit FileWatcher(QObject* parent = nullptr);
+    ~FileWatcher() override;
+    FileWatcher(const FileWatcher&) = delete;
+    FileWatcher& operator=(const FileWatcher&) = delete;
 
     void addPath(const QString& path);
     void removePath(const QString& path);
@@ -32,13 +39,9 @@ signals:
     void changed();
 
 private:
-    void onFileChanged(const QString& path);
-    void onDirectoryChanged(const QString& path);
-    void reAddMissing();
-
-    QFileSystemWatcher* m_watcher;
+    QThread m_thread;
+    WatchEngine* m_engine; ///< lives on m_thread
     QHash<QString, int> m_refs;
-    QSet<QString> m_missing; ///< wanted but not on disk (or dropped by the watcher)
     QTimer m_timer;
 };
 

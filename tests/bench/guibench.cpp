@@ -18,6 +18,7 @@
 #include <QProcess>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QTimer>
 
 #include <sqlite3.h>
@@ -46,8 +47,8 @@ public:
         : QApplication(argc, argv)
         , m_slowMs(qEnvironmentVariableIntValue("LQBENCH_SLOW_EVENT_MS")) {}
     bool notify(QObject* receiver, QEvent* event) override {
-        if (m_slowMs <= 0)
-            return QApplication::notify(receiver, event);
+        if (m_slowMs <= 0 || QThread::currentThread() != thread())
+            return QApplication::notify(receiver, event); // the UI thread's events only
         QElapsedTimer t;
         t.start();
         ++m_depth;
