@@ -49,9 +49,10 @@ Weaker than, or different from, the Python version, and why:
   plainjob's maintenance timer (requeueTimedOutJobs, every minute by
   default) is kept out of the run (LQ_PLAINJOB_MAINTENANCE_MS=2000 puts it
   back): its requeue keeps the old next_run_at, so the job's next claim is
-  already past the timeout and the next tick requeues it while a worker
-  runs it -- plainjob's own double run, which this run would report as a
-  live claim taken without lqctl having done anything.
+  already past the timeout, and a tick that falls while a worker runs it
+  requeues it again -- plainjob's own double run, which this run would
+  report as a live claim taken without lqctl having done anything (with
+  jobs of at most 30 ms, 12 s runs with a 2 s tick did not hit it).
 - plainjob's worker also runs the fixture's cron schedules (jobs of other
   types that no worker here takes); they are not this run's jobs.
 

@@ -56,8 +56,8 @@ const queue = defineQueue({
   // worker's claim makes a job time out. Its maintenance timer (default every minute)
   // is kept out of the run unless LQ_PLAINJOB_MAINTENANCE_MS asks for it: its requeue
   // keeps the old next_run_at, so the job's next claim is past the timeout at once and
-  // the next tick requeues it again while it runs (plainjob's own double run, which
-  // the harness would report as a live claim taken). See node_stress.py.
+  // a tick while it runs requeues it again (plainjob's own double run, which the
+  // harness would report as a live claim taken). See node_stress.py.
   timeout: 30 * 60 * 1000,
   maintenanceInterval: Number(process.env.LQ_PLAINJOB_MAINTENANCE_MS) || 3600 * 1000,
   // Its cleanup would delete the fixture's done and failed rows once the clock is a
