@@ -11,7 +11,9 @@ columns that are the claim token, the SQL that plays the library's stuck rule
 listed status. The real libraries (Ruby, Elixir, Node, Go) cannot be
 installed without network in CI, so the workers run those statements from
 Python's sqlite3. (Laravel's stress test runs the real PHP client:
-laravel/laravel_stress.py.)
+laravel/laravel_stress.py.) A format whose `worker_command` names a program
+has real-client workers instead: ../node/node_stress.py runs plainjob's and
+liteque's own Node libraries, which log the same lines.
 
 Run by a format file: `python3 liteque_stress.py LQCTL FIXTURE [SECONDS]`.
 
@@ -22,6 +24,8 @@ Run by a format file: `python3 liteque_stress.py LQCTL FIXTURE [SECONDS]`.
   logged as `DONE?` before COMMIT and `DONE` after it, so a job deleted on
   completion (liteque, goqite) is explained by the log even if the worker
   dies between the two.
+- A worker that exits by itself (a crash, "database is locked") fails the
+  run, with the end of its stderr.
 - Workers are killed with SIGKILL. The harness then plays the library's stuck
   rule for the dead worker only: under the write lock (so every committed
   claim is already in some log) it ages the dead worker's last outstanding
@@ -131,6 +135,12 @@ class Format:
     # The library keeps completed rows: a job that is gone was deleted by
     # lqctl or is lost (a library that deletes them explains it by the log).
     keeps_finished = False
+
+    def worker_command(self, path, name, log):
+        """The command line of an external worker process (a real client)
+        that appends the log lines `worker` below writes, or None for the
+        Python worker running this description's statements."""
+        return None
 
     def start_worker(self, path, name):
         """Once in each worker process, before its loop (Solid Queue registers
@@ -273,12 +283,22 @@ def main(fmt, script):
     os.environ["LQ_AUDIT_DIR"] = os.path.join(tmp, "audit")
     logs = os.path.join(tmp, "logs")
     os.makedirs(logs)
+    errs = os.path.join(tmp, "stderr")
+    os.makedirs(errs)
     db = connect(path, fmt)
     before = set(fmt.ids(db))
 
     def spawn(i):
-        return subprocess.Popen([sys.executable, script, "--worker", path, "w%d" % i,
-                                 os.path.join(logs, "w%d.log" % i)])
+        name, log = "w%d" % i, os.path.join(logs, "w%d.log" % i)
+        cmd = fmt.worker_command(path, name, log) or \
+            [sys.executable, script, "--worker", path, name, log]
+        with open(os.path.join(errs, name + ".err"), "w") as err:
+            return subprocess.Popen(cmd, stderr=err)
+
+    def exited(i, p):
+        with open(os.path.join(errs, "w%d.err" % i)) as f:
+            tail = f.read()[-600:]
+        return "worker w%d exited by itself (code %s): %s" % (i, p.returncode, tail)
     workers = {i: spawn(i) for i in range(4)}
     inserted = []
     stop = threading.Event()
@@ -322,7 +342,7 @@ def main(fmt, script):
 
     kills = aged = stale = own = 0
     applied = {}
-    stale_applied, deleted = [], set()
+    stale_applied, deleted, crashed = [], set(), []
     try:
         deadline = time.time() + seconds
         n = 4
@@ -330,6 +350,12 @@ def main(fmt, script):
         # sanitized lqctl makes few rounds), for at most a minute more.
         while time.time() < deadline or (not (kills and applied.get(fmt.proof))
                                           and time.time() < deadline + 60):
+            for i, p in list(workers.items()):
+                if p.poll() is not None:
+                    crashed.append(exited(i, p))
+                    del workers[i]
+                    workers[n] = spawn(n)
+                    n += 1
             if not kills or random.random() < 0.3:  # kill -9 a worker, as a crash would
                 i = random.choice(list(workers))
                 workers[i].send_signal(signal.SIGKILL)
@@ -376,11 +402,13 @@ def main(fmt, script):
         stop.set()
         for t in threads:
             t.join()
-        for p in workers.values():
+        for i, p in workers.items():
+            if p.poll() is not None:
+                crashed.append(exited(i, p))
             p.send_signal(signal.SIGKILL)
             p.wait()
 
-    completed, finished, problems = {}, set(), []
+    completed, finished, problems = {}, set(), list(crashed)
     for name in os.listdir(logs):
         for w in read_log(os.path.join(logs, name)):
             if w[0] == "LOST":
