@@ -55,6 +55,9 @@ Q_LOGGING_CATEGORY(lcWindow, "lq.ui.window")
 namespace lq::ui {
 
 constexpr int kMaxRecent = 10;
+/// Files whose view (filter, sort, columns) is remembered; older ones are
+/// forgotten at start.
+constexpr int kRememberedFiles = 300;
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
@@ -424,6 +427,7 @@ void MainWindow::connectParts() {
 }
 
 void MainWindow::restoreSettings() {
+    pruneFileSettings(kRememberedFiles);
     if (!restoreGeometry(settings::value(QStringLiteral("window/geometry")).toByteArray())) {
         QSize size(1400, 900);
         if (QScreen* screen = QGuiApplication::primaryScreen()) {

@@ -322,6 +322,7 @@ void MessagesPage::documentOpened(bool samePath) {
     if (!samePath) {
         restoreView();
         m_restoringView = false;
+        touchFileSettings(m_doc->path());
     }
     m_queueCombo->setVisible(m_doc->format().namedQueues());
     if (!samePath) {

@@ -2,6 +2,7 @@
 // The settings store: the UI thread reads its own changes at once, and the
 // file gets them, in order, from the writer thread.
 #include "ui/settingsstore.h"
+#include "ui/uitext.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -86,6 +87,31 @@ private slots:
         settings::setValue(QStringLiteral("probe"), 2);
         settings::flush();
         QCOMPARE(fileNow().value(QStringLiteral("probe")).toInt(), 2);
+    }
+
+    void pruneKeepsTheRecentFilesAndTheOperatorsSettings() {
+        settings::remove(QStringLiteral("files"));
+        for (int i = 0; i < 6; ++i) {
+            settings::setValue(QStringLiteral("files/f%1/seen").arg(i), 1000 + i);
+            settings::setValue(QStringLiteral("files/f%1/search").arg(i), QStringLiteral("x"));
+        }
+        settings::setValue(QStringLiteral("files/old/search"), QStringLiteral("no seen time"));
+        settings::setValue(QStringLiteral("files/set/librarySettings"), QVariantList{1});
+        settings::setValue(QStringLiteral("files/set/seen"), 1);
+        lq::ui::pruneFileSettings(2);
+        QCOMPARE(settings::childGroups(QStringLiteral("files")),
+                 (QStringList{QStringLiteral("f4"), QStringLiteral("f5"), QStringLiteral("set")}));
+        const QString path = QStringLiteral("/q/touched.sqlite3");
+        lq::ui::touchFileSettings(path);
+        lq::ui::pruneFileSettings(2); // the touched file is the newest now
+        QVERIFY(settings::value(lq::ui::fileSettingsKey(path) + QStringLiteral("/seen")).isValid());
+        QCOMPARE(settings::childGroups(QStringLiteral("files")).size(), 3);
+        QVERIFY(!settings::value(QStringLiteral("files/f4/seen")).isValid());
+        settings::flush();
+        QCOMPARE(fileNow().childGroups().contains(QStringLiteral("files")), true);
+        QSettings s = fileNow();
+        s.beginGroup(QStringLiteral("files"));
+        QCOMPARE(s.childGroups().size(), 3);
     }
 };
 
