@@ -50,10 +50,30 @@ MessageRow makeRow(Message&& m) {
     h = mix(h, optTime(m.doneTime));
     h = mix(h, optTime(m.runAt));
     h = mix(h, optTime(m.lockedUntil));
-    if (m.idempotencyKey) {
-        h = mix(h, qHash(QByteArrayView(m.idempotencyKey->data(),
-                                        qsizetype(m.idempotencyKey->size()))));
-    }
+    const auto text = [&h](const std::string& s) {
+        h = mix(h, qHash(QByteArrayView(s.data(), qsizetype(s.size()))));
+    };
+    const auto optText = [&](const std::optional<std::string>& s) {
+        s ? text(*s) : void(h = mix(h, 0x8000000000000003ULL));
+    };
+    const auto optInt = [&h](const std::optional<std::int64_t>& v) {
+        h = mix(h, v ? static_cast<quint64>(*v) : 0x8000000000000005ULL);
+    };
+    optText(m.idempotencyKey);
+    // The formats' own columns: another process may change only these (a
+    // job's priority, its queue, its error text).
+    optText(m.queueName);
+    optText(m.jobName);
+    optInt(m.priority);
+    optInt(m.maxAttempts);
+    optText(m.lastError);
+    text(m.extraState);
+    text(m.statusText);
+    optText(m.tokenText);
+    h = mix(h, optTime(m.scheduledAt));
+    h = mix(h, optTime(m.leaseExpiry));
+    optText(m.dataNote);
+    optText(m.formatRow);
     r.fingerprint = h;
     if (m.data.size() > MessageModel::kCachedPayloadBytes) {
         m.data.resize(MessageModel::kCachedPayloadBytes);

@@ -22,6 +22,8 @@
 #include <QTest>
 #include <QToolButton>
 
+#include <sqlite3.h>
+
 using lq::core::Queue;
 using lq::core::State;
 using lq::ui::MainWindow;
@@ -186,6 +188,32 @@ private slots:
         // Every word is on screen: the label is as tall as its wrapped text.
         QTRY_VERIFY(status->height() >= status->heightForWidth(status->width()));
         QVERIFY(status->heightForWidth(status->width()) > fm.height());
+    }
+
+    /// Another process changes only a column of the format's own (a job's
+    /// priority): the row on screen follows, as it does for a state change.
+    void externalChangeOfAFormatColumnIsShown() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, kFixture);
+        Harness h;
+        QVERIFY(openAndWait(h, path));
+        QVERIFY(waitFor([&] { return rowLoaded(h.model(), 0); }, 5000));
+        const QString id = idAt(h.model(), 0);
+        const QModelIndex cell = h.model()->index(0, MessageModel::Priority);
+        const QString before = h.model()->data(cell).toString();
+        QVERIFY(!before.isEmpty() && before != QStringLiteral("77"));
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READWRITE, nullptr),
+                 SQLITE_OK);
+        const QByteArray sql =
+            "UPDATE solid_queue_jobs SET priority = 77 WHERE id = " + id.toUtf8();
+        const int rc = sqlite3_exec(db, sql.constData(), nullptr, nullptr, nullptr);
+        const int changed = sqlite3_changes(db);
+        sqlite3_close(db);
+        QCOMPARE(rc, SQLITE_OK);
+        QCOMPARE(changed, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(h.model()->data(h.model()->index(0, MessageModel::Priority)),
+                                  QVariant(QStringLiteral("77")), 5000);
     }
 
     /// A chip that keeps the message shown keeps it selected (and the pane
