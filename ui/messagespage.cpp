@@ -265,6 +265,18 @@ void MessagesPage::connectModel() {
             m_model->locate(m_restoreId);
         }
     });
+    // The message the pane keeps, marked as gone from this filter, may come
+    // back (an Undo, another worker): chosen again, the pane shows it fresh.
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
+        const QString shown = m_detail->messageId();
+        const QModelIndex cur = m_view->currentIndex();
+        if (shown.isEmpty() || m_detail->notShownNote().isEmpty() ||
+            (cur.isValid() && m_view->selectionModel()->isRowSelected(cur.row(), {}))) {
+            return;
+        }
+        m_restoreId = shown;
+        m_model->locate(shown);
+    });
     connect(m_model, &MessageModel::located, this, [this](const QString& id, int row) {
         if (id != m_restoreId) {
             return;

@@ -198,6 +198,22 @@ void TestMainWindow::retryLockedKeepsClaim() {
                 ->fieldText(QStringLiteral("status"))
                 .contains(QStringLiteral("no longer in this filter")));
     QVERIFY(!h.w.action(QStringLiteral("retry"))->isEnabled()); // nothing selected
+
+    // Undo brings it back into this filter: chosen again, the pane shows it
+    // as the file has it now, no longer marked.
+    const int undoReports = h.w.reportCount();
+    h.w.undoLastAction();
+    QVERIFY(waitReport(h, undoReports));
+    QCOMPARE(h.w.lastReport().applied, 1);
+    QTRY_COMPARE_WITH_TIMEOUT(h.model()->rowCount(), 14, 3000);
+    QTRY_VERIFY(h.w.view()->currentIndex().isValid());
+    QCOMPARE(h.model()
+                 ->data(h.model()->index(h.w.view()->currentIndex().row(), MessageModel::MessageId))
+                 .toString(),
+             id);
+    QTRY_VERIFY(h.w.detailPane()->notShownNote().isEmpty());
+    QVERIFY2(h.w.detailPane()->fieldText(QStringLiteral("status")).startsWith(u"LOCKED"),
+             qPrintable(h.w.detailPane()->fieldText(QStringLiteral("status"))));
 }
 
 void TestMainWindow::staleRetryIsSkipped() {
