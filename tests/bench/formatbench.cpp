@@ -7,6 +7,7 @@
 // few dozen jobs) and on the grown file, alternating, and another process
 // moves shown jobs between READY and SCHEDULED as the library would.
 #include "formatbench.h"
+#include "rawreference.h"
 
 #include "launchbench.h"
 
@@ -34,6 +35,11 @@ struct FormatProfile {
     std::vector<std::string> grow;
     std::string toScheduled; ///< "{id}": the job's id
     std::string toReady;
+    /// The counts by hand: what one would type into the sqlite3 shell for
+    /// the same figures as Queue::counts() (every state at now, the stuck
+    /// claims by the library's rule, the stored total), the SPEC §5
+    /// reference for counts. Its first column is the number of jobs stored.
+    std::string rawCounts;
 };
 
 // Rails' datetime(6) text: "YYYY-MM-DD HH:MM:SS.ffffff".
@@ -117,7 +123,20 @@ const std::map<std::string, FormatProfile>& profiles() {
           "priority, "
           "created_at) SELECT id, queue_name, priority, strftime('%Y-%m-%d %H:%M:%f', "
           "'now') "
-          "FROM solid_queue_jobs WHERE id = {id}; COMMIT;"}},
+          "FROM solid_queue_jobs WHERE id = {id}; COMMIT;",
+          "SELECT (SELECT count(*) FROM solid_queue_jobs), "
+          "(SELECT count(*) FROM solid_queue_jobs WHERE finished_at IS NOT NULL), "
+          "(SELECT count(*) FROM solid_queue_ready_executions), "
+          "(SELECT count(*) FROM solid_queue_scheduled_executions WHERE scheduled_at > "
+          "strftime('%Y-%m-%d %H:%M:%f', 'now')), "
+          "(SELECT count(*) FROM solid_queue_scheduled_executions WHERE scheduled_at <= "
+          "strftime('%Y-%m-%d %H:%M:%f', 'now')), "
+          "(SELECT count(*) FROM solid_queue_claimed_executions), "
+          "(SELECT count(*) FROM solid_queue_claimed_executions c LEFT JOIN "
+          "solid_queue_processes p ON p.id = c.process_id WHERE p.id IS NULL OR "
+          "p.last_heartbeat_at <= strftime('%Y-%m-%d %H:%M:%f', 'now', '-5 minutes')), "
+          "(SELECT count(*) FROM solid_queue_failed_executions), "
+          "(SELECT count(*) FROM solid_queue_blocked_executions)"}},
         {"laravel-database",
          {{// Completed jobs are deleted by Laravel: a backlog of N waiting jobs,
            // 3 % delayed, 2 % reserved; and failed_jobs for 2 % of N.
@@ -164,7 +183,12 @@ const std::map<std::string, FormatProfile>& profiles() {
           "WHERE id = {id};",
           "UPDATE jobs SET available_at = CAST(strftime('%s', 'now') AS INTEGER) WHERE "
           "id = "
-          "{id};"}},
+          "{id};",
+          "SELECT count(*) + (SELECT count(*) FROM failed_jobs), "
+          "sum(reserved_at IS NULL AND available_at <= unixepoch()), "
+          "sum(reserved_at IS NULL AND available_at > unixepoch()), "
+          "sum(reserved_at IS NOT NULL), "
+          "sum(reserved_at IS NOT NULL AND reserved_at <= unixepoch() - 90) FROM jobs"}},
     };
     return p;
 }
@@ -269,6 +293,25 @@ int runFormats(const FormatOptions& o) {
     for (const core::Json& c : (*j)["changes_ms"].toArray())
         change.push_back(c.toDouble());
 
+    // SPEC §5: counts within 1.3x of raw SQLite doing the same work, in the
+    // same run, on the grown file (best of 5 each, read-only connections).
+    core::OpenOptions ro;
+    ro.readOnly = true;
+    auto q = core::Queue::open(large, ro);
+    RawReference raw(large);
+    std::int64_t stored = -1;
+    std::int64_t rawStored = -1;
+    const double countsMs = RawReference::best(5, [&] { stored = q->counts().stored; });
+    const double rawCountsMs = RawReference::best(5, [&] {
+        raw.each(p.rawCounts.c_str(),
+                 [&](sqlite3_stmt* st) { rawStored = sqlite3_column_int64(st, 0); });
+    });
+    if (stored != rawStored) {
+        std::fprintf(stderr, "lqbench formats: counts say %lld jobs, the raw query %lld\n",
+                     static_cast<long long>(stored), static_cast<long long>(rawStored));
+        return 1;
+    }
+
     core::Json r = core::Json::object();
     r.set("format", id);
     r.set("rows_added", static_cast<std::int64_t>(o.rows));
@@ -281,13 +324,19 @@ int runFormats(const FormatOptions& o) {
     r.set("external_change_p95_ms", percentile(change, 0.95));
     r.set("external_change_count", static_cast<std::int64_t>(change.size()));
     r.set("peak_rss_mb", median(rss));
+    r.set("counts_ms", countsMs);
+    r.set("raw_counts_ms", rawCountsMs);
+    r.set("counts_ratio", countsMs / rawCountsMs);
+    r.set("counts_journal", q->info().journalMode);
     std::printf("%s\n", r.dump().c_str());
     int rc = change.empty() ? 1 : 0;
     if (change.empty())
         std::fprintf(stderr, "lqbench formats: no READY or SCHEDULED job shown to change\n");
     if (o.checkFactor > 0) {
-        const std::pair<const char*, double> limits[] = {
-            {"launch_cost_ms", 50}, {"external_change_ms", 250}, {"external_change_p95_ms", 400}};
+        const std::pair<const char*, double> limits[] = {{"launch_cost_ms", 50},
+                                                         {"external_change_ms", 250},
+                                                         {"external_change_p95_ms", 400},
+                                                         {"counts_ratio", 1.3}};
         for (const auto& [key, target] : limits) {
             if (r[key].toDouble() > target * o.checkFactor) {
                 std::fprintf(stderr, "lqbench formats: %s = %.1f is over %.0f x %.1f\n", key,
