@@ -108,7 +108,7 @@ void FileWatcher::removePath(const QString& path) {
     if (it == m_refs.end() || --it.value() > 0) {
         return;
     }
-    m_refs.erase(it);
+    m_refs.remove(path);
     onEngine(m_engine, [e = m_engine, path] { e->remove(path); });
 }
 

@@ -47,6 +47,8 @@ struct FormatProfile {
     "(strftime('%Y-%m-%d %H:%M:%S', " x ", 'unixepoch') || printf('.%06d', (" x                    \
     ") * 1000000 % 1000000))"
 
+// The statements are long literals split over lines, not lists of words.
+// NOLINTBEGIN(bugprone-suspicious-missing-comma)
 const std::map<std::string, FormatProfile>& profiles() {
     static const std::map<std::string, FormatProfile> p = {
         {"solid-queue",
@@ -192,6 +194,7 @@ const std::map<std::string, FormatProfile>& profiles() {
     };
     return p;
 }
+// NOLINTEND(bugprone-suspicious-missing-comma)
 
 #undef LQ_RAILS_TIME
 
