@@ -7,6 +7,7 @@
 #include "ui/queueactionhandler.h"
 #include "ui/queuebackend.h"
 #include "ui/queuedocument.h"
+#include "ui/queuesettings.h"
 #include "ui/runasync.h"
 #include "ui/settingsstore.h"
 #include "ui/statusfilterbar.h"

@@ -4,8 +4,13 @@
 #include "ui/settingsstore.h"
 #include "ui/uitext.h"
 
+#include <QDateTime>
 #include <QPalette>
 #include <QVariantMap>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
 
 namespace lq::ui {
 
@@ -80,6 +85,39 @@ void storeQueueSettings(const QString& path, const core::FormatSettings& setting
                                    {QStringLiteral("value"), qint64(e.value)}});
     }
     settings::setValue(settingsKey(path), entries);
+}
+
+namespace {
+constexpr QLatin1String kFilesGroup("files");
+constexpr QLatin1String kSeen("seen");
+} // namespace
+
+void touchFileSettings(const QString& path) {
+    settings::setValue(fileSettingsKey(path) + u'/' + kSeen, QDateTime::currentSecsSinceEpoch());
+}
+
+void pruneFileSettings(int keep) {
+    struct Group {
+        qint64 seen;
+        QString key;
+    };
+    std::vector<Group> groups;
+    const QStringList names = settings::childGroups(kFilesGroup);
+    for (const QString& name : names) {
+        const QString key = kFilesGroup + u'/' + name;
+        if (settings::value(key + u'/' + kLibrarySettings).isValid()) {
+            continue; // set by the operator: never forgotten
+        }
+        groups.push_back({settings::value(key + u'/' + kSeen, 0).toLongLong(), key});
+    }
+    if (std::cmp_less_equal(groups.size(), std::max(keep, 0))) {
+        return;
+    }
+    std::sort(groups.begin(), groups.end(),
+              [](const Group& a, const Group& b) { return a.seen > b.seen; });
+    for (auto it = groups.begin() + keep; it != groups.end(); ++it) {
+        settings::remove(it->key);
+    }
 }
 
 QueueSettingsModel::QueueSettingsModel(std::vector<core::QueueFormat::Setting> settings,

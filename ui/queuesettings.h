@@ -29,6 +29,13 @@ QHash<QString, core::FormatSettings> readQueueSettingsByKey();
 /// Stores `settings` for the file at `path` (empty ones remove the entry).
 void storeQueueSettings(const QString& path, const core::FormatSettings& settings);
 
+/// Marks the file's group as used now (its "seen" time).
+void touchFileSettings(const QString& path);
+/// Forgets the views of all but the `keep` most recently seen files, so
+/// the settings file (read whole at start) does not grow with every file
+/// ever opened. A group holding library settings the operator set is kept.
+void pruneFileSettings(int keep);
+
 /// One row per setting the format declares, plus one per named queue for a
 /// setting the library takes per queue. Value is editable (0: not set, the
 /// library default or the all-queues value applies).

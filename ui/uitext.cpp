@@ -2,7 +2,6 @@
 #include "ui/uitext.h"
 
 #include "ui/runasync.h"
-#include "ui/settingsstore.h"
 
 #include "core/timefmt.h"
 
@@ -20,9 +19,7 @@
 #include <QLocale>
 #include <QStringList>
 
-#include <algorithm>
 #include <utility>
-#include <vector>
 
 namespace lq::ui {
 
@@ -30,39 +27,6 @@ QString fileSettingsKey(const QString& path) {
     return QStringLiteral("files/") +
            QString::fromLatin1(
                QCryptographicHash::hash(path.toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
-}
-
-namespace {
-constexpr QLatin1String kFilesGroup("files");
-constexpr QLatin1String kSeen("seen");
-} // namespace
-
-void touchFileSettings(const QString& path) {
-    settings::setValue(fileSettingsKey(path) + u'/' + kSeen, QDateTime::currentSecsSinceEpoch());
-}
-
-void pruneFileSettings(int keep) {
-    struct Group {
-        qint64 seen;
-        QString key;
-    };
-    std::vector<Group> groups;
-    const QStringList names = settings::childGroups(kFilesGroup);
-    for (const QString& name : names) {
-        const QString key = kFilesGroup + u'/' + name;
-        if (settings::value(key + QStringLiteral("/librarySettings")).isValid()) {
-            continue; // set by the operator: never forgotten
-        }
-        groups.push_back({settings::value(key + u'/' + kSeen, 0).toLongLong(), key});
-    }
-    if (std::cmp_less_equal(groups.size(), std::max(keep, 0))) {
-        return;
-    }
-    std::sort(groups.begin(), groups.end(),
-              [](const Group& a, const Group& b) { return a.seen > b.seen; });
-    for (auto it = groups.begin() + keep; it != groups.end(); ++it) {
-        settings::remove(it->key);
-    }
 }
 
 QString fromStd(const std::string& s) {

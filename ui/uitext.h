@@ -17,12 +17,6 @@ namespace lq::ui {
 /// The settings group of one queue file ("files/<hash of the path>"): its
 /// view, its library settings.
 QString fileSettingsKey(const QString& path);
-/// Marks the file's group as used now (its "seen" time).
-void touchFileSettings(const QString& path);
-/// Forgets the views of all but the `keep` most recently seen files, so
-/// the settings file (read whole at start) does not grow with every file
-/// ever opened. A group holding library settings the operator set is kept.
-void pruneFileSettings(int keep);
 
 /// Bytes from the file as text; invalid UTF-8 becomes U+FFFD.
 QString fromStd(const std::string& s);

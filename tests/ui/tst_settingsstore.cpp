@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The settings store: the UI thread reads its own changes at once, and the
 // file gets them, in order, from the writer thread.
+#include "ui/queuesettings.h"
 #include "ui/settingsstore.h"
 #include "ui/uitext.h"
 
