@@ -11,6 +11,7 @@
 #include "ui/runasync.h"
 #include "ui/settingsstore.h"
 #include "ui/statusfilterbar.h"
+#include "ui/textcelldelegate.h"
 #include "ui/uitext.h"
 
 #include <QAction>
@@ -129,6 +130,7 @@ void MessagesPage::createWidgets() {
     m_view = new QTableView(this);
     m_view->setObjectName(QStringLiteral("messageTable"));
     m_view->setModel(m_model);
+    m_view->setItemDelegate(new TextCellDelegate(m_view));
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_view->setAlternatingRowColors(true);

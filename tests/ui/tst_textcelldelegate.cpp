@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// TextCellDelegate: the table's text painted from cached QStaticTexts, as
+// plain text on one line, elided, in the colours the style would use.
+#include "ui/textcelldelegate.h"
+
+#include <QFontMetrics>
+#include <QImage>
+#include <QPainter>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QTest>
+
+using lq::ui::TextCellDelegate;
+
+class TstTextCellDelegate : public QObject {
+    Q_OBJECT
+private slots:
+    void markupIsShownAsWritten();
+    void longTextIsElidedToItsWidth();
+    void lineBreaksBecomeOneLine();
+    void theCacheIsBounded();
+    void paintsTheTextInTheSelectionColour();
+};
+
+void TstTextCellDelegate::markupIsShownAsWritten() {
+    TextCellDelegate d;
+    const QString payload = QStringLiteral("<b>bold</b> &amp; <img src=x>");
+    const QStaticText& st = d.shownText(payload, QFont(), 2000, Qt::ElideRight);
+    QCOMPARE(st.text(), payload);
+    QCOMPARE(st.textFormat(), Qt::PlainText);
+}
+
+void TstTextCellDelegate::longTextIsElidedToItsWidth() {
+    TextCellDelegate d;
+    const QFont font;
+    const QString text = QStringLiteral("ActionMailer::MailDeliveryJob with a long tail");
+    const int width = QFontMetrics(font).horizontalAdvance(text) / 2;
+    const QStaticText& st = d.shownText(text, font, width, Qt::ElideRight);
+    QVERIFY(st.text().endsWith(QChar(0x2026)));
+    QVERIFY(st.text().size() < text.size());
+    QVERIFY(st.size().width() <= width);
+    // The same text in a wider column is another entry, not elided.
+    QCOMPARE(d.shownText(text, font, width * 4, Qt::ElideRight).text(), text);
+    QCOMPARE(d.cachedTexts(), 2);
+    // Asked again: served from the cache.
+    QCOMPARE(d.shownText(text, font, width, Qt::ElideRight).text(), st.text());
+    QCOMPARE(d.cachedTexts(), 2);
+}
+
+void TstTextCellDelegate::lineBreaksBecomeOneLine() {
+    TextCellDelegate d;
+    const QStaticText& st =
+        d.shownText(QStringLiteral("first\nsecond\r\nthird"), QFont(), 2000, Qt::ElideRight);
+    QCOMPARE(st.text(), QStringLiteral("first second  third"));
+    QVERIFY(st.size().height() < 2 * QFontMetrics(QFont()).height());
+}
+
+void TstTextCellDelegate::theCacheIsBounded() {
+    TextCellDelegate d;
+    for (int i = 0; i <= TextCellDelegate::kMaxCached; ++i)
+        d.shownText(QString::number(i), QFont(), 100, Qt::ElideRight);
+    QVERIFY(d.cachedTexts() <= TextCellDelegate::kMaxCached);
+    QVERIFY(d.cachedTexts() >= 1);
+}
+
+void TstTextCellDelegate::paintsTheTextInTheSelectionColour() {
+    QStandardItemModel model(2, 1);
+    model.setItem(0, 0, new QStandardItem(QStringLiteral("MMMMMMMM")));
+    model.setItem(1, 0, new QStandardItem(QStringLiteral("MMMMMMMM")));
+    QTableView view;
+    view.setModel(&model);
+    auto* delegate = new TextCellDelegate(&view);
+    view.setItemDelegate(delegate);
+    QPalette pal = view.palette();
+    pal.setColor(QPalette::Highlight, QColor(0, 0, 160));
+    pal.setColor(QPalette::HighlightedText, QColor(255, 255, 0));
+    pal.setColor(QPalette::Text, QColor(200, 0, 0));
+    pal.setColor(QPalette::Base, Qt::white);
+    view.setPalette(pal);
+    view.resize(300, 200);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.selectRow(1);
+    const auto colourIn = [&](int row, const QColor& c) {
+        const QRect cell = view.visualRect(model.index(row, 0));
+        const QImage img = view.viewport()->grab(cell).toImage();
+        int n = 0;
+        for (int y = 0; y < img.height(); ++y)
+            for (int x = 0; x < img.width(); ++x)
+                n += QColor(img.pixel(x, y)) == c ? 1 : 0;
+        return n;
+    };
+    QTRY_VERIFY(colourIn(0, QColor(200, 0, 0)) > 10);   // text colour
+    QTRY_VERIFY(colourIn(1, QColor(255, 255, 0)) > 10); // highlighted text
+    QCOMPARE(colourIn(1, QColor(200, 0, 0)), 0);
+    QVERIFY(delegate->cachedTexts() >= 1);
+}
+
+QTEST_MAIN(TstTextCellDelegate)
+#include "tst_textcelldelegate.moc"

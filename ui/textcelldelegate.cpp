@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#include "ui/textcelldelegate.h"
+
+#include <QApplication>
+#include <QFontMetrics>
+#include <QPainter>
+#include <QStyle>
+
+namespace lq::ui {
+
+namespace {
+
+/// One line: what QCommonStyle does with line breaks in an unwrapped cell
+/// would still lay out several lines; a table cell shows one.
+QString oneLine(const QString& text) {
+    QString out = text;
+    for (QChar& c : out) {
+        if (c == u'\n' || c == u'\r' || c == QChar::LineSeparator || c == QChar::ParagraphSeparator)
+            c = u' ';
+    }
+    return out;
+}
+
+} // namespace
+
+int TextCellDelegate::fontIndex(const QFont& font) const {
+    const qsizetype i = m_fonts.indexOf(font);
+    if (i >= 0)
+        return int(i);
+    m_fonts.append(font);
+    return int(m_fonts.size() - 1);
+}
+
+const QStaticText& TextCellDelegate::shownText(const QString& text, const QFont& font, int width,
+                                               Qt::TextElideMode mode) const {
+    Key key{text, width, fontIndex(font), int(mode)};
+    if (auto it = m_cache.constFind(key); it != m_cache.cend())
+        return *it;
+    if (m_cache.size() >= kMaxCached)
+        m_cache.clear();
+    const bool multiLine = text.contains(u'\n') || text.contains(u'\r') ||
+                           text.contains(QChar::LineSeparator) ||
+                           text.contains(QChar::ParagraphSeparator);
+    QStaticText st(multiLine ? oneLine(text) : text);
+    st.setTextFormat(Qt::PlainText);
+    st.prepare(QTransform(), font);
+    if (st.size().width() > width && mode != Qt::ElideNone) {
+        st.setText(QFontMetrics(font).elidedText(st.text(), mode, width));
+        st.prepare(QTransform(), font);
+    }
+    return *m_cache.insert(std::move(key), st);
+}
+
+void TextCellDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
+                             const QModelIndex& index) const {
+    QStyleOptionViewItem opt = option;
+    initStyleOption(&opt, index);
+    const QWidget* widget = opt.widget;
+    QStyle* style = widget ? widget->style() : QApplication::style();
+    const QString text = opt.text;
+    const QRect textRect = style->subElementRect(QStyle::SE_ItemViewItemText, &opt, widget);
+    // Background, selection, icon and focus frame as the style draws them.
+    opt.text.clear();
+    style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
+    if (text.isEmpty())
+        return;
+    // QCommonStyle's text margin and colours (viewItemDrawText).
+    const int margin = style->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, widget) + 1;
+    const QRect r = textRect.adjusted(margin, 0, -margin, 0);
+    if (r.width() <= 0)
+        return;
+    const QStaticText& st = shownText(text, opt.font, r.width(), opt.textElideMode);
+    const QPalette::ColorGroup group = !(opt.state & QStyle::State_Enabled) ? QPalette::Disabled
+                                       : (opt.state & QStyle::State_Active) ? QPalette::Normal
+                                                                            : QPalette::Inactive;
+    painter->save();
+    painter->setFont(opt.font);
+    painter->setPen(opt.palette.color(
+        group, (opt.state & QStyle::State_Selected) ? QPalette::HighlightedText : QPalette::Text));
+    const QSizeF size = st.size();
+    qreal x = r.left();
+    if (opt.displayAlignment & Qt::AlignRight)
+        x = r.right() + 1 - size.width();
+    else if (opt.displayAlignment & Qt::AlignHCenter)
+        x = r.left() + (r.width() - size.width()) / 2;
+    const qreal y = r.top() + (r.height() - size.height()) / 2;
+    painter->setClipRect(r, Qt::IntersectClip);
+    painter->drawStaticText(QPointF(x, y), st);
+    painter->restore();
+}
+
+} // namespace lq::ui
