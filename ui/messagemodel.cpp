@@ -55,6 +55,8 @@ MessageModel::MessageModel(QObject* parent)
     connect(m_loader, &MessageLoader::fileStateChanged, this, &MessageModel::fileStateChanged);
     connect(m_loader, &MessageLoader::errorOccurred, this, &MessageModel::errorOccurred);
     m_stuckIcon = QIcon(QStringLiteral(":/icons/stuck.svg"));
+    m_fixedFont = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    m_boldFont.setBold(true);
     for (State s : {State::Ready, State::Locked, State::Done, State::Failed, State::Unknown,
                     State::Scheduled, State::Leased, State::Expired}) {
         m_stateIcons.insert(int(s), dotIcon(theme::stateColor(s)));
@@ -471,13 +473,12 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
         }
         return {};
     case Qt::FontRole:
+        // Asked for every painted cell: the fonts are made once.
         if (column == MessageId || column == Claim) {
-            return QFontDatabase::systemFont(QFontDatabase::FixedFont);
+            return m_fixedFont;
         }
         if (column == Status) {
-            QFont f;
-            f.setBold(true);
-            return f;
+            return m_boldFont;
         }
         return {};
     case Qt::TextAlignmentRole:

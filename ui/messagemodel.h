@@ -8,6 +8,7 @@
 
 #include <QAbstractTableModel>
 #include <QDateTime>
+#include <QFont>
 #include <QHash>
 #include <QIcon>
 
@@ -223,6 +224,8 @@ private:
     mutable RowCache m_cache;
 
     QIcon m_stuckIcon;
+    QFont m_fixedFont; ///< ids and claims
+    QFont m_boldFont;  ///< the state
     QHash<int, QIcon> m_stateIcons;
 };
 
