@@ -380,6 +380,12 @@ void MessageLoader::startPoll(bool reset) {
             if (r.changed || timeDependent) {
                 r.order =
                     std::make_shared<std::vector<std::int64_t>>(q->orderedRowids(filter, sort));
+                QMetaObject::invokeMethod(
+                    self,
+                    [self, gen, rows = qint64(r.order->size())] {
+                        emit self->orderingSized(gen, rows);
+                    },
+                    Qt::QueuedConnection);
             }
             if (r.changed || countsDue) {
                 r.counts = q->counts(stuck, filter.queue); // the chips follow the queue

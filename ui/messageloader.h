@@ -124,6 +124,9 @@ signals:
     /// A reset's first page, straight from the index, ahead of the ordering
     /// (the rows of positions 0..n-1 in the new order, as of that moment).
     void firstRows(quint64 generation, const std::vector<lq::ui::MessageRow>& rows);
+    /// A poll's new ordering has `rows` rows; it follows with the counts
+    /// (the model prepares the view's memory meanwhile: heapwarmup.h).
+    void orderingSized(quint64 generation, qint64 rows);
     /// Phase one of a poll: shown rows that changed, ahead of the ordering.
     void earlyRows(quint64 generation, quint64 layout, const std::vector<lq::ui::MessageRow>& rows);
     void blockLoaded(lq::ui::BlockResult& result);

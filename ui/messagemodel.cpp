@@ -2,6 +2,7 @@
 #include "ui/messagemodel.h"
 
 #include "core/formats/queueformat.h"
+#include "ui/heapwarmup.h"
 #include "ui/messageloader.h"
 #include "ui/queuebackend.h"
 #include "ui/theme.h"
@@ -48,6 +49,14 @@ MessageModel::MessageModel(QObject* parent)
     connect(m_loader, &MessageLoader::earlyRows, this, &MessageModel::applyEarlyRows);
     connect(m_loader, &MessageLoader::firstRows, this, &MessageModel::applyFirstRows);
     connect(m_loader, &MessageLoader::blockLoaded, this, &MessageModel::applyBlock);
+    connect(m_loader, &MessageLoader::orderingSized, this, [this](quint64 generation, qint64 rows) {
+        // The view's header keeps its memory across resets: only growth past
+        // the largest table yet is new memory to fault in.
+        if (generation == m_loader->generation() && rows > m_warmedRows) {
+            m_warmedRows = rows;
+            warmHeapForRows(std::size_t(rows));
+        }
+    });
     connect(m_loader, &MessageLoader::located, this,
             [this](const QString& id, bool found, qint64 rowid) {
                 emit located(id, found ? rowOfRowId(rowid) : -1);

@@ -216,6 +216,7 @@ private:
     };
     std::optional<EditView> m_edit;
     bool m_hasOrdering = false;
+    qint64 m_warmedRows = 0; ///< the largest ordering warmHeapForRows() prepared
     /// Rows shown are a reset's first page only; the ordering is coming.
     bool m_provisional = false;
     core::Counts m_counts;
