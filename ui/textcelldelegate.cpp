@@ -48,7 +48,7 @@ const QStaticText& TextCellDelegate::shownText(const QString& text, const QFont&
         st.setText(QFontMetrics(font).elidedText(st.text(), mode, width));
         st.prepare(QTransform(), font);
     }
-    return *m_cache.insert(std::move(key), st);
+    return *m_cache.insert(key, st);
 }
 
 void TextCellDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
