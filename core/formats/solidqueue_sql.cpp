@@ -51,44 +51,51 @@ std::string idIsRowid(const std::string& table) {
 /// The whole file's counts in one statement (one read, so one snapshot),
 /// table by table, without classifying each job. They are the figures of
 /// the one pass over the jobs only when the file is consistent, which the
-/// first columns prove or refute:
+/// first columns prove or refute (computed first, once: MATERIALIZED):
 ///   0  the ids of jobs and of every execution table are rowids (the jobs
 ///      are a set; no execution row has a NULL id, which the pass would
 ///      count as absent);
-///   1  jobs; 2  unfinished jobs (U);
-///   3  unfinished jobs with no execution row, by one merge of sorted
+///   1  unfinished jobs (U);
+///   2  unfinished jobs with no execution row, by one merge of sorted
 ///      indexes (EXCEPT ... ORDER BY);
-///   4.. execution rows per table (E), in `executions` order.
-/// U within E (column 3 = 0) and |E| = |U| leave no room for an execution row of
-/// a finished or missing job, a job in two tables or twice in one: each
-/// unfinished job has exactly one execution row, so its table is its state.
-/// Then: scheduled rows due later than ?1 (scheduled_at converted as the
-/// pass converts it: a Rails text compares with a text "now" only when
+///   3.. execution rows per table (E), in `executions` order.
+/// U within E (column 2 = 0) and |E| = |U| leave no room for an execution
+/// row of a finished or missing job, a job in two tables or twice in one:
+/// each unfinished job has exactly one execution row, so its table is its
+/// state. Only then (NULL otherwise, nothing read) the figures: all jobs,
+/// scheduled rows due later than ?1 (scheduled_at converted as the pass
+/// converts it: a Rails text compares with a text "now" only when
 /// well-formed, and checking that costs as much), and the claim rows joined
 /// to their process as the pass joins them (its LEFT JOIN's rows, one per
 /// claim unless process ids repeat), all and those stuck at ?2 (the
 /// library's rule, stuckSql()), the heartbeat converted once per process.
 std::string consistentCountsSql(const std::vector<std::string>& executions) {
     std::string schema = idIsRowid("solid_queue_jobs");
-    std::string none = "SELECT id FROM solid_queue_jobs WHERE finished_at IS NULL";
+    std::string noExecution = "SELECT id FROM solid_queue_jobs WHERE finished_at IS NULL";
     std::string sizes;
-    for (const auto& t : executions) {
+    std::string sum = "0";
+    for (std::size_t i = 0; i < executions.size(); ++i) {
+        const std::string& t = executions[i];
         schema += " AND " + idIsRowid(t);
-        none += " EXCEPT SELECT job_id FROM " + t;
-        sizes += ", (SELECT count(*) FROM " + t + ")";
+        noExecution += " EXCEPT SELECT job_id FROM " + t;
+        sizes += ", (SELECT count(*) FROM " + t + ") AS e" + std::to_string(i);
+        sum += " + e" + std::to_string(i);
     }
+    const std::string proven =
+        "CASE WHEN ok AND no_execution = 0 AND " + sum + " = unfinished THEN ";
     const std::string byProcess =
         "(SELECT process_id, count(*) AS n FROM solid_queue_claimed_executions GROUP BY "
         "process_id COLLATE BINARY) g LEFT JOIN solid_queue_processes p ON p.id = g.process_id";
-    return "SELECT " + schema +
-           ", (SELECT count(*) FROM solid_queue_jobs), (SELECT count(*) FROM solid_queue_jobs "
-           "WHERE finished_at IS NULL), (SELECT count(*) FROM (" +
-           none + " ORDER BY 1))" + sizes +
-           ", (SELECT count(*) FROM solid_queue_scheduled_executions WHERE " + ns("scheduled_at") +
-           " > ?1), (SELECT coalesce(sum(g.n), 0) FROM " + byProcess +
-           "), (SELECT coalesce(sum(g.n), 0) FROM " + byProcess +
+    return "WITH proof AS MATERIALIZED (SELECT " + schema +
+           " AS ok, (SELECT count(*) FROM solid_queue_jobs WHERE finished_at IS NULL) AS "
+           "unfinished, (SELECT count(*) FROM (" +
+           noExecution + " ORDER BY 1)) AS no_execution" + sizes + ") SELECT proof.*, " + proven +
+           "(SELECT count(*) FROM solid_queue_jobs) END, " + proven +
+           "(SELECT count(*) FROM solid_queue_scheduled_executions WHERE " + ns("scheduled_at") +
+           " > ?1) END, " + proven + "(SELECT coalesce(sum(g.n), 0) FROM " + byProcess + ") END, " +
+           proven + "(SELECT coalesce(sum(g.n), 0) FROM " + byProcess +
            " WHERE g.process_id IS NULL OR p.id IS NULL OR " + ns("p.last_heartbeat_at") +
-           " <= ?2)";
+           " <= ?2) END FROM proof";
 }
 
 /// A value json_object() accepts (it refuses BLOBs).
@@ -426,29 +433,23 @@ public:
     }
 
     /// consistentCountsSql()'s figures, or nullopt when the file is not
-    /// proven consistent.
+    /// proven consistent (then nothing but the proof was read).
     std::optional<Counts> consistentCounts(Connection& r, TimeNs now) const {
         auto st = r.cached(m_consistentSql);
         st->bind(1, now).bind(2, now - kAliveThreshold);
-        if (!st->step())
-            return std::nullopt;
-        const std::int64_t unfinished = st->int64(2);
-        int col = 4;
+        const int col = 3 + static_cast<int>(m_executionTables); // the figures
+        if (!st->step() || st->isNull(col))
+            return std::nullopt;   // not proven consistent
         std::int64_t rows[5] = {}; // ready, claimed, failed, scheduled, blocked
-        std::int64_t executions = 0;
-        for (std::size_t t = 0; t < m_executionTables; ++t) {
-            rows[t] = st->int64(col++);
-            executions += rows[t];
-        }
-        if (st->int64(0) == 0 || st->int64(3) != 0 || executions != unfinished)
-            return std::nullopt;
-        const std::int64_t later = st->int64(col++);
+        for (std::size_t t = 0; t < m_executionTables; ++t)
+            rows[t] = st->int64(3 + static_cast<int>(t));
+        const std::int64_t later = st->int64(col + 1);
         Counts c;
-        c.done = st->int64(1) - unfinished;
+        c.done = st->int64(col) - st->int64(1);
         c.ready = rows[0] + rows[3] - later;
         c.scheduled = later;
-        c.locked = st->int64(col++); // rows[1] unless process ids repeat
-        c.stuck = st->int64(col);
+        c.locked = st->int64(col + 2); // rows[1] unless process ids repeat
+        c.stuck = st->int64(col + 3);
         c.failed = rows[2];
         c.extra["blocked"] = rows[4];
         c.stored = c.done + c.ready + c.scheduled + c.locked + c.failed + rows[4];
