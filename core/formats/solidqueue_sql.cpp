@@ -37,6 +37,67 @@ std::string ns(const std::string& col) {
            ", 21) || '000000', 1, 6) AS INTEGER) * 1000 END)";
 }
 
+/// SQL: whether `id` is the rowid of `table` (its INTEGER PRIMARY KEY, in
+/// a rowid table): unique, never NULL and an integer. From the schema.
+std::string idIsRowid(const std::string& table) {
+    const std::string t = "('" + table + "')";
+    return "((SELECT count(*) FROM pragma_table_info" + t +
+           " WHERE pk > 0) = 1 AND EXISTS (SELECT 1 FROM pragma_table_info" + t +
+           " WHERE name = 'id' AND pk = 1 AND upper(type) = 'INTEGER') AND NOT EXISTS (SELECT 1 "
+           "FROM pragma_index_list" +
+           t + " WHERE origin = 'pk'))";
+}
+
+/// The whole file's counts in one statement (one read, so one snapshot),
+/// table by table, without classifying each job. They are the figures of
+/// the one pass over the jobs only when the file is consistent, which the
+/// first columns prove or refute (computed first, once: MATERIALIZED):
+///   0  the ids of jobs and of every execution table are rowids (the jobs
+///      are a set; no execution row has a NULL id, which the pass would
+///      count as absent);
+///   1  unfinished jobs (U);
+///   2  unfinished jobs with no execution row, by one merge of sorted
+///      indexes (EXCEPT ... ORDER BY);
+///   3.. execution rows per table (E), in `executions` order.
+/// U within E (column 2 = 0) and |E| = |U| leave no room for an execution
+/// row of a finished or missing job, a job in two tables or twice in one:
+/// each unfinished job has exactly one execution row, so its table is its
+/// state. Only then (NULL otherwise, nothing read) the figures: all jobs,
+/// scheduled rows due later than ?1 (scheduled_at converted as the pass
+/// converts it: a Rails text compares with a text "now" only when
+/// well-formed, and checking that costs as much), and the claim rows joined
+/// to their process as the pass joins them (its LEFT JOIN's rows, one per
+/// claim unless process ids repeat), all and those stuck at ?2 (the
+/// library's rule, stuckSql()), the heartbeat converted once per process.
+std::string consistentCountsSql(const std::vector<std::string>& executions) {
+    std::string schema = idIsRowid("solid_queue_jobs");
+    std::string noExecution = "SELECT id FROM solid_queue_jobs WHERE finished_at IS NULL";
+    std::string sizes;
+    std::string sum = "0";
+    for (std::size_t i = 0; i < executions.size(); ++i) {
+        const std::string& t = executions[i];
+        schema += " AND " + idIsRowid(t);
+        noExecution += " EXCEPT SELECT job_id FROM " + t;
+        sizes += ", (SELECT count(*) FROM " + t + ") AS e" + std::to_string(i);
+        sum += " + e" + std::to_string(i);
+    }
+    const std::string proven =
+        "CASE WHEN ok AND no_execution = 0 AND " + sum + " = unfinished THEN ";
+    const std::string byProcess =
+        "(SELECT process_id, count(*) AS n FROM solid_queue_claimed_executions GROUP BY "
+        "process_id COLLATE BINARY) g LEFT JOIN solid_queue_processes p ON p.id = g.process_id";
+    return "WITH proof AS MATERIALIZED (SELECT " + schema +
+           " AS ok, (SELECT count(*) FROM solid_queue_jobs WHERE finished_at IS NULL) AS "
+           "unfinished, (SELECT count(*) FROM (" +
+           noExecution + " ORDER BY 1)) AS no_execution" + sizes + ") SELECT proof.*, " + proven +
+           "(SELECT count(*) FROM solid_queue_jobs) END, " + proven +
+           "(SELECT count(*) FROM solid_queue_scheduled_executions WHERE " + ns("scheduled_at") +
+           " > ?1) END, " + proven + "(SELECT coalesce(sum(g.n), 0) FROM " + byProcess + ") END, " +
+           proven + "(SELECT coalesce(sum(g.n), 0) FROM " + byProcess +
+           " WHERE g.process_id IS NULL OR p.id IS NULL OR " + ns("p.last_heartbeat_at") +
+           " <= ?2) END FROM proof";
+}
+
 /// A value json_object() accepts (it refuses BLOBs).
 std::string j(const std::string& col) {
     return "(CASE WHEN typeof(" + col + ") = 'blob' THEN NULL ELSE " + col + " END)";
@@ -195,6 +256,8 @@ public:
                       "solid_queue_failed_executions", "solid_queue_scheduled_executions"};
         if (blocked)
             m_children.emplace_back("solid_queue_blocked_executions");
+        m_consistentSql = consistentCountsSql(m_children);
+        m_executionTables = m_children.size();
         if (recurring)
             m_children.emplace_back("solid_queue_recurring_executions");
     }
@@ -356,12 +419,52 @@ public:
         return "id";
     }
 
+    // On a consistent file (every unfinished job in exactly one execution
+    // table, nothing else in them) the counts are the sizes of the tables:
+    // consistentCounts() proves that and counts in one read. Otherwise, and
+    // for a narrowed count (by queue, or a range of a chunked read), each
+    // unfinished job is classified through its executions.
+    Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,
+                  const Binds& binds) const override {
+        if (where.empty())
+            if (auto c = consistentCounts(r, now))
+                return *c;
+        return countsByJob(r, now, where, binds);
+    }
+
+    /// consistentCountsSql()'s figures, or nullopt when the file is not
+    /// proven consistent (then nothing but the proof was read).
+    std::optional<Counts> consistentCounts(Connection& r, TimeNs now) const {
+        auto st = r.cached(m_consistentSql);
+        st->bind(1, now).bind(2, now - kAliveThreshold);
+        const int col = 3 + static_cast<int>(m_executionTables); // the figures
+        if (!st->step() || st->isNull(col))
+            return std::nullopt;   // not proven consistent
+        std::int64_t rows[5] = {}; // ready, claimed, failed, scheduled, blocked
+        for (std::size_t t = 0; t < m_executionTables; ++t)
+            rows[t] = st->int64(3 + static_cast<int>(t));
+        const std::int64_t later = st->int64(col + 1);
+        Counts c;
+        c.done = st->int64(col) - st->int64(1);
+        c.ready = rows[0] + rows[3] - later;
+        c.scheduled = later;
+        c.locked = st->int64(col + 2); // rows[1] unless process ids repeat
+        c.stuck = st->int64(col + 3);
+        c.failed = rows[2];
+        c.extra["blocked"] = rows[4];
+        c.stored = c.done + c.ready + c.scheduled + c.locked + c.failed + rows[4];
+        c.extra["locked_expired"] = c.stuck;
+        c.leased = c.locked - c.stuck;
+        c.expired = c.stuck;
+        return c;
+    }
+
     // Finished jobs (most of a file) need no execution rows: they are counted
     // from the jobs table, and the state of each unfinished job (found through
     // the finished_at index) from its executions. The same sums as one pass
-    // over every job, in a fraction of the time.
-    Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,
-                  const Binds& binds) const override {
+    // over every job.
+    Counts countsByJob(Connection& r, TimeNs now, const std::string& where,
+                       const Binds& binds) const {
         const std::string also = where.empty() ? " WHERE " : where + " AND ";
         // `where` narrows by queue_name only (Queue::counts), a column of the
         // jobs table itself: no execution row is read for finished jobs.
@@ -679,6 +782,8 @@ private:
 
     std::string m_source;
     std::vector<std::string> m_children;
+    std::string m_consistentSql;
+    std::size_t m_executionTables = 0; ///< the first of m_children
 };
 
 } // namespace

@@ -303,6 +303,90 @@ inline void checkRefused(lq::core::Queue& q, lq::core::Action a,
         QCOMPARE(s.kind, kind);
 }
 
+/// The figures counts() gives, as one line for QCOMPARE: the canonical
+/// states, stuck, stored and the format's own states `extras`.
+inline std::string describeCounts(const lq::core::Counts& c,
+                                  const std::vector<std::string>& extras) {
+    std::string s = "ready " + std::to_string(c.ready) + ", scheduled " +
+                    std::to_string(c.scheduled) + ", locked " + std::to_string(c.locked) +
+                    ", stuck " + std::to_string(c.stuck) + ", done " + std::to_string(c.done) +
+                    ", failed " + std::to_string(c.failed) + ", unknown " +
+                    std::to_string(c.unknown) + ", stored " + std::to_string(c.stored);
+    for (const auto& name : extras) {
+        const auto it = c.extra.find(name);
+        s += ", " + name + " " + (it == c.extra.end() ? "-" : std::to_string(it->second));
+    }
+    return s;
+}
+
+/// The same figures state by state through Queue::count(): each state's
+/// condition on the rows of the format's source, one row per job as a
+/// listing reads them, narrowed to `queue` when given. Whatever way a
+/// format's counts() takes, it must give these.
+inline lq::core::Counts countsByCondition(lq::core::Queue& q,
+                                          const std::vector<std::string>& extras,
+                                          const std::string& queue = {}) {
+    using namespace lq::core;
+    const auto n = [&](std::vector<State> states, std::vector<std::string> extra, bool stuck) {
+        Filter f;
+        f.states = std::move(states);
+        f.extraStates = std::move(extra);
+        f.stuckOnly = stuck;
+        f.queue = queue;
+        return q.count(f);
+    };
+    Counts c;
+    c.ready = n({State::Ready}, {}, false);
+    c.scheduled = n({State::Scheduled}, {}, false);
+    c.locked = n({State::Locked}, {}, false);
+    c.stuck = n({}, {}, true);
+    c.done = n({State::Done}, {}, false);
+    c.failed = n({State::Failed}, {}, false);
+    c.unknown = n({State::Unknown}, {}, false);
+    c.stored = n({}, {}, false);
+    for (const auto& name : extras)
+        c.extra[name] = n({}, {name}, false);
+    return c;
+}
+
+/// counts() of `q` equals countsByCondition(), for the whole file and for
+/// each queue (a narrowed count), and the queues' counts add up to the
+/// whole file's. On a rollback-journal copy read in chunks of `chunkRows`
+/// (Queue::counts adds a range to every chunk's count) the same again.
+inline void checkCountsByCondition(const std::string& path, const std::vector<std::string>& extras,
+                                   std::int64_t chunkRows = 4) {
+    using namespace lq::core;
+    std::string whole;
+    {
+        auto q = openAtFactsNow(path);
+        whole = describeCounts(q->counts(), extras);
+        QCOMPARE(whole, describeCounts(countsByCondition(*q, extras), extras));
+        Counts sum;
+        for (const auto& name : q->queueNames()) {
+            const Counts c = q->counts(name);
+            QCOMPARE(describeCounts(c, extras),
+                     describeCounts(countsByCondition(*q, extras, name), extras));
+            sum += c;
+        }
+        QCOMPARE(describeCounts(sum, extras), whole);
+    }
+    const std::string copy = path + "-chunked.sqlite3";
+    {
+        Db src(path);
+        src.exec("VACUUM INTO '" + copy + "'");
+    }
+    {
+        Db db(copy);
+        db.exec("PRAGMA journal_mode = DELETE");
+    }
+    OpenOptions o;
+    o.clock = fixedClock(kFactsNow);
+    o.readOnly = true;
+    o.scanChunkRows = chunkRows;
+    auto chunked = Queue::open(copy, o);
+    QCOMPARE(describeCounts(chunked->counts(), extras), whole);
+}
+
 /// The operator retries the fixture's `failed` FAILED jobs by filter, with
 /// an audit log in `dir`, and undoes them from the record as written to
 /// disk (the tokens and statuses survive the round trip).

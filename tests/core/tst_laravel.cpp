@@ -33,6 +33,7 @@ private slots:
     void releaseExpiredReservationAndUndo();
     void liveReservationAndStaleTokenRefused();
     void retryAfterSetting();
+    void countsOnTheTablesEqualTheStateConditions();
 };
 
 void TstLaravel::recognisedAndOpeningChangesNothing() {
@@ -197,6 +198,58 @@ void TstLaravel::retryAfterSetting() {
     QCOMPARE(r.applied.size(), std::size_t(1));
     QCOMPARE(rows(path, "SELECT reserved_at IS NULL FROM jobs WHERE id = 20").front().front(),
              std::string("1"));
+}
+
+// counts() sums the jobs table's own columns (reserved_at in seconds) and
+// counts the failed rows, where the state conditions read the arms' ns
+// columns: the same figures for values Laravel never writes too (a real or
+// text available_at is not due; a reserved_at far past 64-bit ns), per
+// queue, and chunk by chunk.
+void TstLaravel::countsOnTheTablesEqualTheStateConditions() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path);
+        // facts "now" is 1796040000; reserved at 1796039910 or before is
+        // stuck (retry_after 90 s).
+        const char* reserved[] = {"1796039910",
+                                  "1796039911",
+                                  "1796039910.5",
+                                  "1796039911.9",
+                                  "'x'",
+                                  "x'00'",
+                                  "1e15",
+                                  "-1e15",
+                                  "9223372036854775807",
+                                  "-9223372036854775808",
+                                  "1e300",
+                                  "-1e300"};
+        const char* available[] = {"1796040000", "1796040001", "1796039999.5",
+                                   "'soon'",     "x'00'",      "-5"};
+        for (const char* r : reserved)
+            db.exec(std::string("INSERT INTO jobs (queue, payload, attempts, reserved_at, "
+                                "available_at, created_at) VALUES ('hostile', '{}', 1, ") +
+                    r + ", 1796039000, 1796039000)");
+        for (const char* a : available)
+            db.exec(std::string("INSERT INTO jobs (queue, payload, attempts, reserved_at, "
+                                "available_at, created_at) VALUES ('emails', '{}', 0, NULL, ") +
+                    a + ", 1796039000)");
+        db.exec("INSERT INTO failed_jobs (uuid, connection, queue, payload, exception) VALUES "
+                "('u-1', 'database', 'hostile', '{}', 'E')");
+    }
+    {
+        auto q = openAtFactsNow(path);
+        const Counts c = q->counts();
+        // The fixture's 5 due, 3 delayed, 2 reserved (job 21 stuck) and 2
+        // failed, plus the rows above.
+        QCOMPARE(c.ready, std::int64_t(5 + 2));     // 1796040000 and -5
+        QCOMPARE(c.scheduled, std::int64_t(3 + 4)); // later, a real, a text, a blob
+        QCOMPARE(c.locked, std::int64_t(2 + 12));
+        QCOMPARE(c.stuck, std::int64_t(1 + 5)); // ...910, ...910.5 and the 3 negatives
+        QCOMPARE(c.failed, std::int64_t(2 + 1));
+        QCOMPARE(c.stored, std::int64_t(12 + 18 + 1));
+    }
+    checkCountsByCondition(path, {});
 }
 
 QTEST_GUILESS_MAIN(TstLaravel)

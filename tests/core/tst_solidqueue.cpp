@@ -76,6 +76,8 @@ private slots:
     void twoFormatsInOneFileNamed();
     void incompleteSchemaSaysWhatIsMissing();
     void inconsistentRowsAreUnknownAndLeftAlone();
+    void countsTableByTableEqualTheJobByJobFigures_data();
+    void countsTableByTableEqualTheJobByJobFigures();
 };
 
 void TstSolidQueue::recognisedAndOpeningChangesNothing() {
@@ -460,6 +462,90 @@ void TstSolidQueue::inconsistentRowsAreUnknownAndLeftAlone() {
     QVERIFY(r.applied.empty());
     QVERIFY2(contains(r.skipped.front().reason, "not JSON"), r.skipped.front().reason.c_str());
     QCOMPARE(everything(path), before);
+}
+
+void TstSolidQueue::countsTableByTableEqualTheJobByJobFigures_data() {
+    QTest::addColumn<QStringList>("sql");
+    // A job scheduled at `at` (an SQL value), due as its execution says.
+    const auto scheduledAt = [](const char* at) {
+        return QStringList{
+            QStringLiteral("INSERT INTO solid_queue_jobs (queue_name, class_name, arguments, "
+                           "created_at, updated_at) VALUES ('default', 'X', '{}', '2026-11-30 "
+                           "11:00:00', '2026-11-30 11:00:00')"),
+            QStringLiteral("INSERT INTO solid_queue_scheduled_executions (job_id, queue_name, "
+                           "priority, scheduled_at, created_at) VALUES (last_insert_rowid(), "
+                           "'default', 0, %1, '2026-11-30 11:00:00')")
+                .arg(QLatin1String(at))};
+    };
+    // solid_queue_`table` rebuilt without its primary key and indexes.
+    const auto withoutKeys = [](const char* table) {
+        const QString t = QStringLiteral("solid_queue_") + QLatin1String(table);
+        return QStringList{QStringLiteral("CREATE TABLE lq_copy AS SELECT * FROM ") + t,
+                           QStringLiteral("DROP TABLE ") + t,
+                           QStringLiteral("ALTER TABLE lq_copy RENAME TO ") + t};
+    };
+    const QString readyRow =
+        QStringLiteral("INSERT INTO solid_queue_ready_executions (job_id, queue_name, priority, "
+                       "created_at) VALUES (%1, 'mailers', 0, '2026-11-30 11:59:30')");
+    const QString failedRow =
+        QStringLiteral("INSERT INTO solid_queue_failed_executions (job_id, error, created_at) "
+                       "VALUES (%1, '{}', '2026-11-30 11:59:30')");
+    const QString noReady =
+        QStringLiteral("DELETE FROM solid_queue_ready_executions WHERE job_id = 17");
+
+    QTest::newRow("consistent") << QStringList();
+    QTest::newRow("a job in two tables") << QStringList{failedRow.arg(19)};
+    QTest::newRow("a job in three tables") << QStringList{
+        failedRow.arg(19), QStringLiteral("INSERT INTO solid_queue_claimed_executions (job_id, "
+                                          "process_id, created_at) VALUES (19, 2, '2026-11-30 "
+                                          "11:59:40')")};
+    QTest::newRow("an unfinished job in none") << QStringList{noReady};
+    // As many execution rows as unfinished jobs, yet not one each.
+    QTest::newRow("one in two tables, one in none") << QStringList{failedRow.arg(19), noReady};
+    QTest::newRow("an execution of a finished job") << QStringList{readyRow.arg(5)};
+    QTest::newRow("an execution of a finished job, a job in none")
+        << QStringList{readyRow.arg(5), noReady};
+    QTest::newRow("an execution of no job, a job in none")
+        << QStringList{readyRow.arg(999), noReady};
+    QTest::newRow("a job twice in one table, a job in none")
+        << QStringList{QStringLiteral("DROP INDEX index_solid_queue_ready_executions_on_job_id"),
+                       readyRow.arg(16), noReady};
+    QStringList nullId = withoutKeys("ready_executions");
+    nullId << QStringLiteral("UPDATE solid_queue_ready_executions SET id = NULL WHERE job_id = 16");
+    QTest::newRow("an execution row without an id") << nullId;
+    QTest::newRow("claims whose process row is missing")
+        << QStringList{QStringLiteral("DELETE FROM solid_queue_processes WHERE id = 2")};
+    QTest::newRow("a claim without a process") << QStringList{QStringLiteral(
+        "UPDATE solid_queue_claimed_executions SET process_id = NULL WHERE job_id = 9")};
+    QTest::newRow("a heartbeat that is not a time") << QStringList{
+        QStringLiteral("UPDATE solid_queue_processes SET last_heartbeat_at = 'soon' WHERE id = 2")};
+    QStringList twice = withoutKeys("processes");
+    twice << QStringLiteral(
+        "INSERT INTO solid_queue_processes SELECT * FROM solid_queue_processes WHERE id IN (2, 5)");
+    QTest::newRow("process ids that repeat") << twice;
+    QStringList times;
+    for (const char* at :
+         {"'2026-11-30 12:00:00'", "'2026-11-30 12:00:00.000001'", "'2026-11-30 11:59:59.999999'",
+          "'2026-11-30T12:00:01Z'", "'2026-11-30 12:00:00.9999'", "'2026-02-31 00:00:00'",
+          "'2027-13-01 00:00:00'", "'soon'", "x'32303237'", "1796040001", "'2026-11-30 12:00'"})
+        times << scheduledAt(at);
+    QTest::newRow("scheduled times around now, and not times") << times;
+}
+
+// counts() reads a consistent file table by table (one merge proves each
+// unfinished job is in exactly one execution table) and any other, or a
+// narrowed count, job by job: both give the figures of the state
+// conditions on the joined rows, whatever the file holds.
+void TstSolidQueue::countsTableByTableEqualTheJobByJobFigures() {
+    QFETCH(QStringList, sql);
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path);
+        for (const QString& s : sql)
+            db.exec(toStd(s));
+    }
+    checkCountsByCondition(path, {"blocked"});
 }
 
 QTEST_GUILESS_MAIN(TstSolidQueue)
