@@ -29,6 +29,7 @@ public:
 
     /// The text painted for `text` in `width` pixels with `font`: one line,
     /// elided with `mode` when it does not fit (shaped once, then cached).
+    /// The reference is valid until the next call (the cache may grow).
     const QStaticText& shownText(const QString& text, const QFont& font, int width,
                                  Qt::TextElideMode mode) const;
     qsizetype cachedTexts() const { return m_cache.size(); }

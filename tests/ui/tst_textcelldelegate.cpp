@@ -25,7 +25,7 @@ private slots:
 void TstTextCellDelegate::markupIsShownAsWritten() {
     TextCellDelegate d;
     const QString payload = QStringLiteral("<b>bold</b> &amp; <img src=x>");
-    const QStaticText& st = d.shownText(payload, QFont(), 2000, Qt::ElideRight);
+    const QStaticText st = d.shownText(payload, QFont(), 2000, Qt::ElideRight);
     QCOMPARE(st.text(), payload);
     QCOMPARE(st.textFormat(), Qt::PlainText);
 }
@@ -35,7 +35,7 @@ void TstTextCellDelegate::longTextIsElidedToItsWidth() {
     const QFont font;
     const QString text = QStringLiteral("ActionMailer::MailDeliveryJob with a long tail");
     const int width = QFontMetrics(font).horizontalAdvance(text) / 2;
-    const QStaticText& st = d.shownText(text, font, width, Qt::ElideRight);
+    const QStaticText st = d.shownText(text, font, width, Qt::ElideRight);
     QVERIFY(st.text().endsWith(QChar(0x2026)));
     QVERIFY(st.text().size() < text.size());
     QVERIFY(st.size().width() <= width);
@@ -49,7 +49,7 @@ void TstTextCellDelegate::longTextIsElidedToItsWidth() {
 
 void TstTextCellDelegate::lineBreaksBecomeOneLine() {
     TextCellDelegate d;
-    const QStaticText& st =
+    const QStaticText st =
         d.shownText(QStringLiteral("first\nsecond\r\nthird"), QFont(), 2000, Qt::ElideRight);
     QCOMPARE(st.text(), QStringLiteral("first second  third"));
     QVERIFY(st.size().height() < 2 * QFontMetrics(QFont()).height());
