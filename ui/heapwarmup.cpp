@@ -23,8 +23,8 @@ constexpr std::size_t kBytesPerRow = 12;
 constexpr std::size_t kSlack = std::size_t(1) << 20;
 constexpr std::size_t kLimit = std::size_t(32) << 20; // glibc's largest mmap threshold
 
-} // namespace
-
+/// Keeps allocations below kLimit on the heap, and up to kLimit free at its
+/// top, so freed warm pages are reused (see heapwarmup.h).
 void configureHeap() {
 #if defined(__GLIBC__)
     static std::once_flag once;
@@ -34,6 +34,8 @@ void configureHeap() {
     });
 #endif
 }
+
+} // namespace
 
 void warmHeapForRows(std::size_t rows) {
 #if defined(__GLIBC__)

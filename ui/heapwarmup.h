@@ -14,13 +14,12 @@ namespace lq::ui {
 /// pages are there. warmHeapForRows() takes that memory from the UI
 /// thread's heap (a malloc, not touched: microseconds), lets a worker touch
 /// every page and free it; the header's allocation then reuses those pages.
-/// For that, startup keeps allocations up to 32 MB on the heap instead of
-/// private mappings and lets the heap keep 32 MB free at its top
-/// (configureHeap()). glibc only; elsewhere both do nothing. Past 32 MB
-/// (about 2.7 million rows) the header's memory is a mapping of its own and
-/// this cannot help.
-void configureHeap();
-
+/// For that, the first warm-up keeps allocations up to 32 MB on the heap
+/// instead of private mappings and lets the heap keep 32 MB free at its top
+/// (mallopt). glibc only; elsewhere it does nothing. Past 32 MB (about 2.7
+/// million rows) the header's memory is a mapping of its own and this cannot
+/// help.
+///
 /// Called on the UI thread when a reset to about `rows` rows is coming.
 /// Returns at once.
 void warmHeapForRows(std::size_t rows);

@@ -6,18 +6,24 @@
 #include <QPainter>
 #include <QStyle>
 
+#include <algorithm>
+
 namespace lq::ui {
 
 namespace {
 
+bool isLineBreak(QChar c) {
+    return c == u'\n' || c == u'\r' || c == QChar::LineSeparator || c == QChar::ParagraphSeparator;
+}
+
 /// One line: what QCommonStyle does with line breaks in an unwrapped cell
-/// would still lay out several lines; a table cell shows one.
+/// would still lay out several lines; a table cell shows one. The text is
+/// copied only when it has a break.
 QString oneLine(const QString& text) {
+    if (std::none_of(text.begin(), text.end(), isLineBreak))
+        return text;
     QString out = text;
-    for (QChar& c : out) {
-        if (c == u'\n' || c == u'\r' || c == QChar::LineSeparator || c == QChar::ParagraphSeparator)
-            c = u' ';
-    }
+    std::replace_if(out.begin(), out.end(), isLineBreak, QChar(u' '));
     return out;
 }
 
@@ -38,10 +44,7 @@ const QStaticText& TextCellDelegate::shownText(const QString& text, const QFont&
         return *it;
     if (m_cache.size() >= kMaxCached)
         m_cache.clear();
-    const bool multiLine = text.contains(u'\n') || text.contains(u'\r') ||
-                           text.contains(QChar::LineSeparator) ||
-                           text.contains(QChar::ParagraphSeparator);
-    QStaticText st(multiLine ? oneLine(text) : text);
+    QStaticText st(oneLine(text));
     st.setTextFormat(Qt::PlainText);
     st.prepare(QTransform(), font);
     if (st.size().width() > width && mode != Qt::ElideNone) {
