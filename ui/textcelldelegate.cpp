@@ -54,6 +54,35 @@ const QStaticText& TextCellDelegate::shownText(const QString& text, const QFont&
     return *m_cache.insert(key, st);
 }
 
+QRect TextCellDelegate::textArea(const QStyleOptionViewItem& option) const {
+    const QWidget* widget = option.widget;
+    QStyle* style = widget ? widget->style() : QApplication::style();
+    const AreaKey key{
+        option.rect.size(),
+        fontIndex(option.font),
+        int(option.features &
+            (QStyleOptionViewItem::HasCheckIndicator | QStyleOptionViewItem::HasDecoration)),
+        (option.features & QStyleOptionViewItem::HasDecoration) ? option.decorationSize : QSize(),
+        int(option.decorationPosition),
+        int(option.direction),
+        style};
+    auto it = m_areas.constFind(key);
+    if (it == m_areas.cend()) {
+        if (m_areas.size() >= 1024)
+            m_areas.clear();
+        // A text wider than the cell (no glyph of 'M' is under 4 px) fills
+        // the area, so the style's box for it is the area itself.
+        QStyleOptionViewItem opt = option;
+        opt.rect.moveTo(0, 0);
+        opt.text = QString(opt.rect.width() / 4 + 2, u'M');
+        opt.displayAlignment = Qt::AlignLeft | Qt::AlignVCenter;
+        opt.features |= QStyleOptionViewItem::HasDisplay;
+        opt.features &= ~QStyleOptionViewItem::WrapText;
+        it = m_areas.insert(key, style->subElementRect(QStyle::SE_ItemViewItemText, &opt, widget));
+    }
+    return it->translated(option.rect.topLeft());
+}
+
 void TextCellDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
                              const QModelIndex& index) const {
     QStyleOptionViewItem opt = option;
@@ -61,7 +90,7 @@ void TextCellDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
     const QWidget* widget = opt.widget;
     QStyle* style = widget ? widget->style() : QApplication::style();
     const QString text = opt.text;
-    const QRect textRect = style->subElementRect(QStyle::SE_ItemViewItemText, &opt, widget);
+    const QRect textRect = textArea(opt);
     // Background, selection, icon and focus frame as the style draws them.
     opt.text.clear();
     style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);

@@ -34,6 +34,15 @@ public:
                                  Qt::TextElideMode mode) const;
     qsizetype cachedTexts() const { return m_cache.size(); }
 
+    /// Where a cell's text goes: the part of `option.rect` the style leaves
+    /// beside the check box and icon, less nothing else. The style's own
+    /// text rect is the text's box aligned inside this area; it would shape
+    /// the whole text to size that box (a payload preview of a thousand
+    /// characters, on every paint), so the area is asked for once per cell
+    /// geometry with a text that fills it, and the shown text is aligned in
+    /// it here.
+    QRect textArea(const QStyleOptionViewItem& option) const;
+
 private:
     struct Key {
         QString text;
@@ -48,9 +57,26 @@ private:
         }
     };
     int fontIndex(const QFont& font) const;
+    /// What the style's layout of a cell depends on, besides the text.
+    struct AreaKey {
+        QSize size;
+        int font = 0;
+        int features = 0;
+        QSize decoration;
+        int decorationPosition = 0;
+        int direction = 0;
+        const void* style = nullptr; ///< the app does not change styles while it runs
+        friend bool operator==(const AreaKey& a, const AreaKey& b) = default;
+        friend size_t qHash(const AreaKey& k, size_t seed = 0) {
+            return qHashMulti(seed, k.size.width(), k.size.height(), k.font, k.features,
+                              k.decoration.width(), k.decoration.height(), k.decorationPosition,
+                              k.direction, k.style);
+        }
+    };
 
     mutable QHash<Key, QStaticText> m_cache;
-    mutable QList<QFont> m_fonts; ///< the few fonts the cells use
+    mutable QList<QFont> m_fonts;          ///< the few fonts the cells use
+    mutable QHash<AreaKey, QRect> m_areas; ///< textArea() relative to the cell
 };
 
 } // namespace lq::ui

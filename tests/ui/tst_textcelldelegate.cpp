@@ -7,8 +7,13 @@
 #include <QImage>
 #include <QPainter>
 #include <QStandardItemModel>
+#include <QStyle>
+#include <QStyleFactory>
+#include <QStyleOptionViewItem>
 #include <QTableView>
 #include <QTest>
+
+#include <memory>
 
 using lq::ui::TextCellDelegate;
 
@@ -20,6 +25,7 @@ private slots:
     void lineBreaksBecomeOneLine();
     void theCacheIsBounded();
     void paintsTheTextInTheSelectionColour();
+    void theTextGoesWhereTheStylePutsIt();
 };
 
 void TstTextCellDelegate::markupIsShownAsWritten() {
@@ -94,6 +100,86 @@ void TstTextCellDelegate::paintsTheTextInTheSelectionColour() {
     QTRY_VERIFY(colourIn(1, QColor(255, 255, 0)) > 10); // highlighted text
     QCOMPARE(colourIn(1, QColor(200, 0, 0)), 0);
     QVERIFY(delegate->cachedTexts() >= 1);
+}
+
+void TstTextCellDelegate::theTextGoesWhereTheStylePutsIt() {
+    // paint() aligns the shown text inside textArea(), asked of the style
+    // once per cell geometry; the style itself puts the text's box there,
+    // aligned the same way (or fills the area with a text too wide for it).
+    QPixmap dot(16, 16);
+    dot.fill(Qt::red);
+    const QStringList texts = {QStringLiteral("FAILED"), QStringLiteral("1"),
+                               QStringLiteral("iiiiiiiiiiiiiiiiiiii"), QString(400, QChar(u'M'))};
+    int compared = 0;
+    for (const QString& name : {QStringLiteral("Fusion"), QStringLiteral("Windows")}) {
+        std::unique_ptr<QStyle> style(QStyleFactory::create(name));
+        QVERIFY2(style, qPrintable(name));
+        QWidget host;
+        host.setStyle(style.get());
+        // Its own delegate: the areas are cached by style, and the next
+        // style may be made where this one was.
+        TextCellDelegate d;
+        for (const bool icon : {false, true}) {
+            for (const bool check : {false, true}) {
+                for (const Qt::Alignment align :
+                     {Qt::AlignLeft | Qt::AlignVCenter, Qt::AlignRight | Qt::AlignVCenter,
+                      Qt::AlignHCenter | Qt::AlignVCenter}) {
+                    for (const QString& text : texts) {
+                        QStyleOptionViewItem opt;
+                        opt.widget = &host;
+                        opt.rect = QRect(10, 20, 180, 24);
+                        opt.state = QStyle::State_Enabled | QStyle::State_Active;
+                        opt.features = QStyleOptionViewItem::HasDisplay;
+                        opt.displayAlignment = align;
+                        opt.textElideMode = Qt::ElideRight;
+                        opt.text = text;
+                        opt.font = QFont();
+                        if (icon) {
+                            opt.features |= QStyleOptionViewItem::HasDecoration;
+                            opt.icon = QIcon(dot);
+                            opt.decorationSize = QSize(16, 16);
+                            opt.decorationPosition = QStyleOptionViewItem::Left;
+                        }
+                        if (check) {
+                            opt.features |= QStyleOptionViewItem::HasCheckIndicator;
+                            opt.checkState = Qt::Checked;
+                        }
+                        const QRect box =
+                            style->subElementRect(QStyle::SE_ItemViewItemText, &opt, &host);
+                        const QRect area = d.textArea(opt);
+                        const QString what = QStringLiteral("%1 icon %2 check %3 align %4 text "
+                                                            "%5: box %6,%7 %8x%9 area %10,%11 "
+                                                            "%12x%13")
+                                                 .arg(name)
+                                                 .arg(icon)
+                                                 .arg(check)
+                                                 .arg(int(align))
+                                                 .arg(text.left(8))
+                                                 .arg(box.x())
+                                                 .arg(box.y())
+                                                 .arg(box.width())
+                                                 .arg(box.height())
+                                                 .arg(area.x())
+                                                 .arg(area.y())
+                                                 .arg(area.width())
+                                                 .arg(area.height());
+                        QVERIFY2(area.contains(box), qPrintable(what));
+                        // Horizontally: the box is its width aligned in the
+                        // area; vertically both are centred on the same line.
+                        const QRect aligned = QStyle::alignedRect(
+                            opt.direction, align, QSize(box.width(), area.height()), area);
+                        QVERIFY2(aligned.left() == box.left() && aligned.right() == box.right(),
+                                 qPrintable(what));
+                        QVERIFY2(std::abs((area.top() + area.bottom()) -
+                                          (box.top() + box.bottom())) <= 1,
+                                 qPrintable(what));
+                        ++compared;
+                    }
+                }
+            }
+        }
+    }
+    QCOMPARE(compared, 2 * 2 * 2 * 3 * 4);
 }
 
 QTEST_MAIN(TstTextCellDelegate)
