@@ -13,12 +13,17 @@
 
 #include <QCryptographicHash>
 #include <QDateTime>
+#include <QElapsedTimer>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
 #include <QStringList>
 
+#include <cstdlib>
+#include <string>
+#include <string_view>
 #include <utility>
 
 namespace lq::ui {
@@ -79,9 +84,55 @@ QString payloadPreview(const std::string& data, bool isBlob, int maxChars) {
     return out;
 }
 
+namespace {
+
+/// The local zone's offset from UTC at `ms` (seconds). QDateTime's local
+/// time calls tzset(), which stats /etc/localtime: a system call for every
+/// time cell painted. The offset is kept per quarter hour when it is the
+/// same at both ends of it (no zone changes twice in 15 minutes), and asked
+/// anew after a minute, so a change of the system's zone still shows (a
+/// change of TZ at once).
+int localOffsetSeconds(qint64 ms) {
+    constexpr qint64 kQuarter = qint64(15) * 60 * 1000;
+    constexpr qint64 kKeepMs = qint64(60) * 1000;
+    struct Cache {
+        QHash<qint64, int> offsets;
+        QElapsedTimer age;
+        std::string tz;
+    };
+    thread_local Cache cache;
+    const char* tz = std::getenv("TZ"); // NOLINT(concurrency-mt-unsafe): read only
+    const std::string_view zone = tz ? std::string_view(tz) : std::string_view();
+    if (!cache.age.isValid() || cache.age.elapsed() > kKeepMs || cache.offsets.size() > 4096 ||
+        zone != cache.tz) {
+        cache.offsets.clear();
+        cache.age.start();
+        cache.tz = zone;
+    }
+    const qint64 quarter = ms >= 0 ? ms / kQuarter : (ms - kQuarter + 1) / kQuarter;
+    if (auto it = cache.offsets.constFind(quarter); it != cache.offsets.cend()) {
+        return *it;
+    }
+    const int first = QDateTime::fromMSecsSinceEpoch(quarter * kQuarter).offsetFromUtc();
+    const int last =
+        QDateTime::fromMSecsSinceEpoch(quarter * kQuarter + kQuarter - 1).offsetFromUtc();
+    if (first != last) {
+        return QDateTime::fromMSecsSinceEpoch(ms).offsetFromUtc(); // a change inside it
+    }
+    cache.offsets.insert(quarter, first);
+    return first;
+}
+
+} // namespace
+
 static QDateTime toDateTime(core::TimeNs t, bool utc) {
     const qint64 ms = t / 1'000'000 - ((t % 1'000'000) < 0 ? 1 : 0);
-    return utc ? QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC) : QDateTime::fromMSecsSinceEpoch(ms);
+    if (utc) {
+        return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC);
+    }
+    // The local wall clock as a UTC time shifted by the zone's offset: the
+    // same fields as QDateTime's local time, without its tzset() per call.
+    return QDateTime::fromMSecsSinceEpoch(ms + qint64(localOffsetSeconds(ms)) * 1000, Qt::UTC);
 }
 
 QString formatInstant(core::TimeNs t, bool utc, bool millis, bool year) {
