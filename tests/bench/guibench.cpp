@@ -31,12 +31,22 @@
 #include <random>
 #include <string_view>
 
+#include <time.h>
+
 namespace lq::bench {
 
 namespace {
 
 QString qs(const std::string& s) {
     return QString::fromStdString(s);
+}
+
+/// CLOCK_MONOTONIC in seconds, as `perf record -k CLOCK_MONOTONIC` stamps its
+/// samples: the diagnostics below print it so a profile can be cut by phase.
+double monotonicS() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
 }
 
 /// A diagnostic (not a result): with LQBENCH_SLOW_EVENT_MS=N in the
@@ -52,19 +62,30 @@ public:
             return QApplication::notify(receiver, event); // the UI thread's events only
         QElapsedTimer t;
         t.start();
+        const double cpu0 = threadCpuMs();
         ++m_depth;
         const int type = event->type(); // the event may be gone after notify()
         const bool r = QApplication::notify(receiver, event);
         --m_depth;
         const double ms = double(t.nsecsElapsed()) / 1e6;
         if (ms >= m_slowMs)
-            std::fprintf(stderr, "slow event: %.1f ms depth %d type %d receiver %s %s\n", ms,
-                         m_depth, type, receiver->metaObject()->className(),
-                         qPrintable(receiver->objectName()));
+            std::fprintf(
+                stderr,
+                "slow event: %.1f ms (%.1f ms on a core) at %.3f s depth %d type %d receiver %s "
+                "%s\n",
+                ms, threadCpuMs() - cpu0, monotonicS() - ms / 1e3, m_depth, type,
+                receiver->metaObject()->className(), qPrintable(receiver->objectName()));
         return r;
     }
 
 private:
+    /// The UI thread's own CPU time: a slow event whose wall time is well
+    /// above it waited for a core (or a lock, or the disk), not computed.
+    static double threadCpuMs() {
+        timespec ts{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+    }
     int m_slowMs = 0;
     int m_depth = 0;
 };
@@ -90,9 +111,13 @@ public:
     }
     double maxStallMs() const { return m_max; }
     /// The longest stall since the last phase() call; starts a new phase.
-    double phase() {
+    /// With LQBENCH_SLOW_EVENT_MS set, the phase's end is printed to stderr.
+    double phase(const char* name) {
         const double p = m_phaseMax;
         m_phaseMax = 0;
+        if (qEnvironmentVariableIsSet("LQBENCH_SLOW_EVENT_MS"))
+            std::fprintf(stderr, "phase %s ends at %.3f s, longest stall %.1f ms\n", name,
+                         monotonicS(), p);
         return p;
     }
     void reset() {
@@ -215,7 +240,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     w.show();
     waitFor([] { return false; }, 200); // let the window settle
     probe.reset();
-    probe.phase();
+    probe.phase("launch");
 
     // open: open to first page and counts shown.
     QElapsedTimer t;
@@ -229,7 +254,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     r.set("open_ms", openMs);
     core::Json stalls = core::Json::object();
     core::Json hwm = core::Json::object(); // peak RSS after each phase
-    stalls.set("open", probe.phase());
+    stalls.set("open", probe.phase("open"));
     hwm.set("open", static_cast<std::int64_t>(peakRssMb()));
     const int rows = m->rowCount();
 
@@ -247,7 +272,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     std::sort(sorted.begin(), sorted.end());
     r.set("jump_ms_p50", sorted[sorted.size() / 2]);
     r.set("jump_ms_max", sorted.back());
-    stalls.set("jump", probe.phase());
+    stalls.set("jump", probe.phase("jump"));
     hwm.set("jump", static_cast<std::int64_t>(peakRssMb()));
 
     // sort: a sort change (wait, descending) until the new first page shows.
@@ -259,7 +284,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         const double ms = waitFor([&] { return resets > 0 && rowLoaded(m, 0); });
         QObject::disconnect(c);
         r.set("sort_ms", ms);
-        stalls.set("sort", probe.phase());
+        stalls.set("sort", probe.phase("sort"));
         hwm.set("sort", static_cast<std::int64_t>(peakRssMb()));
         w.view()->sortByColumn(ui::MessageModel::MessageId, Qt::AscendingOrder);
         waitFor([&] { return m->isIdle() && rowLoaded(m, 0); });
@@ -275,7 +300,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
             waitFor([&] { return resets > 0 && (m->rowCount() == 0 || rowLoaded(m, 0)); });
         QObject::disconnect(c);
         r.set("filter_ms", ms);
-        stalls.set("filter", probe.phase());
+        stalls.set("filter", probe.phase("filter"));
         hwm.set("filter", static_cast<std::int64_t>(peakRssMb()));
         r.set("filter_rows", static_cast<std::int64_t>(m->rowCount()));
         w.filterBar()->setChoice(ui::StatusFilterBar::All);
@@ -323,7 +348,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
                 10000);
         }
         r.set("refresh_ms", ms);
-        stalls.set("refresh", probe.phase());
+        stalls.set("refresh", probe.phase("refresh"));
         hwm.set("refresh", static_cast<std::int64_t>(peakRssMb()));
     }
 
@@ -336,7 +361,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         ui::DashboardWidget& dash = *w.dashboard();
         w.tabs()->setCurrentWidget(&dash);
         waitFor([] { return false; }, 300); // first show: layout and paint
-        stalls.set("dashboard_show", probe.phase());
+        stalls.set("dashboard_show", probe.phase("dashboard_show"));
         // The tab computes on show; the measured computation starts after it.
         waitFor([&] { return !dash.isComputing(); }, 30000);
         int updates = 0;
@@ -345,7 +370,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         dash.refresh();
         r.set("stats_ms", waitFor([&] { return updates > 0; }, 30000));
         r.set("stats_compute_ms", static_cast<std::int64_t>(dash.data().elapsedMs));
-        stalls.set("stats", probe.phase());
+        stalls.set("stats", probe.phase("stats"));
         hwm.set("stats", static_cast<std::int64_t>(peakRssMb()));
     }
 
