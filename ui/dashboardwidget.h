@@ -4,6 +4,7 @@
 #include "core/query.h"
 #include "ui/dashboarddata.h"
 
+#include <QList>
 #include <QMetaType>
 #include <QString>
 #include <QWidget>
@@ -83,6 +84,8 @@ public:
     bool hasData() const { return m_hasData; }
     /// A computation runs, or its charts are still being updated.
     bool isComputing() const { return m_busy || m_applying; }
+    /// Every chart has been shown once (see revealNextChart()).
+    bool chartsRevealed() const;
     HistogramChart* histogram(core::Filter::Metric m) const;
     TimeSeriesChart* throughputChart() const { return m_throughput; }
     TimeSeriesChart* latencyChart() const { return m_latency; }
@@ -102,6 +105,9 @@ protected:
 private:
     std::vector<std::function<void()>> chartSteps();
     void runNextStep(quint64 generation);
+    /// After the first show: the next chart not shown yet.
+    void revealNextChart();
+    QList<QWidget*> m_unrevealed;
     void updateTimeCharts(bool throughput, bool latency);
     std::vector<std::function<void()>> m_applySteps;
     quint64 m_applyGeneration = 0;
