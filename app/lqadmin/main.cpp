@@ -2,6 +2,7 @@
 // lqadmin: the LiteQueue Admin GUI. Thin: parses the command line and shows
 // lq::ui::MainWindow.
 
+#include "ui/appstyle.h"
 #include "ui/mainwindow.h"
 #include "ui/theme.h"
 
@@ -105,6 +106,7 @@ int main(int argc, char* argv[]) {
     if (cli.parser.isSet(cli.dark)) {
         lq::ui::theme::useDarkFusion();
     }
+    lq::ui::useAppStyle();
 
     lq::ui::MainWindow window;
     window.show();

@@ -6,6 +6,7 @@
 
 #include "core/json.h"
 #include "core/queue.h"
+#include "ui/appstyle.h"
 #include "ui/dashboardwidget.h"
 #include "ui/mainwindow.h"
 #include "ui/messagemodel.h"
@@ -179,6 +180,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     if (qEnvironmentVariableIsEmpty("XDG_CONFIG_HOME"))
         qputenv("XDG_CONFIG_HOME", scratch.filePath(QStringLiteral("config")).toLocal8Bit());
     TimedApplication app(argc, argv);
+    ui::useAppStyle(); // as lqadmin's main does
     QString file = qs(o.file);
     if (file.isEmpty())
         file = QStringLiteral("/tmp/lqbench-gui-%1.sqlite3").arg(o.rows);
