@@ -21,17 +21,12 @@ BannerBar::BannerBar(QWidget* parent)
 void BannerBar::setBanner(const QString& key, Level level, const QString& text,
                           const QString& buttonText, const std::function<void()>& onButton) {
     // A banner that is there already changes in place: it keeps its place
-    // in the strip and does not flicker when its numbers follow the file.
+    // in the strip, its label and its button, and does not flicker (or make
+    // the window lay itself out again) when its numbers follow the file.
     QWidget* frame = m_banners.value(key);
     QLabel* label = nullptr;
     if (frame) {
         label = frame->findChild<QLabel*>(QStringLiteral("bannerText"));
-        // Its button may be the one being clicked: gone once the click is.
-        if (auto* old = frame->findChild<QPushButton*>(QStringLiteral("bannerButton"))) {
-            old->setObjectName(QString());
-            old->hide();
-            old->deleteLater();
-        }
     } else {
         frame = new QWidget(this);
         frame->setObjectName(QStringLiteral("banner_") + key);
@@ -49,20 +44,41 @@ void BannerBar::setBanner(const QString& key, Level level, const QString& text,
     }
     QPalette pal = frame->palette();
     const theme::BannerColors colors = theme::bannerColors(level, pal);
-    pal.setColor(QPalette::Window, colors.background);
-    pal.setColor(QPalette::WindowText, colors.foreground);
-    frame->setPalette(pal);
+    if (pal.color(QPalette::Window) != colors.background ||
+        pal.color(QPalette::WindowText) != colors.foreground) {
+        pal.setColor(QPalette::Window, colors.background);
+        pal.setColor(QPalette::WindowText, colors.foreground);
+        frame->setPalette(pal);
+    }
     label->setText(text);
+    auto* button = frame->findChild<QPushButton*>(QStringLiteral("bannerButton"));
     if (!buttonText.isEmpty() && onButton) {
-        auto* button = new QPushButton(buttonText, frame);
-        button->setObjectName(QStringLiteral("bannerButton"));
-        connect(button, &QPushButton::clicked, this, [onButton] { onButton(); });
-        frame->layout()->addWidget(button);
+        m_actions.insert(key, onButton);
+        if (!button) {
+            button = new QPushButton(frame);
+            button->setObjectName(QStringLiteral("bannerButton"));
+            // The action of the banner's latest setBanner(), called from a
+            // copy: it may remove the banner.
+            connect(button, &QPushButton::clicked, this, [this, key] {
+                if (const std::function<void()> action = m_actions.value(key)) {
+                    action();
+                }
+            });
+            frame->layout()->addWidget(button);
+        }
+        button->setText(buttonText);
+        button->setVisible(true);
+    } else {
+        m_actions.remove(key);
+        if (button) {
+            button->setVisible(false);
+        }
     }
     setVisible(true);
 }
 
 void BannerBar::removeBanner(const QString& key) {
+    m_actions.remove(key);
     if (QWidget* w = m_banners.take(key)) {
         w->deleteLater();
         w->hide();

@@ -31,6 +31,7 @@ public:
 private:
     QVBoxLayout* m_layout;
     QHash<QString, QWidget*> m_banners;
+    QHash<QString, std::function<void()>> m_actions; ///< each banner's button action
 };
 
 } // namespace lq::ui

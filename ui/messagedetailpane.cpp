@@ -22,6 +22,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 namespace lq::ui {
@@ -314,12 +315,22 @@ void MessageDetailPane::showRow(const MessageRow* row) {
         m_full.reset();
         m_loading = false;
         m_truncated = false;
+        // Only what shows something: every table reset comes here, and a
+        // cleared label asks the whole window to lay itself out again.
         for (QLabel* l : std::as_const(m_fields)) {
-            l->clear();
-            l->setToolTip({});
+            if (!l->text().isEmpty()) {
+                l->clear();
+            }
+            if (!l->toolTip().isEmpty()) {
+                l->setToolTip({});
+            }
         }
-        m_payload->clear();
-        m_error->clear();
+        if (!m_payload->document()->isEmpty()) {
+            m_payload->clear();
+        }
+        if (!m_error->document()->isEmpty()) {
+            m_error->clear();
+        }
         m_errorBox->setVisible(false);
         m_payloadNote->setText(tr("Select a message to see its details."));
         m_loadAll->setVisible(false);

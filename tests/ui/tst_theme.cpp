@@ -8,6 +8,7 @@
 #include "ui/theme.h"
 
 #include <QLabel>
+#include <QPushButton>
 #include <QStyle>
 #include <QStyleFactory>
 #include <QTest>
@@ -39,6 +40,7 @@ private slots:
     void contrast();
     void bannerUsesTheme_data();
     void bannerUsesTheme();
+    void bannerFollowsItsNumbersInPlace();
 };
 
 void TestTheme::luminance() {
@@ -125,6 +127,41 @@ void TestTheme::bannerUsesTheme() {
     auto* label = frame->findChild<QLabel*>(QStringLiteral("bannerText"));
     QVERIFY(label);
     QCOMPARE(label->palette().color(QPalette::WindowText), want.foreground);
+}
+
+void TestTheme::bannerFollowsItsNumbersInPlace() {
+    // The attention banner is set again on every poll: its label and button
+    // stay the same widgets (a new button each time relaid the window out),
+    // and a click runs the latest action, which may remove the banner.
+    BannerBar bar;
+    int first = 0;
+    int latest = 0;
+    bar.setBanner(QStringLiteral("attention"), BannerBar::Level::Warning, QStringLiteral("3 stuck"),
+                  QStringLiteral("Show stuck"), [&] { ++first; });
+    auto* button = bar.findChild<QPushButton*>(QStringLiteral("bannerButton"));
+    auto* label = bar.findChild<QLabel*>(QStringLiteral("bannerText"));
+    QVERIFY(button && label);
+    bar.setBanner(QStringLiteral("attention"), BannerBar::Level::Info, QStringLiteral("2 failed"),
+                  QStringLiteral("Show failed"), [&] {
+                      ++latest;
+                      bar.removeBanner(QStringLiteral("attention"));
+                  });
+    QCOMPARE(bar.findChildren<QPushButton*>().size(), 1);
+    QCOMPARE(bar.findChild<QPushButton*>(QStringLiteral("bannerButton")), button);
+    QCOMPARE(bar.findChild<QLabel*>(QStringLiteral("bannerText")), label);
+    QCOMPARE(button->text(), QStringLiteral("Show failed"));
+    QCOMPARE(bar.bannerText(QStringLiteral("attention")), QStringLiteral("2 failed"));
+    button->click();
+    QCOMPARE(first, 0);
+    QCOMPARE(latest, 1);
+    QVERIFY(!bar.hasBanner(QStringLiteral("attention")));
+    // Without a button text the button goes.
+    bar.setBanner(QStringLiteral("other"), BannerBar::Level::Info, QStringLiteral("x"),
+                  QStringLiteral("Do"), [] {});
+    bar.setBanner(QStringLiteral("other"), BannerBar::Level::Info, QStringLiteral("y"));
+    auto* otherButton = bar.findChild<QWidget*>(QStringLiteral("banner_other"))
+                            ->findChild<QPushButton*>(QStringLiteral("bannerButton"));
+    QVERIFY(otherButton && otherButton->isHidden());
 }
 
 QTEST_MAIN(TestTheme)
