@@ -221,25 +221,36 @@ bool MessageDetailPane::shows(const QString& key) const {
 }
 
 void MessageDetailPane::layoutFields() {
-    // Two label/value pairs per line, the fields this format has only.
+    // Two label/value pairs per line, the fields this format has only. The
+    // grid is rebuilt only when that set changes (opening another file of
+    // the same format keeps it: a rebuild relays the window out).
+    QStringList shown;
     for (const QString& key : std::as_const(m_order)) {
-        m_grid->removeWidget(m_titles.value(key));
-        m_grid->removeWidget(m_fields.value(key));
-    }
-    int i = 0;
-    for (const QString& key : std::as_const(m_order)) {
-        const bool on = shows(key);
-        m_titles.value(key)->setVisible(on);
-        m_fields.value(key)->setVisible(on);
-        if (!on) {
-            continue;
+        if (shows(key)) {
+            shown << key;
         }
-        m_grid->addWidget(m_titles.value(key), i / 2, (i % 2) * 2);
-        m_grid->addWidget(m_fields.value(key), i / 2, (i % 2) * 2 + 1);
-        ++i;
     }
-    m_grid->setColumnStretch(1, 1);
-    m_grid->setColumnStretch(3, 1);
+    if (shown != m_shownFields) {
+        m_shownFields = shown;
+        for (const QString& key : std::as_const(m_order)) {
+            m_grid->removeWidget(m_titles.value(key));
+            m_grid->removeWidget(m_fields.value(key));
+        }
+        int i = 0;
+        for (const QString& key : std::as_const(m_order)) {
+            const bool on = shown.contains(key);
+            m_titles.value(key)->setVisible(on);
+            m_fields.value(key)->setVisible(on);
+            if (!on) {
+                continue;
+            }
+            m_grid->addWidget(m_titles.value(key), i / 2, (i % 2) * 2);
+            m_grid->addWidget(m_fields.value(key), i / 2, (i % 2) * 2 + 1);
+            ++i;
+        }
+        m_grid->setColumnStretch(1, 1);
+        m_grid->setColumnStretch(3, 1);
+    }
     // Labels: the format's names for its fields ("Class", "Allocation id").
     const core::QueueFormat* f = m_backend ? &core::QueueFormat::of(m_backend->info()) : nullptr;
     for (int k = 0; k < core::QueueFormat::kFieldCount; ++k) {

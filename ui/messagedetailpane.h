@@ -75,7 +75,8 @@ private:
     core::TimeNs m_stuckNs = core::kDefaultStuckAfterNs;
     QHash<QString, QLabel*> m_fields;
     QHash<QString, QLabel*> m_titles;
-    QStringList m_order; ///< field keys in display order
+    QStringList m_order;       ///< field keys in display order
+    QStringList m_shownFields; ///< the keys layoutFields() last put in the grid
     QGridLayout* m_grid;
     QWidget* m_errorBox;
     QLabel* m_errorTitle;
