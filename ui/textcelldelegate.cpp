@@ -66,21 +66,21 @@ QRect TextCellDelegate::textArea(const QStyleOptionViewItem& option) const {
         int(option.decorationPosition),
         int(option.direction),
         style};
-    auto it = m_areas.constFind(key);
-    if (it == m_areas.cend()) {
-        if (m_areas.size() >= 1024)
-            m_areas.clear();
-        // A text wider than the cell (no glyph of 'M' is under 4 px) fills
-        // the area, so the style's box for it is the area itself.
-        QStyleOptionViewItem opt = option;
-        opt.rect.moveTo(0, 0);
-        opt.text = QString(opt.rect.width() / 4 + 2, u'M');
-        opt.displayAlignment = Qt::AlignLeft | Qt::AlignVCenter;
-        opt.features |= QStyleOptionViewItem::HasDisplay;
-        opt.features &= ~QStyleOptionViewItem::WrapText;
-        it = m_areas.insert(key, style->subElementRect(QStyle::SE_ItemViewItemText, &opt, widget));
-    }
-    return it->translated(option.rect.topLeft());
+    if (auto it = m_areas.constFind(key); it != m_areas.cend())
+        return it->translated(option.rect.topLeft());
+    if (m_areas.size() >= 1024)
+        m_areas.clear();
+    // A text wider than the cell (no glyph of 'M' is under 4 px) fills the
+    // area, so the style's box for it is the area itself.
+    QStyleOptionViewItem opt = option;
+    opt.rect.moveTo(0, 0);
+    opt.text = QString(opt.rect.width() / 4 + 2, u'M');
+    opt.displayAlignment = Qt::AlignLeft | Qt::AlignVCenter;
+    opt.features |= QStyleOptionViewItem::HasDisplay;
+    opt.features &= ~QStyleOptionViewItem::WrapText;
+    const QRect area = style->subElementRect(QStyle::SE_ItemViewItemText, &opt, widget);
+    m_areas.insert(key, area);
+    return area.translated(option.rect.topLeft());
 }
 
 void TextCellDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
