@@ -12,11 +12,11 @@
 #include "ui/timeserieschart.h"
 
 #include <QChart>
+#include <QChartView>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QSignalSpy>
-#include <QChartView>
 #include <QTest>
 
 #include <memory>
