@@ -358,6 +358,7 @@ void MessagesPage::documentOpened(bool samePath) {
         m_topOnNextReset = false;
     }
     m_model->setBackend(m_doc->backend(), m_doc->path());
+    m_filterBar->setCountsPending(); // not "All 0" beside the first rows
     m_firstPagePending = true;
     fetchQueueNames();
 }

@@ -211,7 +211,13 @@ void StatusFilterBar::setStuckRule(const QString& rule) {
     updateTexts();
 }
 
+void StatusFilterBar::setCountsPending() {
+    m_countsPending = true;
+    updateTexts();
+}
+
 void StatusFilterBar::setCounts(const core::Counts& counts) {
+    m_countsPending = false;
     m_counts = counts;
     updateUnknown();
     updateTexts();
@@ -270,6 +276,9 @@ void StatusFilterBar::updateTexts() {
         return 0;
     };
     const QLocale locale;
+    const auto number = [&](qint64 n) {
+        return m_countsPending ? QString(QChar(0x2026)) : locale.toString(n);
+    };
     // The shortcut the main window gives the n-th chip shown (Ctrl+1 … Ctrl+9).
     const QList<QToolButton*> shown = visibleChips();
     const auto shortcut = [&](QToolButton* b) {
@@ -278,13 +287,13 @@ void StatusFilterBar::updateTexts() {
     };
     for (int c = All; c <= Expired; ++c) {
         QToolButton* b = m_buttons.value(c);
-        const QString text = label(Choice(c)) + u' ' + locale.toString(count(c));
+        const QString text = label(Choice(c)) + u' ' + number(count(c));
         b->setText(text);
         // Named for screen readers.
         b->setAccessibleName(tr("%1 filter").arg(label(Choice(c))));
-        QString what = c == All ? tr("Show every message (%1)").arg(locale.toString(count(c)))
+        QString what = c == All ? tr("Show every message (%1)").arg(number(count(c)))
                                 : tr("Show only %1 messages (%2)")
-                                      .arg(label(Choice(c)).toUpper(), locale.toString(count(c)));
+                                      .arg(label(Choice(c)).toUpper(), number(count(c)));
         if (c == Stuck) {
             what += m_stuckRule.isEmpty() ? tr(": locked longer than the threshold")
                                           : tr(": %1, the library's own rule").arg(m_stuckRule);
@@ -298,15 +307,15 @@ void StatusFilterBar::updateTexts() {
         const qint64 n = it == m_counts.extra.end() ? 0 : it->second;
         const QString name = QString::fromStdString(e.name);
         QToolButton* b = m_extraButtons[i];
-        b->setText(name + u' ' + locale.toString(n));
+        b->setText(name + u' ' + number(n));
         b->setAccessibleName(tr("%1 filter").arg(name));
         // The library's own state, what it is, and how the chip combines.
-        QString what = m_formatId.isEmpty() ? tr("The format's own state “%1” (%2): %3.")
-                                                  .arg(name, locale.toString(n),
-                                                       QString::fromStdString(e.description))
-                                            : tr("%1's own state “%2” (%3): %4.")
-                                                  .arg(m_formatId, name, locale.toString(n),
-                                                       QString::fromStdString(e.description));
+        QString what =
+            m_formatId.isEmpty()
+                ? tr("The format's own state “%1” (%2): %3.")
+                      .arg(name, number(n), QString::fromStdString(e.description))
+                : tr("%1's own state “%2” (%3): %4.")
+                      .arg(m_formatId, name, number(n), QString::fromStdString(e.description));
         if (!e.within.empty()) {
             QStringList in;
             for (core::State s : e.within) {

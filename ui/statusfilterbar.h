@@ -28,6 +28,10 @@ public:
     explicit StatusFilterBar(QWidget* parent = nullptr);
 
     void setCounts(const core::Counts& counts);
+    /// A file was opened and its counts are being computed: the chips show
+    /// "…" instead of the previous file's numbers or zeros, until the next
+    /// setCounts().
+    void setCountsPending();
     /// The states the file's format has (QueueFormat::states()): one
     /// button each, Stuck with Locked.
     void setStates(const std::vector<core::State>& states);
@@ -76,6 +80,7 @@ private:
     QHash<int, QToolButton*> m_buttons;
     QButtonGroup* m_group;
     core::Counts m_counts;
+    bool m_countsPending = false;
     std::vector<core::State> m_states;
     std::vector<core::QueueFormat::ExtraState> m_extras;
     QString m_stuckRule;
