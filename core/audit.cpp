@@ -124,6 +124,7 @@ Json messageToJson(const Message& m) {
     opt("last_error", m.lastError);
     opt("token_text", m.tokenText);
     opt("scheduled_at", m.scheduledAt);
+    opt("wait_from", m.waitFrom);
     opt("lease_expiry", m.leaseExpiry);
     opt("format_row", m.formatRow);
     opt("data_note", m.dataNote);
@@ -173,6 +174,7 @@ Message messageFromJson(const Json& j) {
     m.lastError = optText("last_error");
     m.tokenText = optText("token_text");
     m.scheduledAt = optTime(j["scheduled_at"]);
+    m.waitFrom = optTime(j["wait_from"]);
     m.leaseExpiry = optTime(j["lease_expiry"]);
     m.formatRow = optText("format_row");
     m.dataNote = optText("data_note");

@@ -26,6 +26,10 @@ TimingColumns inRange(const TimingColumns& full, const DashboardQuery& q) {
         ranged.doneTime.push_back(full.doneTime[i]);
         if (!full.attempts.empty())
             ranged.attempts.push_back(full.attempts[i]);
+        if (!full.dueTime.empty())
+            ranged.dueTime.push_back(full.dueTime[i]);
+        if (!full.ownStuck.empty())
+            ranged.ownStuck.push_back(full.ownStuck[i]);
     }
     return ranged;
 }

@@ -42,6 +42,9 @@ std::optional<State> parseState(std::string_view name) {
 }
 
 std::optional<TimeNs> Message::waitNs() const {
+    if (waitFrom)
+        return lockTime && *lockTime >= *waitFrom ? std::optional(diffNs(*lockTime, *waitFrom))
+                                                  : std::nullopt;
     if (!inTime || !lockTime)
         return std::nullopt;
     return diffNs(*lockTime, *inTime);

@@ -66,12 +66,17 @@ struct Message {
     std::string statusText;                  ///< the stored status when it is text
     std::optional<std::string> tokenText;    ///< the claim token as stored, when it is text
     std::optional<TimeNs> scheduledAt;       ///< due time
-    std::optional<TimeNs> leaseExpiry;       ///< when the claim lapses
+    /// Where wait starts when it is not inTime: the due time of the claimed
+    /// attempt, for formats whose wait is claim - due (FORMATS.md: Solid
+    /// Queue, Laravel, Oban, River). A claim before it belongs to an earlier
+    /// attempt (the job was rescheduled since) and has no wait.
+    std::optional<TimeNs> waitFrom;
+    std::optional<TimeNs> leaseExpiry; ///< when the claim lapses
     /// Stored values a format needs to write the row back exactly (undo of a
     /// delete or of a move between tables), as JSON text; not shown.
     std::optional<std::string> formatRow;
 
-    std::optional<TimeNs> waitNs() const;       ///< lock - in
+    std::optional<TimeNs> waitNs() const;       ///< lock - (waitFrom or in)
     std::optional<TimeNs> processingNs() const; ///< done - lock, DONE rows
     std::optional<TimeNs> totalNs() const;      ///< done - in, DONE rows
     std::optional<TimeNs> ageNs(TimeNs now) const;

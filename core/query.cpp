@@ -403,9 +403,10 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
         while (st->step()) {
             drv.timingRow(*st, t, cols);
             // The optional columns: reserved once the format shows it fills them.
-            if (cols.attempts.size() == 1 || cols.ownStuck.size() == 1) {
-                if (cols.attempts.size() == 1)
-                    cols.attempts.reserve(cols.state.capacity());
+            if (cols.state.size() == 1) {
+                for (auto* v : {&cols.attempts, &cols.dueTime})
+                    if (v->size() == 1)
+                        v->reserve(cols.state.capacity());
                 if (cols.ownStuck.size() == 1)
                     cols.ownStuck.reserve(cols.state.capacity());
             }
@@ -483,6 +484,7 @@ TimingColumns Queue::timing(const Filter& f) {
         append(cols.lockTime, piece.lockTime);
         append(cols.doneTime, piece.doneTime);
         append(cols.attempts, piece.attempts);
+        append(cols.dueTime, piece.dueTime);
         append(cols.ownStuck, piece.ownStuck);
         piece = TimingColumns{};
 #if defined(__GLIBC__)

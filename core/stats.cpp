@@ -296,15 +296,23 @@ QueueStats computeStats(const TimingColumns& c, TimeNs now) {
     // one does processing and total.
     enum class M { Wait, Processing, Total, Failure };
     // Calls fn(value) for every value of metric m.
-    const auto visit = [&c, n](M m, auto&& fn) {
+    const bool byDue = c.dueTime.size() == n;
+    const auto visit = [&c, n, byDue](M m, auto&& fn) {
         for (std::size_t i = 0; i < n; ++i) {
             const auto st = static_cast<State>(c.state[i]);
             const TimeNs in = c.inTime[i], lock = c.lockTime[i], done = c.doneTime[i];
             std::optional<TimeNs> d;
             switch (m) {
             case M::Wait:
-                if (has(lock) && has(in))
+                if (byDue) {
+                    // Message::waitNs(): a claim before the due time is an
+                    // earlier attempt's.
+                    const TimeNs due = c.dueTime[i];
+                    if (has(lock) && has(due) && lock >= due)
+                        d = diffNs(lock, due);
+                } else if (has(lock) && has(in)) {
                     d = diffNs(lock, in);
+                }
                 break;
             case M::Processing:
                 if (st == State::Done && has(lock) && has(done))

@@ -59,6 +59,9 @@ struct TimingColumns {
     std::vector<TimeNs> lockTime;
     std::vector<TimeNs> doneTime;
     std::vector<std::int64_t> attempts; ///< jobs-lease only; empty otherwise
+    /// Formats whose wait is claim - due (Message::waitFrom): the due time,
+    /// kNoTime where unknown. Empty: wait is lock - in.
+    std::vector<TimeNs> dueTime;
     /// Formats with a stuck rule of their own (a lease, a heartbeat, the
     /// library's rescue age): 1 where the row is past it. Empty: stuck is
     /// LOCKED longer than the operator's threshold (litequeue).
@@ -69,7 +72,7 @@ struct TimingColumns {
 
 /// Everything the dashboard and `lqctl stats` show.
 struct QueueStats {
-    Summary wait;          ///< lock - in, every row with lock_time
+    Summary wait;          ///< lock - in (or - due, TimingColumns::dueTime), rows with lock_time
     Summary processing;    ///< done - lock, DONE rows with both
     Summary total;         ///< done - in, DONE rows
     Summary timeToFailure; ///< done - lock, FAILED rows with both

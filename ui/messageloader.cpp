@@ -71,6 +71,7 @@ MessageRow makeRow(Message&& m) {
     text(m.statusText);
     optText(m.tokenText);
     h = mix(h, optTime(m.scheduledAt));
+    h = mix(h, optTime(m.waitFrom));
     h = mix(h, optTime(m.leaseExpiry));
     optText(m.dataNote);
     optText(m.formatRow);

@@ -73,7 +73,8 @@ QVariant PercentileModel::headerData(int section, Qt::Orientation o, int role) c
     if (role == Qt::ToolTipRole && o == Qt::Vertical) {
         switch (section) {
         case WaitRow:
-            return tr("lock_time − in_time, every message that was ever claimed");
+            return tr("claim − enqueue time, or − due time where the format stores one (Solid "
+                      "Queue, Laravel, Oban, River); every message claimed");
         case ProcessingRow:
             return tr("done_time − lock_time, DONE messages");
         case TotalRow:

@@ -519,7 +519,8 @@ std::string prometheusText(const std::vector<PromQueue>& queues, double stuckAft
     });
 
     w.family("lq_latency_seconds", "summary",
-             "Message latency: wait = lock - in, processing = done - lock (DONE), "
+             "Message latency: wait = lock - in (or - due where the format stores a due "
+             "time), processing = done - lock (DONE), "
              "total = done - in (DONE); nearest-rank quantiles.");
     each([&](const PromQueue& q, const std::string& b) {
         const std::pair<const char*, const core::Summary*> metrics[] = {

@@ -140,6 +140,7 @@ Message JobTableDriver::readRow(const Statement& st, TimeNs now) const {
     m.inTime = readTime(st, 11, TimeEncoding::Text);
     m.scheduledAt = readTime(st, 12, TimeEncoding::Text);
     m.runAt = m.scheduledAt;
+    m.waitFrom = m.scheduledAt; // wait = attempted_at - scheduled_at (FORMATS.md §4.4, §5.4)
     m.lockTime = readTime(st, 13, TimeEncoding::Text);
     const int finish0 = 16;
     for (int i = 0; i < static_cast<int>(m_spec.finishCols.size()) && !m.doneTime; ++i)
@@ -296,7 +297,9 @@ std::string JobTableDriver::metricCondition(Filter::Metric metric, TimeNs lo, Ti
                       done = secs(m_finish);
     switch (metric) {
     case Filter::Metric::Wait:
-        expr = lock + " - " + in;
+        // Message::waitFrom: from the due time; bands start at 0, so an
+        // earlier attempt's claim (before the due time) is never in one.
+        expr = lock + " - " + secs("scheduled_at");
         break;
     case Filter::Metric::Processing:
         expr = done + " - " + lock;
@@ -328,8 +331,9 @@ std::string JobTableDriver::orderKey(SortKey k, bool& desc) const {
         desc = !desc;
         return key(m_spec.createdCol);
     case SortKey::LockTime:
-    case SortKey::Wait:
         return key("attempted_at");
+    case SortKey::Wait:
+        return "(" + secs("attempted_at") + " - " + secs("scheduled_at") + ")";
     case SortKey::DoneTime:
     case SortKey::Processing:
         return key(m_finish);
@@ -395,6 +399,7 @@ void JobTableDriver::timingRow(const Statement& st, TimeNs now, TimingColumns& c
     cols.inTime.push_back(readTime(st, 1, TimeEncoding::Text).value_or(none));
     cols.lockTime.push_back(m.lockTime.value_or(none));
     cols.doneTime.push_back(readTime(st, 4, TimeEncoding::Text).value_or(none));
+    cols.dueTime.push_back(m.scheduledAt.value_or(none));
 }
 
 Filter JobTableDriver::lockedFilter(TimeNs) const {

@@ -145,6 +145,7 @@ public:
             m.lockTime = readTime(st, 9, TimeEncoding::Ns);
             m.scheduledAt = readTime(st, 10, TimeEncoding::Ns);
             m.runAt = m.scheduledAt;
+            m.waitFrom = m.scheduledAt; // wait = reserved - available (FORMATS.md §2.4)
             const bool reserved = !st.isNull(6);
             m.tokenText = std::to_string(st.int64(0)) + ":" +
                           (reserved ? st.text(6) : std::string("null")) + ":" +
@@ -329,6 +330,7 @@ public:
         cols.inTime.push_back(readTime(st, 1, TimeEncoding::Ns).value_or(none));
         cols.lockTime.push_back(reserved.value_or(none));
         cols.doneTime.push_back(readTime(st, 3, TimeEncoding::Ns).value_or(none));
+        cols.dueTime.push_back(readTime(st, 4, TimeEncoding::Ns).value_or(none));
     }
 
     // ---- operator actions --------------------------------------------------

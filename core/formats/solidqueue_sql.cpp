@@ -291,7 +291,8 @@ public:
         m.tokenText = tokenOf(kind, st, 9, 10, 18);
         m.token = textTokenHash(*m.tokenText);
         const auto due = readTime(st, 15, TimeEncoding::Ns);
-        m.scheduledAt = kind == "scheduled" ? due : readTime(st, 7, TimeEncoding::Ns);
+        m.waitFrom = readTime(st, 7, TimeEncoding::Ns); // wait = claim - due (FORMATS.md §1.4)
+        m.scheduledAt = kind == "scheduled" ? due : m.waitFrom;
         m.runAt = m.scheduledAt;
         if (kind == "claimed") {
             m.lockTime = readTime(st, 13, TimeEncoding::Ns);
@@ -384,7 +385,7 @@ public:
                                 Binds& binds) const override {
         std::string span;
         if (m == Filter::Metric::Wait)
-            span = "kind = 'claimed' AND claimed_ns - created_ns";
+            span = "kind = 'claimed' AND claimed_ns - scheduled_ns";
         else if (m == Filter::Metric::Total)
             span = "kind = 'finished' AND done_ns - created_ns";
         else
@@ -410,7 +411,7 @@ public:
         case SortKey::Processing:
             return "done_ns";
         case SortKey::Wait:
-            return "(claimed_ns - created_ns)";
+            return "(claimed_ns - scheduled_ns)";
         case SortKey::Claim:
             return "exec_id";
         case SortKey::Status:
@@ -512,7 +513,7 @@ public:
 
     std::string timingColumns() const override {
         return "kind, created_ns, claimed_ns, done_ns, due_ns, process_id, process_row, "
-               "heartbeat_ns";
+               "heartbeat_ns, scheduled_ns";
     }
 
     void timingRow(const Statement& st, TimeNs now, TimingColumns& cols) const override {
@@ -528,6 +529,7 @@ public:
         cols.inTime.push_back(readTime(st, 1, TimeEncoding::Ns).value_or(none));
         cols.lockTime.push_back(readTime(st, 2, TimeEncoding::Ns).value_or(none));
         cols.doneTime.push_back(readTime(st, 3, TimeEncoding::Ns).value_or(none));
+        cols.dueTime.push_back(readTime(st, 8, TimeEncoding::Ns).value_or(none));
     }
 
     // ---- operator actions --------------------------------------------------

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+// Wait time where a format stores a due time (FORMATS.md §1.4, §2.4, §4.4,
+// §5.4): wait = claim - due, not claim - enqueue. A job delayed or
+// rescheduled before its claim waited only from its due time; a claim from
+// before the due time is an earlier attempt's and has no wait. The same
+// definition holds for the row (Message::waitNs), the statistics, the sort
+// by wait and the histogram band filter.
+//
+// The expected figures were computed from the fixtures with the sqlite3
+// shell, e.g. for Oban:
+//   SELECT id, (julianday(attempted_at) - julianday(scheduled_at)) * 86400
+//   FROM oban_jobs WHERE attempted_at IS NOT NULL ORDER BY 2 DESC
+#include "core/queue.h"
+#include "testutil.h"
+
+#include <QObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace lq::core;
+
+namespace {
+
+constexpr TimeNs kMs = 1'000'000;
+
+} // namespace
+
+class TstWaitTime : public QObject {
+    Q_OBJECT
+
+private slots:
+    void waitStartsAtTheDueTime_data() {
+        QTest::addColumn<QString>("fixture");
+        QTest::addColumn<qint64>("count");    // claims at or after their due time
+        QTest::addColumn<QString>("longest"); // the job with the longest wait
+        QTest::addColumn<qint64>("maxMs");    // its wait
+        QTest::addColumn<QString>("delayed"); // a job due after it was enqueued
+        QTest::addColumn<qint64>("delayedMs");
+        // jobs 20 (created 1796038200, available 1796038800, reserved
+        // 1796039970) and 21 (1796039760, 1796039760, 1796039820).
+        QTest::newRow("laravel") << "formats/laravel-database.sqlite3" << qint64(2) << "jobs:20"
+                                 << qint64(1170'000) << "jobs:20" << qint64(1170'000);
+        // 15 of 18 attempted jobs; 14, 18 and 19 are waiting for a retry
+        // (scheduled_at after attempted_at). Job 11: enqueued 09:00, due
+        // 11:00:00.001590, attempted 11:00:00.004514.
+        QTest::newRow("oban") << "formats/oban-lite.sqlite3" << qint64(15) << "5"
+                              << qint64(14042'583) << "11" << qint64(2);
+        // 15 of 19 attempted; 12, 14, 15 and 20 are due again later. Job 10:
+        // due 08:05:02.45, attempted 08:06:01.455.
+        QTest::newRow("river") << "formats/river-v7.sqlite3" << qint64(15) << "6"
+                               << qint64(14349'993) << "10" << qint64(59'005);
+    }
+    void waitStartsAtTheDueTime() {
+        QFETCH(QString, fixture);
+        QFETCH(qint64, count);
+        QFETCH(QString, longest);
+        QFETCH(qint64, maxMs);
+        QFETCH(QString, delayed);
+        QFETCH(qint64, delayedMs);
+        QTemporaryDir dir;
+        OpenOptions o;
+        o.readOnly = true;
+        auto q = Queue::open(lqtest::copyFixture(dir, fixture), o);
+
+        const QueueStats st = q->stats();
+        QCOMPARE(st.wait.count, count);
+        QVERIFY(st.wait.max);
+        QCOMPARE(*st.wait.max / kMs, maxMs);
+
+        const auto row = [&](const QString& id) {
+            for (const Message& m : q->list({}, {}, 0, -1))
+                if (m.messageId == id.toStdString() ||
+                    m.messageId.ends_with(":" + id.toStdString()))
+                    return m;
+            throw std::runtime_error("no job " + id.toStdString());
+        };
+        QCOMPARE(*row(longest).waitNs(), *st.wait.max);
+        QCOMPARE(*row(delayed).waitNs() / kMs, delayedMs);
+
+        // Every row's wait agrees with the statistics.
+        qint64 rows = 0;
+        for (const Message& m : q->list({}, {}, 0, -1))
+            if (const auto w = m.waitNs()) {
+                QVERIFY2(*w >= 0, m.messageId.c_str());
+                ++rows;
+            }
+        QCOMPARE(rows, count);
+
+        // The sort by wait puts the longest first.
+        const auto byWait = q->list({}, {SortKey::Wait, true}, 0, 1);
+        QCOMPARE(byWait.size(), std::size_t(1));
+        QCOMPARE(byWait.front().messageId, row(longest).messageId);
+
+        // The histogram band filter counts the same waits (its SQL computes
+        // in floating-point seconds: bands of a millisecond here).
+        Filter band;
+        band.metric = Filter::Metric::Wait;
+        band.metricLo = 0;
+        band.metricHi = *st.wait.max + kMs;
+        QCOMPARE(q->count(band), count);
+        band.metricLo = *st.wait.max - kMs;
+        QCOMPARE(q->count(band), qint64(1));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstWaitTime)
+#include "tst_waittime.moc"
