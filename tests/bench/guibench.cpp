@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // lqbench gui: the SPEC §5 scale targets measured on the real widgets.
 #include "guibench.h"
+#include "formatprofiles.h"
 #include "launchbench.h"
 #include "rawreference.h"
 
@@ -382,10 +383,9 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     // Close to SQLite itself (issue 13, target 4), in the same run: lqcore's
     // counts against the raw GROUP BY, the dashboard's statistics against one
     // raw pass in C, the table's sort against the raw ordered scan.
-    // The raw references read litequeue's Queue table; other formats report
-    // every other figure (the format's own raw statements differ).
+    // Each format's own statements (formatprofiles.cpp).
     const std::string formatId = core::formatId(m->backend()->info().format);
-    if (!formatId.starts_with("litequeue")) {
+    if (const RawQueries* rq = rawQueriesFor(formatId); !rq) {
         r.set("raw_reference", "none for " + formatId + " files");
     } else {
         try {
@@ -393,12 +393,10 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
             auto q = m->backend(); // lqcore's counts through the GUI's one way to a queue
             const double countsMs =
                 RawReference::best(3, [&] { (void)q->counts(core::kDefaultStuckAfterNs, {}); });
-            const double rawCountsMs = RawReference::best(
-                3, [&] { raw.each("SELECT status, count(*) FROM Queue GROUP BY status"); });
-            const double rawStatsMs = RawReference::best(3, [&] { raw.statsPass(); });
-            const double rawSortMs = RawReference::best(3, [&] {
-                raw.each("SELECT rowid FROM Queue ORDER BY (lock_time - in_time) DESC, rowid DESC");
-            });
+            const double rawCountsMs = RawReference::best(3, [&] { raw.each(rq->counts.c_str()); });
+            const double rawStatsMs = RawReference::best(3, [&] { raw.statsPass(*rq); });
+            const double rawSortMs =
+                RawReference::best(3, [&] { raw.each(rq->sortByWait.c_str()); });
             r.set("counts_ms", countsMs);
             r.set("raw_counts_ms", rawCountsMs);
             r.set("counts_ratio", countsMs / rawCountsMs);
