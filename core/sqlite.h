@@ -63,6 +63,9 @@ public:
     std::int64_t int64(int i) const;
     double real(int i) const;
     std::string text(int i) const; ///< bytes of TEXT or BLOB, "" for NULL
+    /// A TEXT column's bytes without a copy, valid until the next step;
+    /// "" for any other type.
+    std::string_view textView(int i) const;
     std::optional<std::int64_t> optInt64(int i) const;
     std::optional<std::string> optText(int i) const;
 

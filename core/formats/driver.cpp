@@ -61,7 +61,7 @@ std::optional<TimeNs> readTime(const Statement& st, int col, TimeEncoding e) {
     }
     case SQLITE_TEXT:
         if (e == TimeEncoding::Text)
-            return parseTextTime(st.text(col));
+            return parseTextTime(st.textView(col));
         return std::nullopt; // TEXT in a numeric column: a damaged file
     default:
         return std::nullopt; // NULL, or a BLOB in a damaged file
@@ -69,17 +69,17 @@ std::optional<TimeNs> readTime(const Statement& st, int col, TimeEncoding e) {
 }
 
 std::optional<TimeNs> parseTextTime(std::string_view s) {
+    if (s.size() < 19 || s[4] != '-' || s[13] != ':')
+        return std::nullopt; // not a date-time (a bare number is not a stored time)
     // Go's time.String(): "2006-01-02 15:04:05.999999999 -0700 MST" (and a
     // monotonic " m=+..." part): keep the numeric offset, as "-07:00".
-    std::string t(s);
-    if (const auto sp = t.find(' ', 11);
-        sp != std::string::npos && sp + 5 < t.size() && (t[sp + 1] == '+' || t[sp + 1] == '-')) {
-        std::string off = t.substr(sp + 1, 5);
-        t = t.substr(0, sp) + off.substr(0, 3) + ":" + off.substr(3, 2);
+    if (const auto sp = s.find(' ', 11); sp != std::string_view::npos && sp + 5 < s.size() &&
+                                         (s[sp + 1] == '+' || s[sp + 1] == '-')) {
+        const std::string t = std::string(s.substr(0, sp)) + std::string(s.substr(sp + 1, 3)) +
+                              ":" + std::string(s.substr(sp + 4, 2));
+        return parseTimeArg(t);
     }
-    if (t.size() < 19 || t[4] != '-' || t[13] != ':')
-        return std::nullopt; // not a date-time (a bare number is not a stored time)
-    return parseTimeArg(t);
+    return parseTimeArg(s); // every other spelling, without a copy
 }
 
 std::string textTimeKey(const std::string& col) {

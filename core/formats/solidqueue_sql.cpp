@@ -37,6 +37,11 @@ std::string ns(const std::string& col) {
            ", 21) || '000000', 1, 6) AS INTEGER) * 1000 END)";
 }
 
+/// The same as ns() of a column read as stored: TEXT only, parsed here.
+std::optional<TimeNs> storedRailsTime(const Statement& st, int col) {
+    return st.columnType(col) == SQLITE_TEXT ? parseTextTime(st.textView(col)) : std::nullopt;
+}
+
 /// SQL: whether `id` is the rowid of `table` (its INTEGER PRIMARY KEY, in
 /// a rowid table): unique, never NULL and an integer. From the schema.
 std::string idIsRowid(const std::string& table) {
@@ -230,7 +235,11 @@ public:
             " AS claimed_ns, f.error AS error, " + ns("s.scheduled_at") + " AS due_ns, " +
             ns("b.expires_at") + " AS blocked_ns, CASE WHEN jb.finished_at IS NOT NULL THEN " +
             ns("jb.finished_at") + " WHEN f.id IS NOT NULL THEN " + ns("f.created_at") +
-            " END AS done_ns, jb.finished_at AS finished_at, CASE WHEN json_valid(jb.arguments) "
+            " END AS done_ns, jb.finished_at AS finished_at, jb.created_at AS created_text, "
+            "jb.scheduled_at AS scheduled_text, c.created_at AS claimed_text, "
+            "p.last_heartbeat_at AS heartbeat_text, s.scheduled_at AS due_text, CASE WHEN "
+            "jb.finished_at IS NOT NULL THEN jb.finished_at WHEN f.id IS NOT NULL THEN "
+            "f.created_at END AS done_text, CASE WHEN json_valid(jb.arguments) "
             "THEN json_extract(jb.arguments, '$.executions') END AS executions, "
             "json_object('job', json_object('active_job_id', " +
             j("jb.active_job_id") + ", 'concurrency_key', " + j("jb.concurrency_key") +
@@ -512,24 +521,26 @@ public:
     }
 
     std::string timingColumns() const override {
-        return "kind, created_ns, claimed_ns, done_ns, due_ns, process_id, process_row, "
-               "heartbeat_ns, scheduled_ns";
+        // The times as stored, parsed here: strftime() in SQL for each of
+        // them was a third of a million-job scan.
+        return "kind, created_text, claimed_text, done_text, due_text, process_id, process_row, "
+               "heartbeat_text, scheduled_text";
     }
 
     void timingRow(const Statement& st, TimeNs now, TimingColumns& cols) const override {
         constexpr TimeNs none = TimingColumns::kNoTime;
         Message m;
         m.statusText = st.text(0);
-        m.scheduledAt = readTime(st, 4, TimeEncoding::Ns);
-        if (const auto hb = readTime(st, 7, TimeEncoding::Ns))
+        m.scheduledAt = storedRailsTime(st, 4);
+        if (const auto hb = storedRailsTime(st, 7))
             m.leaseExpiry = *hb + kAliveThreshold;
         classify(m, st.isNull(5) || st.isNull(6), now);
         cols.state.push_back(static_cast<std::int8_t>(m.state));
         cols.ownStuck.push_back(m.extraState == "locked_expired" ? 1 : 0);
-        cols.inTime.push_back(readTime(st, 1, TimeEncoding::Ns).value_or(none));
-        cols.lockTime.push_back(readTime(st, 2, TimeEncoding::Ns).value_or(none));
-        cols.doneTime.push_back(readTime(st, 3, TimeEncoding::Ns).value_or(none));
-        cols.dueTime.push_back(readTime(st, 8, TimeEncoding::Ns).value_or(none));
+        cols.inTime.push_back(storedRailsTime(st, 1).value_or(none));
+        cols.lockTime.push_back(storedRailsTime(st, 2).value_or(none));
+        cols.doneTime.push_back(storedRailsTime(st, 3).value_or(none));
+        cols.dueTime.push_back(storedRailsTime(st, 8).value_or(none));
     }
 
     // ---- operator actions --------------------------------------------------
