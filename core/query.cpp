@@ -101,6 +101,15 @@ Queue::Impl::Where Queue::Impl::buildWhere(const Filter& f) const {
     return w;
 }
 
+namespace {
+
+/// What a whole scan with filter `f` reads (FormatDriver::scanSource()).
+std::string scanSourceFor(const FormatDriver& drv, const Filter& f) {
+    return f.search.empty() ? drv.scanSource() : drv.source();
+}
+
+} // namespace
+
 std::string Queue::Impl::orderBy(const Sort& s) const {
     bool desc = s.descending;
     const std::string key = driver().orderKey(s.key, desc);
@@ -212,7 +221,7 @@ Counts Queue::counts(const std::string& queueName, TimeNs stuckAfterNs) {
 
 std::int64_t Queue::count(const Filter& f) {
     const Impl::Where w = d->buildWhere(f);
-    auto st = d->reader().cached("SELECT count(*) FROM " + d->driver().source() + w.sql);
+    auto st = d->reader().cached("SELECT count(*) FROM " + scanSourceFor(d->driver(), f) + w.sql);
     bindValues(*st, w.binds);
     return st->step() ? st->int64(0) : 0;
 }
@@ -331,7 +340,8 @@ std::vector<std::int64_t> Queue::orderedRowids(const Filter& f, const Sort& s) {
         keyset(drv.source(), "rowid", desc, 1);
         return out;
     }
-    auto st = d->reader().cached("SELECT rowid FROM " + drv.source() + w.sql + d->orderBy(s));
+    auto st =
+        d->reader().cached("SELECT rowid FROM " + scanSourceFor(drv, f) + w.sql + d->orderBy(s));
     bindValues(*st, w.binds);
     while (st->step())
         out.push_back(st->int64(0));
@@ -397,8 +407,8 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
     const FormatDriver& drv = driver();
     const std::string& key = drv.scanKey();
     const auto read = [&](const Where& ww) {
-        auto st =
-            reader().cached("SELECT " + drv.timingColumns() + " FROM " + drv.source() + ww.sql);
+        auto st = reader().cached("SELECT " + drv.timingColumns() + " FROM " +
+                                  scanSourceFor(drv, f) + ww.sql);
         bindValues(*st, ww.binds);
         while (st->step()) {
             drv.timingRow(*st, t, cols);

@@ -80,6 +80,13 @@ public:
     /// What FROM reads: the quoted table, or a read-only subquery over
     /// several tables. It has a `rowid` column (stable, unique per row).
     virtual std::string source() const;
+    /// What a whole scan reads (the timing columns, an ordering, a count)
+    /// when the filter has no text search: the same rows with every column a
+    /// filter other than search, a sort key or timingColumns() names. A
+    /// compound source() computes all of its columns for every row; a format
+    /// may leave out here what only search and the row view read (payloads).
+    /// Default: source().
+    virtual std::string scanSource() const { return source(); }
     /// A source() that is a UNION ALL of tables, arm by arm, so that a page
     /// in arrival order and a row by rowid come from each table's own rowid
     /// (a compound subquery is scanned whole and computes every column).

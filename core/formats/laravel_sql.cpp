@@ -83,9 +83,27 @@ public:
         for (std::size_t i = 1; i < m_arms.size(); ++i)
             m_source += " UNION ALL " + m_arms[i].sql;
         m_source += ")";
+        // The same rows without the payloads and texts only search and the
+        // row view read: the compound computes (copies) every column.
+        m_scanSource = "(SELECT id AS rowid, 'job' AS kind, queue, attempts, reserved_at, "
+                       "available_at, created_at, " +
+                       secs("created_at") + " AS created_ns, " + secs("reserved_at") +
+                       " AS reserved_ns, " + secs("available_at") +
+                       " AS available_ns, NULL AS failed_at, NULL AS failed_ns, id AS arm_id "
+                       "FROM " +
+                       q(fi.table);
+        if (!m_failed.empty())
+            m_scanSource +=
+                " UNION ALL SELECT -id AS rowid, 'failed' AS kind, queue, NULL AS attempts, NULL "
+                "AS reserved_at, NULL AS available_at, NULL AS created_at, NULL AS created_ns, "
+                "NULL AS reserved_ns, NULL AS available_ns, failed_at, CAST(strftime('%s', "
+                "failed_at) AS INTEGER) * 1000000000 AS failed_ns, id AS arm_id FROM " +
+                q(m_failed);
+        m_scanSource += ")";
     }
 
     std::string source() const override { return m_source; }
+    std::string scanSource() const override { return m_scanSource; }
     const std::vector<SourceArm>& sourceArms() const override { return m_arms; }
     /// Each arm's own rowid: a range on it is an index range in both tables.
     std::string scanKey() const override { return "arm_id"; }
@@ -514,6 +532,7 @@ public:
 
 private:
     std::string m_source;
+    std::string m_scanSource; ///< source() without payloads (scanSource())
     std::vector<SourceArm> m_arms;
     std::int64_t m_retryAfterS = kDefaultRetryAfterS;
     std::string m_failed;
