@@ -19,6 +19,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -267,7 +268,21 @@ void MessagesPage::connectModel() {
         if (!m_restoreId.isEmpty() && m_model->hasOrdering()) {
             m_model->locate(m_restoreId);
         }
+        if (m_endPending && m_model->hasOrdering()) {
+            m_endPending = false;
+            const int last = m_model->rowCount() - 1;
+            if (last >= 0) {
+                m_view->selectionModel()->setCurrentIndex(
+                    m_model->index(last, m_view->currentIndex().isValid()
+                                             ? m_view->currentIndex().column()
+                                             : int(MessageModel::MessageId)),
+                    QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+                m_view->scrollToBottom();
+            }
+        }
     });
+    m_view->installEventFilter(this);
+    m_view->viewport()->installEventFilter(this);
     // The message the pane keeps, marked as gone from this filter, may come
     // back (an Undo, another worker): chosen again, the pane shows it fresh.
     connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
@@ -648,6 +663,21 @@ void MessagesPage::updateNarrowRow() {
     m_narrowLabel->setText(
         tr("Narrowed by the dashboard: %1").arg(parts.join(QStringLiteral("; "))));
     m_narrowRow->setVisible(!parts.isEmpty());
+}
+
+bool MessagesPage::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::KeyPress && watched == m_view) {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        // The rows shown are the first page while the ordering is computed
+        // (a million Solid Queue jobs: about a second): Ctrl+End there would
+        // stop at its last row. The view goes there now and to the real last
+        // row when the ordering arrives; any other key or click cancels it.
+        m_endPending = key->key() == Qt::Key_End &&
+                       key->modifiers().testFlag(Qt::ControlModifier) && !m_model->hasOrdering();
+    } else if (event->type() == QEvent::MouseButtonPress) {
+        m_endPending = false;
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void MessagesPage::rememberCurrent() {

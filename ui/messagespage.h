@@ -82,6 +82,10 @@ signals:
     /// The first page of a newly opened file is on screen.
     void firstPageShown(qint64 msSinceOpen);
 
+protected:
+    /// Ctrl+End while only a reset's first page is shown (m_endPending).
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void createWidgets();
     void connectModel();
@@ -126,6 +130,9 @@ private:
     std::optional<core::Filter> m_band;           ///< a clicked histogram bar
     bool m_utc = false;
     bool m_firstPagePending = false;
+    /// Ctrl+End was pressed while the rows shown were a reset's first page:
+    /// the last row is the ordering's, once it is there.
+    bool m_endPending = false;
     QString m_restoreId;     ///< current message across a model reset
     QString m_pendingSelect; ///< selectMessage() before the file was open
     int m_restoreScroll = 0;

@@ -99,6 +99,7 @@ class TestMainWindow : public QObject {
 private slots:
     void initTestCase();
     void openFilterSearch();
+    void ctrlEndBeforeTheOrderingGoesToTheLastRow();
     void retryLockedKeepsClaim();
     void staleRetryIsSkipped();
     void pruneWithCutoff();
@@ -162,6 +163,41 @@ void TestMainWindow::openFilterSearch() {
     // The legacy format is announced, with the upgrade offered.
     QVERIFY(h.w.bannerBar()->hasBanner(QStringLiteral("format")));
     QVERIFY(h.w.recentFiles().contains(path));
+}
+
+void TestMainWindow::ctrlEndBeforeTheOrderingGoesToTheLastRow() {
+    // The first page (256 of 400 rows) is shown before the ordering: a
+    // Ctrl+End pressed then ends on row 399 once the ordering is there, not
+    // on the first page's last row.
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    bool pressed = false;
+    bool provisional = false;
+    QObject::connect(h.model(), &MessageModel::firstRowsShown, &h.w, [&] {
+        if (std::exchange(pressed, true))
+            return;
+        provisional = !h.model()->hasOrdering() && h.model()->rowCount() < 400;
+        h.w.view()->setFocus();
+        QTest::keyClick(h.w.view(), Qt::Key_End, Qt::ControlModifier);
+    });
+    QVERIFY(openAndWait(h, path));
+    QVERIFY(pressed && provisional);
+    QTRY_COMPARE(h.model()->rowCount(), 400);
+    QTRY_COMPARE(h.w.view()->currentIndex().row(), 399);
+    QVERIFY(h.w.view()->selectionModel()->isRowSelected(399, {}));
+    // Any key pressed before the ordering came cancels it.
+    QTemporaryDir dir2;
+    const QString other = copyFixture(dir2, kMixed);
+    pressed = false;
+    QObject::connect(h.model(), &MessageModel::firstRowsShown, &h.w, [&] {
+        if (pressed)
+            QTest::keyClick(h.w.view(), Qt::Key_Home, Qt::ControlModifier);
+    });
+    QVERIFY(openAndWait(h, other));
+    QTRY_COMPARE(h.model()->rowCount(), 400);
+    QTest::qWait(100);
+    QCOMPARE(h.w.view()->currentIndex().row(), 0);
 }
 
 void TestMainWindow::retryLockedKeepsClaim() {
