@@ -724,6 +724,18 @@ void MessagesPage::onCurrentChanged() {
         m_detail->showRow(nullptr);
         return;
     }
+    // Ctrl with a navigation key moves the current cell and leaves the
+    // selection (ExtendedSelection): the message shown is still selected,
+    // only scrolled away. (A range of a thousand rows or more is a select-
+    // all, not a message the pane follows.)
+    for (const QItemSelectionRange& r : m_view->selectionModel()->selection()) {
+        for (int row = r.top(); r.height() < 1000 && row <= r.bottom(); ++row) {
+            const MessageRow* sel = m_model->rowAt(row);
+            if (sel && fromStd(sel->msg.messageId) == shown) {
+                return;
+            }
+        }
+    }
     m_detail->markNotShown(tr("no longer in this filter"));
 }
 

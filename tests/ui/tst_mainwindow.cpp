@@ -198,6 +198,17 @@ void TestMainWindow::ctrlEndBeforeTheOrderingGoesToTheLastRow() {
     QTRY_COMPARE(h.model()->rowCount(), 400);
     QTest::qWait(100);
     QCOMPARE(h.w.view()->currentIndex().row(), 0);
+
+    // Ctrl+End from a selected row moves the current cell, not the
+    // selection: the pane keeps the selected message, not marked as gone.
+    QTRY_VERIFY(rowLoaded(h.model(), 2));
+    const QString second = idAt(h.model(), 2);
+    h.w.view()->selectRow(2);
+    QTRY_COMPARE(h.w.detailPane()->messageId(), second);
+    QTest::keyClick(h.w.view(), Qt::Key_End, Qt::ControlModifier);
+    QCOMPARE(h.w.view()->currentIndex().row(), 399);
+    QCOMPARE(h.w.detailPane()->messageId(), second);
+    QVERIFY(h.w.detailPane()->notShownNote().isEmpty());
 }
 
 void TestMainWindow::retryLockedKeepsClaim() {
