@@ -100,6 +100,7 @@ private slots:
     void initTestCase();
     void openFilterSearch();
     void ctrlEndBeforeTheOrderingGoesToTheLastRow();
+    void aClickShowsTheRowInThePane();
     void retryLockedKeepsClaim();
     void staleRetryIsSkipped();
     void pruneWithCutoff();
@@ -209,6 +210,25 @@ void TestMainWindow::ctrlEndBeforeTheOrderingGoesToTheLastRow() {
     QCOMPARE(h.w.view()->currentIndex().row(), 399);
     QCOMPARE(h.w.detailPane()->messageId(), second);
     QVERIFY(h.w.detailPane()->notShownNote().isEmpty());
+}
+
+void TestMainWindow::aClickShowsTheRowInThePane() {
+    // The first click into the table (which gives it the focus) and the
+    // next ones each show their row in the detail pane.
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    QTRY_VERIFY(rowLoaded(h.model(), 3));
+    QTRY_VERIFY(h.model()->hasOrdering());
+    h.w.searchEdit()->setFocus();
+    QTableView* v = h.w.view();
+    for (int row : {1, 3}) {
+        const QRect r = v->visualRect(h.model()->index(row, MessageModel::Status));
+        QTest::mouseClick(v->viewport(), Qt::LeftButton, {}, r.center());
+        QCOMPARE(v->currentIndex().row(), row);
+        QTRY_COMPARE(h.w.detailPane()->messageId(), idAt(h.model(), row));
+    }
 }
 
 void TestMainWindow::retryLockedKeepsClaim() {
