@@ -169,6 +169,10 @@ private:
     quint64 m_inode = 0;
     qint64 m_walBytes = 0;
     qint64 m_lastCountsMs = 0;
+    /// What the last counts were for (named queue, stuck threshold), and
+    /// what the running poll computes them for.
+    std::optional<std::pair<std::string, qint64>> m_countsFor;
+    std::pair<std::string, qint64> m_pollCountsFor;
     qint64 m_lastJobMs = 0;
     MessageModel::FileState m_fileState = MessageModel::FileState::Ok;
 };
