@@ -22,6 +22,9 @@
 #include <QPixmap>
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
 #include <set>
 
 Q_LOGGING_CATEGORY(lcFleet, "lq.ui.fleet")
@@ -80,10 +83,52 @@ bool sameShown(const core::FleetEntry& a, const core::FleetEntry& b) {
 
 } // namespace
 
+namespace {
+
+/// Size and modification time of a file and of its -wal: any commit moves
+/// one of them.
+struct FileStamp {
+    std::uintmax_t size = 0, walSize = 0;
+    std::filesystem::file_time_type mtime{}, walMtime{};
+    bool ok = false;
+    bool operator==(const FileStamp&) const = default;
+};
+
+FileStamp stampOf(const std::string& path) {
+    namespace fs = std::filesystem;
+    FileStamp s;
+    std::error_code ec;
+    s.size = fs::file_size(path, ec);
+    if (ec)
+        return s;
+    s.mtime = fs::last_write_time(path, ec);
+    if (ec)
+        return s;
+    s.ok = true;
+    std::error_code walEc;
+    const std::string wal = path + "-wal";
+    s.walSize = fs::file_size(wal, walEc);
+    if (!walEc)
+        s.walMtime = fs::last_write_time(wal, walEc);
+    return s;
+}
+
+} // namespace
+
+struct FleetModel::CachedScan {
+    FileStamp stamp;
+    core::TimeNs stuckNs = 0;
+    core::TimeNs scannedAt = 0;
+    qint64 costMs = 0;
+    std::vector<core::FleetEntry> entries; ///< as scanQueueFile() gave them
+};
+
 struct FleetModel::ScanResult {
     std::vector<core::FleetEntry> entries;
     qint64 elapsedMs = 0;
     core::TimeNs now = 0;
+    std::shared_ptr<const std::map<std::string, CachedScan>> cache;
+    int reused = 0;
 };
 
 FleetModel::FleetModel(QObject* parent)
@@ -216,7 +261,8 @@ void FleetModel::startScan() {
     const QHash<QString, core::FormatSettings> settings = storedQueueSettingsByKey();
     runAsync(
         this, &m_pool,
-        [files, folders, t, stuckNs, settings, remote = m_remote]() -> ScanResult {
+        [files, folders, t, stuckNs, settings, remote = m_remote, old = m_scanCache,
+         minCost = m_reuseMinCostMs, maxAge = m_reuseMaxAgeMs]() -> ScanResult {
             QElapsedTimer clock;
             clock.start();
             ScanResult r;
@@ -245,17 +291,44 @@ void FleetModel::startScan() {
             for (const QString& f : files) {
                 paths.insert(toStd(f));
             }
+            auto cache = std::make_shared<std::map<std::string, CachedScan>>();
             for (const std::string& p : paths) {
                 // A short busy timeout: a writer holding the file for long
                 // shows as busy at this scan, the next one tries again. The
                 // file's library settings, as the open document uses them.
                 const auto own = settings.constFind(fileSettingsKey(fromStd(p)));
-                for (auto& e :
-                     core::scanQueueFile(p, t, stuckNs, 200,
-                                         own == settings.cend() ? core::FormatSettings{} : *own)) {
+                const FileStamp stamp = stampOf(p);
+                const CachedScan* last = nullptr;
+                if (old && own == settings.cend() && stamp.ok) {
+                    const auto it = old->find(p);
+                    if (it != old->end() && it->second.stamp == stamp &&
+                        it->second.stuckNs == stuckNs && it->second.costMs >= minCost &&
+                        t >= it->second.scannedAt &&
+                        (t - it->second.scannedAt) / 1'000'000 <
+                            std::min(maxAge, 10 * std::max<qint64>(it->second.costMs, 1)))
+                        last = &it->second;
+                }
+                CachedScan now;
+                if (last) {
+                    now = *last;
+                    ++r.reused;
+                } else {
+                    QElapsedTimer cost;
+                    cost.start();
+                    now.entries = core::scanQueueFile(
+                        p, t, stuckNs, 200, own == settings.cend() ? core::FormatSettings{} : *own);
+                    now.costMs = cost.elapsed();
+                    now.stamp = stamp;
+                    now.stuckNs = stuckNs;
+                    now.scannedAt = t;
+                }
+                for (core::FleetEntry e : now.entries) {
                     appendWithQueues(std::move(e), r.entries);
                 }
+                if (stamp.ok)
+                    cache->emplace(p, std::move(now));
             }
+            r.cache = std::move(cache);
             for (auto& e : remote->scan(remoteFolders, t, stuckNs)) {
                 appendWithQueues(std::move(e), r.entries);
             }
@@ -274,9 +347,16 @@ void FleetModel::startScan() {
         });
 }
 
+void FleetModel::setUnchangedReuse(qint64 minCostMs, qint64 maxAgeMs) {
+    m_reuseMinCostMs = minCostMs;
+    m_reuseMaxAgeMs = maxAgeMs;
+}
+
 void FleetModel::applyScan(ScanResult&& r) {
     ++m_scanCount;
     m_lastScanMs = r.elapsedMs;
+    m_scanCache = std::move(r.cache);
+    m_reusedLastScan = r.reused;
     if (r.elapsedMs >= 250) {
         // Worth knowing: the scan repeats every few seconds.
         qCInfo(lcFleet) << "slow scan:" << r.entries.size() << "entries in" << r.elapsedMs << "ms";

@@ -12,6 +12,10 @@
 #include <QThreadPool>
 #include <QTimer>
 
+#include <map>
+#include <memory>
+#include <string>
+
 #include <memory>
 #include <vector>
 
@@ -97,6 +101,15 @@ public:
     /// Scans finished so far, and the wall time of the last one.
     int scanCount() const { return m_scanCount; }
     qint64 lastScanMs() const { return m_lastScanMs; }
+    /// A local file whose scan took at least `minCostMs` and that has not
+    /// changed since (size and modification time of the file and its -wal)
+    /// keeps its last figures for up to ten times that cost, at most
+    /// `maxAgeMs` (defaults 250 ms and 30 s): a big queue file left alone
+    /// is not recounted every few seconds. Files with library settings of
+    /// their own are always scanned.
+    void setUnchangedReuse(qint64 minCostMs, qint64 maxAgeMs);
+    /// Files whose figures the last scan reused.
+    int reusedLastScan() const { return m_reusedLastScan; }
 
     /// The counts the open queue's table just showed: the sidebar says the
     /// same as the status chips, not what its last scan saw.
@@ -151,6 +164,13 @@ private:
     quint64 m_generation = 0; ///< bumped when the file set changes
     int m_scanCount = 0;
     qint64 m_lastScanMs = 0;
+    struct CachedScan;
+    /// The last scan of each local file (setUnchangedReuse()); the scan
+    /// worker gets a copy and hands back the new one.
+    std::shared_ptr<const std::map<std::string, CachedScan>> m_scanCache;
+    qint64 m_reuseMinCostMs = 250;
+    qint64 m_reuseMaxAgeMs = 30000;
+    int m_reusedLastScan = 0;
 
     QIcon m_okIcon;
     QIcon m_warnIcon;

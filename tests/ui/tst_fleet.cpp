@@ -138,6 +138,7 @@ private slots:
     void initTestCase();
     void folderEntriesCountsSkips();
     void healthMarks();
+    void unchangedSlowFilesAreNotRecounted();
     void filesAppearAndDisappear();
     void sidebarOpensMultiTableReadOnly();
     void namedQueueChildRows();
@@ -247,6 +248,50 @@ void TestFleet::folderEntriesCountsSkips() {
         QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
         QCOMPARE(a.readAll(), b.readAll());
     }
+}
+
+void TestFleet::unchangedSlowFilesAreNotRecounted() {
+    // Every scan counts as slow here (0 ms); figures are reused for 30 s.
+    QTemporaryDir dir;
+    const QString mixed = copyFixture(dir, QStringLiteral("litequeue-head-mixed.sqlite3"));
+    FleetModel m;
+    m.setScanInterval(0);
+    m.setUnchangedReuse(0, 30000);
+    auto now = std::make_shared<std::atomic<lq::core::TimeNs>>(kMixedEnd);
+    m.setClock([now] { return now->load(); });
+    m.addFile(mixed);
+    const auto scan = [&m] {
+        const int before = m.scanCount();
+        m.scanNow();
+        return QTest::qWaitFor([&] { return m.scanCount() > before && !m.isScanning(); }, 10000);
+    };
+    QVERIFY(scan());
+    QCOMPARE(m.reusedLastScan(), 0);
+    const auto stuck = [&] { return roleAt(m, m.rowOf(mixed), FleetModel::StuckRole); };
+    QCOMPARE(stuck(), qint64(14));
+    QVERIFY(scan());
+    QCOMPARE(m.reusedLastScan(), 1); // unchanged, a second later
+    QCOMPARE(stuck(), qint64(14));
+    *now += 40 * lq::core::kNsPerSecond; // older than 30 s: counted again
+    QVERIFY(scan());
+    QCOMPARE(m.reusedLastScan(), 0);
+    QVERIFY(scan());
+    QCOMPARE(m.reusedLastScan(), 1);
+    {
+        // A write moves the file's size or time: counted again.
+        lq::core::OpenOptions o;
+        o.clock = lq::core::fixedClock(kMixedEnd);
+        auto q = Queue::open(mixed.toStdString(), o);
+        q->put("one more");
+    }
+    QVERIFY(scan());
+    QCOMPARE(m.reusedLastScan(), 0);
+    QCOMPARE(roleAt(m, m.rowOf(mixed), FleetModel::ReadyRole), qint64(59));
+    // Another stuck threshold: counted again.
+    QVERIFY(scan());
+    QCOMPARE(m.reusedLastScan(), 1);
+    m.setStuckThresholdSeconds(3600);
+    QTRY_VERIFY_WITH_TIMEOUT(!m.isScanning() && m.reusedLastScan() == 0 && stuck() == 10, 5000);
 }
 
 void TestFleet::healthMarks() {
