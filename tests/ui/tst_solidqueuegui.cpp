@@ -295,6 +295,32 @@ private slots:
         const auto now = Queue::open(path.toStdString())->counts();
         QCOMPARE(now.stuck + now.failed, 0);
     }
+
+    /// Switching read-only reopens the file; the reopen's first poll, before
+    /// any counts are read, used to take the attention banner down.
+    void attentionBannerStaysOverAReadOnlySwitch() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, kFixture);
+        const auto c = Queue::open(path.toStdString())->counts();
+        Harness h;
+        QVERIFY(openAndWait(h, path));
+        lq::ui::BannerBar* bar = h.w.bannerBar();
+        const QString key = QStringLiteral("attention");
+        QTRY_VERIFY(bar->hasBanner(key));
+        const QString before = bar->bannerText(key);
+        for (const bool readOnly : {!h.w.readOnlyMode(), h.w.readOnlyMode()}) {
+            int polls = 0;
+            const auto conn = connect(h.model(), &lq::ui::MessageModel::refreshed, this,
+                                      [&] { ++polls; });
+            h.w.setReadOnlyMode(readOnly);
+            QVERIFY(waitFor([&] {
+                return h.w.isReady() && polls >= 2 && h.model()->counts().stored == c.stored;
+            }));
+            disconnect(conn);
+            QVERIFY2(bar->hasBanner(key), readOnly ? "read-only on" : "read-only off");
+            QCOMPARE(bar->bannerText(key), before);
+        }
+    }
 };
 
 QTEST_MAIN(TestSolidQueueGui)
