@@ -310,8 +310,8 @@ private slots:
         const QString before = bar->bannerText(key);
         for (const bool readOnly : {!h.w.readOnlyMode(), h.w.readOnlyMode()}) {
             int polls = 0;
-            const auto conn = connect(h.model(), &lq::ui::MessageModel::refreshed, this,
-                                      [&] { ++polls; });
+            const auto conn =
+                connect(h.model(), &lq::ui::MessageModel::refreshed, this, [&] { ++polls; });
             h.w.setReadOnlyMode(readOnly);
             QVERIFY(waitFor([&] {
                 return h.w.isReady() && polls >= 2 && h.model()->counts().stored == c.stored;
