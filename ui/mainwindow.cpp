@@ -355,7 +355,7 @@ void MainWindow::connectParts() {
     connect(m_messages, &MessagesPage::firstPageShown, this, [this](qint64 ms) {
         qCInfo(lcWindow).noquote() << "first page of" << m_doc->path() << "shown" << ms
                                    << "ms after open (" << m_model->rowCount() << "rows)";
-        statusBar()->showMessage(tr("Opened %1: first page in %2 ms").arg(m_doc->path()).arg(ms),
+        statusBar()->showMessage(tr("Opened %1: first rows in %2 ms").arg(m_doc->path()).arg(ms),
                                  8000);
     });
     connect(m_dashboard, &DashboardWidget::timeRangeChanged, m_messages,

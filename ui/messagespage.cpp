@@ -215,6 +215,11 @@ void MessagesPage::createWidgets() {
     });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &MessagesPage::onCurrentChanged);
+    // A mouse press makes the row current first and selects it after: the
+    // pane follows the selection too, or a click shows nothing until the
+    // next poll.
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &MessagesPage::onCurrentChanged);
     connect(m_view, &QWidget::customContextMenuRequested, this, &MessagesPage::showContextMenu);
     m_actions->setSelectionModel(m_view->selectionModel());
 }
@@ -255,6 +260,10 @@ void MessagesPage::connectModel() {
         }
     };
     connect(m_model, &MessageModel::firstRowsShown, this, fitIds);
+    // The first page comes as a reset (its own query), or as loaded blocks
+    // when the ordering came first.
+    connect(m_model, &MessageModel::firstRowsShown, this, &MessagesPage::checkFirstPage);
+    connect(m_model, &MessageModel::orderingReset, this, &MessagesPage::checkFirstPage);
     connect(m_model, &MessageModel::orderingReset, this, fitIds);
     connect(m_model, &QAbstractItemModel::dataChanged, this, fitIds); // blocks loaded later
     // A queue name can appear or go with the data.
@@ -317,13 +326,7 @@ void MessagesPage::connectModel() {
     });
     connect(m_model, &QAbstractItemModel::dataChanged, this,
             [this](const QModelIndex& tl, const QModelIndex& br) {
-                if (m_firstPagePending) {
-                    const int top = std::max(0, m_view->rowAt(0));
-                    if (m_model->rowAt(top)) {
-                        m_firstPagePending = false;
-                        emit firstPageShown(m_doc->sinceOpenMs());
-                    }
-                }
+                checkFirstPage();
                 const QModelIndex cur = m_view->currentIndex();
                 if (cur.isValid() && cur.row() >= tl.row() && cur.row() <= br.row()) {
                     onCurrentChanged();
@@ -678,6 +681,17 @@ bool MessagesPage::eventFilter(QObject* watched, QEvent* event) {
         m_endPending = false;
     }
     return QWidget::eventFilter(watched, event);
+}
+
+void MessagesPage::checkFirstPage() {
+    if (!m_firstPagePending) {
+        return;
+    }
+    const int top = std::max(0, m_view->rowAt(0));
+    if (m_model->rowAt(top)) {
+        m_firstPagePending = false;
+        emit firstPageShown(m_doc->sinceOpenMs());
+    }
 }
 
 void MessagesPage::rememberCurrent() {

@@ -74,6 +74,8 @@ public:
     void narrowToBand(const core::Filter& band);
     /// Keeps the current message by id across a change that restarts the
     /// ordering (a vacuum).
+    /// After an open, the first rows in the model: firstPageShown().
+    void checkFirstPage();
     void rememberCurrent();
 
 signals:
