@@ -50,7 +50,7 @@ void warmHeapForRows(std::size_t rows) {
     if (!block) {
         return;
     }
-    QThreadPool::globalInstance()->start([block, bytes] {
+    workPool()->start([block, bytes] {
         useBackgroundPriority();
         const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
         auto* p = static_cast<volatile char*>(block);

@@ -2,7 +2,7 @@
 #pragma once
 
 // runAsync(): the one way lqui runs blocking work (every lqcore call) off
-// the UI thread. The work runs on `pool` (the global pool by default) and
+// the UI thread. The work runs on `pool` (workPool() by default) and
 // `done` runs on the UI thread with the result, unless `context` died in
 // the meantime (the watcher is its child, so it dies with it).
 
@@ -20,6 +20,10 @@ namespace lq::ui {
 /// two threads would otherwise keep the UI thread waiting for a core; with
 /// the workers niced the scheduler runs the UI thread as soon as it wakes.
 void useBackgroundPriority();
+
+/// The pool lqui's blocking work runs on by default: its own, never Qt's
+/// global one (see runasync.cpp).
+QThreadPool* workPool();
 
 template <class Work, class Done>
 void runAsync(QObject* context, QThreadPool* pool, Work&& work, Done&& done) {
@@ -39,11 +43,11 @@ void runAsync(QObject* context, QThreadPool* pool, Work&& work, Done&& done) {
                              done(watcher->future().takeResult());
                          }
                      });
-    watcher->setFuture(QtConcurrent::run(pool ? pool : QThreadPool::globalInstance(),
-                                         [work = std::forward<Work>(work)]() mutable {
-                                             useBackgroundPriority();
-                                             return work();
-                                         }));
+    watcher->setFuture(
+        QtConcurrent::run(pool ? pool : workPool(), [work = std::forward<Work>(work)]() mutable {
+            useBackgroundPriority();
+            return work();
+        }));
 }
 
 template <class Work, class Done> void runAsync(QObject* context, Work&& work, Done&& done) {

@@ -1,15 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/uitext.h"
 
-#include "ui/runasync.h"
-
 #include "core/timefmt.h"
-
-#ifdef __linux__
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -213,17 +205,6 @@ QString stateText(const core::Message& m) {
         return QStringLiteral("UNKNOWN(%1)").arg(m.rawStatus);
     }
     return stateText(m.state);
-}
-
-void useBackgroundPriority() {
-#ifdef __linux__
-    thread_local bool done = false;
-    if (!done) {
-        done = true;
-        // Per-thread on Linux: PRIO_PROCESS with a thread id.
-        setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
-    }
-#endif
 }
 
 namespace {

@@ -260,6 +260,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     stalls.set("open", probe.phase("open"));
     hwm.set("open", static_cast<std::int64_t>(peakRssMb()));
     const int rows = m->rowCount();
+    r.set("rows", static_cast<std::int64_t>(rows)); // --file: the file's, not --rows'
 
     // jump: the last row, then 20 random rows.
     std::vector<double> jumps;
@@ -310,9 +311,15 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         waitFor([&] { return m->isIdle() && m->rowCount() == rows && rowLoaded(m, 0); });
     }
 
-    // refresh: another process marks one shown READY message failed; until
-    // the table shows it.
+    // refresh: another process changes one shown READY message; until the
+    // table shows it. litequeue: `lqctl fail`; a format `lqbench formats`
+    // grows: its own UPDATE to scheduled by a plain `sqlite3` shell (lqctl
+    // has no action that fails a Solid Queue job that is not running).
     {
+        const auto& profiles = formatProfiles();
+        const auto profile = profiles.find(core::formatId(m->backend()->info().format));
+        const bool bySql = profile != profiles.end() && !profile->second.toScheduled.empty();
+        const core::State expect = bySql ? core::State::Scheduled : core::State::Failed;
         waitFor([&] { return rowLoaded(m, rows - 1); });
         int target = -1;
         for (int row = rows - 1; row >= std::max(0, rows - 256); --row) {
@@ -338,15 +345,22 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
                 t.restart();
                 exited = true;
             });
-            other.start(qs(o.lqctl), {QStringLiteral("fail"), file, id});
+            if (bySql) {
+                const QString key = id.mid(id.lastIndexOf(QLatin1Char(':')) + 1);
+                other.start(QStringLiteral("sqlite3"),
+                            {QStringLiteral("-cmd"), QStringLiteral(".timeout 10000"), file,
+                             qs(profile->second.toScheduled).replace(QStringLiteral("{id}"), key)});
+            } else {
+                other.start(qs(o.lqctl), {QStringLiteral("fail"), file, id});
+            }
             waitFor([&] { return exited; }, 10000);
             if (!exited || other.exitCode() != 0)
-                std::fprintf(stderr, "lqbench: lqctl fail %s: %s\n", qPrintable(id),
-                             other.readAllStandardError().constData());
+                std::fprintf(stderr, "lqbench: changing %s from another process: %s\n",
+                             qPrintable(id), other.readAllStandardError().constData());
             ms = waitFor(
                 [&] {
                     return m->data(m->index(target, 0), ui::MessageModel::StateRole).toInt() ==
-                           static_cast<int>(core::State::Failed);
+                           static_cast<int>(expect);
                 },
                 10000);
         }

@@ -2,6 +2,7 @@
 // warmHeapForRows(): the page faults of a big allocation on this thread are
 // taken by a worker beforehand (counted with getrusage(RUSAGE_THREAD)).
 #include "ui/heapwarmup.h"
+#include "ui/runasync.h"
 
 #include <QCoreApplication>
 #include <QTest>
@@ -55,14 +56,14 @@ void TstHeapWarmup::theWorkerTakesTheFaults() {
     const long cold = faultsToFill(bytes);
     QVERIFY2(cold > long(bytes / 4096 / 2), qPrintable(QString::number(cold)));
     lq::ui::warmHeapForRows(rows);
-    QThreadPool::globalInstance()->waitForDone();
+    lq::ui::workPool()->waitForDone();
     const long warm = faultsToFill(bytes);
     qInfo("faults on this thread to fill %zu bytes: %ld cold, %ld after the warm-up", bytes, cold,
           warm);
     QVERIFY2(warm < cold / 10, qPrintable(QStringLiteral("cold %1, warm %2").arg(cold).arg(warm)));
     // Small tables are left alone.
     lq::ui::warmHeapForRows(1000);
-    QCOMPARE(QThreadPool::globalInstance()->activeThreadCount(), 0);
+    QCOMPARE(lq::ui::workPool()->activeThreadCount(), 0);
 #endif
 }
 
