@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ui/heapwarmup.h"
 
-#include "ui/runasync.h"
-
 #include <QThreadPool>
 
 #include <cstdlib>
@@ -35,7 +33,24 @@ void configureHeap() {
 #endif
 }
 
+/// A thread of its own: on the shared work pool the warm-up could wait behind
+/// an open's scans (queue names, a document's open) until after the reset it
+/// is for, whose faults then land on the UI thread again.
+QThreadPool& warmupPool() {
+    static QThreadPool* pool = [] {
+        auto* p = new QThreadPool; // lives as long as the process
+        p->setMaxThreadCount(1);
+        p->setExpiryTimeout(-1);
+        return p;
+    }();
+    return *pool;
+}
+
 } // namespace
+
+void waitForHeapWarmups() {
+    warmupPool().waitForDone();
+}
 
 void warmHeapForRows(std::size_t rows) {
 #if defined(__GLIBC__)
@@ -50,8 +65,9 @@ void warmHeapForRows(std::size_t rows) {
     if (!block) {
         return;
     }
-    workPool()->start([block, bytes] {
-        useBackgroundPriority();
+    warmupPool().start([block, bytes] {
+        // Not niced as the scans are: it is short (tens of ms) and the
+        // reset it prepares may already be on its way.
         const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
         auto* p = static_cast<volatile char*>(block);
         for (std::size_t i = 0; i < bytes; i += page) {

@@ -24,4 +24,7 @@ namespace lq::ui {
 /// Returns at once.
 void warmHeapForRows(std::size_t rows);
 
+/// Waits until the warm-ups started so far are done (tests).
+void waitForHeapWarmups();
+
 } // namespace lq::ui
