@@ -311,25 +311,32 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         waitFor([&] { return m->isIdle() && m->rowCount() == rows && rowLoaded(m, 0); });
     }
 
-    // refresh: another process changes one shown READY message; until the
-    // table shows it. litequeue: `lqctl fail`; a format `lqbench formats`
-    // grows: its own UPDATE to scheduled by a plain `sqlite3` shell (lqctl
-    // has no action that fails a Solid Queue job that is not running).
+    // refresh: another process changes one shown message; until the table
+    // shows it. litequeue: `lqctl fail` of a READY one; a format `lqbench
+    // formats` grows: its own UPDATE by a plain `sqlite3` shell, READY to
+    // scheduled or back (lqctl has no action that fails a Solid Queue job
+    // that is not running), so repeated runs on one file keep finding one.
     {
         const auto& profiles = formatProfiles();
         const auto profile = profiles.find(core::formatId(m->backend()->info().format));
         const bool bySql = profile != profiles.end() && !profile->second.toScheduled.empty();
-        const core::State expect = bySql ? core::State::Scheduled : core::State::Failed;
         waitFor([&] { return rowLoaded(m, rows - 1); });
         int target = -1;
+        core::State expect = core::State::Failed;
         for (int row = rows - 1; row >= std::max(0, rows - 256); --row) {
             // An unloaded row has no state (toInt() of nothing is READY's 0).
-            if (waitFor([&] { return rowLoaded(m, row); }, 5000) >= 0 &&
-                m->data(m->index(row, 0), ui::MessageModel::StateRole).toInt() ==
-                    static_cast<int>(core::State::Ready)) {
-                target = row;
-                break;
+            if (waitFor([&] { return rowLoaded(m, row); }, 5000) < 0)
+                continue;
+            const int state = m->data(m->index(row, 0), ui::MessageModel::StateRole).toInt();
+            if (state == static_cast<int>(core::State::Ready)) {
+                expect = bySql ? core::State::Scheduled : core::State::Failed;
+            } else if (bySql && state == static_cast<int>(core::State::Scheduled)) {
+                expect = core::State::Ready;
+            } else {
+                continue;
             }
+            target = row;
+            break;
         }
         double ms = -1;
         if (target >= 0) {
@@ -347,9 +354,11 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
             });
             if (bySql) {
                 const QString key = id.mid(id.lastIndexOf(QLatin1Char(':')) + 1);
+                const std::string& sql = expect == core::State::Ready ? profile->second.toReady
+                                                                      : profile->second.toScheduled;
                 other.start(QStringLiteral("sqlite3"),
                             {QStringLiteral("-cmd"), QStringLiteral(".timeout 10000"), file,
-                             qs(profile->second.toScheduled).replace(QStringLiteral("{id}"), key)});
+                             qs(sql).replace(QStringLiteral("{id}"), key)});
             } else {
                 other.start(qs(o.lqctl), {QStringLiteral("fail"), file, id});
             }
