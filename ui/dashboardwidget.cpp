@@ -271,6 +271,21 @@ void DashboardWidget::setQueue(std::shared_ptr<core::Queue> queue) {
 
 void DashboardWidget::setBackend(std::shared_ptr<QueueBackend> backend) {
     m_backend = std::move(backend);
+    // What this format does not store is said, not drawn as an empty chart.
+    const std::pair<Filter::Metric, PercentileModel::Row> metrics[] = {
+        {Filter::Metric::Wait, PercentileModel::WaitRow},
+        {Filter::Metric::Processing, PercentileModel::ProcessingRow},
+        {Filter::Metric::Total, PercentileModel::TotalRow},
+        {Filter::Metric::TimeToFailure, PercentileModel::TimeToFailureRow}};
+    for (const auto& [metric, row] : metrics) {
+        QString why;
+        if (m_backend) {
+            const core::FormatInfo& info = m_backend->info();
+            why = fromStd(core::QueueFormat::of(info).whyNoMetric(metric, info));
+        }
+        histogram(metric)->setUnavailable(why);
+        m_percentiles->setUnavailable(row, why);
+    }
     ++m_generation;
     ++m_applyGeneration; // drop chart steps of the previous queue
     m_applySteps.clear();

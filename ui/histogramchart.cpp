@@ -13,6 +13,7 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLocale>
+#include <QResizeEvent>
 #include <QToolTip>
 #include <QValueAxis>
 
@@ -190,7 +191,53 @@ void HistogramChart::setBars(const QList<qint64>& counts) {
     updateTitle();
 }
 
+void HistogramChart::setUnavailable(const QString& why) {
+    if (why == m_unavailable) {
+        return;
+    }
+    m_unavailable = why;
+    const bool shown = why.isEmpty();
+    if (!m_why) {
+        m_why = new QLabel(this);
+        m_why->setObjectName(QStringLiteral("unavailableReason"));
+        m_why->setTextFormat(Qt::PlainText);
+        m_why->setWordWrap(true);
+        m_why->setAlignment(Qt::AlignCenter);
+        m_why->setMargin(16);
+        m_why->setAttribute(Qt::WA_TransparentForMouseEvents);
+    }
+    m_why->setText(why);
+    m_why->setVisible(!shown);
+    m_bars->setVisible(shown);
+    m_x->setVisible(shown);
+    m_y->setVisible(shown);
+    for (QLineSeries* line : std::as_const(m_markers)) {
+        line->setVisible(shown);
+    }
+    for (QGraphicsSimpleTextItem* item : std::as_const(m_tickItems)) {
+        item->setVisible(shown);
+    }
+    chart()->legend()->setVisible(shown);
+    resizeEvent(nullptr);
+    updateTitle();
+}
+
+void HistogramChart::resizeEvent(QResizeEvent* event) {
+    if (event) {
+        QChartView::resizeEvent(event);
+    }
+    if (m_why) {
+        // Under the title, over the plot area.
+        const int top = fontMetrics().height() * 3;
+        m_why->setGeometry(0, top, width(), std::max(0, height() - top));
+    }
+}
+
 void HistogramChart::updateTitle() {
+    if (!m_unavailable.isEmpty()) {
+        chart()->setTitle(m_title + QStringLiteral(" — ") + tr("not stored"));
+        return;
+    }
     // The percentile values go on a line of their own under the title: in
     // the legend a narrow chart elided them ("p50 40…").
     const qint64 t = total();
@@ -250,7 +297,7 @@ void HistogramChart::layoutTickLabels() {
             for (const QRectF& p : placed) {
                 free = free && !p.intersects(box);
             }
-            item->setVisible(free);
+            item->setVisible(free && m_unavailable.isEmpty());
             if (free) {
                 placed.append(box);
             }
@@ -319,7 +366,7 @@ void HistogramChart::setMarkers(const core::Summary* s) {
         line->replace(QList<QPointF>{{x, 0}, {x, top}});
         line->setName(QString::fromLatin1(names[i]));
         parts << QString::fromLatin1(names[i]) + u' ' + humanDuration(*values[i]);
-        line->setVisible(true);
+        line->setVisible(m_unavailable.isEmpty());
     }
     m_markerLine = parts.join(QStringLiteral(" \u00b7 "));
     updateTitle();

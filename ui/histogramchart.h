@@ -4,6 +4,7 @@
 #include "core/stats.h"
 
 #include <QChartView>
+#include <QLabel>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -40,6 +41,11 @@ public:
     /// Whether clicking a bar means anything (false: no signal, no hint).
     void setClickable(bool on) { m_clickable = on; }
 
+    /// The file's format does not store this metric: `why` is said in the
+    /// plot area instead of an empty chart ("" shows the chart again).
+    void setUnavailable(const QString& why);
+    QString unavailableReason() const { return m_unavailable; }
+
     int barCount() const { return static_cast<int>(m_counts.size()); }
     qint64 barValue(int i) const { return m_counts.value(i); }
     qint64 total() const;
@@ -48,6 +54,9 @@ public:
 
 signals:
     void barClicked(int index);
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void setBars(const QList<qint64>& counts);
@@ -71,6 +80,8 @@ private:
     QString m_markerLine; ///< "p50 5.0 s · p90 3 m 45 s · p99 14 m 36 s"
     QString m_axisKey;    ///< what the category labels were built for
     bool m_clickable = true;
+    QString m_unavailable;
+    QLabel* m_why = nullptr; ///< shown while m_unavailable is set
 };
 
 } // namespace lq::ui

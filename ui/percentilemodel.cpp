@@ -15,6 +15,14 @@ void PercentileModel::setStats(const core::QueueStats& s) {
     emit dataChanged(index(0, 0), index(RowCount - 1, ColumnCount - 1));
 }
 
+void PercentileModel::setUnavailable(Row row, const QString& why) {
+    auto& at = m_unavailable.at(static_cast<std::size_t>(row));
+    if (at != why) {
+        at = why;
+        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    }
+}
+
 int PercentileModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : RowCount;
 }
@@ -49,6 +57,10 @@ QVariant PercentileModel::data(const QModelIndex& index, int role) const {
     }
     const auto v = value(index.row(), index.column());
     const bool isCount = index.column() == CountColumn;
+    if (const QString& why = m_unavailable.at(static_cast<std::size_t>(index.row()));
+        !why.isEmpty() && (role == Qt::DisplayRole || role == Qt::ToolTipRole)) {
+        return role == Qt::DisplayRole ? (isCount ? tr("not stored") : QStringLiteral("—")) : why;
+    }
     switch (role) {
     case Qt::DisplayRole:
         if (!v) {

@@ -26,6 +26,9 @@ public:
     explicit PercentileModel(QObject* parent = nullptr);
 
     void setStats(const core::QueueStats& s);
+    /// Rows whose metric the file's format does not store: "not stored",
+    /// with `why` as the tooltip ("" for a metric it stores).
+    void setUnavailable(Row row, const QString& why);
     const core::Summary& summary(int row) const { return m_rows.at(static_cast<std::size_t>(row)); }
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -37,6 +40,7 @@ private:
     std::optional<core::TimeNs> value(int row, int column) const;
 
     std::array<core::Summary, RowCount> m_rows;
+    std::array<QString, RowCount> m_unavailable;
 };
 
 } // namespace lq::ui

@@ -62,6 +62,7 @@ private slots:
     void initTestCase();
     void percentilesEqualFixtureFacts();
     void histogramsAddUpToCounts();
+    void metricsAFormatDoesNotStoreAreSaidNotDrawn();
     void throughputAddsUpToCounts();
     void timeRangeFiltersEverything();
     void dragSelectsRange();
@@ -150,6 +151,60 @@ void TestDashboard::histogramsAddUpToCounts() {
     QCOMPARE(wait->total(), 342);
     QCOMPARE(w.histogram(Filter::Metric::Total)->total(), 308);
     QCOMPARE(w.histogram(Filter::Metric::TimeToFailure)->total(), 19);
+}
+
+void TestDashboard::metricsAFormatDoesNotStoreAreSaidNotDrawn() {
+    // litequeue stores every time: nothing is marked.
+    {
+        DashboardWidget w;
+        openMixed(w);
+        for (Filter::Metric m : {Filter::Metric::Wait, Filter::Metric::Processing,
+                                 Filter::Metric::Total, Filter::Metric::TimeToFailure}) {
+            QVERIFY(w.histogram(m)->unavailableReason().isEmpty());
+        }
+        QVERIFY(!w.histogram(Filter::Metric::Processing)
+                     ->findChild<QLabel*>(QStringLiteral("unavailableReason")));
+    }
+    // Solid Queue keeps no claim time of a finished job; Laravel deletes a
+    // completed one. The chart and the table row say why, from the format.
+    struct Case {
+        const char* file;
+        Filter::Metric missing;
+        PercentileModel::Row row;
+        const char* reason;
+    };
+    for (const Case& c :
+         {Case{"formats/solid-queue.sqlite3", Filter::Metric::Processing,
+               PercentileModel::ProcessingRow, "Solid Queue deletes the claim row"},
+          Case{"formats/laravel-database.sqlite3", Filter::Metric::Total, PercentileModel::TotalRow,
+               "Laravel deletes a job when it completes"}}) {
+        QTemporaryDir dir;
+        auto q = openFixture(dir, QString::fromLatin1(c.file), kMixedEnd);
+        QVERIFY(q);
+        DashboardWidget w;
+        w.show();
+        w.setQueue(q);
+        QTRY_VERIFY_WITH_TIMEOUT(w.hasData(), kTimeout);
+        HistogramChart* chart = w.histogram(c.missing);
+        QVERIFY2(chart->unavailableReason().startsWith(QLatin1String(c.reason)),
+                 qPrintable(chart->unavailableReason()));
+        auto* label = chart->findChild<QLabel*>(QStringLiteral("unavailableReason"));
+        QVERIFY(label && label->isVisibleTo(chart));
+        QCOMPARE(label->text(), chart->unavailableReason());
+        QVERIFY(chart->chart()->title().contains(QStringLiteral("not stored")));
+        const QModelIndex count = w.percentileModel()->index(c.row, PercentileModel::CountColumn);
+        QCOMPARE(count.data().toString(), QStringLiteral("not stored"));
+        QCOMPARE(count.data(Qt::ToolTipRole).toString(), chart->unavailableReason());
+        // Wait is stored by both.
+        QVERIFY(w.histogram(Filter::Metric::Wait)->unavailableReason().isEmpty());
+        // Another file that stores it shows the chart again.
+        w.setQueue(m_queue);
+        QTRY_VERIFY_WITH_TIMEOUT(w.hasData(), kTimeout);
+        QVERIFY(chart->unavailableReason().isEmpty());
+        QVERIFY(!label->isVisibleTo(chart));
+        QCOMPARE(count.data().toString(),
+                 QLocale().toString(w.percentileModel()->summary(c.row).count));
+    }
 }
 
 void TestDashboard::throughputAddsUpToCounts() {
