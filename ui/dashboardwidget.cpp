@@ -285,6 +285,14 @@ void DashboardWidget::setBackend(std::shared_ptr<QueueBackend> backend) {
         }
         histogram(metric)->setUnavailable(why);
         m_percentiles->setUnavailable(row, why);
+        // The series drawn from the same stored times go with them:
+        // processing p50/p99, and completions (a finish time of a DONE job).
+        if (metric == Filter::Metric::Processing) {
+            m_latency->setSeriesShown(2, why.isEmpty());
+            m_latency->setSeriesShown(3, why.isEmpty());
+        } else if (metric == Filter::Metric::Total) {
+            m_throughput->setSeriesShown(2, why.isEmpty());
+        }
     }
     ++m_generation;
     ++m_applyGeneration; // drop chart steps of the previous queue

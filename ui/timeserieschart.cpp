@@ -7,6 +7,7 @@
 #include <QDateTime>
 #include <QDateTimeAxis>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLocale>
 #include <QLogValueAxis>
@@ -145,6 +146,20 @@ void TimeSeriesChart::setSeriesData(int series, const QList<QPointF>& points) {
     m_data[series] = points;
     applySeries(series);
     updateValueRange();
+}
+
+void TimeSeriesChart::setSeriesShown(int series, bool shown) {
+    if (series < 0 || series >= m_series.size()) {
+        return;
+    }
+    m_series[series]->setVisible(shown);
+    for (QLegendMarker* marker : chart()->legend()->markers(m_series[series])) {
+        marker->setVisible(shown);
+    }
+}
+
+bool TimeSeriesChart::seriesShown(int series) const {
+    return series >= 0 && series < m_series.size() && m_series[series]->isVisible();
 }
 
 int TimeSeriesChart::pointCount(int series) const {

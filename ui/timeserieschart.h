@@ -42,6 +42,10 @@ public:
     void setDragEnabled(bool on) { m_dragEnabled = on; }
 
     int seriesCount() const { return static_cast<int>(m_series.size()); }
+    /// Hides a series and its legend entry (a metric the file's format does
+    /// not store), or shows it again.
+    void setSeriesShown(int series, bool shown);
+    bool seriesShown(int series) const;
     int pointCount(int series) const;
     /// The series' points as given to setSeriesData() (UTC ms, value).
     QList<QPointF> points(int series) const { return m_data.value(series); }

@@ -229,7 +229,9 @@ std::string relativeTime(const std::optional<TimeNs>& t, TimeNs now) {
     return ageText(now, *t) + " ago";
 }
 
-std::string summaryLine(const core::Summary& s) {
+std::string summaryLine(const core::Summary& s, const std::string& notStored = {}) {
+    if (!notStored.empty())
+        return "not stored: " + notStored;
     if (s.count == 0)
         return "no data";
     return "n=" + num(s.count) + "  p50 " + durationOrDash(s.p50) + "  p90 " +
@@ -453,10 +455,14 @@ template <class Q> int cmdStatsOn(const Options& o) {
     t.addRow({"queue", terminalSafe(q->path()) + " (" + core::formatId(info.format) + ")"});
     t.addRow({"messages", countsLine(c, info, o.stuckAfterSeconds)});
     t.addRow({"maxsize", info.maxsize ? num(*info.maxsize) : std::string("unlimited")});
-    t.addRow({"wait", summaryLine(st.wait)});
-    t.addRow({"processing", summaryLine(st.processing)});
-    t.addRow({"total", summaryLine(st.total)});
-    t.addRow({"time to failure", summaryLine(st.timeToFailure)});
+    const auto why = [&info](core::Filter::Metric m) {
+        return core::QueueFormat::of(info).whyNoMetric(m, info);
+    };
+    t.addRow({"wait", summaryLine(st.wait, why(core::Filter::Metric::Wait))});
+    t.addRow({"processing", summaryLine(st.processing, why(core::Filter::Metric::Processing))});
+    t.addRow({"total", summaryLine(st.total, why(core::Filter::Metric::Total))});
+    t.addRow({"time to failure",
+              summaryLine(st.timeToFailure, why(core::Filter::Metric::TimeToFailure))});
     t.addRow({"backlog age",
               st.oldestReadyInTime ? ageText(now, *st.oldestReadyInTime) : std::string("-")});
     t.addRow({"oldest lock",

@@ -84,6 +84,21 @@ private slots:
                      .value(QStringLiteral("locked_expired"))
                      .toInteger());
 
+        // What Solid Queue does not store is said in the text (the JSON keeps
+        // SPEC §4's shape: its processing summary has count 0).
+        QCOMPARE(s.value(QStringLiteral("latency_ns"))
+                     .toObject()
+                     .value(QStringLiteral("processing"))
+                     .toObject()
+                     .value(QStringLiteral("count"))
+                     .toInteger(),
+                 0);
+        const LqctlResult text = run({QStringLiteral("stats"), path});
+        QCOMPARE(text.code, 0);
+        QVERIFY2(text.out.contains("processing       not stored: Solid Queue deletes"),
+                 text.out.constData());
+        QVERIFY2(text.out.contains("total            n=6"), text.out.constData());
+
         // --queue narrows stats and list.
         const QJsonObject perQueue = m_lqctl.facts().value(QStringLiteral("per_queue")).toObject();
         for (auto it = perQueue.begin(); it != perQueue.end(); ++it) {

@@ -164,6 +164,10 @@ void TestDashboard::metricsAFormatDoesNotStoreAreSaidNotDrawn() {
         }
         QVERIFY(!w.histogram(Filter::Metric::Processing)
                      ->findChild<QLabel*>(QStringLiteral("unavailableReason")));
+        for (int i = 0; i < 4; ++i) {
+            QVERIFY(w.latencyChart()->seriesShown(i));
+            QVERIFY(w.throughputChart()->seriesShown(i));
+        }
     }
     // Solid Queue keeps no claim time of a finished job; Laravel deletes a
     // completed one. The chart and the table row say why, from the format.
@@ -197,11 +201,17 @@ void TestDashboard::metricsAFormatDoesNotStoreAreSaidNotDrawn() {
         QCOMPARE(count.data(Qt::ToolTipRole).toString(), chart->unavailableReason());
         // Wait is stored by both.
         QVERIFY(w.histogram(Filter::Metric::Wait)->unavailableReason().isEmpty());
+        // Neither stores a processing time: its latency series go too, and
+        // completions where no finish time is stored (Laravel).
+        QVERIFY(w.latencyChart()->seriesShown(0) && w.latencyChart()->seriesShown(1));
+        QVERIFY(!w.latencyChart()->seriesShown(2) && !w.latencyChart()->seriesShown(3));
+        QCOMPARE(w.throughputChart()->seriesShown(2), c.missing != Filter::Metric::Total);
         // Another file that stores it shows the chart again.
         w.setQueue(m_queue);
         QTRY_VERIFY_WITH_TIMEOUT(w.hasData(), kTimeout);
         QVERIFY(chart->unavailableReason().isEmpty());
         QVERIFY(!label->isVisibleTo(chart));
+        QVERIFY(w.latencyChart()->seriesShown(2) && w.throughputChart()->seriesShown(2));
         QCOMPARE(count.data().toString(),
                  QLocale().toString(w.percentileModel()->summary(c.row).count));
     }
