@@ -128,8 +128,13 @@ DashboardFigures dashboardFigures(Queue& queue, const DashboardQuery& q) {
     const TimeNs now = queue.now();
     Filter all;
     all.now = now;
-    return computeDashboardFigures(queue.timing(all), now,
-                                   QueueFormat::of(queue.info()).keepsHistory(), q);
+    // The latency page where the format keeps finished history, or at least
+    // stores a wait (Laravel deletes completed jobs but keeps reservations):
+    // there the metrics it lacks are said, not left as an empty schedule.
+    const QueueFormat& format = QueueFormat::of(queue.info());
+    const bool history =
+        format.keepsHistory() || format.whyNoMetric(Filter::Metric::Wait, queue.info()).empty();
+    return computeDashboardFigures(queue.timing(all), now, history, q);
 }
 
 } // namespace lq::core

@@ -55,8 +55,9 @@ struct DashboardFigures {
     std::vector<std::int64_t> attempts; ///< attempts[k]: jobs with k attempts; last: k or more
 };
 
-/// The figures of `full` (every row of the queue) at `now`. `history`:
-/// QueueFormat::keepsHistory() of the file.
+/// The figures of `full` (every row of the queue) at `now`. `history`: the
+/// latency page (QueueFormat::keepsHistory() of the file, or a format that
+/// stores a wait), else the schedule and attempts.
 DashboardFigures computeDashboardFigures(const TimingColumns& full, TimeNs now, bool history,
                                          const DashboardQuery& q);
 
