@@ -74,8 +74,6 @@ public:
     void narrowToBand(const core::Filter& band);
     /// Keeps the current message by id across a change that restarts the
     /// ordering (a vacuum).
-    /// After an open, the first rows in the model: firstPageShown().
-    void checkFirstPage();
     void rememberCurrent();
 
 signals:
@@ -89,6 +87,8 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    /// After an open, the first rows in the model: firstPageShown().
+    void checkFirstPage();
     void createWidgets();
     void connectModel();
     void applyFilter();
