@@ -108,6 +108,18 @@ std::string scanSourceFor(const FormatDriver& drv, const Filter& f) {
     return f.search.empty() ? drv.scanSource() : drv.source();
 }
 
+/// scanSourceFor() as sources read one after another, whose rows together
+/// are its rows: the arms of a compound (FormatDriver::scanArms()) where it
+/// has them, so that each table is scanned by itself.
+std::vector<std::string> scanSourcesFor(const FormatDriver& drv, const Filter& f) {
+    if (!f.search.empty() || drv.scanArms().empty())
+        return {scanSourceFor(drv, f)};
+    std::vector<std::string> out;
+    for (const std::string& arm : drv.scanArms())
+        out.push_back("(" + arm + ")");
+    return out;
+}
+
 } // namespace
 
 std::string Queue::Impl::orderBy(const Sort& s) const {
@@ -221,9 +233,14 @@ Counts Queue::counts(const std::string& queueName, TimeNs stuckAfterNs) {
 
 std::int64_t Queue::count(const Filter& f) {
     const Impl::Where w = d->buildWhere(f);
-    auto st = d->reader().cached("SELECT count(*) FROM " + scanSourceFor(d->driver(), f) + w.sql);
-    bindValues(*st, w.binds);
-    return st->step() ? st->int64(0) : 0;
+    std::int64_t n = 0;
+    for (const std::string& src : scanSourcesFor(d->driver(), f)) {
+        auto st = d->reader().cached("SELECT count(*) FROM " + src + w.sql);
+        bindValues(*st, w.binds);
+        n += st->step() ? st->int64(0) : 0;
+        st->reset();
+    }
+    return n;
 }
 
 namespace {
@@ -406,20 +423,23 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
     const TimeNs t = f.now ? *f.now : now();
     const FormatDriver& drv = driver();
     const std::string& key = drv.scanKey();
+    const std::vector<std::string> sources = scanSourcesFor(drv, f);
     const auto read = [&](const Where& ww) {
-        auto st = reader().cached("SELECT " + drv.timingColumns() + " FROM " +
-                                  scanSourceFor(drv, f) + ww.sql);
-        bindValues(*st, ww.binds);
-        while (st->step()) {
-            drv.timingRow(*st, t, cols);
-            // The optional columns: reserved once the format shows it fills them.
-            if (cols.state.size() == 1) {
-                for (auto* v : {&cols.attempts, &cols.dueTime})
-                    if (v->size() == 1)
-                        v->reserve(cols.state.capacity());
-                if (cols.ownStuck.size() == 1)
-                    cols.ownStuck.reserve(cols.state.capacity());
+        for (const std::string& src : sources) {
+            auto st = reader().cached("SELECT " + drv.timingColumns() + " FROM " + src + ww.sql);
+            bindValues(*st, ww.binds);
+            while (st->step()) {
+                drv.timingRow(*st, t, cols);
+                // The optional columns: reserved once the format shows it fills them.
+                if (cols.state.size() == 1) {
+                    for (auto* v : {&cols.attempts, &cols.dueTime})
+                        if (v->size() == 1)
+                            v->reserve(cols.state.capacity());
+                    if (cols.ownStuck.size() == 1)
+                        cols.ownStuck.reserve(cols.state.capacity());
+                }
             }
+            st->reset();
         }
     };
     if (!rows) {

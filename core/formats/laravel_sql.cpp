@@ -12,7 +12,9 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
+#include <limits>
 
 namespace lq::core {
 
@@ -33,6 +35,35 @@ std::string jsonField(const std::string& key) {
 std::string secs(const std::string& col) {
     return "(CASE WHEN typeof(" + col + ") IN ('integer', 'real') THEN CAST(" + col +
            " AS INTEGER) * 1000000000 END)";
+}
+
+/// A stored seconds column's whole seconds (a REAL truncated, as CAST does;
+/// saturated at the 64-bit range), nothing for a text or blob.
+std::optional<std::int64_t> wholeSeconds(const Statement& st, int col) {
+    switch (st.columnType(col)) {
+    case SQLITE_INTEGER:
+        return st.int64(col);
+    case SQLITE_FLOAT: {
+        const double r = st.real(col);
+        if (std::isnan(r))
+            return std::nullopt;
+        if (r >= 9.2e18)
+            return std::numeric_limits<std::int64_t>::max();
+        if (r <= -9.2e18)
+            return std::numeric_limits<std::int64_t>::min();
+        return static_cast<std::int64_t>(r);
+    }
+    default:
+        return std::nullopt;
+    }
+}
+
+/// wholeSeconds() in ns, as secs() computes it in SQL: nothing past 64-bit ns.
+std::optional<TimeNs> secondsNs(std::optional<std::int64_t> s) {
+    constexpr std::int64_t kMax = std::numeric_limits<TimeNs>::max() / kNsPerSecond;
+    if (!s || *s > kMax || *s < -kMax)
+        return std::nullopt;
+    return *s * kNsPerSecond;
 }
 
 std::int64_t toSeconds(TimeNs t) {
@@ -85,25 +116,29 @@ public:
         m_source += ")";
         // The same rows without the payloads and texts only search and the
         // row view read: the compound computes (copies) every column.
-        m_scanSource = "(SELECT id AS rowid, 'job' AS kind, queue, attempts, reserved_at, "
-                       "available_at, created_at, " +
-                       secs("created_at") + " AS created_ns, " + secs("reserved_at") +
-                       " AS reserved_ns, " + secs("available_at") +
-                       " AS available_ns, NULL AS failed_at, NULL AS failed_ns, id AS arm_id "
-                       "FROM " +
-                       q(fi.table);
+        m_scanArms.push_back("SELECT id AS rowid, 'job' AS kind, queue, attempts, reserved_at, "
+                             "available_at, created_at, " +
+                             secs("created_at") + " AS created_ns, " + secs("reserved_at") +
+                             " AS reserved_ns, " + secs("available_at") +
+                             " AS available_ns, NULL AS failed_at, NULL AS failed_ns, id AS "
+                             "arm_id FROM " +
+                             q(fi.table));
         if (!m_failed.empty())
-            m_scanSource +=
-                " UNION ALL SELECT -id AS rowid, 'failed' AS kind, queue, NULL AS attempts, NULL "
-                "AS reserved_at, NULL AS available_at, NULL AS created_at, NULL AS created_ns, "
-                "NULL AS reserved_ns, NULL AS available_ns, failed_at, CAST(strftime('%s', "
-                "failed_at) AS INTEGER) * 1000000000 AS failed_ns, id AS arm_id FROM " +
-                q(m_failed);
+            m_scanArms.push_back(
+                "SELECT -id AS rowid, 'failed' AS kind, queue, NULL AS attempts, NULL AS "
+                "reserved_at, NULL AS available_at, NULL AS created_at, NULL AS created_ns, NULL "
+                "AS reserved_ns, NULL AS available_ns, failed_at, CAST(strftime('%s', failed_at) "
+                "AS INTEGER) * 1000000000 AS failed_ns, id AS arm_id FROM " +
+                q(m_failed));
+        m_scanSource = "(" + m_scanArms[0];
+        for (std::size_t i = 1; i < m_scanArms.size(); ++i)
+            m_scanSource += " UNION ALL " + m_scanArms[i];
         m_scanSource += ")";
     }
 
     std::string source() const override { return m_source; }
     std::string scanSource() const override { return m_scanSource; }
+    const std::vector<std::string>& scanArms() const override { return m_scanArms; }
     const std::vector<SourceArm>& sourceArms() const override { return m_arms; }
     /// Each arm's own rowid: a range on it is an index range in both tables.
     std::string scanKey() const override { return "arm_id"; }
@@ -325,30 +360,33 @@ public:
     }
 
     std::string timingColumns() const override {
-        return "kind, created_ns, reserved_ns, failed_ns, available_ns, reserved_at, available_at";
+        // The stored seconds, converted here: the CASE of secs() per column
+        // and row was a fifth of the scan.
+        return "kind, created_at, reserved_at, failed_ns, available_at";
     }
 
     void timingRow(const Statement& st, TimeNs now, TimingColumns& cols) const override {
         constexpr TimeNs none = TimingColumns::kNoTime;
+        const auto reservedS = wholeSeconds(st, 2);
         State s = State::Failed;
-        if (st.text(0) != "failed") {
-            if (!st.isNull(5))
+        if (st.textView(0) != "failed") {
+            if (!st.isNull(2))
                 s = State::Locked;
             else
-                s = st.columnType(6) == SQLITE_INTEGER && st.int64(6) <= toSeconds(now)
+                s = st.columnType(4) == SQLITE_INTEGER && st.int64(4) <= toSeconds(now)
                         ? State::Ready
                         : State::Scheduled;
         }
         cols.state.push_back(static_cast<std::int8_t>(s));
-        const auto reserved = readTime(st, 2, TimeEncoding::Ns);
-        // Stuck as the worker's pop sees it: reserved retry_after ago.
+        // Stuck as the worker's pop sees it: reserved retry_after ago (in
+        // whole seconds, as counts() compares them, far past ns range too).
         cols.ownStuck.push_back(
-            s == State::Locked && reserved && *reserved + m_retryAfterS * kNsPerSecond <= now ? 1
-                                                                                              : 0);
-        cols.inTime.push_back(readTime(st, 1, TimeEncoding::Ns).value_or(none));
-        cols.lockTime.push_back(reserved.value_or(none));
+            s == State::Locked && reservedS && *reservedS <= toSeconds(now) - m_retryAfterS ? 1
+                                                                                            : 0);
+        cols.inTime.push_back(secondsNs(wholeSeconds(st, 1)).value_or(none));
+        cols.lockTime.push_back(secondsNs(reservedS).value_or(none));
         cols.doneTime.push_back(readTime(st, 3, TimeEncoding::Ns).value_or(none));
-        cols.dueTime.push_back(readTime(st, 4, TimeEncoding::Ns).value_or(none));
+        cols.dueTime.push_back(secondsNs(wholeSeconds(st, 4)).value_or(none));
     }
 
     // ---- operator actions --------------------------------------------------
@@ -533,6 +571,7 @@ public:
 private:
     std::string m_source;
     std::string m_scanSource; ///< source() without payloads (scanSource())
+    std::vector<std::string> m_scanArms;
     std::vector<SourceArm> m_arms;
     std::int64_t m_retryAfterS = kDefaultRetryAfterS;
     std::string m_failed;
