@@ -85,38 +85,14 @@ bool sameShown(const core::FleetEntry& a, const core::FleetEntry& b) {
 
 namespace {
 
-/// Size and modification time of a file and of its -wal: any commit moves
-/// one of them.
-struct FileStamp {
-    std::uintmax_t size = 0, walSize = 0;
-    std::filesystem::file_time_type mtime{}, walMtime{};
-    bool ok = false;
-    bool operator==(const FileStamp&) const = default;
-};
-
-FileStamp stampOf(const std::string& path) {
-    namespace fs = std::filesystem;
-    FileStamp s;
+bool isFile(const std::string& path) {
     std::error_code ec;
-    s.size = fs::file_size(path, ec);
-    if (ec)
-        return s;
-    s.mtime = fs::last_write_time(path, ec);
-    if (ec)
-        return s;
-    s.ok = true;
-    std::error_code walEc;
-    const std::string wal = path + "-wal";
-    s.walSize = fs::file_size(wal, walEc);
-    if (!walEc)
-        s.walMtime = fs::last_write_time(wal, walEc);
-    return s;
+    return std::filesystem::is_regular_file(path, ec);
 }
 
 } // namespace
 
 struct FleetModel::CachedScan {
-    FileStamp stamp;
     core::TimeNs stuckNs = 0;
     core::TimeNs scannedAt = 0;
     qint64 costMs = 0;
@@ -297,13 +273,16 @@ void FleetModel::startScan() {
                 // shows as busy at this scan, the next one tries again. The
                 // file's library settings, as the open document uses them.
                 const auto own = settings.constFind(fileSettingsKey(fromStd(p)));
-                const FileStamp stamp = stampOf(p);
+                // A slow file keeps its figures for ten times its cost,
+                // changed or not: a live million-job file was recounted on
+                // every commit, a core busy for good (the open one's total
+                // comes from its table, setLiveCounts()).
+                const bool cacheable = isFile(p);
                 const CachedScan* last = nullptr;
-                if (old && own == settings.cend() && stamp.ok) {
+                if (old && own == settings.cend() && cacheable) {
                     const auto it = old->find(p);
-                    if (it != old->end() && it->second.stamp == stamp &&
-                        it->second.stuckNs == stuckNs && it->second.costMs >= minCost &&
-                        t >= it->second.scannedAt &&
+                    if (it != old->end() && it->second.stuckNs == stuckNs &&
+                        it->second.costMs >= minCost && t >= it->second.scannedAt &&
                         (t - it->second.scannedAt) / 1'000'000 <
                             std::min(maxAge, 10 * std::max<qint64>(it->second.costMs, 1)))
                         last = &it->second;
@@ -318,14 +297,13 @@ void FleetModel::startScan() {
                     now.entries = core::scanQueueFile(
                         p, t, stuckNs, 200, own == settings.cend() ? core::FormatSettings{} : *own);
                     now.costMs = cost.elapsed();
-                    now.stamp = stamp;
                     now.stuckNs = stuckNs;
                     now.scannedAt = t;
                 }
                 for (core::FleetEntry e : now.entries) {
                     appendWithQueues(std::move(e), r.entries);
                 }
-                if (stamp.ok)
+                if (cacheable)
                     cache->emplace(p, std::move(now));
             }
             r.cache = std::move(cache);

@@ -101,12 +101,12 @@ public:
     /// Scans finished so far, and the wall time of the last one.
     int scanCount() const { return m_scanCount; }
     qint64 lastScanMs() const { return m_lastScanMs; }
-    /// A local file whose scan took at least `minCostMs` and that has not
-    /// changed since (size and modification time of the file and its -wal)
-    /// keeps its last figures for up to ten times that cost, at most
-    /// `maxAgeMs` (defaults 250 ms and 30 s): a big queue file left alone
-    /// is not recounted every few seconds. Files with library settings of
-    /// their own are always scanned.
+    /// A local file whose scan took at least `minCostMs` keeps its last
+    /// figures for up to ten times that cost, at most `maxAgeMs` (defaults
+    /// 250 ms and 30 s), whether or not it changed since: a big queue file
+    /// is not recounted every few seconds, nor on every commit of a live
+    /// one (scans take at most a tenth of a core). Files with library
+    /// settings of their own are always scanned.
     void setUnchangedReuse(qint64 minCostMs, qint64 maxAgeMs);
     /// Files whose figures the last scan reused.
     int reusedLastScan() const { return m_reusedLastScan; }
