@@ -133,7 +133,7 @@ DashboardFigures dashboardFigures(Queue& queue, const DashboardQuery& q) {
     // there the metrics it lacks are said, not left as an empty schedule.
     const QueueFormat& format = QueueFormat::of(queue.info());
     const bool history =
-        format.keepsHistory() || format.whyNoMetric(Filter::Metric::Wait, queue.info()).empty();
+        format.keepsHistory() || format.storesMetric(Filter::Metric::Wait, queue.info());
     return computeDashboardFigures(queue.timing(all), now, history, q);
 }
 

@@ -565,15 +565,18 @@ void MessagesPage::narrowToBand(const core::Filter& band) {
 }
 
 bool MessagesPage::formatHasColumn(int column) const {
-    // A format without history has no finish time and no latency columns;
-    // one without keys no key column; the field columns are the ones the
-    // format declares.
+    // The latency columns where the format stores what they read (the
+    // dashboard's rule: Laravel keeps reservations, so a wait, but no
+    // finish); a key column where it has keys; the field columns it declares.
     const core::QueueFormat& format = m_doc->format();
     if (column == MessageModel::IdempotencyKey) {
         return format.hasKeys(m_doc->info());
     }
-    if (column == MessageModel::Wait || column == MessageModel::Processing) {
-        return format.keepsHistory();
+    if (column == MessageModel::Wait) {
+        return format.storesMetric(core::Filter::Metric::Wait, m_doc->info());
+    }
+    if (column == MessageModel::Processing) {
+        return format.storesMetric(core::Filter::Metric::Processing, m_doc->info());
     }
     if (const auto f = MessageModel::fieldOf(column)) {
         return format.hasField(*f);

@@ -114,6 +114,11 @@ public:
     /// Why the format cannot provide metric `m` ("" when it can): what the
     /// dashboard says instead of an empty chart.
     virtual std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const;
+    /// Whether the format stores what metric `m` reads (whyNoMetric() is
+    /// ""): the table's latency columns and the dashboard's page follow it.
+    bool storesMetric(Filter::Metric m, const FormatInfo& info) const {
+        return whyNoMetric(m, info).empty();
+    }
 
     /// A library setting the file does not store but the state rules read
     /// (FormatSettings): what the GUI's queue settings and lqctl offer.

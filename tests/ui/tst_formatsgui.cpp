@@ -240,6 +240,17 @@ private slots:
                 QCOMPARE(h.model()->headerData(c, Qt::Horizontal).toString(),
                          QString::fromStdString(fmt.fieldLabel(*f)));
         }
+        // The latency columns where the format stores what they read, as the
+        // dashboard decides: a Laravel reservation has a wait (no finish),
+        // Solid Queue loses a finished job's claim (no processing).
+        const bool wait = fmt.storesMetric(Filter::Metric::Wait, q->info());
+        const bool processing = fmt.storesMetric(Filter::Metric::Processing, q->info());
+        QCOMPARE(!view->isColumnHidden(MessageModel::Wait), wait);
+        QCOMPARE(!view->isColumnHidden(MessageModel::Processing), processing);
+        if (fmt.id() == std::string_view("laravel-database"))
+            QVERIFY(wait && !processing);
+        if (fmt.id() == std::string_view("solid-queue"))
+            QVERIFY(wait && !processing);
         if (fmt.hasField(Field::Token))
             QCOMPARE(h.model()->headerData(MessageModel::Claim, Qt::Horizontal).toString(),
                      QString::fromStdString(fmt.fieldLabel(Field::Token)));
