@@ -92,6 +92,10 @@ std::optional<TimeNs> parseTimeArg(std::string_view s) {
             d > -1e12)
             return static_cast<TimeNs>(std::llround(d * 1e9));
     }
+    return parseDateTime(s);
+}
+
+std::optional<TimeNs> parseDateTime(std::string_view s) {
     int y, mo, d, h = 0, mi = 0, sec = 0;
     if (!digits(s, 0, 4, y) || s.size() < 10 || s[4] != '-' || !digits(s, 5, 2, mo) ||
         s[7] != '-' || !digits(s, 8, 2, d))

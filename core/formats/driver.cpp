@@ -77,9 +77,9 @@ std::optional<TimeNs> parseTextTime(std::string_view s) {
                                          (s[sp + 1] == '+' || s[sp + 1] == '-')) {
         const std::string t = std::string(s.substr(0, sp)) + std::string(s.substr(sp + 1, 3)) +
                               ":" + std::string(s.substr(sp + 4, 2));
-        return parseTimeArg(t);
+        return parseDateTime(t);
     }
-    return parseTimeArg(s); // every other spelling, without a copy
+    return parseDateTime(s); // every other spelling, without a copy
 }
 
 std::string textTimeKey(const std::string& col) {

@@ -3,7 +3,8 @@
 // long reads (counts, orderings, timing columns) are split into short read
 // transactions so a writer waits for one chunk only. Split or not, they
 // must give the same answers: every fixture of every format, turned into a
-// rollback-journal copy, read in chunks of 2 keys and in one read.
+// rollback-journal copy, read in chunks of 2 keys and in one read; and the
+// timing scan's own classification agrees with the counts.
 #include "formatfacts.h"
 #include "support/fixtures.h"
 
@@ -111,6 +112,19 @@ void TstChunkedReads::sameAnswersInChunks() {
 
     QCOMPARE(rowsOf(chunked->timing({})).size(), rowsOf(one->timing({})).size());
     QVERIFY(rowsOf(chunked->timing({})) == rowsOf(one->timing({})));
+    // The timing scan classifies rows itself (each format's timingRow, no
+    // Message per row): the dashboard's cards equal the counts.
+    {
+        const Counts direct = one->counts();
+        const Counts fromCols = countsFrom(one->timing({}), one->now(), kDefaultStuckAfterNs);
+        QCOMPARE(fromCols.ready, direct.ready);
+        QCOMPARE(fromCols.scheduled, direct.scheduled);
+        QCOMPARE(fromCols.locked, direct.locked);
+        QCOMPARE(fromCols.stuck, direct.stuck);
+        QCOMPARE(fromCols.done, direct.done);
+        QCOMPARE(fromCols.failed, direct.failed);
+        QCOMPARE(fromCols.stored, direct.stored);
+    }
 
     std::vector<Filter> filters(1);
     for (State s : {State::Ready, State::Locked, State::Done, State::Failed}) {
