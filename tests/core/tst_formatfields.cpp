@@ -36,6 +36,8 @@ private slots:
     void declaredFieldsMatchTheRows();
     void litequeueDeclaresNone();
     void keysAreDistinct();
+    void metricsWithValuesAreStored_data() { declaredFieldsMatchTheRows_data(); }
+    void metricsWithValuesAreStored();
 };
 
 void TstFormatFields::declaredFieldsMatchTheRows_data() {
@@ -89,6 +91,34 @@ void TstFormatFields::keysAreDistinct() {
         QVERIFY(keys.insert(QueueFormat::fieldKey(f)).second);
         QVERIFY(!QueueFormat::defaultFieldLabel(f).empty());
     }
+}
+
+// The table's latency columns and the dashboard's charts follow
+// storesMetric(): a metric the fixture's rows give values for is one the
+// format says it stores (backlite's caveat about its retention once made
+// every chart of it say "not stored" over values it had).
+void TstFormatFields::metricsWithValuesAreStored() {
+    QFETCH(QString, fixture);
+    QTemporaryDir dir;
+    const std::string path =
+        toStd(lq::test::copyFixture(dir, QStringLiteral("formats/") + fixture));
+    auto q = openAtFactsNow(path);
+    const QueueFormat& fmt = QueueFormat::of(q->info());
+    const QueueStats st = q->stats();
+    const std::pair<Filter::Metric, const Summary*> metrics[] = {
+        {Filter::Metric::Wait, &st.wait},
+        {Filter::Metric::Processing, &st.processing},
+        {Filter::Metric::Total, &st.total},
+        {Filter::Metric::TimeToFailure, &st.timeToFailure}};
+    int withValues = 0;
+    for (const auto& [m, summary] : metrics) {
+        if (summary->count > 0) {
+            ++withValues;
+            QVERIFY2(fmt.storesMetric(m, q->info()), fmt.whyNoMetric(m, q->info()).c_str());
+        }
+    }
+    if (fmt.id() == std::string_view("backlite"))
+        QCOMPARE(withValues, 4);
 }
 
 QTEST_GUILESS_MAIN(TstFormatFields)
