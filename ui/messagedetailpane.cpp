@@ -217,6 +217,16 @@ bool MessageDetailPane::shows(const QString& key) const {
     if (key == QLatin1String("key")) {
         return !f || f->hasKeys(m_backend->info());
     }
+    // The latency rows where the format stores what they read, as the
+    // table's columns and the dashboard decide.
+    using Metric = core::Filter::Metric;
+    const std::pair<const char*, Metric> latency[] = {
+        {"wait", Metric::Wait}, {"processing", Metric::Processing}, {"total", Metric::Total}};
+    for (const auto& [name, metric] : latency) {
+        if (key == QLatin1String(name)) {
+            return !f || f->storesMetric(metric, m_backend->info());
+        }
+    }
     return true;
 }
 

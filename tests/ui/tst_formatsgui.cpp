@@ -287,6 +287,15 @@ private slots:
             select(h, row);
             auto* pane = h.w.detailPane();
             QTRY_COMPARE(pane->messageId(), id);
+            // The pane's latency rows follow the same rule as the columns.
+            for (const auto& [key, shown] :
+                 {std::pair{"wait", wait}, std::pair{"processing", processing},
+                  std::pair{"total", fmt.storesMetric(Filter::Metric::Total, q->info())}}) {
+                auto* value =
+                    pane->findChild<QLabel*>(QStringLiteral("field_") + QLatin1String(key));
+                QVERIFY(value);
+                QCOMPARE(value->isVisibleTo(pane), shown);
+            }
             if (fmt.hasField(Field::Queue))
                 QCOMPARE(pane->fieldText(QStringLiteral("queue")),
                          s.value(QStringLiteral("queue")).toString());
