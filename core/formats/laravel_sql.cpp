@@ -66,6 +66,14 @@ std::optional<TimeNs> secondsNs(std::optional<std::int64_t> s) {
     return *s * kNsPerSecond;
 }
 
+/// "(arm UNION ALL arm ...)": a subquery over the arms.
+std::string unionAll(const std::vector<std::string>& arms) {
+    std::string out = "(";
+    for (std::size_t i = 0; i < arms.size(); ++i)
+        out += (i ? " UNION ALL " : "") + arms[i];
+    return out + ")";
+}
+
 std::int64_t toSeconds(TimeNs t) {
     return t / kNsPerSecond - ((t % kNsPerSecond < 0) ? 1 : 0);
 }
@@ -110,10 +118,10 @@ public:
                      (m_uuid ? std::string("uuid") : std::string("NULL")) +
                      " AS stored_uuid, id AS arm_id FROM " + q(m_failed),
                  true});
-        m_source = "(" + m_arms[0].sql;
-        for (std::size_t i = 1; i < m_arms.size(); ++i)
-            m_source += " UNION ALL " + m_arms[i].sql;
-        m_source += ")";
+        std::vector<std::string> arms;
+        for (const SourceArm& a : m_arms)
+            arms.push_back(a.sql);
+        m_source = unionAll(arms);
         // The same rows without the payloads and texts only search and the
         // row view read: the compound computes (copies) every column.
         m_scanArms.push_back("SELECT id AS rowid, 'job' AS kind, queue, attempts, reserved_at, "
@@ -130,10 +138,7 @@ public:
                 "AS reserved_ns, NULL AS available_ns, failed_at, CAST(strftime('%s', failed_at) "
                 "AS INTEGER) * 1000000000 AS failed_ns, id AS arm_id FROM " +
                 q(m_failed));
-        m_scanSource = "(" + m_scanArms[0];
-        for (std::size_t i = 1; i < m_scanArms.size(); ++i)
-            m_scanSource += " UNION ALL " + m_scanArms[i];
-        m_scanSource += ")";
+        m_scanSource = unionAll(m_scanArms);
     }
 
     std::string source() const override { return m_source; }

@@ -26,6 +26,11 @@ std::vector<Field> allFields() {
     return out;
 }
 
+/// A copy of format fixture `name` in `dir`, open at the facts' "now".
+std::unique_ptr<Queue> openFormatFixture(const QTemporaryDir& dir, const QString& name) {
+    return openAtFactsNow(copyFixture(dir, QStringLiteral("formats/") + name));
+}
+
 } // namespace
 
 class TstFormatFields : public QObject {
@@ -49,9 +54,7 @@ void TstFormatFields::declaredFieldsMatchTheRows_data() {
 void TstFormatFields::declaredFieldsMatchTheRows() {
     QFETCH(QString, fixture);
     QTemporaryDir dir;
-    const std::string path =
-        toStd(lq::test::copyFixture(dir, QStringLiteral("formats/") + fixture));
-    auto q = openAtFactsNow(path);
+    auto q = openFormatFixture(dir, fixture);
     const QueueFormat& fmt = QueueFormat::of(q->info());
     const QJsonObject facts = factsOf(fixture);
     QCOMPARE(QString::fromLatin1(fmt.id()), facts.value(QStringLiteral("format")).toString());
@@ -100,9 +103,7 @@ void TstFormatFields::keysAreDistinct() {
 void TstFormatFields::metricsWithValuesAreStored() {
     QFETCH(QString, fixture);
     QTemporaryDir dir;
-    const std::string path =
-        toStd(lq::test::copyFixture(dir, QStringLiteral("formats/") + fixture));
-    auto q = openAtFactsNow(path);
+    auto q = openFormatFixture(dir, fixture);
     const QueueFormat& fmt = QueueFormat::of(q->info());
     const QueueStats st = q->stats();
     const std::pair<Filter::Metric, const Summary*> metrics[] = {
