@@ -238,7 +238,8 @@ void FleetModel::startScan() {
     runAsync(
         this, &m_pool,
         [files, folders, t, stuckNs, settings, remote = m_remote, old = m_scanCache,
-         minCost = m_reuseMinCostMs, maxAge = m_reuseMaxAgeMs]() -> ScanResult {
+         forced = std::exchange(m_forced, {}), minCost = m_reuseMinCostMs,
+         maxAge = m_reuseMaxAgeMs]() -> ScanResult {
             QElapsedTimer clock;
             clock.start();
             ScanResult r;
@@ -279,7 +280,7 @@ void FleetModel::startScan() {
                 // comes from its table, setLiveCounts()).
                 const bool cacheable = isFile(p);
                 const CachedScan* last = nullptr;
-                if (old && own == settings.cend() && cacheable) {
+                if (old && own == settings.cend() && cacheable && forced.count(p) == 0) {
                     const auto it = old->find(p);
                     if (it != old->end() && it->second.stuckNs == stuckNs &&
                         it->second.costMs >= minCost && t >= it->second.scannedAt &&
@@ -431,6 +432,11 @@ void FleetModel::computeHealth(Row& row, const Row* previous, core::TimeNs now) 
                                       humanDuration(core::TimeNs(m_backlogSeconds) *
                                                     core::kNsPerSecond));
     }
+}
+
+void FleetModel::rescanFile(const QString& path) {
+    m_forced.insert(toStd(QFileInfo(path).absoluteFilePath()));
+    scanNow();
 }
 
 void FleetModel::setLiveCounts(const QString& path, const QString& table,

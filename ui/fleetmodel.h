@@ -14,6 +14,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include <memory>
@@ -111,6 +112,9 @@ public:
     /// Files whose figures the last scan reused.
     int reusedLastScan() const { return m_reusedLastScan; }
 
+    /// A write of ours to `path` (an action, an undo): its kept figures
+    /// (setUnchangedReuse()) are stale, so it is counted again at once.
+    void rescanFile(const QString& path);
     /// The counts the open queue's table just showed: the sidebar says the
     /// same as the status chips, not what its last scan saw.
     void setLiveCounts(const QString& path, const QString& table, const core::Counts& counts);
@@ -168,6 +172,8 @@ private:
     /// The last scan of each local file (setUnchangedReuse()); the scan
     /// worker gets a copy and hands back the new one.
     std::shared_ptr<const std::map<std::string, CachedScan>> m_scanCache;
+    /// Files written by us since the last scan began: never reused.
+    std::set<std::string> m_forced;
     qint64 m_reuseMinCostMs = 250;
     qint64 m_reuseMaxAgeMs = 30000;
     int m_reusedLastScan = 0;

@@ -333,6 +333,9 @@ void MainWindow::connectParts() {
         if (!r.error.isEmpty()) {
             m_lastError = r.summary();
         }
+        if (r.applied > 0 && m_doc->isOpen()) {
+            m_fleet->rescanFile(m_doc->path()); // its named queues' rows too
+        }
     });
     connect(m_handler, &QueueActionHandler::reopenRequested, this, &MainWindow::reopen);
     connect(m_handler, &QueueActionHandler::orderingRestarting, m_messages,
