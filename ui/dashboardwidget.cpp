@@ -272,28 +272,21 @@ void DashboardWidget::setQueue(std::shared_ptr<core::Queue> queue) {
 void DashboardWidget::setBackend(std::shared_ptr<QueueBackend> backend) {
     m_backend = std::move(backend);
     // What this format does not store is said, not drawn as an empty chart.
-    const std::pair<Filter::Metric, PercentileModel::Row> metrics[] = {
-        {Filter::Metric::Wait, PercentileModel::WaitRow},
-        {Filter::Metric::Processing, PercentileModel::ProcessingRow},
-        {Filter::Metric::Total, PercentileModel::TotalRow},
-        {Filter::Metric::TimeToFailure, PercentileModel::TimeToFailureRow}};
-    for (const auto& [metric, row] : metrics) {
+    // One metric's charts per turn of the event loop: each change relays a
+    // chart out, and a file opened from the command line changes them all
+    // in the turn that shows its first rows (SPEC §5's 16 ms).
+    m_formatSteps.clear();
+    for (const Filter::Metric metric : {Filter::Metric::Wait, Filter::Metric::Processing,
+                                        Filter::Metric::Total, Filter::Metric::TimeToFailure}) {
         QString why;
         if (m_backend) {
             const core::FormatInfo& info = m_backend->info();
             why = fromStd(core::QueueFormat::of(info).whyNoMetric(metric, info));
         }
-        histogram(metric)->setUnavailable(why);
-        m_percentiles->setUnavailable(row, why);
-        // The series drawn from the same stored times go with them:
-        // processing p50/p99, and completions (a finish time of a DONE job).
-        if (metric == Filter::Metric::Processing) {
-            m_latency->setSeriesShown(2, why.isEmpty());
-            m_latency->setSeriesShown(3, why.isEmpty());
-        } else if (metric == Filter::Metric::Total) {
-            m_throughput->setSeriesShown(2, why.isEmpty());
-        }
+        m_formatSteps.emplace_back(metric, why);
     }
+    const quint64 formatGeneration = ++m_formatGeneration;
+    QTimer::singleShot(1, this, [this, formatGeneration] { applyFormatStep(formatGeneration); });
     ++m_generation;
     ++m_applyGeneration; // drop chart steps of the previous queue
     m_applySteps.clear();
@@ -308,6 +301,42 @@ void DashboardWidget::setBackend(std::shared_ptr<QueueBackend> backend) {
     updateRangeUi();
     clearView();
     refresh();
+}
+
+void DashboardWidget::showMetric(Filter::Metric metric, const QString& why) {
+    using Row = PercentileModel::Row;
+    const Row row = metric == Filter::Metric::Wait         ? PercentileModel::WaitRow
+                    : metric == Filter::Metric::Processing ? PercentileModel::ProcessingRow
+                    : metric == Filter::Metric::Total      ? PercentileModel::TotalRow
+                                                           : PercentileModel::TimeToFailureRow;
+    histogram(metric)->setUnavailable(why);
+    m_percentiles->setUnavailable(row, why);
+    // The series drawn from the same stored times go with them:
+    // processing p50/p99, and completions (a finish time of a DONE job).
+    if (metric == Filter::Metric::Processing) {
+        m_latency->setSeriesShown(2, why.isEmpty());
+        m_latency->setSeriesShown(3, why.isEmpty());
+    } else if (metric == Filter::Metric::Total) {
+        m_throughput->setSeriesShown(2, why.isEmpty());
+    }
+}
+
+void DashboardWidget::applyFormatStep(quint64 generation) {
+    if (generation != m_formatGeneration || m_formatSteps.empty()) {
+        return;
+    }
+    const auto [metric, why] = m_formatSteps.front();
+    m_formatSteps.erase(m_formatSteps.begin());
+    showMetric(metric, why);
+    if (!m_formatSteps.empty()) {
+        QTimer::singleShot(2, this, [this, generation] { applyFormatStep(generation); });
+    }
+}
+
+void DashboardWidget::applyFormatNow() {
+    while (!m_formatSteps.empty()) {
+        applyFormatStep(m_formatGeneration);
+    }
 }
 
 void DashboardWidget::setStuckThreshold(qint64 ns) {
@@ -411,6 +440,7 @@ void DashboardWidget::apply(DashboardData d) {
         m_status->setToolTip(d.error);
         return;
     }
+    applyFormatNow(); // the charts below are this format's
     m_data = std::move(d);
     m_status->setToolTip(QString());
     m_status->setText(tr("%1 messages · computed in %2 ms")
@@ -674,6 +704,7 @@ bool DashboardWidget::exportChartPng(const QString& which, const QString& path) 
     if (!w || path.isEmpty()) {
         return false;
     }
+    applyFormatNow();
     if (!w->isVisible() && w->size().isEmpty()) {
         w->resize(w->sizeHint().expandedTo(QSize(640, 400)));
     }

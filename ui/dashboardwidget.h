@@ -105,6 +105,13 @@ protected:
 private:
     std::vector<std::function<void()>> chartSteps();
     void runNextStep(quint64 generation);
+    /// The charts of one metric this format stores, or why it does not.
+    void showMetric(core::Filter::Metric metric, const QString& why);
+    /// setBackend()'s per-metric changes, one per event-loop turn.
+    void applyFormatStep(quint64 generation);
+    void applyFormatNow();
+    std::vector<std::pair<core::Filter::Metric, QString>> m_formatSteps;
+    quint64 m_formatGeneration = 0;
     /// After the first show: the next chart not shown yet.
     void revealNextChart();
     QList<QWidget*> m_unrevealed;

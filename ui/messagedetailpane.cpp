@@ -23,7 +23,10 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTextDocument>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <utility>
 
 namespace lq::ui {
 
@@ -312,9 +315,19 @@ QString MessageDetailPane::payloadText() const {
 
 void MessageDetailPane::setBackend(std::shared_ptr<QueueBackend> backend) {
     m_backend = std::move(backend);
-    // The fields this format has (info() is fixed at open).
-    layoutFields();
     showRow(nullptr);
+    // The fields this format has (info() is fixed at open), in a turn of the
+    // event loop of their own: the open's first rows come in this one. A
+    // timer, not a queued call (singleShot(0) is one): those run in the same
+    // batch of posted events. A row shown before then lays them out first.
+    m_fieldsStale = true;
+    QTimer::singleShot(1, this, [this] { ensureFieldsLaidOut(); });
+}
+
+void MessageDetailPane::ensureFieldsLaidOut() {
+    if (std::exchange(m_fieldsStale, false)) {
+        layoutFields();
+    }
 }
 
 void MessageDetailPane::setUtc(bool utc) {
@@ -323,6 +336,9 @@ void MessageDetailPane::setUtc(bool utc) {
 }
 
 void MessageDetailPane::showRow(const MessageRow* row) {
+    if (row) {
+        ensureFieldsLaidOut();
+    }
     const bool enabled = row != nullptr;
     m_copyId->setEnabled(enabled);
     m_copyPayload->setEnabled(enabled);

@@ -65,6 +65,8 @@ private:
     bool shows(const QString& key) const;
     /// Lays out the fields the format has, under the format's labels.
     void layoutFields();
+    void ensureFieldsLaidOut();
+    bool m_fieldsStale = false; ///< layoutFields() is due (setBackend())
     void setField(const QString& key, const QString& text, const QString& exact = {});
     void loadPayload(bool all);
     void savePayload();
