@@ -123,7 +123,8 @@ signals:
     void pollFinished(lq::ui::PollResult& result, bool reset, bool moved);
     /// A reset's first page, straight from the index, ahead of the ordering
     /// (the rows of positions 0..n-1 in the new order, as of that moment).
-    void firstRows(quint64 generation, const std::vector<lq::ui::MessageRow>& rows);
+    /// The receiver may move them out: they are made for it alone.
+    void firstRows(quint64 generation, std::vector<lq::ui::MessageRow>& rows);
     /// A poll's new ordering has `rows` rows; it follows with the counts
     /// (the model prepares the view's memory meanwhile: heapwarmup.h).
     void orderingSized(quint64 generation, qint64 rows);

@@ -175,7 +175,7 @@ private:
     void mergeOrdering(PollResult& r);
     void installOrdering(std::shared_ptr<std::vector<std::int64_t>> order);
     void applyEarlyRows(quint64 generation, quint64 layout, const std::vector<MessageRow>& rows);
-    void applyFirstRows(quint64 generation, const std::vector<MessageRow>& rows);
+    void applyFirstRows(quint64 generation, std::vector<MessageRow>& rows);
     void requestBlock(int block) const;
     void applyBlock(BlockResult& r);
     void emitTimeColumnsChanged();

@@ -17,6 +17,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeyEvent>
@@ -26,6 +27,7 @@
 #include <QMenu>
 #include <QScrollBar>
 #include <QSpinBox>
+#include <QStyle>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -250,10 +252,23 @@ void MessagesPage::connectModel() {
         if (m_fitIdColumn && m_model->rowCount() > 0 && m_model->rowAt(0)) {
             m_fitIdColumn = false;
             const int widest = m_view->fontMetrics().horizontalAdvance(QLatin1Char('0')) * 37 + 16;
-            m_view->resizeColumnToContents(MessageModel::MessageId);
-            const int fit = m_view->horizontalHeader()->sectionSize(MessageModel::MessageId) + 16;
-            m_view->horizontalHeader()->resizeSection(MessageModel::MessageId,
-                                                      std::min(widest, fit));
+            // The ids' own advances, not resizeColumnToContents(): that lays
+            // each cell out through the style (2 ms of the turn that shows
+            // the first rows). The margins are the style's, as it adds them.
+            const auto column = MessageModel::MessageId;
+            const QFontMetrics ids(m_model->index(0, column).data(Qt::FontRole).value<QFont>());
+            int text = 0;
+            for (int r = 0, n = std::min(m_model->rowCount(), 64); r < n; ++r) {
+                text = std::max(text,
+                                ids.horizontalAdvance(m_model->index(r, column).data().toString()));
+            }
+            const int margin =
+                2 *
+                (m_view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_view) + 1);
+            const int fit = std::max(text + margin + (m_view->showGrid() ? 1 : 0),
+                                     m_view->horizontalHeader()->sectionSizeHint(column)) +
+                            16;
+            m_view->horizontalHeader()->resizeSection(column, std::min(widest, fit));
             // Kept with the file's view: it was saved at the open, before the
             // rows were there to fit, and came back UUID-wide for small ids.
             rememberView();
