@@ -44,8 +44,30 @@ const QStaticText& TextCellDelegate::shownText(const QString& text, const QFont&
         return *it;
     if (m_cache.size() >= kMaxCached)
         m_cache.clear();
-    QStaticText st(oneLine(text));
+    const QString line = oneLine(text);
+    QStaticText st;
     st.setTextFormat(Qt::PlainText);
+    // A long text (a payload's 200-character preview) is shaped only as far
+    // as the cell can show: a head of it that is already too wide elides to
+    // the same text as the whole, as the cut is right of the ellipsis. Each
+    // shaping of the whole was a third of the first paint of a table.
+    if (mode == Qt::ElideRight) {
+        const QFontMetrics fm(font);
+        qsizetype enough = qsizetype(width / std::max(1, fm.averageCharWidth())) * 3 / 2 + 8;
+        if (line.size() > enough) {
+            if (line.at(enough - 1).isHighSurrogate()) {
+                --enough;
+            }
+            const QString head = line.first(enough);
+            const QString elided = fm.elidedText(head, mode, width);
+            if (elided != head) {
+                st.setText(elided);
+                st.prepare(QTransform(), font);
+                return *m_cache.insert(key, st);
+            }
+        }
+    }
+    st.setText(line);
     st.prepare(QTransform(), font);
     if (st.size().width() > width && mode != Qt::ElideNone) {
         st.setText(QFontMetrics(font).elidedText(st.text(), mode, width));

@@ -3,6 +3,7 @@
 // plain text on one line, elided, in the colours the style would use.
 #include "ui/textcelldelegate.h"
 
+#include <QFontDatabase>
 #include <QFontMetrics>
 #include <QImage>
 #include <QPainter>
@@ -22,6 +23,7 @@ class TstTextCellDelegate : public QObject {
 private slots:
     void markupIsShownAsWritten();
     void longTextIsElidedToItsWidth();
+    void aLongTextElidesAsTheWholeWould();
     void lineBreaksBecomeOneLine();
     void theCacheIsBounded();
     void paintsTheTextInTheSelectionColour();
@@ -51,6 +53,37 @@ void TstTextCellDelegate::longTextIsElidedToItsWidth() {
     // Asked again: served from the cache.
     QCOMPARE(d.shownText(text, font, width, Qt::ElideRight).text(), st.text());
     QCOMPARE(d.cachedTexts(), 2);
+}
+
+void TstTextCellDelegate::aLongTextElidesAsTheWholeWould() {
+    // A long text is shaped only as far as the cell can show; what is shown
+    // must be what eliding the whole text gives, for narrow and wide
+    // characters, surrogate pairs at the cut and texts that just fit.
+    const QString json = QStringLiteral(
+        R"({"job_class":"ActionMailer::MailDeliveryJob","job_id":"8b0e2f1c-3c4d","arguments":)"
+        R"(["UserMailer","welcome","deliver_now",{"args":[{"_aj_globalid":"gid://app/User/42"}]}],)"
+        R"("executions":0,"locale":"en","timezone":"UTC"})");
+    QString emoji;
+    for (int i = 0; i < 80; ++i)
+        emoji += QString::fromUcs4(U"\U0001F600", 1) + QChar(u'a' + i % 26);
+    const QStringList texts = {
+        json,
+        QString(200, u'i'),
+        QString(200, u'M'),
+        QString(120, u'.') + QString(80, u'W'),
+        emoji,
+        QString::fromUtf8("\u6f22\u5b57\u306e\u30da\u30a4\u30ed\u30fc\u30c9").repeated(20)};
+    for (const QFont& font : {QFont(), QFontDatabase::systemFont(QFontDatabase::FixedFont)}) {
+        const QFontMetrics fm(font);
+        for (const QString& text : texts) {
+            TextCellDelegate d;
+            const int whole = fm.horizontalAdvance(text);
+            for (int width : {20, 57, 130, 301, 480, whole - 1, whole, whole + 1}) {
+                QCOMPARE(d.shownText(text, font, width, Qt::ElideRight).text(),
+                         fm.elidedText(text, Qt::ElideRight, width));
+            }
+        }
+    }
 }
 
 void TstTextCellDelegate::lineBreaksBecomeOneLine() {
