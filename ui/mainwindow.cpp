@@ -16,6 +16,7 @@
 #include "ui/queuedocument.h"
 #include "ui/queuesettingsdialog.h"
 #include "ui/queuesidebar.h"
+#include "ui/runasync.h"
 #include "ui/settingsstore.h"
 #include "ui/uiresources.h"
 #include "ui/uitext.h"
@@ -56,6 +57,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_fleet(new FleetModel(this))
     , m_handler(new QueueActionHandler(m_doc, m_model, this)) {
     initResources();
+    workPool(); // its threads start now, not beside the first open's paint
     setWindowIcon(QIcon(QStringLiteral(":/icons/lqadmin.svg")));
     setAcceptDrops(true);
     createActions();

@@ -194,6 +194,8 @@ MessageLoader::MessageLoader(RequestSource source, QObject* parent)
     m_pool.setExpiryTimeout(-1); // keep the thread: its read connection is ours
     m_peekPool.setMaxThreadCount(1);
     m_peekPool.setExpiryTimeout(-1);
+    startBackgroundThreads(m_pool);
+    startBackgroundThreads(m_peekPool);
     m_fallback.setSingleShot(true);
     m_fallback.setInterval(kFallbackMs);
     connect(&m_fallback, &QTimer::timeout, this, [this] { requestPoll(false); });

@@ -8,6 +8,8 @@
 #endif
 
 #include <algorithm>
+#include <latch>
+#include <memory>
 
 namespace lq::ui {
 
@@ -22,6 +24,24 @@ void useBackgroundPriority() {
 #endif
 }
 
+void startBackgroundThreads(QThreadPool& pool) {
+    // Started now, when the pool is made (with the window), not at the first
+    // task: a thread inherits its creator's priority, so one born from the
+    // UI thread to run an open's first scan ran that scan at nice 0 until
+    // the kernel's next tick after its renice, with the UI thread waiting
+    // for the core (1-4 ms in an open, seen with perf sched). Kept for good.
+    pool.setExpiryTimeout(-1);
+    const int n = pool.maxThreadCount();
+    // Each waits until all are up, so the pool makes n threads, not one.
+    auto started = std::make_shared<std::latch>(n);
+    for (int i = 0; i < n; ++i) {
+        pool.start([started] {
+            useBackgroundPriority();
+            started->arrive_and_wait();
+        });
+    }
+}
+
 QThreadPool* workPool() {
     // Never Qt's global pool: QtGui 6.4 splits large raster fills and image
     // conversions into tasks on QThreadPool::globalInstance() and the UI
@@ -31,6 +51,7 @@ QThreadPool* workPool() {
         auto* p = new QThreadPool; // lives as long as the process's work
         p->setMaxThreadCount(std::max(2, QThread::idealThreadCount()));
         p->setObjectName(QStringLiteral("lq work"));
+        startBackgroundThreads(*p);
         return p;
     }();
     return pool;

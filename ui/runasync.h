@@ -21,6 +21,10 @@ namespace lq::ui {
 /// the workers niced the scheduler runs the UI thread as soon as it wakes.
 void useBackgroundPriority();
 
+/// Starts all of `pool`'s threads now, at background priority, and keeps
+/// them: call it where a pool of ours is made.
+void startBackgroundThreads(QThreadPool& pool);
+
 /// The pool lqui's blocking work runs on by default: its own, never Qt's
 /// global one (see runasync.cpp).
 QThreadPool* workPool();

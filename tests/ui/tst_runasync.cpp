@@ -4,6 +4,8 @@
 #include "ui/runasync.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QFile>
 #include <QScopeGuard>
 #include <QSemaphore>
 #include <QTest>
@@ -15,6 +17,7 @@ class TstRunAsync : public QObject {
     Q_OBJECT
 private slots:
     void busyWorkLeavesQtsPoolFree();
+    void poolThreadsStartAtBackgroundPriorityBeforeAnyTask();
 };
 
 void TstRunAsync::busyWorkLeavesQtsPoolFree() {
@@ -43,6 +46,51 @@ void TstRunAsync::busyWorkLeavesQtsPoolFree() {
     QVERIFY(ran.tryAcquire(1, 5000));
     release.release(n);
     QTRY_COMPARE(finished, n);
+}
+
+/// The nice value of each of this process's threads named `name`.
+static QList<int> niceOfThreads(const QByteArray& name) {
+    QList<int> out;
+    const QDir tasks(QStringLiteral("/proc/self/task"));
+    for (const QString& tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile comm(tasks.filePath(tid + QStringLiteral("/comm")));
+        if (!comm.open(QIODevice::ReadOnly) || comm.readAll().trimmed() != name) {
+            continue;
+        }
+        QFile stat(tasks.filePath(tid + QStringLiteral("/stat")));
+        if (!stat.open(QIODevice::ReadOnly)) {
+            continue;
+        }
+        // After "(comm)": state is field 3, nice field 19.
+        const QByteArray line = stat.readAll();
+        const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
+        if (fields.size() > 16) {
+            out.append(fields.at(16).toInt());
+        }
+    }
+    return out;
+}
+
+void TstRunAsync::poolThreadsStartAtBackgroundPriorityBeforeAnyTask() {
+#ifndef __linux__
+    QSKIP("thread priorities are read from /proc");
+#endif
+    // A pool thread started at a first task inherited the UI thread's
+    // priority and ran that task's scan at it until the kernel's next tick
+    // after its renice, with the UI thread waiting for the core. A pool of
+    // ours has its threads up, and niced, before any task comes.
+    QThreadPool pool;
+    pool.setObjectName(QStringLiteral("lq test pool"));
+    pool.setMaxThreadCount(2);
+    lq::ui::startBackgroundThreads(pool);
+    QTRY_COMPARE(niceOfThreads("lq test pool").size(), 2);
+    QCOMPARE(niceOfThreads("lq test pool"), QList<int>({10, 10}));
+    QCOMPARE(pool.expiryTimeout(), -1); // and kept
+    // Work still runs, on those threads.
+    QSemaphore ran;
+    pool.start([&] { ran.release(); });
+    QVERIFY(ran.tryAcquire(1, 5000));
+    QCOMPARE(niceOfThreads("lq test pool").size(), 2);
 }
 
 QTEST_GUILESS_MAIN(TstRunAsync)
