@@ -104,6 +104,8 @@ private:
     void onCurrentChanged();
     void showContextMenu(const QPoint& pos);
     /// The filter, search, sort and columns of this file, kept per file.
+    /// The id column fitted to the first rows, once per file seen anew.
+    void fitIdColumn();
     void rememberView();
     void restoreView();
     /// What the table says when it shows no rows (EmptyState).
