@@ -38,6 +38,7 @@
 #include <climits>
 #include <exception>
 #include <limits>
+#include <utility>
 
 namespace lq::ui {
 
@@ -334,8 +335,9 @@ void DashboardWidget::applyFormatStep(quint64 generation) {
 }
 
 void DashboardWidget::applyFormatNow() {
-    while (!m_formatSteps.empty()) {
-        applyFormatStep(m_formatGeneration);
+    // The rest at once; the pending timer then finds nothing left.
+    for (const auto& [metric, why] : std::exchange(m_formatSteps, {})) {
+        showMetric(metric, why);
     }
 }
 

@@ -191,9 +191,8 @@ MessageLoader::MessageLoader(RequestSource source, QObject* parent)
     , m_source(std::move(source))
     , m_watcher(new FileWatcher(this)) {
     m_pool.setMaxThreadCount(1);
-    m_pool.setExpiryTimeout(-1); // keep the thread: its read connection is ours
     m_peekPool.setMaxThreadCount(1);
-    m_peekPool.setExpiryTimeout(-1);
+    // Kept for good: the thread's read connection is ours.
     startBackgroundThreads(m_pool);
     startBackgroundThreads(m_peekPool);
     m_fallback.setSingleShot(true);
