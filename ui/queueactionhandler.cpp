@@ -23,6 +23,7 @@
 #include <QMessageBox>
 #include <QPointer>
 #include <QProgressDialog>
+#include <QTimer>
 
 #include <atomic>
 
@@ -34,6 +35,8 @@ using core::Target;
 namespace {
 
 constexpr std::size_t kProgressThreshold = 2000;
+/// Selected rows looked at to tell whether a row action applies to any.
+constexpr int kRowsChecked = 500;
 
 QString errorText(const std::exception& e) {
     return QString::fromUtf8(e.what());
@@ -56,6 +59,19 @@ void QueueActionHandler::setSelectionModel(QItemSelectionModel* selection) {
     m_selection = selection;
     connect(selection, &QItemSelectionModel::selectionChanged, this,
             &QueueActionHandler::updateActions);
+    // A selected row's state moves with refresh, and a row loads after it
+    // was selected: what applies to it is looked at again, once per turn.
+    auto* again = new QTimer(this);
+    again->setSingleShot(true);
+    again->setInterval(0);
+    connect(again, &QTimer::timeout, this, &QueueActionHandler::updateActions);
+    const auto soon = [this, again] {
+        if (m_selection && m_selection->hasSelection() && !again->isActive()) {
+            again->start();
+        }
+    };
+    connect(m_model, &QAbstractItemModel::dataChanged, this, soon);
+    connect(m_model, &MessageModel::rowsRefreshed, this, soon);
 }
 
 void QueueActionHandler::createActions() {
@@ -185,12 +201,19 @@ void QueueActionHandler::updateActions() {
         const std::string why = open ? format.whyNot(a, info) : std::string();
         const bool perRow = a == Action::Retry || a == Action::MarkFailed ||
                             std::find(rowActions.begin(), rowActions.end(), a) != rowActions.end();
-        qa->setEnabled(writable && why.empty() && (!perRow || rows));
+        // A row action the format offers but no selected row takes (Release
+        // on a failed job) is not offered either; the tooltip says why.
+        const QString rowWhy = open && why.empty() && perRow && rows
+                                   ? selectionRefusal(a == Action::Retry ? format.retryAction() : a)
+                                   : QString();
+        qa->setEnabled(writable && why.empty() && (!perRow || rows) && rowWhy.isEmpty());
         // A disabled action says why; an offered one keeps its own tooltip.
         if (!qa->property("lqToolTip").isValid()) {
             qa->setProperty("lqToolTip", qa->toolTip());
         }
-        QString tip = why.empty() ? qa->property("lqToolTip").toString() : fromStd(why);
+        QString tip = !why.empty()        ? fromStd(why)
+                      : !rowWhy.isEmpty() ? rowWhy
+                                          : qa->property("lqToolTip").toString();
         if (!qa->shortcut().isEmpty()) {
             tip += QStringLiteral(" (") + qa->shortcut().toString(QKeySequence::NativeText) +
                    QLatin1Char(')');
@@ -198,6 +221,35 @@ void QueueActionHandler::updateActions() {
         qa->setToolTip(tip);
     }
     m_undo->setEnabled(writable);
+}
+
+QString QueueActionHandler::selectionRefusal(Action a) const {
+    const std::shared_ptr<QueueBackend> q = m_doc->backend();
+    if (applyToAllMatching() || !m_selection || !q) {
+        return {};
+    }
+    int seen = 0;
+    QString first;
+    for (const QItemSelectionRange& range : m_selection->selection()) {
+        for (int row = range.top(); row <= range.bottom(); ++row) {
+            const MessageRow* r = m_model->rowAt(row);
+            if (++seen > kRowsChecked || !r) {
+                return {}; // not all known: the run reports what it skips
+            }
+            const std::optional<std::string> why = q->refusal(a, r->msg);
+            if (!why || why->empty()) {
+                return {};
+            }
+            if (first.isEmpty()) {
+                first = fromStd(r->msg.messageId) + QLatin1Char(' ') + fromStd(*why);
+            }
+        }
+    }
+    if (seen > 1) {
+        return tr("No selected message takes %1; e.g. %2")
+            .arg(QString::fromLatin1(core::actionName(a)), first);
+    }
+    return first;
 }
 
 bool QueueActionHandler::checkWritable() {

@@ -115,6 +115,10 @@ private:
     /// Nothing to do: a report with a notice.
     void finishNotice(const QString& title, const QString& notice);
     bool hasRows() const;
+    /// Why per-row action `a` skips every selected row as shown ("" when one
+    /// takes it, or when that cannot be told here: rows not loaded, too many
+    /// to look at, a backend that does not know the rule).
+    QString selectionRefusal(core::Action a) const;
 
     QueueDocument* m_doc;
     MessageModel* m_model;

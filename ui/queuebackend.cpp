@@ -165,4 +165,9 @@ std::optional<core::AuditEntry> LocalQueueBackend::lastUndoable() {
     return op().lastUndoable();
 }
 
+std::optional<std::string> LocalQueueBackend::refusal(core::Action a,
+                                                      const core::Message& m) const {
+    return m_queue->refusal(a, m); // pure: the format's rule, no SQL
+}
+
 } // namespace lq::ui

@@ -108,6 +108,14 @@ public:
     virtual core::Report vacuum(std::pair<std::int64_t, std::int64_t>* sizes) = 0;
     virtual core::Report upgrade() = 0;
     virtual std::optional<core::AuditEntry> lastUndoable() = 0;
+    /// Why `a` would skip `m` as it is shown (the format's own rule, the one
+    /// the run applies; "" when it applies). nullopt when this backend cannot
+    /// tell here: the run reports the skip then.
+    virtual std::optional<std::string> refusal(core::Action a, const core::Message& m) const {
+        (void)a;
+        (void)m;
+        return std::nullopt;
+    }
 
     // ---- pushed notifications (a remote queue; the local one is polled) ---
     /// True when the backend pushes changes (setChangeListener) and must not
@@ -177,6 +185,7 @@ public:
     core::Report vacuum(std::pair<std::int64_t, std::int64_t>* sizes) override;
     core::Report upgrade() override;
     std::optional<core::AuditEntry> lastUndoable() override;
+    std::optional<std::string> refusal(core::Action a, const core::Message& m) const override;
 
 private:
     core::Operator op() const;
