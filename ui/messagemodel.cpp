@@ -51,7 +51,9 @@ MessageModel::MessageModel(QObject* parent)
     connect(m_loader, &MessageLoader::blockLoaded, this, &MessageModel::applyBlock);
     connect(m_loader, &MessageLoader::orderingSized, this, [this](quint64 generation, qint64 rows) {
         // The view's header keeps its memory across resets: only growth past
-        // the largest table yet is new memory to fault in.
+        // the largest table yet is new memory to fault in. It holds the
+        // window's rows at most.
+        rows = std::min<qint64>(rows, m_windowRows);
         if (generation == m_loader->generation() && rows > m_warmedRows) {
             m_warmedRows = rows;
             warmHeapForRows(std::size_t(rows));
@@ -59,7 +61,7 @@ MessageModel::MessageModel(QObject* parent)
     });
     connect(m_loader, &MessageLoader::located, this,
             [this](const QString& id, bool found, qint64 rowid) {
-                emit located(id, found ? rowOfRowId(rowid) : -1);
+                emit located(id, found ? rowOfPosition(positionOfRowId(rowid)) : -1);
             });
     connect(m_loader, &MessageLoader::fileStateChanged, this, &MessageModel::fileStateChanged);
     connect(m_loader, &MessageLoader::errorOccurred, this, &MessageModel::errorOccurred);
@@ -91,6 +93,7 @@ void MessageModel::setBackend(std::shared_ptr<QueueBackend> backend, const QStri
     // its own for them.
     m_showsSchedule = m_format && m_format->hasSchedule() && m_fields.empty();
     m_order = std::make_shared<std::vector<std::int64_t>>();
+    m_windowStart = 0;
     m_hasOrdering = false;
     m_cache.clear();
     m_counts = {};
@@ -210,7 +213,7 @@ qint64 MessageModel::rowIdAt(int row) const {
         return -1;
     }
     if (!m_edit) {
-        return (*m_order)[std::size_t(row)];
+        return (*m_order)[std::size_t(row) + std::size_t(m_windowStart)];
     }
     // Mid edit script: the rows shown are the base without the skipped runs.
     std::size_t at = std::size_t(row);
@@ -223,9 +226,52 @@ qint64 MessageModel::rowIdAt(int row) const {
     return (*m_edit->base)[at];
 }
 
-int MessageModel::rowOfRowId(qint64 rowid) const {
+int MessageModel::positionOfRowId(qint64 rowid) const {
     auto it = std::find(m_order->begin(), m_order->end(), rowid);
     return it == m_order->end() ? -1 : int(it - m_order->begin());
+}
+
+int MessageModel::orderedRows() const {
+    return m_edit ? m_edit->rows : int(m_order->size());
+}
+
+void MessageModel::setWindowStart(int start) {
+    start = std::clamp(start, 0, std::max(0, orderedRows() - m_windowRows));
+    const int delta = start - m_windowStart;
+    if (delta == 0 || m_edit) {
+        return;
+    }
+    // The row count stays windowRows(): a layout change, which QHeaderView
+    // answers without a loop over its sections.
+    emit layoutAboutToBeChanged();
+    const int rows = rowCount();
+    const QModelIndexList from = persistentIndexList();
+    QModelIndexList to;
+    to.reserve(from.size());
+    for (const QModelIndex& i : from) {
+        const int r = i.row() - delta;
+        to.push_back(r >= 0 && r < rows ? createIndex(r, i.column()) : QModelIndex());
+    }
+    m_windowStart = start;
+    changePersistentIndexList(from, to);
+    emit layoutChanged();
+}
+
+int MessageModel::rowOfPosition(int pos) {
+    if (pos < 0 || pos >= orderedRows()) {
+        return -1;
+    }
+    if (pos < m_windowStart || pos >= m_windowStart + rowCount()) {
+        setWindowStart(pos - m_windowRows / 2);
+    }
+    return pos - m_windowStart;
+}
+
+void MessageModel::setWindowRows(int rows) {
+    beginResetModel();
+    m_windowRows = std::max(1, rows);
+    m_windowStart = 0;
+    endResetModel();
 }
 
 void MessageModel::locate(const QString& messageId) {
@@ -247,7 +293,10 @@ int MessageModel::rowCount(const QModelIndex& parent) const {
     if (parent.isValid()) {
         return 0;
     }
-    return m_edit ? m_edit->rows : int(m_order->size());
+    if (m_edit) {
+        return m_edit->rows;
+    }
+    return std::min(int(m_order->size()) - m_windowStart, m_windowRows);
 }
 
 int MessageModel::columnCount(const QModelIndex& parent) const {
@@ -425,7 +474,7 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
     const MessageRow* cached = m_cache.find(rowid);
     if (!cached) {
         if (!m_cache.isGone(rowid)) {
-            requestBlock(row / kBlockSize);
+            requestBlock((row + m_windowStart) / kBlockSize);
         }
         switch (role) {
         case Qt::DisplayRole:
@@ -440,7 +489,7 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
             return {};
         }
     }
-    m_cache.touch(row / kBlockSize);
+    m_cache.touch((row + m_windowStart) / kBlockSize);
     const MessageRow& r = *cached;
     const Message& m = r.msg;
     switch (role) {

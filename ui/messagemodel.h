@@ -91,6 +91,11 @@ public:
     /// applyPoll): QHeaderView's cost per inserted section.
     static constexpr int kMaxInsertedRows = 50000;
     static constexpr int kMaxBlocks = RowCache::kMaxBlocks;
+    /// Rows the view holds at most: an ordering longer than this is shown
+    /// through a window of this many rows that moves with the scrolling
+    /// (QHeaderView keeps 8 bytes and a loop turn per row: ten million rows
+    /// were 80 MB and a 280 ms reset on the UI thread).
+    static constexpr int kWindowRows = 1 << 18;
     /// Payload bytes kept per cached row (enough for the preview).
     static constexpr std::size_t kCachedPayloadBytes = 1024;
 
@@ -125,7 +130,23 @@ public:
     const MessageRow* rowAt(int row) const;
     qint64 rowIdAt(int row) const;
     /// Position of a rowid in the current ordering (linear), -1 if absent.
-    int rowOfRowId(qint64 rowid) const;
+    int positionOfRowId(qint64 rowid) const;
+
+    /// Rows in the ordering; rowCount() shows at most windowRows() of them,
+    /// from ordering position windowStart() on.
+    int orderedRows() const;
+    int windowStart() const { return m_windowStart; }
+    int windowRows() const { return m_windowRows; }
+    bool isWindowed() const { return orderedRows() > m_windowRows; }
+    /// Moves the window to start at ordering position `start` (clamped) as a
+    /// layout change: the rows still inside keep their persistent indexes
+    /// (the selection, the current row).
+    void setWindowStart(int start);
+    /// The view row of ordering position `pos`, moving the window to centre
+    /// it when it lies outside; -1 when there is no such position.
+    int rowOfPosition(int pos);
+    /// A smaller window (tests); takes effect with the next ordering.
+    void setWindowRows(int rows);
     /// Finds the row of a message id in a worker; answers with located().
     void locate(const QString& messageId);
 
@@ -179,6 +200,12 @@ private:
     void requestBlock(int block) const;
     void applyBlock(BlockResult& r);
     void emitTimeColumnsChanged();
+    /// dataChanged for ordering positions [first, first + count), clipped to
+    /// the window.
+    void emitPositionsChanged(int first, int count);
+    /// Where a merged ordering's window starts, and the persistent indexes
+    /// moved with it (a windowed ordering changes as a layout change).
+    void mergeWindowed(PollResult& r);
     core::TimeNs stuckNs() const;
     QVariant displayData(const MessageRow& r, int column) const;
     /// formats with a schedule: the same columns show run_at, locked_until, the
@@ -204,7 +231,9 @@ private:
     const core::QueueFormat* m_format = nullptr;
     std::vector<core::QueueFormat::Field> m_fields;
 
-    quint64 m_layout = 0; ///< bumped by every change of the ordering
+    quint64 m_layout = 0;  ///< bumped by every change of the ordering
+    int m_windowStart = 0; ///< ordering position of view row 0
+    int m_windowRows = kWindowRows;
     std::shared_ptr<std::vector<std::int64_t>> m_order;
     /// While mergeOrdering() replays an edit script: the rows shown are
     /// `base` without the `skip` runs ((first, count) in base positions,

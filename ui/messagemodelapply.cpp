@@ -28,7 +28,7 @@ void MessageModel::applyPoll(PollResult& r, bool reset, bool moved) {
         m_provisional = false;
         m_hasOrdering = true;
         const int shown = int(m_order->size());
-        const int all = int(r.order->size());
+        const int all = std::min(int(r.order->size()), m_windowRows);
         if (all - shown > kMaxInsertedRows) {
             // QHeaderView does per-section work for inserted rows (10 M rows:
             // a third of a second on the UI thread) but nothing per section
@@ -69,13 +69,10 @@ void MessageModel::applyPoll(PollResult& r, bool reset, bool moved) {
         for (const MessageRow& row : r.changedRows) {
             m_cache.replace(row);
         }
-        const int n = rowCount();
         std::vector<std::pair<int, int>> ranges;
         toRanges(r.changedPositions, ranges);
         for (const auto& [first, count] : ranges) {
-            if (first + count <= n) {
-                emit dataChanged(index(first, 0), index(first + count - 1, ColumnCount - 1));
-            }
+            emitPositionsChanged(first, count);
         }
     }
     emitTimeColumnsChanged();
@@ -99,11 +96,8 @@ void MessageModel::applyEarlyRows(quint64 generation, quint64 layout,
     }
     std::vector<std::pair<int, int>> ranges;
     toRanges(m_cache.positionsOf(changed), ranges);
-    const int n = rowCount();
     for (const auto& [first, count] : ranges) {
-        if (first + count <= n) {
-            emit dataChanged(index(first, 0), index(first + count - 1, ColumnCount - 1));
-        }
+        emitPositionsChanged(first, count);
     }
     emit rowsRefreshed();
 }
@@ -122,6 +116,7 @@ void MessageModel::applyFirstRows(quint64 generation, std::vector<MessageRow>& r
     }
     beginResetModel();
     m_order = std::make_shared<std::vector<std::int64_t>>(rowids);
+    m_windowStart = 0;
     m_hasOrdering = false;
     m_provisional = true;
     ++m_layout;
@@ -137,6 +132,7 @@ void MessageModel::applyFirstRows(quint64 generation, std::vector<MessageRow>& r
 void MessageModel::installOrdering(std::shared_ptr<std::vector<std::int64_t>> order) {
     beginResetModel();
     m_order = order ? std::move(order) : std::make_shared<std::vector<std::int64_t>>();
+    m_windowStart = 0;
     m_hasOrdering = true;
     ++m_layout;
     m_cache.forgetPositions();
@@ -148,6 +144,10 @@ void MessageModel::mergeOrdering(PollResult& r) {
     // shown one: the script is replayed on views of the two (EditView), so
     // the UI thread never copies or edits the ordering (ten million rows: an
     // 80 MB copy, 20-30 ms).
+    if (isWindowed() || int(r.order->size()) > m_windowRows) {
+        mergeWindowed(r);
+        return;
+    }
     const std::shared_ptr<const std::vector<std::int64_t>> old = m_order;
     const std::vector<std::pair<int, int>>& removes = r.diff.removes;
     const std::vector<std::pair<int, int>>& inserts = r.diff.inserts;
@@ -186,6 +186,102 @@ void MessageModel::mergeOrdering(PollResult& r) {
     }
 }
 
+namespace {
+
+/// Where the rows of an ordering go under an edit script: removes are runs
+/// of old positions, inserts runs of new positions, both ascending (as
+/// mergeOrdering() replays them).
+class PositionMap {
+public:
+    PositionMap(const std::vector<std::pair<int, int>>& removes,
+                const std::vector<std::pair<int, int>>& inserts)
+        : m_removes(removes) {
+        m_removedBefore.push_back(0);
+        for (const auto& [first, count] : removes) {
+            m_removedBefore.push_back(m_removedBefore.back() + count);
+        }
+        // Insert run k applies to the rows left at index first_k minus the
+        // rows inserted before it, or later.
+        m_insertedBefore.push_back(0);
+        for (const auto& [first, count] : inserts) {
+            m_insertAt.push_back(first - m_insertedBefore.back());
+            m_insertedBefore.push_back(m_insertedBefore.back() + count);
+        }
+    }
+
+    /// The new position of old position `p`; -1 when removed, unless
+    /// `nextKept`: then the position of the first row kept after it.
+    int map(int p, bool nextKept) const {
+        const auto it = std::upper_bound(m_removes.begin(), m_removes.end(), p,
+                                         [](int v, const auto& run) { return v < run.first; });
+        const auto k = std::size_t(it - m_removes.begin());
+        int kept = p - m_removedBefore[k];
+        if (k > 0 && p < m_removes[k - 1].first + m_removes[k - 1].second) {
+            if (!nextKept) {
+                return -1;
+            }
+            kept = m_removes[k - 1].first - m_removedBefore[k - 1];
+        }
+        const auto applied = std::size_t(
+            std::upper_bound(m_insertAt.begin(), m_insertAt.end(), kept) - m_insertAt.begin());
+        return kept + m_insertedBefore[applied];
+    }
+
+private:
+    const std::vector<std::pair<int, int>>& m_removes;
+    std::vector<int> m_removedBefore, m_insertAt, m_insertedBefore;
+};
+
+} // namespace
+
+void MessageModel::mergeWindowed(PollResult& r) {
+    // A window over the ordering: the edit script moves the window's first
+    // row to where it goes, and the persistent indexes (selection, current)
+    // with their rows, in one layout change; rows outside the window cost
+    // the view nothing.
+    const std::shared_ptr<const std::vector<std::int64_t>> old = m_order;
+    const PositionMap map(r.diff.removes, r.diff.inserts);
+    const int total = int(r.order->size());
+    const int start =
+        std::clamp(map.map(m_windowStart, true), 0, std::max(0, total - m_windowRows));
+    ++m_layout;
+    m_cache.forgetPending();
+    for (const auto& [first, count] : r.diff.removes) {
+        for (int i = first; i < first + count; ++i) {
+            m_cache.remove((*old)[std::size_t(i)]);
+        }
+    }
+    if (!isWindowed() || total <= m_windowRows) {
+        // Into or out of a window: the row count changes, which a layout
+        // change may not; the view restores its position from the reset.
+        beginResetModel();
+        m_order = std::move(r.order);
+        m_windowStart = total > m_windowRows ? start : 0;
+        endResetModel();
+        return;
+    }
+    emit layoutAboutToBeChanged();
+    const QModelIndexList from = persistentIndexList();
+    QModelIndexList to;
+    to.reserve(from.size());
+    for (const QModelIndex& i : from) {
+        const int row = map.map(i.row() + m_windowStart, false) - start;
+        to.push_back(row >= 0 && row < m_windowRows ? createIndex(row, i.column()) : QModelIndex());
+    }
+    m_order = std::move(r.order);
+    m_windowStart = start;
+    changePersistentIndexList(from, to);
+    emit layoutChanged();
+}
+
+void MessageModel::emitPositionsChanged(int first, int count) {
+    const int from = std::max(first, m_windowStart) - m_windowStart;
+    const int to = std::min(first + count, m_windowStart + rowCount()) - m_windowStart;
+    if (from < to) {
+        emit dataChanged(index(from, 0), index(to - 1, ColumnCount - 1));
+    }
+}
+
 void MessageModel::applyBlock(BlockResult& r) {
     if (r.layout == m_layout) {
         m_cache.donePending(r.block);
@@ -200,11 +296,7 @@ void MessageModel::applyBlock(BlockResult& r) {
         return;
     }
     if (r.layout == m_layout) {
-        const int first = r.block * kBlockSize;
-        const int last = std::min(n - 1, first + kBlockSize - 1);
-        if (first <= last) {
-            emit dataChanged(index(first, 0), index(last, ColumnCount - 1));
-        }
+        emitPositionsChanged(r.block * kBlockSize, kBlockSize);
     } else {
         // Rows moved since the request: positions are unknown, repaint all.
         emit dataChanged(index(0, 0), index(n - 1, ColumnCount - 1));

@@ -8,6 +8,7 @@
 #include "ui/queuebackend.h"
 #include "ui/queuedocument.h"
 #include "ui/queuesettings.h"
+#include "ui/rowwindowscroller.h"
 #include "ui/runasync.h"
 #include "ui/statusfilterbar.h"
 #include "ui/textcelldelegate.h"
@@ -175,7 +176,15 @@ void MessagesPage::createWidgets() {
     hh->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(hh, &QWidget::customContextMenuRequested, this, &MessagesPage::showHeaderMenu);
     hh->setStretchLastSection(true);
-    pageLayout->addWidget(m_view, 1);
+    // The table and, for an ordering longer than the model's window, the
+    // scroll bar over every row (RowWindowScroller).
+    auto* tableRow = new QHBoxLayout;
+    tableRow->setContentsMargins(0, 0, 0, 0);
+    tableRow->setSpacing(0);
+    m_scroller = new RowWindowScroller(m_view, m_model, this);
+    tableRow->addWidget(m_view, 1);
+    tableRow->addWidget(m_scroller->bar());
+    pageLayout->addLayout(tableRow, 1);
 
     m_detail = new MessageDetailPane(this);
     m_detail->setObjectName(QStringLiteral("detailPane"));
@@ -258,7 +267,7 @@ void MessagesPage::connectModel() {
         }
         if (m_endPending && m_model->hasOrdering()) {
             m_endPending = false;
-            const int last = m_model->rowCount() - 1;
+            const int last = m_model->rowOfPosition(m_model->orderedRows() - 1);
             if (last >= 0) {
                 m_view->selectionModel()->setCurrentIndex(
                     m_model->index(last, m_view->currentIndex().isValid()
@@ -453,12 +462,16 @@ QStringList MessagesPage::selectedMessageIds() const {
 
 QString MessagesPage::rowsText() const {
     const QLocale locale;
-    const qint64 shown = m_model->rowCount();
+    const qint64 shown = m_model->orderedRows();
     const qint64 all = m_model->counts().stored;
     if (shown == all) {
         return tr("%1 shown").arg(locale.toString(shown));
     }
     return tr("%1 of %2 shown").arg(locale.toString(shown), locale.toString(all));
+}
+
+int MessagesPage::showPosition(int pos, QAbstractItemView::ScrollHint hint) {
+    return m_scroller->showPosition(pos, hint);
 }
 
 void MessagesPage::focusSearch() {
@@ -564,6 +577,7 @@ void MessagesPage::rememberCurrent() {
         }
     }
     m_restoreScroll = m_view->verticalScrollBar()->value();
+    m_restorePosition = m_scroller->topPosition();
 }
 
 void MessagesPage::restoreCurrent() {
@@ -575,7 +589,21 @@ void MessagesPage::restoreCurrent() {
         m_keepTop = !m_restoreId.isEmpty();
     }
     const int scroll = m_restoreScroll;
-    QTimer::singleShot(0, this, [this, scroll] { m_view->verticalScrollBar()->setValue(scroll); });
+    // A window over a long ordering starts at its top after a reset: the
+    // position shown before comes back by moving the window (decided now, not
+    // when the timer fires: the ordering may be windowed by then).
+    const int position = m_model->isWindowed() && m_restoreScroll != 0 ? m_restorePosition : -1;
+    const std::pair<int, int> atReset{m_view->verticalScrollBar()->value(), m_model->windowStart()};
+    QTimer::singleShot(0, this, [this, scroll, position, atReset] {
+        if (atReset != std::pair{m_view->verticalScrollBar()->value(), m_model->windowStart()}) {
+            return; // scrolled since the reset (a jump, a key): that stays
+        }
+        if (position >= 0) {
+            m_scroller->showPosition(position, QAbstractItemView::PositionAtTop);
+        } else {
+            m_view->verticalScrollBar()->setValue(scroll);
+        }
+    });
     if (!m_restoreId.isEmpty() && m_model->hasOrdering()) {
         m_model->locate(m_restoreId);
     }

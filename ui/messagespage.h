@@ -4,6 +4,7 @@
 #include "core/query.h"
 #include "ui/messagemodel.h"
 
+#include <QAbstractItemView>
 #include <QSet>
 #include <QTimer>
 #include <QWidget>
@@ -23,6 +24,7 @@ class EmptyState;
 class MessageDetailPane;
 class QueueActionHandler;
 class QueueDocument;
+class RowWindowScroller;
 class StatusFilterBar;
 
 /// The Messages tab (compare hotspot's ResultsPage): the status chips, the
@@ -38,6 +40,9 @@ public:
     ~MessagesPage() override;
 
     QTableView* view() const { return m_view; }
+    /// Scrolls to ordering position `pos` (the model may show a window of the
+    /// ordering); the view row it is in, -1 when there is none.
+    int showPosition(int pos, QAbstractItemView::ScrollHint hint);
     StatusFilterBar* filterBar() const { return m_filterBar; }
     QLineEdit* searchEdit() const { return m_search; }
     /// The named-queue filter (shown for formats with named queues).
@@ -140,6 +145,8 @@ private:
     QString m_restoreId;     ///< current message across a model reset
     QString m_pendingSelect; ///< selectMessage() before the file was open
     int m_restoreScroll = 0;
+    int m_restorePosition = 0; ///< ordering position at the top, across a reset
+    RowWindowScroller* m_scroller = nullptr;
     bool m_topOnNextReset = false; ///< a new filter opens at the top
     bool m_keepTop = false;        ///< m_restoreId is selected without scrolling to it
     bool m_restoringView = false;  ///< restoreView() is setting the widgets

@@ -11,6 +11,7 @@
 #include "ui/dashboardwidget.h"
 #include "ui/mainwindow.h"
 #include "ui/messagemodel.h"
+#include "ui/messagespage.h"
 #include "ui/queuebackend.h"
 #include "ui/statusfilterbar.h"
 
@@ -259,7 +260,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     core::Json hwm = core::Json::object(); // peak RSS after each phase
     stalls.set("open", probe.phase("open"));
     hwm.set("open", static_cast<std::int64_t>(peakRssMb()));
-    const int rows = m->rowCount();
+    const int rows = m->orderedRows();              // the view may show a window of them
     r.set("rows", static_cast<std::int64_t>(rows)); // --file: the file's, not --rows'
 
     // jump: the last row, then 20 random rows.
@@ -268,8 +269,9 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     std::vector<int> targets = {rows - 1};
     for (int i = 0; i < 20; ++i)
         targets.push_back(std::uniform_int_distribution<int>(0, rows - 1)(rng));
-    for (int row : targets) {
-        w.view()->scrollTo(m->index(row, 0), QAbstractItemView::PositionAtCenter);
+    for (int position : targets) {
+        const int row =
+            w.messagesPage()->showPosition(position, QAbstractItemView::PositionAtCenter);
         jumps.push_back(waitFor([&] { return rowLoaded(m, row); }, 10000));
     }
     std::vector<double> sorted = jumps;
@@ -308,7 +310,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         hwm.set("filter", static_cast<std::int64_t>(peakRssMb()));
         r.set("filter_rows", static_cast<std::int64_t>(m->rowCount()));
         w.filterBar()->setChoice(ui::StatusFilterBar::All);
-        waitFor([&] { return m->isIdle() && m->rowCount() == rows && rowLoaded(m, 0); });
+        waitFor([&] { return m->isIdle() && m->orderedRows() == rows && rowLoaded(m, 0); });
     }
 
     // refresh: another process changes one shown message; until the table
@@ -320,10 +322,13 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         const auto& profiles = formatProfiles();
         const auto profile = profiles.find(core::formatId(m->backend()->info().format));
         const bool bySql = profile != profiles.end() && !profile->second.toScheduled.empty();
-        waitFor([&] { return rowLoaded(m, rows - 1); });
+        // The last rows (the view may show a window of the ordering).
+        const int lastRow =
+            w.messagesPage()->showPosition(rows - 1, QAbstractItemView::PositionAtBottom);
+        waitFor([&] { return rowLoaded(m, lastRow); });
         int target = -1;
         core::State expect = core::State::Failed;
-        for (int row = rows - 1; row >= std::max(0, rows - 256); --row) {
+        for (int row = lastRow; row >= std::max(0, lastRow - 255); --row) {
             // An unloaded row has no state (toInt() of nothing is READY's 0).
             if (waitFor([&] { return rowLoaded(m, row); }, 5000) < 0)
                 continue;

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+// An ordering longer than the message model's window (MessageModel::
+// kWindowRows; here a window of 1,000 rows over 5,000 messages): the page's
+// own scroll bar spans every row, keys and scrolling reach every row, the
+// selection and the rows on screen stay put while the window moves and while
+// another connection changes the queue, and a located message is brought
+// into the window.
+
+#include "core/queue.h"
+#include "testhelpers.h"
+#include "ui/mainwindow.h"
+#include "ui/messagemodel.h"
+#include "ui/messagespage.h"
+#include "ui/statusfilterbar.h"
+#include "windowharness.h"
+
+#include <QAbstractItemModelTester>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+
+using lq::core::Queue;
+using lq::ui::MessageModel;
+using namespace lq::test;
+
+namespace {
+
+constexpr int kMessages = 5000;
+constexpr int kWindow = 1000;
+
+struct Harness : WindowHarness {
+    QScrollBar* bar() const { return w.findChild<QScrollBar*>(QStringLiteral("rowWindowBar")); }
+    QTableView* view() const { return w.view(); }
+    /// Ordering position of the row at the top of the viewport.
+    int top() const { return model()->windowStart() + std::max(0, view()->rowAt(0)); }
+    /// The message id at ordering position `pos`, which must be in the window.
+    QString idAtPosition(int pos) const {
+        const int row = pos - model()->windowStart();
+        if (row < 0 || row >= model()->rowCount())
+            return QStringLiteral("(position %1 outside the window)").arg(pos);
+        if (!waitFor([&] { return rowLoaded(model(), row); }, kWaitMs))
+            return QStringLiteral("(row never loaded)");
+        return idAt(model(), row);
+    }
+    /// Ordering position of the current row (-1: none).
+    int currentPosition() const {
+        const QModelIndex cur = view()->currentIndex();
+        return cur.isValid() ? model()->windowStart() + cur.row() : -1;
+    }
+};
+
+} // namespace
+
+class TestRowWindow : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_tmp;
+    QString m_path;
+    QStringList m_ids; ///< every message id in rowid order (the table's)
+
+    /// A fresh copy of the 5,000-message queue, open in `h` through a
+    /// 1,000-row window.
+    [[nodiscard]] bool open(Harness& h, QString* path = nullptr) {
+        static int n = 0;
+        const QString copy = m_tmp.filePath(QStringLiteral("copy%1.sqlite3").arg(++n));
+        // The main file and its WAL (the creating connection may not have
+        // checkpointed it).
+        for (const QString& suffix : {QString(), QStringLiteral("-wal")})
+            if (QFile::exists(m_path + suffix) && !QFile::copy(m_path + suffix, copy + suffix))
+                return false;
+        if (path)
+            *path = copy;
+        h.model()->setWindowRows(kWindow);
+        if (!h.openAndWait(copy))
+            return false;
+        if (waitFor([&] { return h.model()->isIdle() && h.model()->orderedRows() == kMessages; },
+                    Harness::kWaitMs))
+            return true;
+        qWarning("%d rows in the ordering, idle %d, stored %lld, %s", h.model()->orderedRows(),
+                 h.model()->isIdle(), static_cast<long long>(h.model()->counts().stored),
+                 qPrintable(copy));
+        return false;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(m_tmp.isValid());
+        qputenv("LQ_AUDIT_DIR", m_tmp.filePath(QStringLiteral("audit")).toUtf8());
+        m_path = m_tmp.filePath(QStringLiteral("five-thousand.sqlite3"));
+        {
+            auto q = Queue::create(m_path.toStdString());
+            std::vector<lq::core::PutItem> items(kMessages);
+            for (std::size_t i = 0; i < items.size(); ++i)
+                items[i].data = "payload " + std::to_string(i);
+            q->putMany(items);
+            for (const auto& m : q->list({}, {}, 0, -1))
+                m_ids << QString::fromStdString(m.messageId);
+        }
+        QCOMPARE(m_ids.size(), kMessages);
+    }
+
+    void barSpansTheOrdering() {
+        Harness h;
+        QAbstractItemModelTester tester(h.model());
+        QVERIFY(open(h));
+        QCOMPARE(h.model()->rowCount(), kWindow);
+        QVERIFY(h.model()->isWindowed());
+        QVERIFY(h.bar() && h.bar()->isVisible());
+        QCOMPARE(h.view()->verticalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
+        QVERIFY2(h.bar()->maximum() > kMessages - 100 && h.bar()->maximum() < kMessages,
+                 qPrintable(QString::number(h.bar()->maximum())));
+        QCOMPARE(h.w.messagesPage()->rowsText(),
+                 QStringLiteral("%1 shown").arg(QLocale().toString(kMessages)));
+        // The bar anywhere: those rows at the top, the window moved to them.
+        for (int pos : {2500, 4200, 10, 4999 - 30}) {
+            h.bar()->setValue(pos);
+            QTRY_COMPARE(h.top(), pos);
+            const QString got = h.idAtPosition(pos);
+            QVERIFY2(got == m_ids[pos], qPrintable(QStringLiteral("%1: start %2, shown is at %3")
+                                                       .arg(pos)
+                                                       .arg(h.model()->windowStart())
+                                                       .arg(m_ids.indexOf(got))));
+            QVERIFY(pos >= h.model()->windowStart() &&
+                    pos < h.model()->windowStart() + h.model()->rowCount());
+        }
+    }
+
+    void keysReachTheEnds() {
+        Harness h;
+        QVERIFY(open(h));
+        h.view()->setFocus();
+        h.view()->setCurrentIndex(h.model()->index(3, MessageModel::MessageId));
+        QTest::keyClick(h.view(), Qt::Key_End, Qt::ControlModifier);
+        QTRY_COMPARE(h.currentPosition(), kMessages - 1);
+        QCOMPARE(h.idAtPosition(kMessages - 1), m_ids.last());
+        QTRY_COMPARE(h.bar()->value(), h.bar()->maximum());
+        QTest::keyClick(h.view(), Qt::Key_Home, Qt::ControlModifier);
+        QTRY_COMPARE(h.currentPosition(), 0);
+        QCOMPARE(h.model()->windowStart(), 0);
+        QCOMPARE(h.idAtPosition(0), m_ids.first());
+        QTRY_COMPARE(h.bar()->value(), 0);
+    }
+
+    void pagingDownCrossesTheWindow() {
+        Harness h;
+        QVERIFY(open(h));
+        h.view()->setFocus();
+        h.view()->setCurrentIndex(h.model()->index(0, MessageModel::MessageId));
+        // Page Down until well past the first window: each current row is the
+        // next part of the ordering, never a jump back into the window.
+        int last = 0;
+        while (h.currentPosition() < 2 * kWindow) {
+            QTest::keyClick(h.view(), Qt::Key_PageDown);
+            QCoreApplication::processEvents();
+            const int pos = h.currentPosition();
+            QVERIFY2(pos > last, qPrintable(QStringLiteral("%1 after %2").arg(pos).arg(last)));
+            QCOMPARE(h.idAtPosition(pos), m_ids[pos]);
+            last = pos;
+        }
+        QVERIFY(h.model()->windowStart() > 0);
+        QCOMPARE(h.bar()->value(), h.top());
+        // And back up to the first row.
+        while (h.currentPosition() > 0) {
+            QTest::keyClick(h.view(), Qt::Key_PageUp);
+            QCoreApplication::processEvents();
+            const int pos = h.currentPosition();
+            QVERIFY(pos < last);
+            QCOMPARE(h.idAtPosition(pos), m_ids[pos]);
+            last = pos;
+        }
+    }
+
+    void selectionAndLiveChangesKeepTheirRows() {
+        Harness h;
+        QString path;
+        QVERIFY(open(h, &path));
+        // Only READY messages: a worker's claims remove rows before the ones
+        // on screen, its new messages add rows after them.
+        h.w.filterBar()->setChoice(lq::ui::StatusFilterBar::Ready);
+        QTRY_VERIFY(h.model()->isIdle() && h.model()->orderedRows() == kMessages);
+        const int row = h.w.messagesPage()->showPosition(3000, QAbstractItemView::PositionAtTop);
+        QVERIFY(row >= 0);
+        QTRY_COMPARE(h.top(), 3000);
+        const QString topId = h.idAtPosition(3000);
+        QCOMPARE(topId, m_ids[3000]);
+        h.view()->selectionModel()->setCurrentIndex(
+            h.model()->index(row + 5, MessageModel::MessageId),
+            QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QCOMPARE(h.w.messagesPage()->selectedMessageIds(), QStringList{m_ids[3005]});
+
+        QSignalSpy resets(h.model(), &QAbstractItemModel::modelReset);
+        {
+            auto worker = Queue::open(path.toStdString());
+            for (int i = 0; i < 100; ++i)
+                QVERIFY(worker->pop());
+            for (int i = 0; i < 10; ++i)
+                worker->put("late " + std::to_string(i));
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(h.model()->orderedRows(), kMessages - 100 + 10, 10000);
+        QTRY_VERIFY(h.model()->isIdle());
+        QCOMPARE(resets.count(), 0);
+        // The same messages on screen and selected, 100 positions earlier.
+        QCOMPARE(h.top(), 2900);
+        QCOMPARE(h.idAtPosition(2900), topId);
+        QCOMPARE(h.w.messagesPage()->selectedMessageIds(), QStringList{m_ids[3005]});
+        QCOMPARE(h.currentPosition(), 2905);
+        QVERIFY(h.bar()->maximum() > kMessages - 90 - 100);
+    }
+
+    void locatedMessageIsBroughtIntoTheWindow() {
+        Harness h;
+        QVERIFY(open(h));
+        QCOMPARE(h.model()->windowStart(), 0);
+        h.w.messagesPage()->selectMessage(m_ids[4321]);
+        QTRY_COMPARE(h.currentPosition(), 4321);
+        // Listed once its row is loaded.
+        QTRY_COMPARE(h.w.messagesPage()->selectedMessageIds(), QStringList{m_ids[4321]});
+        const QRect shown = h.view()->visualRect(h.view()->currentIndex());
+        QVERIFY(h.view()->viewport()->rect().intersects(shown));
+    }
+};
+
+QTEST_MAIN(TestRowWindow)
+#include "tst_rowwindow.moc"

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+#include "ui/rowwindowscroller.h"
+
+#include "ui/messagemodel.h"
+
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QKeyEvent>
+#include <QScopedValueRollback>
+#include <QScrollBar>
+#include <QTableView>
+#include <QTimer>
+
+#include <algorithm>
+#include <utility>
+
+namespace lq::ui {
+
+RowWindowScroller::RowWindowScroller(QTableView* view, MessageModel* model, QWidget* barParent)
+    : QObject(view)
+    , m_view(view)
+    , m_viewport(view->viewport())
+    , m_model(model)
+    , m_bar(new QScrollBar(Qt::Vertical, barParent)) {
+    m_bar->setObjectName(QStringLiteral("rowWindowBar"));
+    m_bar->setVisible(false);
+    connect(model, &QAbstractItemModel::modelReset, this, &RowWindowScroller::sync);
+    connect(model, &QAbstractItemModel::layoutChanged, this, &RowWindowScroller::sync);
+    connect(model, &QAbstractItemModel::rowsInserted, this, &RowWindowScroller::sync);
+    connect(model, &QAbstractItemModel::rowsRemoved, this, &RowWindowScroller::sync);
+    connect(view->verticalScrollBar(), &QScrollBar::valueChanged, this,
+            &RowWindowScroller::onViewScrolled);
+    connect(view->verticalScrollBar(), &QScrollBar::rangeChanged, this, &RowWindowScroller::sync);
+    connect(m_bar, &QScrollBar::valueChanged, this, &RowWindowScroller::onBarMoved);
+    view->installEventFilter(this);
+    view->viewport()->installEventFilter(this);
+}
+
+int RowWindowScroller::visibleRows() const {
+    return std::max(1, m_view->viewport()->height() / rowHeight());
+}
+
+int RowWindowScroller::rowHeight() const {
+    return std::max(1, m_view->verticalHeader()->defaultSectionSize());
+}
+
+int RowWindowScroller::viewTop() const {
+    // From the view's own bar, not rowAt(): right after a layout change the
+    // view may not have laid its rows out again yet. Rows are of one height.
+    const int v = m_view->verticalScrollBar()->value();
+    return m_view->verticalScrollMode() == QAbstractItemView::ScrollPerItem ? v : v / rowHeight();
+}
+
+void RowWindowScroller::setViewTop(int row) {
+    const QScopedValueRollback guard(m_moving, true);
+    m_view->verticalScrollBar()->setValue(
+        m_view->verticalScrollMode() == QAbstractItemView::ScrollPerItem ? row : row * rowHeight());
+    const QScopedValueRollback sync(m_syncing, true);
+    m_bar->setValue(topPosition());
+}
+
+int RowWindowScroller::topPosition() const {
+    return m_model->windowStart() + viewTop();
+}
+
+void RowWindowScroller::sync() {
+    const bool windowed = m_model->isWindowed();
+    if (windowed != m_bar->isVisible()) {
+        m_bar->setVisible(windowed);
+        m_view->setVerticalScrollBarPolicy(windowed ? Qt::ScrollBarAlwaysOff
+                                                    : Qt::ScrollBarAsNeeded);
+    }
+    if (!windowed) {
+        return;
+    }
+    const QScopedValueRollback guard(m_syncing, true);
+    const int visible = visibleRows();
+    m_bar->setRange(0, std::max(0, m_model->orderedRows() - visible));
+    m_bar->setPageStep(visible);
+    m_bar->setSingleStep(m_view->verticalScrollBar()->singleStep());
+    m_bar->setValue(topPosition());
+}
+
+void RowWindowScroller::onViewScrolled() {
+    if (!m_model->isWindowed() || m_moving) {
+        return;
+    }
+    {
+        const QScopedValueRollback guard(m_syncing, true);
+        m_bar->setValue(topPosition());
+    }
+    // Near an edge of the window with rows beyond it: the window moves in
+    // the next turn, not inside the view's own scrolling.
+    const int top = viewTop();
+    const int margin = m_model->windowRows() / 4;
+    const bool nearTop = top < margin && m_model->windowStart() > 0;
+    const bool nearEnd = top + visibleRows() > m_model->rowCount() - margin &&
+                         m_model->windowStart() + m_model->rowCount() < m_model->orderedRows();
+    if ((nearTop || nearEnd) && !m_recentrePending) {
+        m_recentrePending = true;
+        QTimer::singleShot(0, this, &RowWindowScroller::recentre);
+    }
+}
+
+void RowWindowScroller::recentre() {
+    m_recentrePending = false;
+    if (!m_model->isWindowed()) {
+        return;
+    }
+    const int top = topPosition();
+    const QScopedValueRollback guard(m_moving, true);
+    m_model->setWindowStart(top - m_model->windowRows() / 2);
+    setViewTop(top - m_model->windowStart());
+}
+
+void RowWindowScroller::onBarMoved(int value) {
+    if (m_syncing) {
+        return;
+    }
+    const int start = m_model->windowStart();
+    const QScopedValueRollback guard(m_moving, true);
+    if (value < start || value + visibleRows() > start + m_model->rowCount()) {
+        m_model->setWindowStart(value - m_model->windowRows() / 2);
+    }
+    setViewTop(value - m_model->windowStart());
+}
+
+int RowWindowScroller::showPosition(int pos, QAbstractItemView::ScrollHint hint) {
+    const int row = m_model->rowOfPosition(pos);
+    if (row >= 0) {
+        m_view->scrollTo(m_model->index(row, std::max(0, m_view->currentIndex().column())), hint);
+    }
+    return row;
+}
+
+bool RowWindowScroller::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_view && event->type() == QEvent::KeyPress && m_model->isWindowed()) {
+        // The view would go to the first or last row of the window: the
+        // ordering's first or last row instead.
+        const auto* key = static_cast<QKeyEvent*>(event);
+        if (key->modifiers() == Qt::ControlModifier &&
+            (key->key() == Qt::Key_Home || key->key() == Qt::Key_End)) {
+            const int row =
+                m_model->rowOfPosition(key->key() == Qt::Key_Home ? 0 : m_model->orderedRows() - 1);
+            const QModelIndex to =
+                m_model->index(row, std::max(0, m_view->currentIndex().column()));
+            m_view->selectionModel()->setCurrentIndex(to, QItemSelectionModel::ClearAndSelect |
+                                                              QItemSelectionModel::Rows);
+            m_view->scrollTo(to);
+            return true;
+        }
+    } else if (watched == m_viewport && event->type() == QEvent::Resize) {
+        sync();
+    }
+    return QObject::eventFilter(watched, event);
+}
+
+} // namespace lq::ui
