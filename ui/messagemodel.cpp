@@ -237,24 +237,13 @@ int MessageModel::orderedRows() const {
 
 void MessageModel::setWindowStart(int start) {
     start = std::clamp(start, 0, std::max(0, orderedRows() - m_windowRows));
-    const int delta = start - m_windowStart;
-    if (delta == 0 || m_edit) {
+    if (start == m_windowStart || m_edit) {
         return;
     }
     // The row count stays windowRows(): a layout change, which QHeaderView
     // answers without a loop over its sections.
-    emit layoutAboutToBeChanged();
-    const int rows = rowCount();
-    const QModelIndexList from = persistentIndexList();
-    QModelIndexList to;
-    to.reserve(from.size());
-    for (const QModelIndex& i : from) {
-        const int r = i.row() - delta;
-        to.push_back(r >= 0 && r < rows ? createIndex(r, i.column()) : QModelIndex());
-    }
-    m_windowStart = start;
-    changePersistentIndexList(from, to);
-    emit layoutChanged();
+    moveWindow(
+        start, [](int position) { return position; }, [] {});
 }
 
 int MessageModel::rowOfPosition(int pos) {

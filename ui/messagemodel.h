@@ -13,6 +13,7 @@
 #include <QIcon>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -206,6 +207,12 @@ private:
     /// Where a merged ordering's window starts, and the persistent indexes
     /// moved with it (a windowed ordering changes as a layout change).
     void mergeWindowed(PollResult& r);
+    /// One layout change, windowed: `install` puts the new ordering in place
+    /// (if any), the window starts at `start`, and each persistent index
+    /// goes to the row of positionAfter(its old ordering position), or away
+    /// when that lies outside the window (-1: the row is gone).
+    void moveWindow(int start, const std::function<int(int)>& positionAfter,
+                    const std::function<void()>& install);
     core::TimeNs stuckNs() const;
     QVariant displayData(const MessageRow& r, int column) const;
     /// formats with a schedule: the same columns show run_at, locked_until, the

@@ -260,15 +260,22 @@ void MessageModel::mergeWindowed(PollResult& r) {
         endResetModel();
         return;
     }
+    moveWindow(
+        start, [&map](int position) { return map.map(position, false); },
+        [this, &r] { m_order = std::move(r.order); });
+}
+
+void MessageModel::moveWindow(int start, const std::function<int(int)>& positionAfter,
+                              const std::function<void()>& install) {
     emit layoutAboutToBeChanged();
     const QModelIndexList from = persistentIndexList();
     QModelIndexList to;
     to.reserve(from.size());
     for (const QModelIndex& i : from) {
-        const int row = map.map(i.row() + m_windowStart, false) - start;
+        const int row = positionAfter(i.row() + m_windowStart) - start;
         to.push_back(row >= 0 && row < m_windowRows ? createIndex(row, i.column()) : QModelIndex());
     }
-    m_order = std::move(r.order);
+    install();
     m_windowStart = start;
     changePersistentIndexList(from, to);
     emit layoutChanged();
