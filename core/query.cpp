@@ -162,7 +162,7 @@ bool isWal(const std::string& journalMode) {
 
 Queue::Impl::Where Queue::Impl::inRange(Where w, const std::string& key,
                                         std::pair<std::int64_t, std::int64_t> range) {
-    w.sql += (w.sql.empty() ? " WHERE " : " AND ") + key + " >= ? AND " + key + " < ?";
+    w.sql += (w.sql.empty() ? " WHERE " : " AND ") + key + " >= ? AND " + key + " <= ?";
     w.binds.emplace_back(range.first);
     w.binds.emplace_back(range.second);
     return w;
@@ -193,21 +193,60 @@ std::optional<std::pair<std::int64_t, std::int64_t>> Queue::Impl::scanBounds() {
     return out;
 }
 
+std::int64_t Queue::Impl::rowsAtMost() {
+    auto pages = reader().cached("PRAGMA page_count");
+    auto size = reader().cached("PRAGMA page_size");
+    const std::int64_t n = pages->step() ? pages->int64(0) : 0;
+    const std::int64_t b = size->step() ? size->int64(0) : 0;
+    pages->reset();
+    size->reset();
+    // At least a cell pointer (2 bytes) and a cell (payload size, rowid and
+    // a one-byte record header: 3 bytes): 4 is a safe lower bound.
+    return std::max<std::int64_t>(1, std::min<std::int64_t>(n, std::int64_t{1} << 32) * b / 4);
+}
+
+std::uint64_t Queue::Impl::keysPerRange(std::int64_t lo, std::int64_t hi, std::int64_t rows) {
+    const auto per = static_cast<std::uint64_t>(std::max<std::int64_t>(1, rows));
+    const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+    const std::uint64_t ranges = static_cast<std::uint64_t>(rowsAtMost()) / per + 1;
+    // ceil((span + 1) / width) <= ranges once width > span / ranges (one
+    // range of all 2^64 keys: the widest width there is, and two ranges).
+    const std::uint64_t q = span / ranges;
+    return std::max(per, q == std::numeric_limits<std::uint64_t>::max() ? q : q + 1);
+}
+
+namespace {
+
+/// [lo, hi] as consecutive inclusive ranges of `width` keys (the last one
+/// shorter), without overflow at either end of int64.
+std::vector<std::pair<std::int64_t, std::int64_t>> splitKeys(std::int64_t lo, std::int64_t hi,
+                                                             std::uint64_t width) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;
+    for (std::int64_t a = lo;;) {
+        if (static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(a) < width) {
+            out.emplace_back(a, hi);
+            return out;
+        }
+        const auto b = static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + (width - 1));
+        out.emplace_back(a, b);
+        a = b + 1; // b < hi
+    }
+}
+
+} // namespace
+
 std::vector<std::pair<std::int64_t, std::int64_t>> Queue::Impl::scanChunks() {
     const std::int64_t n = opts.scanChunkRows;
     if (n <= 0 || driver().scanKey().empty() || inOwnTransaction() || isWal(info().journalMode))
         return {};
     const auto bounds = scanBounds();
-    if (!bounds || bounds->second - bounds->first < n)
+    if (!bounds)
         return {};
-    std::vector<std::pair<std::int64_t, std::int64_t>> out;
-    for (std::int64_t a = bounds->first;; a += n) {
-        const bool last = bounds->second - a < n;
-        out.emplace_back(a, last ? bounds->second + 1 : a + n);
-        if (last)
-            break;
-    }
-    return out;
+    const std::uint64_t width = keysPerRange(bounds->first, bounds->second, n);
+    if (static_cast<std::uint64_t>(bounds->second) - static_cast<std::uint64_t>(bounds->first) <
+        width)
+        return {}; // one range: read in one
+    return splitKeys(bounds->first, bounds->second, width);
 }
 
 Counts Queue::counts(const std::string& queueName, TimeNs stuckAfterNs) {
@@ -322,18 +361,26 @@ std::vector<std::int64_t> Queue::orderedRowids(const Filter& f, const Sort& s) {
                                      (w.sql.empty() ? " WHERE " : " AND ") + key +
                                      (desc ? " < ?" : " > ?") + " ORDER BY " + key +
                                      (desc ? " DESC" : "") + " LIMIT ?");
-        std::int64_t after = desc ? std::numeric_limits<std::int64_t>::max()
-                                  : std::numeric_limits<std::int64_t>::min();
-        for (;;) {
+        std::int64_t after = 0;
+        for (bool first = true;; first = false) {
             st->reset();
             bindValues(*st, w.binds);
             const int n = static_cast<int>(w.binds.size());
-            st->bind(n + 1, after);
+            // The first chunk starts beyond every int64 (a real compares
+            // with integers by value and still seeks the index): a key at
+            // either end of int64 is a key like any other.
+            if (first)
+                st->bind(n + 1, desc ? 1e19 : -1e19);
+            else
+                st->bind(n + 1, after);
             st->bind(n + 2, limit);
             std::int64_t got = 0;
             while (st->step()) {
                 after = st->int64(0);
-                out.push_back(sign * after);
+                // Negated without overflow (a hostile arm id of -2^63 stays).
+                out.push_back(sign < 0 ? static_cast<std::int64_t>(
+                                             std::uint64_t{0} - static_cast<std::uint64_t>(after))
+                                       : after);
                 ++got;
             }
             st->reset(); // ends the read transaction between chunks
@@ -411,9 +458,15 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
                                        std::int64_t capacity) {
     TimingColumns cols;
     if (rows) {
-        // Rowids are dense in a queue file: the range is a good capacity.
+        // Rowids are mostly dense in a queue file: the range is a good
+        // capacity, up to what the file can hold.
+        const std::uint64_t keys =
+            static_cast<std::uint64_t>(rows->second) - static_cast<std::uint64_t>(rows->first);
+        const std::int64_t range = keys < (std::uint64_t{1} << 40)
+                                       ? static_cast<std::int64_t>(keys) + 1
+                                       : std::int64_t{1} << 40;
         const auto expect = static_cast<std::size_t>(std::clamp<std::int64_t>(
-            capacity > 0 ? capacity : rows->second - rows->first + 1, 0, 50'000'000));
+            std::min(capacity > 0 ? capacity : range, rowsAtMost()), 0, 50'000'000));
         cols.state.reserve(expect);
         cols.inTime.reserve(expect);
         cols.lockTime.reserve(expect);
@@ -448,14 +501,13 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
     }
     // On a rollback-journal file the range is read in chunks, each its own
     // read transaction, so a writer waits for one chunk only.
-    const std::int64_t n = opts.scanChunkRows > 0 && !isWal(info().journalMode)
-                               ? opts.scanChunkRows
-                               : std::numeric_limits<std::int64_t>::max();
-    for (std::int64_t a = rows->first; a <= rows->second;) {
-        const std::int64_t b = rows->second - a < n ? rows->second + 1 : a + n;
-        read(inRange(w, key, {a, b}));
-        a = b;
+    if (opts.scanChunkRows <= 0 || isWal(info().journalMode)) {
+        read(inRange(w, key, *rows));
+        return cols;
     }
+    for (const auto& range : splitKeys(rows->first, rows->second,
+                                       keysPerRange(rows->first, rows->second, opts.scanChunkRows)))
+        read(inRange(w, key, range));
     return cols;
 }
 
@@ -470,26 +522,34 @@ TimingColumns Queue::timing(const Filter& f) {
             hi = bounds->second;
         }
     }
-    if (hi - lo < kSplitAbove) {
-        // Read by key range when there is one: timingRange() chunks it on a
-        // rollback-journal file.
-        return d->timingRange(f,
-                              hi >= lo ? std::make_optional(std::make_pair(lo, hi)) : std::nullopt);
+    if (hi < lo)
+        return d->timingRange(f, std::nullopt);
+    // Keys minus one, and the rows they can stand for (sparse keys, or a
+    // hostile file's rowids 1 and 2^62, stand for far fewer).
+    const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+    const std::int64_t rows = span < static_cast<std::uint64_t>(kSplitAbove)
+                                  ? static_cast<std::int64_t>(span) + 1
+                                  : std::min(kSplitAbove, d->rowsAtMost());
+    if (rows < kSplitAbove) {
+        // Read by key range: timingRange() chunks it on a rollback-journal file.
+        return d->timingRange(f, std::make_pair(lo, hi));
     }
-    const std::int64_t mid = lo + (hi - lo) / 2;
+    const auto mid = static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + span / 2);
     // The upper half is read in pieces of exact size (no doubling slack of
     // one growing vector), appended to the lower half's columns (reserved
     // for both) and each freed as soon as it is appended. The pieces are
     // all held until the join, so the peak is still the whole plus the
     // upper half; what this saves is the slack (up to 2x before).
     constexpr std::int64_t kPieceRows = 1 << 18;
+    const auto pieces = splitKeys(mid + 1, hi, d->keysPerRange(mid + 1, hi, kPieceRows));
+    const std::int64_t whole =
+        span < (std::uint64_t{1} << 40) ? static_cast<std::int64_t>(span) + 1 : kSplitAbove;
     std::vector<TimingColumns> upper;
     std::exception_ptr error;
     std::thread helper([&] {
         try {
-            for (std::int64_t a = mid + 1; a <= hi; a += kPieceRows)
-                upper.push_back(
-                    d->timingRange(f, std::make_pair(a, std::min(hi, a + kPieceRows - 1))));
+            for (const auto& piece : pieces)
+                upper.push_back(d->timingRange(f, piece));
         } catch (...) {
             error = std::current_exception();
         }
@@ -497,7 +557,7 @@ TimingColumns Queue::timing(const Filter& f) {
     });
     TimingColumns cols;
     try {
-        cols = d->timingRange(f, std::make_pair(lo, mid), hi - lo + 1);
+        cols = d->timingRange(f, std::make_pair(lo, mid), whole);
     } catch (...) {
         helper.join();
         throw;

@@ -91,17 +91,27 @@ struct Queue::Impl {
     Where buildWhere(const Filter& f) const;
     std::string orderBy(const Sort& s) const;
     std::optional<Message> getOn(Connection& c, std::string_view messageId) const;
-    /// Half-open ranges [first, second) of driver().scanKey() that split a
-    /// long read into reads of at most opts.scanChunkRows keys, each its own
+    /// Inclusive ranges [first, second] of driver().scanKey() that split a
+    /// long read into reads of about opts.scanChunkRows rows, each its own
     /// read transaction; empty when the file is read in one (WAL, a small
     /// table, inside our own transaction, or no scan key).
     std::vector<std::pair<std::int64_t, std::int64_t>> scanChunks();
-    /// `w` narrowed to `key` in [range.first, range.second).
+    /// `w` narrowed to `key` in [range.first, range.second] (inclusive: a
+    /// range may end at the largest rowid).
     static Where inRange(Where w, const std::string& key,
                          std::pair<std::int64_t, std::int64_t> range);
     /// Min and max of driver().scanKey() (arm by arm for a compound source,
     /// each by its index); nullopt when empty.
     std::optional<std::pair<std::int64_t, std::int64_t>> scanBounds();
+    /// The most rows the file can hold (its pages at 4 bytes a row): bounds
+    /// what a key range stands for when keys are sparse (pruned history, or a
+    /// hostile file with rowids 1 and 2^62).
+    std::int64_t rowsAtMost();
+    /// Keys per range for reads of about `rows` rows each over [lo, hi]:
+    /// `rows` where keys are dense, wider where the range holds more keys than
+    /// the file can hold rows, so that no more ranges are made than the rows
+    /// need. Never overflows.
+    std::uint64_t keysPerRange(std::int64_t lo, std::int64_t hi, std::int64_t rows);
     TimingColumns timingRange(const Filter& f,
                               std::optional<std::pair<std::int64_t, std::int64_t>> rows,
                               std::int64_t capacity = 0);
