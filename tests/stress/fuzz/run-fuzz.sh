@@ -73,11 +73,34 @@ for i, h in enumerate(blobs):
 PY
 set +e
 "$build/bin/lqfuzz_jsonb" -max_total_time="$jseconds" -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix="$artifacts/" -print_final_stats=1 "$jcorpus" "$jseeds" >"$build/fuzz-jsonb.log" 2>&1
+    -artifact_prefix="$artifacts/jsonb-" -print_final_stats=1 "$jcorpus" "$jseeds" >"$build/fuzz-jsonb.log" 2>&1
 jstatus=$?
 set -e
 jruns=$(grep -Eo 'stat::number_of_executed_units: [0-9]+' "$build/fuzz-jsonb.log" | grep -Eo '[0-9]+$' | tail -1 || true)
 echo "fuzz jsonb: ${jruns:-?} executions in ${jseconds} s (exit ${jstatus}), artifacts: $(ls "$artifacts" | wc -l)"
 [ "$jstatus" -eq 0 ] || tail -n 30 "$build/fuzz-jsonb.log"
+
+# A finding on a CI machine is gone with the machine: print what it takes to
+# reproduce it here. Each artifact runs once more on its own (its stack trace
+# or, for a timeout, the stack libFuzzer prints when it fires), then the bytes
+# themselves, gzipped and base64-encoded, when they are small enough:
+#   base64 -d <<'B64' | gunzip > input.sqlite3   (the lines between the markers)
+for a in "$artifacts"/*; do
+    [ -f "$a" ] || continue
+    name=$(basename "$a")
+    echo "== fuzz finding $name ($(stat -c %s "$a") bytes, sha256 $(sha256sum "$a" | cut -c1-16))"
+    bin="$fuzzer"
+    case "$name" in jsonb-*) bin="$build/bin/lqfuzz_jsonb" ;; esac
+    timeout 60 "$bin" -timeout=10 -rss_limit_mb=2048 "$a" 2>&1 | grep -E "ERROR|ALARM|SUMMARY|^ +#[0-9]+ " | head -n 40 || true
+    packed=$(gzip -9c "$a" | base64 -w 120)
+    if [ "${#packed}" -le 200000 ]; then
+        echo "-- $name, gzip | base64 (between the markers):"
+        echo "B64-BEGIN"
+        echo "$packed"
+        echo "B64-END"
+    else
+        echo "-- $name: ${#packed} base64 characters gzipped; not printed"
+    fi
+done
 [ "$status" -eq 0 ] || exit "$status"
 exit "$jstatus"
