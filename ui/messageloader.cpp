@@ -525,25 +525,37 @@ void MessageLoader::loadBlock(quint64 layout, int block, std::vector<std::int64_
         });
 }
 
-void MessageLoader::locate(const QString& messageId) {
+void MessageLoader::locate(const QString& messageId,
+                           std::shared_ptr<const std::vector<std::int64_t>> order) {
     if (!m_backend) {
-        emit located(messageId, false, 0);
+        emit located(messageId, false, 0, -1);
         return;
     }
     const quint64 gen = m_generation;
+    struct Found {
+        std::optional<qint64> rowid;
+        qint64 position = -1;
+    };
     runAsync(
         this, &m_pool,
-        [q = m_backend, id = toStd(messageId)]() -> std::optional<qint64> {
+        [q = m_backend, id = toStd(messageId), order = std::move(order)]() {
+            Found out;
             try {
-                auto m = q->get(id);
-                return m ? std::optional<qint64>(m->rowid) : std::nullopt;
+                if (auto m = q->get(id))
+                    out.rowid = m->rowid;
             } catch (const std::exception&) {
-                return std::nullopt;
+                return out;
             }
+            if (out.rowid && order) {
+                const auto it = std::find(order->begin(), order->end(), *out.rowid);
+                if (it != order->end())
+                    out.position = qint64(it - order->begin());
+            }
+            return out;
         },
-        [this, messageId, gen](std::optional<qint64> rowid) {
+        [this, messageId, gen](Found f) {
             if (gen == m_generation) {
-                emit located(messageId, rowid.has_value(), rowid.value_or(0));
+                emit located(messageId, f.rowid.has_value(), f.rowid.value_or(0), f.position);
             }
         });
 }

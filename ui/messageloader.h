@@ -111,7 +111,9 @@ public:
     bool isIdle() const { return !m_jobRunning && !m_pendingReset && !m_pendingPoll; }
 
     void loadBlock(quint64 layout, int block, std::vector<std::int64_t> rowids);
-    void locate(const QString& messageId);
+    /// Finds `messageId` and its position in `order` (the ordering shown
+    /// when asked), both in a worker: a 10M-row ordering is an 80 MB scan.
+    void locate(const QString& messageId, std::shared_ptr<const std::vector<std::int64_t>> order);
 
     MessageModel::FileState fileState() const { return m_fileState; }
     qint64 walBytes() const { return m_walBytes; }
@@ -131,10 +133,10 @@ signals:
     /// Phase one of a poll: shown rows that changed, ahead of the ordering.
     void earlyRows(quint64 generation, quint64 layout, const std::vector<lq::ui::MessageRow>& rows);
     void blockLoaded(lq::ui::BlockResult& result);
-    /// `rowid` < 0: not found.
     /// `rowid` is meaningful only when `found` (formats may use negative
-    /// rowids: Laravel's failed jobs).
-    void located(const QString& messageId, bool found, qint64 rowid);
+    /// rowids: Laravel's failed jobs). `position`: its index in the ordering
+    /// locate() was given, -1 when not in it.
+    void located(const QString& messageId, bool found, qint64 rowid, qint64 position);
     void fileStateChanged(lq::ui::MessageModel::FileState state);
     void errorOccurred(const QString& message);
 

@@ -60,8 +60,17 @@ MessageModel::MessageModel(QObject* parent)
         }
     });
     connect(m_loader, &MessageLoader::located, this,
-            [this](const QString& id, bool found, qint64 rowid) {
-                emit located(id, found ? rowOfPosition(positionOfRowId(rowid)) : -1);
+            [this](const QString& id, bool found, qint64 rowid, qint64 position) {
+                if (!found) {
+                    emit located(id, -1);
+                    return;
+                }
+                // The worker's position holds while the ordering it searched
+                // is still the one shown; otherwise search this one.
+                const bool current = !m_edit && position >= 0 &&
+                                     std::size_t(position) < m_order->size() &&
+                                     (*m_order)[std::size_t(position)] == rowid;
+                emit located(id, rowOfPosition(current ? int(position) : positionOfRowId(rowid)));
             });
     connect(m_loader, &MessageLoader::fileStateChanged, this, &MessageModel::fileStateChanged);
     connect(m_loader, &MessageLoader::errorOccurred, this, &MessageModel::errorOccurred);
@@ -264,7 +273,7 @@ void MessageModel::setWindowRows(int rows) {
 }
 
 void MessageModel::locate(const QString& messageId) {
-    m_loader->locate(messageId);
+    m_loader->locate(messageId, m_order);
 }
 
 void MessageModel::requestBlock(int block) const {
