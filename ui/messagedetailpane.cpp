@@ -343,7 +343,9 @@ void MessageDetailPane::showRow(const MessageRow* row) {
     m_copyId->setEnabled(enabled);
     m_copyPayload->setEnabled(enabled);
     m_saveAs->setEnabled(enabled);
-    m_notShown.clear();
+    // A message marked as gone that comes back unchanged (a filter there and
+    // back, a sort) needs its payload line again: the mark replaced it.
+    const bool wasMarked = !std::exchange(m_notShown, QString()).isEmpty();
     if (!row) {
         ++m_generation;
         m_row.reset();
@@ -379,9 +381,13 @@ void MessageDetailPane::showRow(const MessageRow* row) {
     m_messageId = id;
     m_fingerprint = row->fingerprint;
     refreshTimes();
-    if (!same) {
+    if (!same || wasMarked) {
         loadPayload(false);
     }
+}
+
+QString MessageDetailPane::payloadNoteText() const {
+    return m_payloadNote->text();
 }
 
 void MessageDetailPane::markNotShown(const QString& why) {

@@ -42,6 +42,8 @@ public:
     void markNotShown(const QString& why);
     /// The last note of markNotShown(); empty while the message is in view.
     QString notShownNote() const { return m_notShown; }
+    /// The line above the payload as shown (what it is, or why not shown).
+    QString payloadNoteText() const;
 
     QString messageId() const { return m_messageId; }
     QString payloadText() const;

@@ -16,6 +16,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -106,6 +107,7 @@ private slots:
     void statusBarSaysWhenTheFirstRowsCame();
     void aClickShowsTheRowInThePane();
     void retryLockedKeepsClaim();
+    void aMessageBackInTheFilterLosesItsMark();
     void staleRetryIsSkipped();
     void pruneWithCutoff();
     void externalChangeKeepsSelection();
@@ -313,6 +315,41 @@ void TestMainWindow::retryLockedKeepsClaim() {
     QTRY_VERIFY(h.w.detailPane()->notShownNote().isEmpty());
     QVERIFY2(h.w.detailPane()->fieldText(QStringLiteral("status")).startsWith(u"LOCKED"),
              qPrintable(h.w.detailPane()->fieldText(QStringLiteral("status"))));
+}
+
+void TestMainWindow::aMessageBackInTheFilterLosesItsMark() {
+    // A message shown, then the table sorted by another column: while the
+    // new ordering is computed the message is not in the table (the pane
+    // marks it), then it is found and chosen again, unchanged. The payload
+    // line must be the payload's again, not "no longer in this filter"
+    // (found under Xvfb on a 1M file).
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    QTRY_VERIFY(h.model()->hasOrdering());
+    const QString id = selectRow(h, 5).first;
+    QVERIFY(!id.isEmpty());
+    lq::ui::MessageDetailPane* pane = h.w.detailPane();
+    QTRY_COMPARE(pane->messageId(), id);
+    QTest::qWait(300); // the payload loaded, its line written
+    const QString note = pane->payloadNoteText();
+    QVERIFY(!note.contains(QStringLiteral("no longer")));
+    QSignalSpy marked(h.model(), &QAbstractItemModel::modelReset);
+    QHeaderView* header = h.w.view()->horizontalHeader();
+    QTest::mouseClick(header->viewport(), Qt::LeftButton, {},
+                      QPoint(header->sectionViewportPosition(MessageModel::Status) + 10,
+                             header->height() / 2));
+    QTRY_VERIFY(!marked.isEmpty());
+    const auto currentId = [&h]() -> QString {
+        const QModelIndex cur = h.w.view()->currentIndex();
+        if (!cur.isValid() || !h.w.view()->selectionModel()->isRowSelected(cur.row(), {}))
+            return {};
+        return h.model()->data(h.model()->index(cur.row(), MessageModel::MessageId)).toString();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(currentId(), id, 10000);
+    QTRY_VERIFY(pane->notShownNote().isEmpty());
+    QTRY_COMPARE(pane->payloadNoteText(), note);
 }
 
 void TestMainWindow::staleRetryIsSkipped() {
