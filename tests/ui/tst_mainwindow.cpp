@@ -89,6 +89,14 @@ struct Harness {
     return {idAt(h.model(), row), h.model()->data(idx, MessageModel::TokenRole).toLongLong()};
 }
 
+/// The id of the current row when it is also selected, else empty.
+QString selectedCurrentId(Harness& h) {
+    const QModelIndex cur = h.w.view()->currentIndex();
+    if (!cur.isValid() || !h.w.view()->selectionModel()->isRowSelected(cur.row(), {}))
+        return {};
+    return h.model()->data(h.model()->index(cur.row(), MessageModel::MessageId)).toString();
+}
+
 /// Waits until the action started after `before` reports were made has
 /// reported and the window is idle again.
 [[nodiscard]] bool waitReport(Harness& h, int before) {
@@ -305,12 +313,7 @@ void TestMainWindow::retryLockedKeepsClaim() {
     QTRY_COMPARE_WITH_TIMEOUT(h.model()->rowCount(), 14, 3000);
     // The view may first make a neighbour current (not selected); the
     // message comes back once the worker has found its row.
-    const auto currentId = [&h]() -> QString {
-        const QModelIndex cur = h.w.view()->currentIndex();
-        if (!cur.isValid() || !h.w.view()->selectionModel()->isRowSelected(cur.row(), {}))
-            return {};
-        return h.model()->data(h.model()->index(cur.row(), MessageModel::MessageId)).toString();
-    };
+    const auto currentId = [&h] { return selectedCurrentId(h); };
     QTRY_COMPARE_WITH_TIMEOUT(currentId(), id, 10000);
     QTRY_VERIFY(h.w.detailPane()->notShownNote().isEmpty());
     QVERIFY2(h.w.detailPane()->fieldText(QStringLiteral("status")).startsWith(u"LOCKED"),
@@ -337,16 +340,11 @@ void TestMainWindow::aMessageBackInTheFilterLosesItsMark() {
     QVERIFY(!note.contains(QStringLiteral("no longer")));
     QSignalSpy marked(h.model(), &QAbstractItemModel::modelReset);
     QHeaderView* header = h.w.view()->horizontalHeader();
-    QTest::mouseClick(header->viewport(), Qt::LeftButton, {},
-                      QPoint(header->sectionViewportPosition(MessageModel::Status) + 10,
-                             header->height() / 2));
+    QTest::mouseClick(
+        header->viewport(), Qt::LeftButton, {},
+        QPoint(header->sectionViewportPosition(MessageModel::Status) + 10, header->height() / 2));
     QTRY_VERIFY(!marked.isEmpty());
-    const auto currentId = [&h]() -> QString {
-        const QModelIndex cur = h.w.view()->currentIndex();
-        if (!cur.isValid() || !h.w.view()->selectionModel()->isRowSelected(cur.row(), {}))
-            return {};
-        return h.model()->data(h.model()->index(cur.row(), MessageModel::MessageId)).toString();
-    };
+    const auto currentId = [&h] { return selectedCurrentId(h); };
     QTRY_COMPARE_WITH_TIMEOUT(currentId(), id, 10000);
     QTRY_VERIFY(pane->notShownNote().isEmpty());
     QTRY_COMPARE(pane->payloadNoteText(), note);
