@@ -335,7 +335,9 @@ void TestMainWindow::aMessageBackInTheFilterLosesItsMark() {
     QVERIFY(!id.isEmpty());
     lq::ui::MessageDetailPane* pane = h.w.detailPane();
     QTRY_COMPARE(pane->messageId(), id);
-    QTest::qWait(300); // the payload loaded, its line written
+    // The payload loaded, its line written.
+    QTRY_VERIFY(!pane->payloadText().isEmpty());
+    QTRY_VERIFY(!pane->isLoading());
     const QString note = pane->payloadNoteText();
     QVERIFY(!note.contains(QStringLiteral("no longer")));
     QSignalSpy marked(h.model(), &QAbstractItemModel::modelReset);
