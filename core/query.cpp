@@ -193,6 +193,37 @@ std::optional<std::pair<std::int64_t, std::int64_t>> Queue::Impl::scanBounds() {
     return out;
 }
 
+namespace {
+
+/// hi - lo for lo <= hi, as unsigned: every pair of int64 keys fits.
+std::uint64_t keySpan(std::int64_t lo, std::int64_t hi) {
+    return static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+}
+
+/// The keys in [lo, hi], or `cap` when there are at least that many.
+std::int64_t keysIn(std::int64_t lo, std::int64_t hi, std::int64_t cap) {
+    const std::uint64_t span = keySpan(lo, hi);
+    return span < static_cast<std::uint64_t>(cap) ? static_cast<std::int64_t>(span) + 1 : cap;
+}
+
+/// [lo, hi] as consecutive inclusive ranges of `width` keys (the last one
+/// shorter), without overflow at either end of int64.
+std::vector<std::pair<std::int64_t, std::int64_t>> splitKeys(std::int64_t lo, std::int64_t hi,
+                                                             std::uint64_t width) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;
+    for (std::int64_t a = lo;;) {
+        if (keySpan(a, hi) < width) {
+            out.emplace_back(a, hi);
+            return out;
+        }
+        const auto b = static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + (width - 1));
+        out.emplace_back(a, b);
+        a = b + 1; // b < hi
+    }
+}
+
+} // namespace
+
 std::int64_t Queue::Impl::rowsAtMost() {
     auto pages = reader().cached("PRAGMA page_count");
     auto size = reader().cached("PRAGMA page_size");
@@ -207,33 +238,13 @@ std::int64_t Queue::Impl::rowsAtMost() {
 
 std::uint64_t Queue::Impl::keysPerRange(std::int64_t lo, std::int64_t hi, std::int64_t rows) {
     const auto per = static_cast<std::uint64_t>(std::max<std::int64_t>(1, rows));
-    const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+    const std::uint64_t span = keySpan(lo, hi);
     const std::uint64_t ranges = static_cast<std::uint64_t>(rowsAtMost()) / per + 1;
     // ceil((span + 1) / width) <= ranges once width > span / ranges (one
     // range of all 2^64 keys: the widest width there is, and two ranges).
     const std::uint64_t q = span / ranges;
     return std::max(per, q == std::numeric_limits<std::uint64_t>::max() ? q : q + 1);
 }
-
-namespace {
-
-/// [lo, hi] as consecutive inclusive ranges of `width` keys (the last one
-/// shorter), without overflow at either end of int64.
-std::vector<std::pair<std::int64_t, std::int64_t>> splitKeys(std::int64_t lo, std::int64_t hi,
-                                                             std::uint64_t width) {
-    std::vector<std::pair<std::int64_t, std::int64_t>> out;
-    for (std::int64_t a = lo;;) {
-        if (static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(a) < width) {
-            out.emplace_back(a, hi);
-            return out;
-        }
-        const auto b = static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + (width - 1));
-        out.emplace_back(a, b);
-        a = b + 1; // b < hi
-    }
-}
-
-} // namespace
 
 std::vector<std::pair<std::int64_t, std::int64_t>> Queue::Impl::scanChunks() {
     const std::int64_t n = opts.scanChunkRows;
@@ -243,8 +254,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> Queue::Impl::scanChunks() {
     if (!bounds)
         return {};
     const std::uint64_t width = keysPerRange(bounds->first, bounds->second, n);
-    if (static_cast<std::uint64_t>(bounds->second) - static_cast<std::uint64_t>(bounds->first) <
-        width)
+    if (keySpan(bounds->first, bounds->second) < width)
         return {}; // one range: read in one
     return splitKeys(bounds->first, bounds->second, width);
 }
@@ -460,11 +470,7 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
     if (rows) {
         // Rowids are mostly dense in a queue file: the range is a good
         // capacity, up to what the file can hold.
-        const std::uint64_t keys =
-            static_cast<std::uint64_t>(rows->second) - static_cast<std::uint64_t>(rows->first);
-        const std::int64_t range = keys < (std::uint64_t{1} << 40)
-                                       ? static_cast<std::int64_t>(keys) + 1
-                                       : std::int64_t{1} << 40;
+        const std::int64_t range = keysIn(rows->first, rows->second, std::int64_t{1} << 40);
         const auto expect = static_cast<std::size_t>(std::clamp<std::int64_t>(
             std::min(capacity > 0 ? capacity : range, rowsAtMost()), 0, 50'000'000));
         cols.state.reserve(expect);
@@ -526,10 +532,9 @@ TimingColumns Queue::timing(const Filter& f) {
         return d->timingRange(f, std::nullopt);
     // Keys minus one, and the rows they can stand for (sparse keys, or a
     // hostile file's rowids 1 and 2^62, stand for far fewer).
-    const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
-    const std::int64_t rows = span < static_cast<std::uint64_t>(kSplitAbove)
-                                  ? static_cast<std::int64_t>(span) + 1
-                                  : std::min(kSplitAbove, d->rowsAtMost());
+    const std::uint64_t span = keySpan(lo, hi);
+    const std::int64_t keys = keysIn(lo, hi, kSplitAbove);
+    const std::int64_t rows = keys < kSplitAbove ? keys : std::min(kSplitAbove, d->rowsAtMost());
     if (rows < kSplitAbove) {
         // Read by key range: timingRange() chunks it on a rollback-journal file.
         return d->timingRange(f, std::make_pair(lo, hi));
