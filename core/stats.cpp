@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "stats.h"
 
+#include "mapped.h"
 #include "message.h"
 
 #include <algorithm>
@@ -176,7 +177,7 @@ void selectExact(const Visit& visit, std::size_t n, TimeNs mn, TimeNs mx,
         settle();
     }
     // Gather what is left (at most kCollectAtMost values per position).
-    std::vector<std::vector<TimeNs>> got(w.size());
+    std::vector<MappedVector<TimeNs>> got(w.size());
     for (std::size_t k = 0; k < w.size(); ++k)
         if (!w[k].done)
             got[k].reserve(w[k].inside);
@@ -436,8 +437,8 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
     // of ms instead of 160 MB); a bucket larger than a batch on its own is
     // selected without gathering it (selectExact).
     constexpr std::size_t kSeriesBatch = std::size_t{1} << 22;
-    const auto p50p99 = [](std::vector<TimeNs>::iterator first, std::vector<TimeNs>::iterator last,
-                           std::optional<TimeNs>& p50, std::optional<TimeNs>& p99) {
+    const auto p50p99 = [](TimeNs* first, TimeNs* last, std::optional<TimeNs>& p50,
+                           std::optional<TimeNs>& p99) {
         if (first == last)
             return;
         const auto n = static_cast<std::size_t>(last - first);
@@ -490,7 +491,8 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
         while (b1 < nb && held + sizeOf(b1) <= kSeriesBatch)
             held += sizeOf(b1++);
         // Buckets [b0, b1), laid out bucket after bucket from their offsets.
-        std::vector<TimeNs> waits(waitAt[b1] - waitAt[b0]), procs(procAt[b1] - procAt[b0]);
+        // Mapped: freed to malloc, 32 MB would stay resident after the scan.
+        MappedVector<TimeNs> waits(waitAt[b1] - waitAt[b0]), procs(procAt[b1] - procAt[b0]);
         std::vector<std::size_t> wCur(waitAt.begin() + static_cast<std::ptrdiff_t>(b0),
                                       waitAt.begin() + static_cast<std::ptrdiff_t>(b1));
         std::vector<std::size_t> pCur(procAt.begin() + static_cast<std::ptrdiff_t>(b0),
@@ -504,9 +506,7 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
                 if (b >= b0 && b < b1)
                     procs[pCur[b - b0]++ - procAt[b0]] = d;
             });
-        const auto at = [](std::vector<TimeNs>& v, std::size_t i) {
-            return v.begin() + static_cast<std::ptrdiff_t>(i);
-        };
+        const auto at = [](MappedVector<TimeNs>& v, std::size_t i) { return v.data() + i; };
         for (std::size_t b = b0; b < b1; ++b) {
             p50p99(at(waits, waitAt[b] - waitAt[b0]), at(waits, waitAt[b + 1] - waitAt[b0]),
                    out[b].waitP50, out[b].waitP99);

@@ -3,6 +3,7 @@
 
 #include "clock.h"
 #include "query.h"
+#include "timecolumn.h"
 
 #include <cstdint>
 #include <optional>
@@ -52,21 +53,23 @@ struct TimeBucket {
 TimeNs chooseBucketSize(TimeNs span, int maxBuckets = 120);
 
 /// The timing columns of the rows a Filter matched, normalised to ns; the
-/// raw material of every statistic. Row i of each vector is one message.
+/// raw material of every statistic. Row i of each column is one message.
+/// The times are TimeColumns (about 5 bytes a value instead of 8): at ten
+/// million rows the columns are what the statistics hold.
 struct TimingColumns {
     std::vector<std::int8_t> state; ///< static_cast<int8_t>(State)
-    std::vector<TimeNs> inTime;     ///< kNoTime where NULL
-    std::vector<TimeNs> lockTime;
-    std::vector<TimeNs> doneTime;
+    TimeColumn inTime;              ///< kNoTime where NULL
+    TimeColumn lockTime;
+    TimeColumn doneTime;
     std::vector<std::int64_t> attempts; ///< jobs-lease only; empty otherwise
     /// Formats whose wait is claim - due (Message::waitFrom): the due time,
     /// kNoTime where unknown. Empty: wait is lock - in.
-    std::vector<TimeNs> dueTime;
+    TimeColumn dueTime;
     /// Formats with a stuck rule of their own (a lease, a heartbeat, the
     /// library's rescue age): 1 where the row is past it. Empty: stuck is
     /// LOCKED longer than the operator's threshold (litequeue).
     std::vector<std::int8_t> ownStuck;
-    static constexpr TimeNs kNoTime = INT64_MIN;
+    static constexpr TimeNs kNoTime = TimeColumn::kNull;
     std::size_t size() const { return inTime.size(); }
 };
 

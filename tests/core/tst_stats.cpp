@@ -73,6 +73,9 @@ private slots:
     void computeStats();
     void computeStatsAtScale();
     void computeSeriesByHand();
+    void timeColumn_data();
+    void timeColumn();
+    void timeColumnCopies();
     void computeSeriesSums();
     void chooseBucketSize_data();
     void chooseBucketSize();
@@ -243,9 +246,6 @@ void TstStats::computeStatsAtScale() {
     const std::size_t n = 4'300'000;
     TimingColumns c;
     c.state.assign(n, static_cast<std::int8_t>(lq::core::State::Done));
-    c.inTime.resize(n);
-    c.lockTime.resize(n);
-    c.doneTime.resize(n);
     std::vector<TimeNs> waits;
     const TimeNs big = std::numeric_limits<TimeNs>::max() / 4;
     for (std::size_t i = 0; i < n; ++i) {
@@ -259,9 +259,9 @@ void TstStats::computeStatsAtScale() {
             w = big - static_cast<TimeNs>(rng() % 1000); // hostile
         else
             w = static_cast<TimeNs>(rng() % (1000 * kSec));
-        c.inTime[i] = kT0;
-        c.lockTime[i] = kT0 + w;
-        c.doneTime[i] = TimingColumns::kNoTime; // processing: none
+        c.inTime.push_back(kT0);
+        c.lockTime.push_back(kT0 + w);
+        c.doneTime.push_back(TimingColumns::kNoTime); // processing: none
         waits.push_back(w);
     }
     std::sort(waits.begin(), waits.end());
@@ -290,6 +290,95 @@ void TstStats::computeStatsAtScale() {
     QCOMPARE(series[0].waitP50, lq::core::nearestRank(inSpan, 50));
     QCOMPARE(series[0].waitP99, lq::core::nearestRank(inSpan, 99));
     QVERIFY(!series[0].processingP50);
+}
+
+// TimeColumn keeps every value exactly, whatever the spread of a block,
+// and holds queue-like timestamps in fewer bytes than an int64 vector.
+void TstStats::timeColumn_data() {
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<int>("n");
+    // What it may hold at most, pages and block table included (a page is
+    // 1 MB: only a million values say what a value costs).
+    QTest::addColumn<double>("maxBytesPerValue");
+    // Nanosecond arrivals ~60 ms apart (a queue of ten million over a week).
+    QTest::newRow("queue-like ns") << 0 << 1'000'000 << 5.4;
+    QTest::newRow("all NULL") << 1 << 1'000'000 << 0.1;
+    QTest::newRow("hostile: int64 ends, NULLs") << 2 << 1'000'000 << 8.5;
+    QTest::newRow("one value") << 3 << 1 << 1e9;
+    QTest::newRow("empty") << 4 << 0 << 1e9;
+    QTest::newRow("a block exactly") << 0 << int(TimeColumn::kBlock) << 1e9;
+    QTest::newRow("seconds, half NULL") << 5 << 12'345 << 1e9;
+}
+
+void TstStats::timeColumn() {
+    QFETCH(int, kind);
+    QFETCH(int, n);
+    QFETCH(double, maxBytesPerValue);
+    std::mt19937_64 rng(static_cast<unsigned>(kind * 7919 + n));
+    std::vector<TimeNs> want;
+    TimeNs t = kT0;
+    for (int i = 0; i < n; ++i) {
+        TimeNs v = kNo;
+        switch (kind) {
+        case 0:
+            t += static_cast<TimeNs>(rng() % (120 * kMs));
+            v = t;
+            break;
+        case 2: {
+            const std::uint64_t r = rng() % 6;
+            v = r == 0   ? std::numeric_limits<TimeNs>::max()
+                : r == 1 ? std::numeric_limits<TimeNs>::min() + 1
+                : r == 2 ? kNo
+                : r == 3 ? 0
+                         : static_cast<TimeNs>(rng());
+            break;
+        }
+        case 3:
+            v = -5;
+            break;
+        case 5:
+            v = rng() % 2 ? kNo : kT0 + static_cast<TimeNs>(rng() % 100'000) * kSec;
+            break;
+        default:
+            break;
+        }
+        want.push_back(v);
+    }
+    TimeColumn c;
+    for (TimeNs v : want)
+        c.push_back(v);
+    QCOMPARE(c.size(), want.size());
+    QCOMPARE(c.empty(), want.empty());
+    for (std::size_t i = 0; i < want.size(); ++i)
+        if (c[i] != want[i])
+            QFAIL(qPrintable(
+                QStringLiteral("value %1: %2, stored %3").arg(i).arg(want[i]).arg(c[i])));
+    if (n > 0) {
+        const double perValue = double(c.bytesHeld()) / n;
+        QVERIFY2(perValue <= maxBytesPerValue,
+                 qPrintable(QStringLiteral("%1 bytes a value").arg(perValue)));
+    }
+}
+
+void TstStats::timeColumnCopies() {
+    TimeColumn a;
+    for (TimeNs i = 0; i < 10'000; ++i)
+        a.push_back(i % 7 == 0 ? kNo : kT0 + i * kMs);
+    TimeColumn b = a; // copy
+    b.append(a);
+    QCOMPARE(b.size(), std::size_t(20'000));
+    for (std::size_t i = 0; i < 10'000; ++i) {
+        QCOMPARE(b[i], a[i]);
+        QCOMPARE(b[i + 10'000], a[i]);
+    }
+    TimeColumn m = std::move(b);
+    QCOMPARE(m.size(), std::size_t(20'000));
+    QCOMPARE(m[19'999], a[9'999]);
+    QCOMPARE(b.size(), std::size_t(0)); // NOLINT(bugprone-use-after-move): moved-from is empty
+    b.push_back(3);                     // and usable
+    QCOMPARE(b[0], TimeNs(3));
+    m.clear();
+    QVERIFY(m.empty());
 }
 
 void TstStats::computeSeriesByHand() {

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+#include "timecolumn.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+namespace lq::core {
+
+TimeColumn::TimeColumn(const TimeColumn& other) {
+    append(other);
+}
+
+TimeColumn::TimeColumn(TimeColumn&& other) noexcept
+    : m_pages(std::move(other.m_pages))
+    , m_pageUsed(std::exchange(other.m_pageUsed, kPageBytes))
+    , m_blocks(std::move(other.m_blocks))
+    , m_tail(std::move(other.m_tail))
+    , m_size(std::exchange(other.m_size, 0)) {
+    other.clear();
+}
+
+TimeColumn& TimeColumn::operator=(TimeColumn&& other) noexcept {
+    if (this != &other) {
+        m_pages = std::move(other.m_pages);
+        m_pageUsed = std::exchange(other.m_pageUsed, kPageBytes);
+        m_blocks = std::move(other.m_blocks);
+        m_tail = std::move(other.m_tail);
+        m_size = std::exchange(other.m_size, 0);
+        other.clear();
+    }
+    return *this;
+}
+
+TimeColumn& TimeColumn::operator=(const TimeColumn& other) {
+    if (this != &other) {
+        clear();
+        append(other);
+    }
+    return *this;
+}
+
+void TimeColumn::clear() {
+    m_pages.clear();
+    m_pageUsed = kPageBytes;
+    m_blocks.clear();
+    m_tail.clear();
+    m_size = 0;
+}
+
+void TimeColumn::append(const TimeColumn& other) {
+    const std::size_t n = other.size();
+    for (std::size_t i = 0; i < n; ++i)
+        push_back(other[i]);
+}
+
+std::size_t TimeColumn::bytesHeld() const noexcept {
+    // Pages count as far as they are written (the rest is never touched).
+    const std::size_t pages = m_pages.empty() ? 0 : (m_pages.size() - 1) * kMapBytes + m_pageUsed;
+    return pages + m_blocks.capacity() * sizeof(Block) + m_tail.capacity() * sizeof(TimeNs);
+}
+
+void TimeColumn::seal() {
+    const TimeNs* v = m_tail.data();
+    // The range of the block's values, NULLs aside; unsigned, so any two
+    // int64 values have a difference that fits.
+    bool any = false;
+    TimeNs lo = 0, hi = 0;
+    for (std::size_t i = 0; i < kBlock; ++i) {
+        if (v[i] == kNull)
+            continue;
+        if (!any) {
+            lo = hi = v[i];
+            any = true;
+        } else {
+            lo = std::min(lo, v[i]);
+            hi = std::max(hi, v[i]);
+        }
+    }
+    Block b;
+    if (!any) {
+        m_blocks.push_back(b); // width 0: all NULL, no bytes
+        m_tail.clear();
+        return;
+    }
+    // The widest offset plus one more code for NULL (all ones).
+    const std::uint64_t range = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+    std::uint8_t width = 1;
+    while (width < 8 && range + 1 > (std::uint64_t{1} << (8 * width)) - 1)
+        ++width;
+    // At 8 bytes the largest offset is 2^64 - 2 (hi = INT64_MAX, lo =
+    // INT64_MIN + 1, since INT64_MIN is the NULL): all ones stays free.
+    b.base = lo;
+    b.width = width;
+    b.null = width == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * width)) - 1;
+    const std::size_t bytes = kBlock * width;
+    if (m_pageUsed + bytes > kPageBytes) {
+        m_pages.emplace_back(kMapBytes);
+        m_pageUsed = 0;
+    }
+    b.page = static_cast<std::uint32_t>(m_pages.size() - 1);
+    b.offset = static_cast<std::uint32_t>(m_pageUsed);
+    std::byte* out = m_pages.back().data() + m_pageUsed;
+    for (std::size_t i = 0; i < kBlock; ++i) {
+        const std::uint64_t u =
+            v[i] == kNull ? b.null
+                          : static_cast<std::uint64_t>(v[i]) - static_cast<std::uint64_t>(lo);
+        std::memcpy(out + i * width, &u, width); // little-endian: the low bytes
+    }
+    m_pageUsed += bytes;
+    m_blocks.push_back(b);
+    m_tail.clear();
+}
+
+} // namespace lq::core
