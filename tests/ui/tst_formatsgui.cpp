@@ -392,9 +392,14 @@ private slots:
                 const int refused = rowOf(h, QString::fromStdString(m.messageId));
                 QVERIFY(refused >= 0);
                 select(h, refused);
-                QTRY_VERIFY2(!qa->isEnabled(), qPrintable(QString::fromStdString(m.messageId)));
-                QVERIFY2(qa->toolTip().contains(QString::fromStdString(why)),
-                         qPrintable(qa->toolTip()));
+                // Both together: the action is also disabled, with its own
+                // tooltip, for as long as no row is selected or the file is
+                // not writable (seen once in 3 runs after the previous
+                // action's refresh).
+                QTRY_VERIFY2(!qa->isEnabled() &&
+                                 qa->toolTip().contains(QString::fromStdString(why)),
+                             qPrintable(QString::fromStdString(m.messageId) + QStringLiteral(": ") +
+                                        qa->toolTip()));
                 h.w.view()->selectionModel()->select(
                     h.model()->index(rowOf(h, QString::fromStdString(target->messageId)), 0),
                     QItemSelectionModel::Select | QItemSelectionModel::Rows);
