@@ -462,7 +462,8 @@ void MessageLoader::startPoll(bool reset) {
 
 void MessageLoader::finishPoll(PollResult&& r, bool reset) {
     if (r.generation != m_generation) {
-        return; // a newer filter/sort/file superseded this job
+        releaseOffThread(std::move(r.order)); // up to 80 MB at ten million rows
+        return;                               // a newer filter/sort/file superseded this job
     }
     m_lastJobMs = r.elapsedMs;
     m_walBytes = r.walBytes;

@@ -101,7 +101,7 @@ void MessageModel::setBackend(std::shared_ptr<QueueBackend> backend, const QStri
     // run_at and locked_until; one that declares its fields has columns of
     // its own for them.
     m_showsSchedule = m_format && m_format->hasSchedule() && m_fields.empty();
-    m_order = std::make_shared<std::vector<std::int64_t>>();
+    replaceOrder(std::make_shared<std::vector<std::int64_t>>());
     m_windowStart = 0;
     m_hasOrdering = false;
     m_cache.clear();

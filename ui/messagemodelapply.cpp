@@ -6,6 +6,7 @@
 #include "ui/messagemodel.h"
 
 #include "ui/messageloader.h"
+#include "ui/runasync.h"
 
 #include <QLoggingCategory>
 #include <QSet>
@@ -35,14 +36,14 @@ void MessageModel::applyPoll(PollResult& r, bool reset, bool moved) {
             // on a reset. The rows on screen stay the same, so a reset shows
             // no change; only a selection inside the first page is dropped.
             beginResetModel();
-            m_order = std::move(r.order);
+            replaceOrder(std::move(r.order));
             endResetModel();
         } else if (all > shown) {
             beginInsertRows({}, shown, all - 1);
-            m_order = std::move(r.order);
+            replaceOrder(std::move(r.order));
             endInsertRows();
         } else {
-            m_order = std::move(r.order);
+            replaceOrder(std::move(r.order));
         }
         ++m_layout;
         m_cache.forgetPending();
@@ -77,6 +78,8 @@ void MessageModel::applyPoll(PollResult& r, bool reset, bool moved) {
     }
     emitTimeColumnsChanged();
     m_lastRefresh = QDateTime::currentDateTime();
+    // An ordering computed but not installed (the same as shown).
+    dropOrdering(std::move(r.order));
     if (moved) {
         emit dataVersionChanged();
     }
@@ -115,7 +118,7 @@ void MessageModel::applyFirstRows(quint64 generation, std::vector<MessageRow>& r
         rowids.push_back(r.msg.rowid);
     }
     beginResetModel();
-    m_order = std::make_shared<std::vector<std::int64_t>>(rowids);
+    replaceOrder(std::make_shared<std::vector<std::int64_t>>(rowids));
     m_windowStart = 0;
     m_hasOrdering = false;
     m_provisional = true;
@@ -131,12 +134,25 @@ void MessageModel::applyFirstRows(quint64 generation, std::vector<MessageRow>& r
 
 void MessageModel::installOrdering(std::shared_ptr<std::vector<std::int64_t>> order) {
     beginResetModel();
-    m_order = order ? std::move(order) : std::make_shared<std::vector<std::int64_t>>();
+    replaceOrder(order ? std::move(order) : std::make_shared<std::vector<std::int64_t>>());
     m_windowStart = 0;
     m_hasOrdering = true;
     ++m_layout;
     m_cache.forgetPositions();
     endResetModel();
+}
+
+void MessageModel::replaceOrder(std::shared_ptr<std::vector<std::int64_t>> next) {
+    std::shared_ptr<const std::vector<std::int64_t>> old = std::move(m_order);
+    m_order = std::move(next);
+    dropOrdering(std::move(old));
+}
+
+void MessageModel::dropOrdering(std::shared_ptr<const std::vector<std::int64_t>> old) {
+    // Under a million rows freeing takes under a few ms: not worth a thread hop.
+    constexpr std::size_t kOffThreadRows = std::size_t{1} << 20;
+    if (old && old.use_count() == 1 && old->size() >= kOffThreadRows)
+        releaseOffThread(std::move(old));
 }
 
 void MessageModel::mergeOrdering(PollResult& r) {
@@ -148,7 +164,7 @@ void MessageModel::mergeOrdering(PollResult& r) {
         mergeWindowed(r);
         return;
     }
-    const std::shared_ptr<const std::vector<std::int64_t>> old = m_order;
+    std::shared_ptr<const std::vector<std::int64_t>> old = m_order;
     const std::vector<std::pair<int, int>>& removes = r.diff.removes;
     const std::vector<std::pair<int, int>>& inserts = r.diff.inserts;
     ++m_layout;
@@ -180,6 +196,7 @@ void MessageModel::mergeOrdering(PollResult& r) {
     }
     const int rows = m_edit->rows;
     m_edit.reset();
+    dropOrdering(std::move(old));
     if (rows != int(m_order->size())) {
         // Defensive: never show an ordering other than the computed one.
         installOrdering(m_order);
@@ -239,7 +256,7 @@ void MessageModel::mergeWindowed(PollResult& r) {
     // row to where it goes, and the persistent indexes (selection, current)
     // with their rows, in one layout change; rows outside the window cost
     // the view nothing.
-    const std::shared_ptr<const std::vector<std::int64_t>> old = m_order;
+    std::shared_ptr<const std::vector<std::int64_t>> old = m_order;
     const PositionMap map(r.diff.removes, r.diff.inserts);
     const int total = int(r.order->size());
     const int start =
@@ -255,14 +272,16 @@ void MessageModel::mergeWindowed(PollResult& r) {
         // Into or out of a window: the row count changes, which a layout
         // change may not; the view restores its position from the reset.
         beginResetModel();
-        m_order = std::move(r.order);
+        replaceOrder(std::move(r.order));
         m_windowStart = total > m_windowRows ? start : 0;
         endResetModel();
+        dropOrdering(std::move(old));
         return;
     }
     moveWindow(
         start, [&map](int position) { return map.map(position, false); },
-        [this, &r] { m_order = std::move(r.order); });
+        [this, &r] { replaceOrder(std::move(r.order)); });
+    dropOrdering(std::move(old));
 }
 
 void MessageModel::moveWindow(int start, const std::function<int(int)>& positionAfter,

@@ -57,4 +57,17 @@ QThreadPool* workPool() {
     return pool;
 }
 
+void releaseOffThread(std::shared_ptr<const void> owned) {
+    if (!owned)
+        return;
+    static QThreadPool* pool = [] {
+        auto* p = new QThreadPool; // lives as long as the process
+        p->setMaxThreadCount(1);
+        p->setObjectName(QStringLiteral("lq release"));
+        startBackgroundThreads(*p);
+        return p;
+    }();
+    pool->start([owned = std::move(owned)]() mutable { owned.reset(); });
+}
+
 } // namespace lq::ui

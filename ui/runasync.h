@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -28,6 +29,12 @@ void startBackgroundThreads(QThreadPool& pool);
 /// The pool lqui's blocking work runs on by default: its own, never Qt's
 /// global one (see runasync.cpp).
 QThreadPool* workPool();
+
+/// Drops `owned` on a background thread of its own (one, at background
+/// priority), not on the caller's: for the last reference to something
+/// large, whose freeing is itself a stall (an 80 MB ordering of ten million
+/// rows takes 10-50 ms to unmap). Never queued behind a scan.
+void releaseOffThread(std::shared_ptr<const void> owned);
 
 template <class Work, class Done>
 void runAsync(QObject* context, QThreadPool* pool, Work&& work, Done&& done) {

@@ -18,6 +18,7 @@ class TstRunAsync : public QObject {
 private slots:
     void busyWorkLeavesQtsPoolFree();
     void poolThreadsStartAtBackgroundPriorityBeforeAnyTask();
+    void releaseOffThreadFreesOnABackgroundThread();
 };
 
 void TstRunAsync::busyWorkLeavesQtsPoolFree() {
@@ -91,6 +92,26 @@ void TstRunAsync::poolThreadsStartAtBackgroundPriorityBeforeAnyTask() {
     pool.start([&] { ran.release(); });
     QVERIFY(ran.tryAcquire(1, 5000));
     QCOMPARE(niceOfThreads("lq test pool").size(), 2);
+}
+
+void TstRunAsync::releaseOffThreadFreesOnABackgroundThread() {
+    // The last reference to a large ordering is dropped on a thread of its
+    // own: freeing 80 MB was a 10-50 ms stall where the UI thread did it.
+    std::atomic<QThread*> freedOn{nullptr};
+    {
+        std::shared_ptr<int> owned(new int(7), [&](int* p) {
+            freedOn = QThread::currentThread();
+            delete p;
+        });
+        lq::ui::releaseOffThread(std::move(owned));
+    }
+    QTRY_VERIFY(freedOn.load() != nullptr);
+    QVERIFY(freedOn.load() != QThread::currentThread());
+    QVERIFY(freedOn.load() != QCoreApplication::instance()->thread());
+#ifdef __linux__
+    QCOMPARE(niceOfThreads("lq release"), QList<int>({10})); // background
+#endif
+    lq::ui::releaseOffThread(nullptr); // nothing to drop: no effect
 }
 
 QTEST_GUILESS_MAIN(TstRunAsync)
