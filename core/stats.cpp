@@ -400,18 +400,33 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
     // every bucket, in two flat arrays laid out bucket after bucket: a
     // counting pass sizes them exactly, a second pass fills them.
     std::vector<std::size_t> waitAt(nb + 1, 0), procAt(nb + 1, 0);
-    const auto forEach = [&](auto&& onWait, auto&& onProc) {
-        for (std::size_t i = 0; i < c.size(); ++i) {
-            const auto st = static_cast<State>(c.state[i]);
-            const TimeNs in = c.inTime[i], lock = c.lockTime[i], done = c.doneTime[i];
-            if (long b = index(lock); b >= 0 && has(in))
-                if (auto d = diffNs(lock, in))
-                    onWait(static_cast<std::size_t>(b), *d);
-            if (long b = index(done); b >= 0 && st == State::Done && has(lock))
-                if (auto d = diffNs(done, lock))
-                    onProc(static_cast<std::size_t>(b), *d);
+    // Every wait claimed and processing time completed in [lo, hi); blocks of
+    // rows whose claim and completion times all lie outside are skipped
+    // unread (rows arrive in time order: a batch of buckets reads its part).
+    const auto forEachIn = [&](TimeNs lo, TimeNs hi, auto&& onWait, auto&& onProc) {
+        constexpr std::size_t kBlock = PackedColumn::kBlock;
+        const std::size_t n = c.size();
+        for (std::size_t first = 0; first < n; first += kBlock) {
+            const std::size_t k = first / kBlock;
+            if (!c.lockTime.blockMayHold(k, lo, hi) && !c.doneTime.blockMayHold(k, lo, hi))
+                continue;
+            const std::size_t last = std::min(n, first + kBlock);
+            for (std::size_t i = first; i < last; ++i) {
+                const auto st = static_cast<State>(c.state[i]);
+                const TimeNs in = c.inTime[i], lock = c.lockTime[i], done = c.doneTime[i];
+                if (long b = index(lock); b >= 0 && lock >= lo && lock < hi && has(in))
+                    if (auto d = diffNs(lock, in))
+                        onWait(static_cast<std::size_t>(b), *d);
+                if (long b = index(done);
+                    b >= 0 && done >= lo && done < hi && st == State::Done && has(lock))
+                    if (auto d = diffNs(done, lock))
+                        onProc(static_cast<std::size_t>(b), *d);
+            }
         }
     };
+    const auto forEach = [&](auto&& onWait, auto&& onProc) { forEachIn(from, to, onWait, onProc); };
+    // Where bucket b starts, and the end of the last.
+    const auto startOf = [&](std::size_t b) { return b < nb ? out[b].start : to; };
     for (std::size_t i = 0; i < c.size(); ++i) {
         const auto st = static_cast<State>(c.state[i]);
         if (long b = index(c.inTime[i]); b >= 0)
@@ -433,10 +448,11 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
     }
     // p50 and p99 per bucket, exactly, holding at most about kSeriesBatch
     // values at once: consecutive buckets are gathered batch by batch, one
-    // pass over the columns each (at ten million rows: a few passes of tens
-    // of ms instead of 160 MB); a bucket larger than a batch on its own is
-    // selected without gathering it (selectExact).
-    constexpr std::size_t kSeriesBatch = std::size_t{1} << 22;
+    // pass over the blocks of rows that may hold them each (at ten million
+    // rows: twenty batches of 8 MB, instead of 160 MB at once); a bucket
+    // larger than a batch on its own is selected without gathering it
+    // (selectExact).
+    constexpr std::size_t kSeriesBatch = std::size_t{1} << 20;
     const auto p50p99 = [](TimeNs* first, TimeNs* last, std::optional<TimeNs>& p50,
                            std::optional<TimeNs>& p99) {
         if (first == last)
@@ -468,9 +484,9 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
                             fn(d);
                     };
                     if (wait)
-                        forEach(mine, none);
+                        forEachIn(startOf(b0), startOf(b0 + 1), mine, none);
                     else
-                        forEach(none, mine);
+                        forEachIn(startOf(b0), startOf(b0 + 1), none, mine);
                 };
                 visit([&](TimeNs d) {
                     mn = std::min(mn, d);
@@ -491,13 +507,14 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
         while (b1 < nb && held + sizeOf(b1) <= kSeriesBatch)
             held += sizeOf(b1++);
         // Buckets [b0, b1), laid out bucket after bucket from their offsets.
-        // Mapped: freed to malloc, 32 MB would stay resident after the scan.
+        // Mapped: freed to malloc, 8 MB would stay resident after the scan.
         MappedVector<TimeNs> waits(waitAt[b1] - waitAt[b0]), procs(procAt[b1] - procAt[b0]);
         std::vector<std::size_t> wCur(waitAt.begin() + static_cast<std::ptrdiff_t>(b0),
                                       waitAt.begin() + static_cast<std::ptrdiff_t>(b1));
         std::vector<std::size_t> pCur(procAt.begin() + static_cast<std::ptrdiff_t>(b0),
                                       procAt.begin() + static_cast<std::ptrdiff_t>(b1));
-        forEach(
+        forEachIn(
+            startOf(b0), startOf(b1),
             [&](std::size_t b, TimeNs d) {
                 if (b >= b0 && b < b1)
                     waits[wCur[b - b0]++ - waitAt[b0]] = d;

@@ -3,7 +3,7 @@
 
 #include "clock.h"
 #include "query.h"
-#include "timecolumn.h"
+#include "packedcolumn.h"
 
 #include <cstdint>
 #include <optional>
@@ -58,18 +58,18 @@ TimeNs chooseBucketSize(TimeNs span, int maxBuckets = 120);
 /// million rows the columns are what the statistics hold.
 struct TimingColumns {
     std::vector<std::int8_t> state; ///< static_cast<int8_t>(State)
-    TimeColumn inTime;              ///< kNoTime where NULL
-    TimeColumn lockTime;
-    TimeColumn doneTime;
+    PackedColumn inTime;              ///< kNoTime where NULL
+    PackedColumn lockTime;
+    PackedColumn doneTime;
     std::vector<std::int64_t> attempts; ///< jobs-lease only; empty otherwise
     /// Formats whose wait is claim - due (Message::waitFrom): the due time,
     /// kNoTime where unknown. Empty: wait is lock - in.
-    TimeColumn dueTime;
+    PackedColumn dueTime;
     /// Formats with a stuck rule of their own (a lease, a heartbeat, the
     /// library's rescue age): 1 where the row is past it. Empty: stuck is
     /// LOCKED longer than the operator's threshold (litequeue).
     std::vector<std::int8_t> ownStuck;
-    static constexpr TimeNs kNoTime = TimeColumn::kNull;
+    static constexpr TimeNs kNoTime = PackedColumn::kNull;
     std::size_t size() const { return inTime.size(); }
 };
 

@@ -88,7 +88,7 @@ QString errorText(const std::exception& e) {
     return QString::fromUtf8(e.what());
 }
 
-OrderDiff diffOrders(const std::vector<std::int64_t>& oldO, const std::vector<std::int64_t>& newO) {
+OrderDiff diffOrders(const Ordering& oldO, const Ordering& newO) {
     OrderDiff d;
     const std::size_t n = oldO.size();
     const std::size_t m = newO.size();
@@ -389,8 +389,8 @@ void MessageLoader::startPoll(bool reset) {
                 }
             }
             if (r.changed || timeDependent) {
-                r.order =
-                    std::make_shared<std::vector<std::int64_t>>(q->orderedRowids(filter, sort));
+                const std::vector<std::int64_t> ids = q->orderedRowids(filter, sort);
+                r.order = std::make_shared<Ordering>(ids.begin(), ids.end());
                 QMetaObject::invokeMethod(
                     self,
                     [self, gen, rows = qint64(r.order->size())] {
@@ -435,7 +435,7 @@ void MessageLoader::startPoll(bool reset) {
                     }
                 }
                 if (!changedIds.isEmpty()) {
-                    const std::vector<std::int64_t>& order = r.order ? *r.order : *oldOrder;
+                    const Ordering& order = r.order ? *r.order : *oldOrder;
                     for (std::size_t i = 0; i < order.size(); ++i) {
                         if (changedIds.contains(order[i])) {
                             r.changedPositions.push_back(int(i));
@@ -526,8 +526,7 @@ void MessageLoader::loadBlock(quint64 layout, int block, std::vector<std::int64_
         });
 }
 
-void MessageLoader::locate(const QString& messageId,
-                           std::shared_ptr<const std::vector<std::int64_t>> order) {
+void MessageLoader::locate(const QString& messageId, std::shared_ptr<const Ordering> order) {
     if (!m_backend) {
         emit located(messageId, false, 0, -1);
         return;

@@ -39,14 +39,14 @@ struct PollRequest {
     core::TimeNs stuckNs = 0;
     /// (rowid, fingerprint) of every cached row (none for a reset).
     std::vector<std::pair<qint64, quint64>> cached;
-    std::shared_ptr<const std::vector<std::int64_t>> order; ///< the ordering shown
+    std::shared_ptr<const Ordering> order; ///< the ordering shown
 };
 
 /// What a poll found.
 struct PollResult {
     quint64 generation = 0;
     std::optional<core::Counts> counts;
-    std::shared_ptr<std::vector<std::int64_t>> order; ///< set when recomputed
+    std::shared_ptr<Ordering> order; ///< set when recomputed
     bool sameOrder = false;
     OrderDiff diff;
     std::vector<MessageRow> changedRows;
@@ -112,8 +112,8 @@ public:
 
     void loadBlock(quint64 layout, int block, std::vector<std::int64_t> rowids);
     /// Finds `messageId` and its position in `order` (the ordering shown
-    /// when asked), both in a worker: a 10M-row ordering is an 80 MB scan.
-    void locate(const QString& messageId, std::shared_ptr<const std::vector<std::int64_t>> order);
+    /// when asked), both in a worker: a scan of up to ten million rowids.
+    void locate(const QString& messageId, std::shared_ptr<const Ordering> order);
 
     MessageModel::FileState fileState() const { return m_fileState; }
     qint64 walBytes() const { return m_walBytes; }

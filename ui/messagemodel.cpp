@@ -43,7 +43,7 @@ QIcon dotIcon(const QColor& c) {
 
 MessageModel::MessageModel(QObject* parent)
     : QAbstractTableModel(parent)
-    , m_order(std::make_shared<std::vector<std::int64_t>>()) {
+    , m_order(std::make_shared<Ordering>()) {
     m_loader = new MessageLoader([this](bool reset) { return pollRequest(reset); }, this);
     connect(m_loader, &MessageLoader::pollFinished, this, &MessageModel::applyPoll);
     connect(m_loader, &MessageLoader::earlyRows, this, &MessageModel::applyEarlyRows);
@@ -101,7 +101,7 @@ void MessageModel::setBackend(std::shared_ptr<QueueBackend> backend, const QStri
     // run_at and locked_until; one that declares its fields has columns of
     // its own for them.
     m_showsSchedule = m_format && m_format->hasSchedule() && m_fields.empty();
-    replaceOrder(std::make_shared<std::vector<std::int64_t>>());
+    replaceOrder(std::make_shared<Ordering>());
     m_windowStart = 0;
     m_hasOrdering = false;
     m_cache.clear();

@@ -3,6 +3,7 @@
 
 #include "core/formats/queueformat.h"
 #include "core/message.h"
+#include "core/packedcolumn.h"
 #include "core/query.h"
 #include "ui/rowcache.h"
 
@@ -29,6 +30,10 @@ class QueueBackend;
 struct BlockResult;
 struct PollRequest;
 struct PollResult;
+
+/// Every matching rowid in table order, packed (PackedColumn): ten million
+/// rows hold 20-30 MB instead of 80.
+using Ordering = core::PackedColumn;
 
 /// The message table of one queue file: a model that receives data.
 ///
@@ -195,13 +200,13 @@ private:
     PollRequest pollRequest(bool reset) const;
     void applyPoll(PollResult& r, bool reset, bool moved);
     void mergeOrdering(PollResult& r);
-    void installOrdering(std::shared_ptr<std::vector<std::int64_t>> order);
+    void installOrdering(std::shared_ptr<Ordering> order);
     /// m_order = `next`; the ordering it replaces is dropped by dropOrdering().
-    void replaceOrder(std::shared_ptr<std::vector<std::int64_t>> next);
+    void replaceOrder(std::shared_ptr<Ordering> next);
     /// Drops an ordering no longer shown: a large one that nothing else
-    /// holds is freed off the UI thread (ten million rows: 80 MB, a 10-50 ms
-    /// munmap that was a stall in every sort, filter and refresh).
-    static void dropOrdering(std::shared_ptr<const std::vector<std::int64_t>> old);
+    /// holds is freed off the UI thread (unpacked, ten million rows were an
+    /// 80 MB, 10-50 ms munmap: a stall in every sort, filter and refresh).
+    static void dropOrdering(std::shared_ptr<const Ordering> old);
     void applyEarlyRows(quint64 generation, quint64 layout, const std::vector<MessageRow>& rows);
     void applyFirstRows(quint64 generation, std::vector<MessageRow>& rows);
     void requestBlock(int block) const;
@@ -247,12 +252,12 @@ private:
     quint64 m_layout = 0;  ///< bumped by every change of the ordering
     int m_windowStart = 0; ///< ordering position of view row 0
     int m_windowRows = kWindowRows;
-    std::shared_ptr<std::vector<std::int64_t>> m_order;
+    std::shared_ptr<Ordering> m_order;
     /// While mergeOrdering() replays an edit script: the rows shown are
     /// `base` without the `skip` runs ((first, count) in base positions,
     /// ascending), `rows` of them.
     struct EditView {
-        std::shared_ptr<const std::vector<std::int64_t>> base;
+        std::shared_ptr<const Ordering> base;
         std::vector<std::pair<int, int>> skip;
         int rows = 0;
     };

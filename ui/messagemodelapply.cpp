@@ -118,7 +118,7 @@ void MessageModel::applyFirstRows(quint64 generation, std::vector<MessageRow>& r
         rowids.push_back(r.msg.rowid);
     }
     beginResetModel();
-    replaceOrder(std::make_shared<std::vector<std::int64_t>>(rowids));
+    replaceOrder(std::make_shared<Ordering>(rowids.begin(), rowids.end()));
     m_windowStart = 0;
     m_hasOrdering = false;
     m_provisional = true;
@@ -132,9 +132,9 @@ void MessageModel::applyFirstRows(quint64 generation, std::vector<MessageRow>& r
     emit firstRowsShown();
 }
 
-void MessageModel::installOrdering(std::shared_ptr<std::vector<std::int64_t>> order) {
+void MessageModel::installOrdering(std::shared_ptr<Ordering> order) {
     beginResetModel();
-    replaceOrder(order ? std::move(order) : std::make_shared<std::vector<std::int64_t>>());
+    replaceOrder(order ? std::move(order) : std::make_shared<Ordering>());
     m_windowStart = 0;
     m_hasOrdering = true;
     ++m_layout;
@@ -142,13 +142,13 @@ void MessageModel::installOrdering(std::shared_ptr<std::vector<std::int64_t>> or
     endResetModel();
 }
 
-void MessageModel::replaceOrder(std::shared_ptr<std::vector<std::int64_t>> next) {
-    std::shared_ptr<const std::vector<std::int64_t>> old = std::move(m_order);
+void MessageModel::replaceOrder(std::shared_ptr<Ordering> next) {
+    std::shared_ptr<const Ordering> old = std::move(m_order);
     m_order = std::move(next);
     dropOrdering(std::move(old));
 }
 
-void MessageModel::dropOrdering(std::shared_ptr<const std::vector<std::int64_t>> old) {
+void MessageModel::dropOrdering(std::shared_ptr<const Ordering> old) {
     // Under a million rows freeing takes under a few ms: not worth a thread hop.
     constexpr std::size_t kOffThreadRows = std::size_t{1} << 20;
     if (old && old.use_count() == 1 && old->size() >= kOffThreadRows)
@@ -164,7 +164,7 @@ void MessageModel::mergeOrdering(PollResult& r) {
         mergeWindowed(r);
         return;
     }
-    std::shared_ptr<const std::vector<std::int64_t>> old = m_order;
+    std::shared_ptr<const Ordering> old = m_order;
     const std::vector<std::pair<int, int>>& removes = r.diff.removes;
     const std::vector<std::pair<int, int>>& inserts = r.diff.inserts;
     ++m_layout;
@@ -256,7 +256,7 @@ void MessageModel::mergeWindowed(PollResult& r) {
     // row to where it goes, and the persistent indexes (selection, current)
     // with their rows, in one layout change; rows outside the window cost
     // the view nothing.
-    std::shared_ptr<const std::vector<std::int64_t>> old = m_order;
+    std::shared_ptr<const Ordering> old = m_order;
     const PositionMap map(r.diff.removes, r.diff.inserts);
     const int total = int(r.order->size());
     const int start =

@@ -10,8 +10,10 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <random>
 
 using namespace lq::core;
@@ -76,7 +78,9 @@ private slots:
     void timeColumn_data();
     void timeColumn();
     void timeColumnCopies();
+    void packedColumnAsOrdering();
     void computeSeriesSums();
+    void computeSeriesBatches();
     void chooseBucketSize_data();
     void chooseBucketSize();
     void humanDuration_data();
@@ -292,7 +296,7 @@ void TstStats::computeStatsAtScale() {
     QVERIFY(!series[0].processingP50);
 }
 
-// TimeColumn keeps every value exactly, whatever the spread of a block,
+// PackedColumn keeps every value exactly, whatever the spread of a block,
 // and holds queue-like timestamps in fewer bytes than an int64 vector.
 void TstStats::timeColumn_data() {
     QTest::addColumn<int>("kind");
@@ -306,7 +310,7 @@ void TstStats::timeColumn_data() {
     QTest::newRow("hostile: int64 ends, NULLs") << 2 << 1'000'000 << 8.5;
     QTest::newRow("one value") << 3 << 1 << 1e9;
     QTest::newRow("empty") << 4 << 0 << 1e9;
-    QTest::newRow("a block exactly") << 0 << int(TimeColumn::kBlock) << 1e9;
+    QTest::newRow("a block exactly") << 0 << int(PackedColumn::kBlock) << 1e9;
     QTest::newRow("seconds, half NULL") << 5 << 12'345 << 1e9;
 }
 
@@ -344,7 +348,7 @@ void TstStats::timeColumn() {
         }
         want.push_back(v);
     }
-    TimeColumn c;
+    PackedColumn c;
     for (TimeNs v : want)
         c.push_back(v);
     QCOMPARE(c.size(), want.size());
@@ -361,17 +365,17 @@ void TstStats::timeColumn() {
 }
 
 void TstStats::timeColumnCopies() {
-    TimeColumn a;
+    PackedColumn a;
     for (TimeNs i = 0; i < 10'000; ++i)
         a.push_back(i % 7 == 0 ? kNo : kT0 + i * kMs);
-    TimeColumn b = a; // copy
+    PackedColumn b = a; // copy
     b.append(a);
     QCOMPARE(b.size(), std::size_t(20'000));
     for (std::size_t i = 0; i < 10'000; ++i) {
         QCOMPARE(b[i], a[i]);
         QCOMPARE(b[i + 10'000], a[i]);
     }
-    TimeColumn m = std::move(b);
+    PackedColumn m = std::move(b);
     QCOMPARE(m.size(), std::size_t(20'000));
     QCOMPARE(m[19'999], a[9'999]);
     QCOMPARE(b.size(), std::size_t(0)); // NOLINT(bugprone-use-after-move): moved-from is empty
@@ -379,6 +383,40 @@ void TstStats::timeColumnCopies() {
     QCOMPARE(b[0], TimeNs(3));
     m.clear();
     QVERIFY(m.empty());
+}
+
+// The table's ordering (ui::Ordering): rowids by id in 2 bytes a value,
+// shuffled over a million in 3, read through the standard algorithms.
+void TstStats::packedColumnAsOrdering() {
+    constexpr std::int64_t n = 1'000'000;
+    std::vector<std::int64_t> byId(n);
+    std::iota(byId.begin(), byId.end(), std::int64_t{1});
+    std::vector<std::int64_t> shuffled = byId;
+    std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937_64(5));
+    const PackedColumn a(byId.begin(), byId.end());
+    const PackedColumn b(shuffled.begin(), shuffled.end());
+    QVERIFY(std::equal(a.begin(), a.end(), byId.begin(), byId.end()));
+    QVERIFY(std::equal(b.begin(), b.end(), shuffled.begin(), shuffled.end()));
+    QCOMPARE(b.end() - b.begin(), std::ptrdiff_t(n));
+    QVERIFY2(double(a.bytesHeld()) / n <= 2.1, qPrintable(QString::number(a.bytesHeld())));
+    QVERIFY2(double(b.bytesHeld()) / n <= 3.1, qPrintable(QString::number(b.bytesHeld())));
+    // find, as the model's positionOfRowId() and the loader's locate()
+    const std::int64_t last = shuffled.back();
+    QCOMPARE(std::find(b.begin(), b.end(), last) - b.begin(), std::ptrdiff_t(n - 1));
+    QVERIFY(std::find(b.begin(), b.end(), n + 1) == b.end());
+    QCOMPARE(*std::lower_bound(a.begin(), a.end(), 777), std::int64_t(777));
+    QCOMPARE((a.begin() + 10)[5], std::int64_t(16));
+    // equality, as the poll's sameOrder
+    QVERIFY(a == PackedColumn(byId.begin(), byId.end()));
+    QVERIFY(!(a == b));
+    std::vector<std::int64_t> one = byId;
+    one[n / 2] = -1;
+    QVERIFY(!(a == PackedColumn(one.begin(), one.end())));
+    QVERIFY(!(a == PackedColumn(byId.begin(), byId.end() - 1)));
+    // a rowid equal to kNull is a value like any other
+    const std::vector<std::int64_t> ends{PackedColumn::kNull, INT64_MAX, 0};
+    const PackedColumn e(ends.begin(), ends.end());
+    QVERIFY(std::equal(e.begin(), e.end(), ends.begin(), ends.end()));
 }
 
 void TstStats::computeSeriesByHand() {
@@ -441,6 +479,49 @@ void TstStats::computeSeriesSums() {
     QCOMPARE(claims, ec);
     QCOMPARE(completions, ed);
     QCOMPARE(failures, ef);
+}
+
+// More values than one batch of the series gathers: the batches, and the
+// blocks of rows each skips, give the percentiles of every bucket exactly,
+// also for rows out of time order (a late claim, an old arrival).
+void TstStats::computeSeriesBatches() {
+    std::mt19937_64 rng(11);
+    constexpr int n = 1'500'000;
+    constexpr TimeNs bucket = 300 * kSec;
+    constexpr std::size_t nb = 120; // ten hours
+    TimingColumns c;
+    std::vector<std::vector<TimeNs>> waits(nb), procs(nb);
+    const auto bucketOf = [](TimeNs t) { return static_cast<std::size_t>((t - kT0) / bucket); };
+    for (int i = 0; i < n; ++i) {
+        TimeNs in = kT0 + static_cast<TimeNs>(i) * (nb * bucket / n);
+        TimeNs wait = static_cast<TimeNs>(rng() % (20 * kSec));
+        if (i % 997 == 0)
+            wait += static_cast<TimeNs>(rng() % (8 * 3600)) * kSec; // a claim hours late
+        if (i % 1009 == 0)
+            in = kT0 + static_cast<TimeNs>(rng() % (nb * 300)) * kSec - wait; // out of order
+        const TimeNs lock = in + wait;
+        const TimeNs done = lock + static_cast<TimeNs>(rng() % (3 * kSec));
+        const bool failed = i % 13 == 0;
+        c.state.push_back(static_cast<std::int8_t>(failed ? State::Failed : State::Done));
+        c.inTime.push_back(in);
+        c.lockTime.push_back(lock);
+        c.doneTime.push_back(done);
+        if (lock >= kT0 && bucketOf(lock) < nb)
+            waits[bucketOf(lock)].push_back(wait);
+        if (!failed && done >= kT0 && bucketOf(done) < nb)
+            procs[bucketOf(done)].push_back(done - lock);
+    }
+    const auto series = lq::core::computeSeries(c, kT0, kT0 + nb * bucket, bucket);
+    QCOMPARE(series.size(), nb);
+    for (std::size_t b = 0; b < nb; ++b) {
+        std::sort(waits[b].begin(), waits[b].end());
+        std::sort(procs[b].begin(), procs[b].end());
+        QCOMPARE(series[b].claims, static_cast<std::int64_t>(waits[b].size()));
+        QCOMPARE(series[b].waitP50, lq::core::nearestRank(waits[b], 50));
+        QCOMPARE(series[b].waitP99, lq::core::nearestRank(waits[b], 99));
+        QCOMPARE(series[b].processingP50, lq::core::nearestRank(procs[b], 50));
+        QCOMPARE(series[b].processingP99, lq::core::nearestRank(procs[b], 99));
+    }
 }
 
 void TstStats::chooseBucketSize_data() {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "timecolumn.h"
+#include "packedcolumn.h"
 
 #include <algorithm>
 #include <cstring>
@@ -7,11 +7,11 @@
 
 namespace lq::core {
 
-TimeColumn::TimeColumn(const TimeColumn& other) {
+PackedColumn::PackedColumn(const PackedColumn& other) {
     append(other);
 }
 
-TimeColumn::TimeColumn(TimeColumn&& other) noexcept
+PackedColumn::PackedColumn(PackedColumn&& other) noexcept
     : m_pages(std::move(other.m_pages))
     , m_pageUsed(std::exchange(other.m_pageUsed, kPageBytes))
     , m_blocks(std::move(other.m_blocks))
@@ -20,7 +20,7 @@ TimeColumn::TimeColumn(TimeColumn&& other) noexcept
     other.clear();
 }
 
-TimeColumn& TimeColumn::operator=(TimeColumn&& other) noexcept {
+PackedColumn& PackedColumn::operator=(PackedColumn&& other) noexcept {
     if (this != &other) {
         m_pages = std::move(other.m_pages);
         m_pageUsed = std::exchange(other.m_pageUsed, kPageBytes);
@@ -32,7 +32,7 @@ TimeColumn& TimeColumn::operator=(TimeColumn&& other) noexcept {
     return *this;
 }
 
-TimeColumn& TimeColumn::operator=(const TimeColumn& other) {
+PackedColumn& PackedColumn::operator=(const PackedColumn& other) {
     if (this != &other) {
         clear();
         append(other);
@@ -40,7 +40,7 @@ TimeColumn& TimeColumn::operator=(const TimeColumn& other) {
     return *this;
 }
 
-void TimeColumn::clear() {
+void PackedColumn::clear() {
     m_pages.clear();
     m_pageUsed = kPageBytes;
     m_blocks.clear();
@@ -48,24 +48,33 @@ void TimeColumn::clear() {
     m_size = 0;
 }
 
-void TimeColumn::append(const TimeColumn& other) {
+void PackedColumn::append(const PackedColumn& other) {
     const std::size_t n = other.size();
     for (std::size_t i = 0; i < n; ++i)
         push_back(other[i]);
 }
 
-std::size_t TimeColumn::bytesHeld() const noexcept {
-    // Pages count as far as they are written (the rest is never touched).
-    const std::size_t pages = m_pages.empty() ? 0 : (m_pages.size() - 1) * kMapBytes + m_pageUsed;
-    return pages + m_blocks.capacity() * sizeof(Block) + m_tail.capacity() * sizeof(TimeNs);
+bool PackedColumn::operator==(const PackedColumn& other) const {
+    if (m_size != other.m_size)
+        return false;
+    for (std::size_t i = 0; i < m_size; ++i)
+        if ((*this)[i] != other[i])
+            return false;
+    return true;
 }
 
-void TimeColumn::seal() {
-    const TimeNs* v = m_tail.data();
+std::size_t PackedColumn::bytesHeld() const noexcept {
+    // Pages count as far as they are written (the rest is never touched).
+    const std::size_t pages = m_pages.empty() ? 0 : (m_pages.size() - 1) * kMapBytes + m_pageUsed;
+    return pages + m_blocks.capacity() * sizeof(Block) + m_tail.capacity() * sizeof(value_type);
+}
+
+void PackedColumn::seal() {
+    const value_type* v = m_tail.data();
     // The range of the block's values, NULLs aside; unsigned, so any two
     // int64 values have a difference that fits.
     bool any = false;
-    TimeNs lo = 0, hi = 0;
+    value_type lo = 0, hi = 0;
     for (std::size_t i = 0; i < kBlock; ++i) {
         if (v[i] == kNull)
             continue;
@@ -91,6 +100,7 @@ void TimeColumn::seal() {
     // At 8 bytes the largest offset is 2^64 - 2 (hi = INT64_MAX, lo =
     // INT64_MIN + 1, since INT64_MIN is the NULL): all ones stays free.
     b.base = lo;
+    b.top = hi;
     b.width = width;
     b.null = width == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * width)) - 1;
     const std::size_t bytes = kBlock * width;
