@@ -27,6 +27,8 @@
 #include <memory>
 #include <set>
 
+#include <sys/stat.h>
+
 Q_LOGGING_CATEGORY(lcFleet, "lq.ui.fleet")
 
 namespace lq::ui {
@@ -90,12 +92,34 @@ bool isFile(const std::string& path) {
     return std::filesystem::is_regular_file(path, ec);
 }
 
+/// What a write by another process changes: the main file and its `-wal`
+/// (a reader touches only the `-shm`).
+struct FileStamp {
+    std::int64_t size = -1, mtimeNs = 0, walSize = -1, walMtimeNs = 0;
+    bool operator==(const FileStamp&) const = default;
+};
+
+FileStamp stampOf(const std::string& path) {
+    FileStamp s;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+        s.size = st.st_size;
+        s.mtimeNs = std::int64_t(st.st_mtim.tv_sec) * core::kNsPerSecond + st.st_mtim.tv_nsec;
+    }
+    if (::stat((path + "-wal").c_str(), &st) == 0) {
+        s.walSize = st.st_size;
+        s.walMtimeNs = std::int64_t(st.st_mtim.tv_sec) * core::kNsPerSecond + st.st_mtim.tv_nsec;
+    }
+    return s;
+}
+
 } // namespace
 
 struct FleetModel::CachedScan {
     core::TimeNs stuckNs = 0;
     core::TimeNs scannedAt = 0;
     qint64 costMs = 0;
+    FileStamp stamp;                       ///< taken before the scan read the file
     std::vector<core::FleetEntry> entries; ///< as scanQueueFile() gave them
 };
 
@@ -115,7 +139,7 @@ FleetModel::FleetModel(QObject* parent)
     m_pool.setMaxThreadCount(1);
     startBackgroundThreads(m_pool); // and kept
     m_watcher->setCoalesceInterval(150);
-    connect(m_watcher, &FileWatcher::changed, this, &FleetModel::scanNow);
+    connect(m_watcher, &FileWatcher::changed, this, &FleetModel::scanChanged);
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &FleetModel::scanNow);
     m_okIcon = dot(theme::healthColor(theme::Health::Ok));
@@ -219,6 +243,11 @@ core::TimeNs FleetModel::now() const {
 }
 
 void FleetModel::scanNow() {
+    m_fullPending = true;
+    scanChanged();
+}
+
+void FleetModel::scanChanged() {
     if (m_running) {
         m_pending = true;
         return;
@@ -230,6 +259,7 @@ void FleetModel::scanNow() {
 void FleetModel::startScan() {
     m_running = true;
     m_pending = false;
+    const bool changedOnly = !std::exchange(m_fullPending, false);
     const QStringList files = m_files;
     const QStringList folders = m_folders;
     const core::TimeNs t = now();
@@ -238,8 +268,8 @@ void FleetModel::startScan() {
     runAsync(
         this, &m_pool,
         [files, folders, t, stuckNs, settings, remote = m_remote, old = m_scanCache,
-         forced = std::exchange(m_forced, {}), minCost = m_reuseMinCostMs,
-         maxAge = m_reuseMaxAgeMs]() -> ScanResult {
+         forced = std::exchange(m_forced, {}), minCost = m_reuseMinCostMs, maxAge = m_reuseMaxAgeMs,
+         changedOnly]() -> ScanResult {
             QElapsedTimer clock;
             clock.start();
             ScanResult r;
@@ -280,12 +310,14 @@ void FleetModel::startScan() {
                 // comes from its table, setLiveCounts()).
                 const bool cacheable = isFile(p);
                 const CachedScan* last = nullptr;
+                const FileStamp stamp = cacheable ? stampOf(p) : FileStamp{};
                 if (old && own == settings.cend() && cacheable && forced.count(p) == 0) {
                     const auto it = old->find(p);
                     if (it != old->end() && it->second.stuckNs == stuckNs &&
-                        it->second.costMs >= minCost && t >= it->second.scannedAt &&
-                        (t - it->second.scannedAt) / 1'000'000 <
-                            std::min(maxAge, 10 * std::max<qint64>(it->second.costMs, 1)))
+                        ((changedOnly && it->second.stamp == stamp) ||
+                         (it->second.costMs >= minCost && t >= it->second.scannedAt &&
+                          (t - it->second.scannedAt) / 1'000'000 <
+                              std::min(maxAge, 10 * std::max<qint64>(it->second.costMs, 1)))))
                         last = &it->second;
                 }
                 CachedScan now;
@@ -298,6 +330,7 @@ void FleetModel::startScan() {
                     now.entries = core::scanQueueFile(
                         p, t, stuckNs, 200, own == settings.cend() ? core::FormatSettings{} : *own);
                     now.costMs = cost.elapsed();
+                    now.stamp = stamp;
                     now.stuckNs = stuckNs;
                     now.scannedAt = t;
                 }

@@ -98,6 +98,11 @@ public:
 
     /// Scans as soon as the worker is free.
     void scanNow();
+    /// A watched folder or file changed: scans as soon as the worker is
+    /// free, reading again only the files whose main file or `-wal` changed
+    /// (size or mtime). Opening a WAL file touches its `-shm` (as root,
+    /// SQLite chowns it): a full rescan here fed itself for good.
+    void scanChanged();
     bool isScanning() const { return m_running; }
     /// Scans finished so far, and the wall time of the last one.
     int scanCount() const { return m_scanCount; }
@@ -165,7 +170,8 @@ private:
     QTimer m_timer;
     bool m_running = false;
     bool m_pending = false;
-    quint64 m_generation = 0; ///< bumped when the file set changes
+    bool m_fullPending = false; ///< the pending scan rereads every file
+    quint64 m_generation = 0;   ///< bumped when the file set changes
     int m_scanCount = 0;
     qint64 m_lastScanMs = 0;
     struct CachedScan;
