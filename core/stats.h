@@ -2,8 +2,8 @@
 #pragma once
 
 #include "clock.h"
-#include "query.h"
 #include "packedcolumn.h"
+#include "query.h"
 
 #include <cstdint>
 #include <optional>
@@ -58,7 +58,7 @@ TimeNs chooseBucketSize(TimeNs span, int maxBuckets = 120);
 /// million rows the columns are what the statistics hold.
 struct TimingColumns {
     std::vector<std::int8_t> state; ///< static_cast<int8_t>(State)
-    PackedColumn inTime;              ///< kNoTime where NULL
+    PackedColumn inTime;            ///< kNoTime where NULL
     PackedColumn lockTime;
     PackedColumn doneTime;
     std::vector<std::int64_t> attempts; ///< jobs-lease only; empty otherwise
