@@ -4,6 +4,7 @@
 #include "core/formats/queueformat.h"
 
 #include "core/error.h"
+#include "core/filestamp.h"
 #include "ui/filewatcher.h"
 #include "ui/fleetremote.h"
 #include "ui/queuesettings.h"
@@ -26,8 +27,6 @@
 #include <map>
 #include <memory>
 #include <set>
-
-#include <sys/stat.h>
 
 Q_LOGGING_CATEGORY(lcFleet, "lq.ui.fleet")
 
@@ -92,25 +91,11 @@ bool isFile(const std::string& path) {
     return std::filesystem::is_regular_file(path, ec);
 }
 
-/// What a write by another process changes: the main file and its `-wal`
-/// (a reader touches only the `-shm`).
-struct FileStamp {
-    std::int64_t size = -1, mtimeNs = 0, walSize = -1, walMtimeNs = 0;
-    bool operator==(const FileStamp&) const = default;
-};
+/// What a write by another process changes: the file and its `-wal`.
+using FileStamps = std::pair<core::FileStamp, core::FileStamp>;
 
-FileStamp stampOf(const std::string& path) {
-    FileStamp s;
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0) {
-        s.size = st.st_size;
-        s.mtimeNs = std::int64_t(st.st_mtim.tv_sec) * core::kNsPerSecond + st.st_mtim.tv_nsec;
-    }
-    if (::stat((path + "-wal").c_str(), &st) == 0) {
-        s.walSize = st.st_size;
-        s.walMtimeNs = std::int64_t(st.st_mtim.tv_sec) * core::kNsPerSecond + st.st_mtim.tv_nsec;
-    }
-    return s;
+FileStamps stampsOf(const std::string& path) {
+    return {core::fileStamp(path), core::fileStamp(path + "-wal")};
 }
 
 } // namespace
@@ -119,7 +104,7 @@ struct FleetModel::CachedScan {
     core::TimeNs stuckNs = 0;
     core::TimeNs scannedAt = 0;
     qint64 costMs = 0;
-    FileStamp stamp;                       ///< taken before the scan read the file
+    FileStamps stamp;                      ///< taken before the scan read the file
     std::vector<core::FleetEntry> entries; ///< as scanQueueFile() gave them
 };
 
@@ -310,7 +295,7 @@ void FleetModel::startScan() {
                 // comes from its table, setLiveCounts()).
                 const bool cacheable = isFile(p);
                 const CachedScan* last = nullptr;
-                const FileStamp stamp = cacheable ? stampOf(p) : FileStamp{};
+                const FileStamps stamp = cacheable ? stampsOf(p) : FileStamps{};
                 if (old && own == settings.cend() && cacheable && forced.count(p) == 0) {
                     const auto it = old->find(p);
                     if (it != old->end() && it->second.stuckNs == stuckNs &&

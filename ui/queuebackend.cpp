@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "ui/queuebackend.h"
 
+#include "core/filestamp.h"
 #include "core/queue.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace lq::ui {
@@ -63,14 +63,13 @@ std::optional<std::int64_t> LocalQueueBackend::maxsize() const {
 }
 
 FileIdentity LocalQueueBackend::fileIdentity() const {
+    const core::FileStamp s = core::fileStamp(m_queue->path());
     FileIdentity id;
-    struct stat st {};
-    if (::stat(m_queue->path().c_str(), &st) == 0) {
-        id.inode = std::uint64_t(st.st_ino);
-        id.size = std::int64_t(st.st_size);
-        id.mtimeNs = std::int64_t(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
-    } else {
-        id.missing = true;
+    id.missing = !s.exists;
+    if (s.exists) {
+        id.inode = s.inode;
+        id.size = s.size;
+        id.mtimeNs = s.mtimeNs;
     }
     return id;
 }

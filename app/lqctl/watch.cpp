@@ -11,9 +11,8 @@
 #include "commands.h"
 #include "output.h"
 
+#include <core/filestamp.h>
 #include <core/timefmt.h>
-
-#include <sys/stat.h>
 
 #include <chrono>
 #include <ctime>
@@ -22,23 +21,6 @@
 namespace lq::ctl {
 
 namespace {
-
-struct FileStamp {
-    bool exists = false;
-    ino_t inode = 0;
-    off_t size = 0;
-    std::int64_t mtimeNs = 0;
-
-    bool operator==(const FileStamp&) const = default;
-};
-
-FileStamp stampOf(const std::string& path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-        return {};
-    return {true, st.st_ino, st.st_size,
-            static_cast<std::int64_t>(st.st_mtim.tv_sec) * core::kNsPerSecond + st.st_mtim.tv_nsec};
-}
 
 std::string localTimestamp() {
     const std::time_t t = std::time(nullptr);
@@ -111,8 +93,8 @@ int cmdWatch(const Options& o) {
         }
     };
 
-    FileStamp db = stampOf(o.file);
-    FileStamp wal = stampOf(walPath);
+    core::FileStamp db = core::fileStamp(o.file);
+    core::FileStamp wal = core::fileStamp(walPath);
     std::int64_t version = q->dataVersion();
     std::string last = countsLine();
     printLine(stamped(last));
@@ -125,7 +107,7 @@ int cmdWatch(const Options& o) {
         if (stopRequested())
             break;
         try {
-            const FileStamp db2 = stampOf(o.file);
+            const core::FileStamp db2 = core::fileStamp(o.file);
             if (!db2.exists) {
                 if (!missing)
                     event("file deleted or moved away; waiting for it to come back");
@@ -146,7 +128,7 @@ int cmdWatch(const Options& o) {
                 missing = false;
                 force = true;
             }
-            const FileStamp wal2 = stampOf(walPath);
+            const core::FileStamp wal2 = core::fileStamp(walPath);
             const std::int64_t v = q->dataVersion();
             const bool moved = v != version || !(db2 == db) || !(wal2 == wal);
             const auto nowSteady = std::chrono::steady_clock::now();
