@@ -92,30 +92,41 @@ void PackedColumn::seal() {
         m_tail.clear();
         return;
     }
-    // The widest offset plus one more code for NULL (all ones).
+    // The widest offset plus one more code for NULL (all ones). A value
+    // wider than 57 bits may not lie in the 8 bytes from its first byte:
+    // those take 64.
     const std::uint64_t range = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
-    std::uint8_t width = 1;
-    while (width < 8 && range + 1 > (std::uint64_t{1} << (8 * width)) - 1)
-        ++width;
-    // At 8 bytes the largest offset is 2^64 - 2 (hi = INT64_MAX, lo =
+    std::uint8_t bits = 1;
+    while (bits <= kMaxPackedBits && range + 1 > (std::uint64_t{1} << bits) - 1)
+        ++bits;
+    if (bits > kMaxPackedBits)
+        bits = 64;
+    // At 64 bits the largest offset is 2^64 - 2 (hi = INT64_MAX, lo =
     // INT64_MIN + 1, since INT64_MIN is the NULL): all ones stays free.
     b.base = lo;
     b.top = hi;
-    b.width = width;
-    b.null = width == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * width)) - 1;
-    const std::size_t bytes = kBlock * width;
+    b.bits = bits;
+    b.null = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+    const std::size_t bytes = kBlock / 8 * bits;
     if (m_pageUsed + bytes > kPageBytes) {
         m_pages.emplace_back(kMapBytes);
         m_pageUsed = 0;
     }
     b.page = static_cast<std::uint32_t>(m_pages.size() - 1);
     b.offset = static_cast<std::uint32_t>(m_pageUsed);
+    // Fresh pages are zero: each value is ORed into place, low bits first
+    // (little-endian), touching at most the 8 bytes from its first byte
+    // (the page's spare bytes cover the last).
     std::byte* out = m_pages.back().data() + m_pageUsed;
     for (std::size_t i = 0; i < kBlock; ++i) {
         const std::uint64_t u =
             v[i] == kNull ? b.null
                           : static_cast<std::uint64_t>(v[i]) - static_cast<std::uint64_t>(lo);
-        std::memcpy(out + i * width, &u, width); // little-endian: the low bytes
+        const std::size_t bit = i * bits;
+        std::uint64_t word = 0;
+        std::memcpy(&word, out + bit / 8, sizeof word);
+        word |= u << (bit % 8);
+        std::memcpy(out + bit / 8, &word, sizeof word);
     }
     m_pageUsed += bytes;
     m_blocks.push_back(b);

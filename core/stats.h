@@ -54,7 +54,7 @@ TimeNs chooseBucketSize(TimeNs span, int maxBuckets = 120);
 
 /// The timing columns of the rows a Filter matched, normalised to ns; the
 /// raw material of every statistic. Row i of each column is one message.
-/// The times are TimeColumns (about 5 bytes a value instead of 8): at ten
+/// The times are PackedColumns (35-38 bits a value instead of 64): at ten
 /// million rows the columns are what the statistics hold.
 struct TimingColumns {
     std::vector<std::int8_t> state; ///< static_cast<int8_t>(State)

@@ -305,13 +305,18 @@ void TstStats::timeColumn_data() {
     // 1 MB: only a million values say what a value costs).
     QTest::addColumn<double>("maxBytesPerValue");
     // Nanosecond arrivals ~60 ms apart (a queue of ten million over a week).
-    QTest::newRow("queue-like ns") << 0 << 1'000'000 << 5.4;
+    // Blocks span ~246 s: 38 bits a value.
+    QTest::newRow("queue-like ns") << 0 << 1'000'000 << 4.9;
     QTest::newRow("all NULL") << 1 << 1'000'000 << 0.1;
     QTest::newRow("hostile: int64 ends, NULLs") << 2 << 1'000'000 << 8.5;
     QTest::newRow("one value") << 3 << 1 << 1e9;
     QTest::newRow("empty") << 4 << 0 << 1e9;
     QTest::newRow("a block exactly") << 0 << int(PackedColumn::kBlock) << 1e9;
     QTest::newRow("seconds, half NULL") << 5 << 12'345 << 1e9;
+    // Block 2k - 2 spans 2^k - 2 (fits k bits with the NULL code), block
+    // 2k - 1 spans 2^k - 1 (needs k + 1): every packing from 1 to 64 bits,
+    // each next to its limit, NULLs between.
+    QTest::newRow("every width at its limit") << 6 << 127 * int(PackedColumn::kBlock) << 1e9;
 }
 
 void TstStats::timeColumn() {
@@ -343,6 +348,17 @@ void TstStats::timeColumn() {
         case 5:
             v = rng() % 2 ? kNo : kT0 + static_cast<TimeNs>(rng() % 100'000) * kSec;
             break;
+        case 6: {
+            const std::size_t block = static_cast<std::size_t>(i) / PackedColumn::kBlock;
+            const unsigned k = static_cast<unsigned>(block / 2 + 1); // 1..64
+            const std::uint64_t range = k == 64 ? ~std::uint64_t{1} // 2^64 - 2: the widest there is
+                                                : (std::uint64_t{1} << k) - 2 + block % 2;
+            const std::uint64_t lo = static_cast<std::uint64_t>(kNo) + 1;
+            const std::size_t at = static_cast<std::size_t>(i) % PackedColumn::kBlock;
+            const std::uint64_t off = at == 0 ? 0 : at == 1 ? range : rng() % (range + 1);
+            v = at % 17 == 5 ? kNo : static_cast<TimeNs>(lo + off);
+            break;
+        }
         default:
             break;
         }
@@ -385,8 +401,8 @@ void TstStats::timeColumnCopies() {
     QVERIFY(m.empty());
 }
 
-// The table's ordering (ui::Ordering): rowids by id in 2 bytes a value,
-// shuffled over a million in 3, read through the standard algorithms.
+// The table's ordering (ui::Ordering): rowids by id in 13 bits a value,
+// shuffled over a million in 20, read through the standard algorithms.
 void TstStats::packedColumnAsOrdering() {
     constexpr std::int64_t n = 1'000'000;
     std::vector<std::int64_t> byId(n);
@@ -398,8 +414,8 @@ void TstStats::packedColumnAsOrdering() {
     QVERIFY(std::equal(a.begin(), a.end(), byId.begin(), byId.end()));
     QVERIFY(std::equal(b.begin(), b.end(), shuffled.begin(), shuffled.end()));
     QCOMPARE(b.end() - b.begin(), std::ptrdiff_t(n));
-    QVERIFY2(double(a.bytesHeld()) / n <= 2.1, qPrintable(QString::number(a.bytesHeld())));
-    QVERIFY2(double(b.bytesHeld()) / n <= 3.1, qPrintable(QString::number(b.bytesHeld())));
+    QVERIFY2(double(a.bytesHeld()) / n <= 1.7, qPrintable(QString::number(a.bytesHeld())));
+    QVERIFY2(double(b.bytesHeld()) / n <= 2.6, qPrintable(QString::number(b.bytesHeld())));
     // find, as the model's positionOfRowId() and the loader's locate()
     const std::int64_t last = shuffled.back();
     QCOMPARE(std::find(b.begin(), b.end(), last) - b.begin(), std::ptrdiff_t(n - 1));
