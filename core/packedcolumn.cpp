@@ -63,6 +63,31 @@ bool PackedColumn::operator==(const PackedColumn& other) const {
     return true;
 }
 
+std::size_t PackedColumn::decodeBlock(std::size_t block, value_type* out) const noexcept {
+    if (block >= m_blocks.size()) {
+        if (block > m_blocks.size())
+            return 0;
+        std::copy(m_tail.begin(), m_tail.end(), out);
+        return m_tail.size();
+    }
+    const Block& k = m_blocks[block];
+    if (k.bits == 0) {
+        std::fill_n(out, kBlock, kNull);
+        return kBlock;
+    }
+    const std::byte* p = m_pages[k.page].data() + k.offset;
+    const std::uint64_t mask = k.bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << k.bits) - 1;
+    const auto base = static_cast<std::uint64_t>(k.base);
+    for (std::size_t i = 0; i < kBlock; ++i) {
+        const std::size_t bit = i * k.bits;
+        std::uint64_t u = 0;
+        std::memcpy(&u, p + bit / 8, sizeof u);
+        u = (u >> (bit % 8)) & mask;
+        out[i] = u == k.null ? kNull : static_cast<value_type>(base + u);
+    }
+    return kBlock;
+}
+
 std::size_t PackedColumn::bytesHeld() const noexcept {
     // Pages count as far as they are written (the rest is never touched).
     const std::size_t pages = m_pages.empty() ? 0 : (m_pages.size() - 1) * kMapBytes + m_pageUsed;

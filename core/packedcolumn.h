@@ -133,6 +133,11 @@ public:
         const Block& k = m_blocks[block];
         return k.bits != 0 && k.base < hi && k.top >= lo;
     }
+    /// Decodes the values of block `block` (those at [block * kBlock,
+    /// (block + 1) * kBlock), fewer in the last) into `out`, which holds
+    /// kBlock; returns how many. A scan over every row reads faster so than
+    /// by index.
+    std::size_t decodeBlock(std::size_t block, value_type* out) const noexcept;
     /// Bytes held (pages, block table and the open block), for tests and
     /// benchmarks.
     std::size_t bytesHeld() const noexcept;

@@ -223,6 +223,36 @@ namespace {
 bool has(TimeNs t) {
     return t != TimingColumns::kNoTime;
 }
+
+/// The time columns of one block of rows at a time, decoded: the scans over
+/// every row read so (PackedColumn::decodeBlock), not value by value.
+class RowBlocks {
+public:
+    static constexpr std::size_t kBlock = PackedColumn::kBlock;
+    RowBlocks(const TimingColumns& c, bool withDue)
+        : m_c(c)
+        , m_withDue(withDue)
+        , m_buf((withDue ? 4 : 3) * kBlock) {}
+    std::size_t blocks() const { return (m_c.size() + kBlock - 1) / kBlock; }
+    /// Decodes block k; returns its rows (from row k * kBlock).
+    std::size_t load(std::size_t k) {
+        const std::size_t n = m_c.inTime.decodeBlock(k, m_buf.data());
+        m_c.lockTime.decodeBlock(k, m_buf.data() + kBlock);
+        m_c.doneTime.decodeBlock(k, m_buf.data() + 2 * kBlock);
+        if (m_withDue)
+            m_c.dueTime.decodeBlock(k, m_buf.data() + 3 * kBlock);
+        return n;
+    }
+    TimeNs in(std::size_t j) const { return m_buf[j]; }
+    TimeNs lock(std::size_t j) const { return m_buf[kBlock + j]; }
+    TimeNs done(std::size_t j) const { return m_buf[2 * kBlock + j]; }
+    TimeNs due(std::size_t j) const { return m_buf[3 * kBlock + j]; }
+
+private:
+    const TimingColumns& m_c;
+    bool m_withDue;
+    std::vector<TimeNs> m_buf;
+};
 } // namespace
 
 Counts countsFrom(const TimingColumns& c, TimeNs now, TimeNs stuckAfterNs) {
@@ -269,26 +299,30 @@ QueueStats computeStats(const TimingColumns& c, TimeNs now) {
     const std::size_t n = c.size();
     const TimeNs hourAgo = now - 3600 * kNsPerSecond;
     // One pass for the scalar facts.
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto st = static_cast<State>(c.state[i]);
-        const TimeNs in = c.inTime[i], lock = c.lockTime[i], done = c.doneTime[i];
-        if (st == State::Done || st == State::Failed) {
-            if (has(done) && done >= hourAgo && done <= now)
-                ++(st == State::Done ? s.doneLastHour : s.failedLastHour);
-        } else if (st == State::Ready && has(in)) {
-            if (!s.oldestReadyInTime || in < *s.oldestReadyInTime)
-                s.oldestReadyInTime = in;
-        } else if (st == State::Locked && has(lock)) {
-            if (!s.oldestLockedLockTime || lock < *s.oldestLockedLockTime)
-                s.oldestLockedLockTime = lock;
-        }
-        for (TimeNs t : {in, lock, done}) {
-            if (!has(t))
-                continue;
-            if (!s.firstTime || t < *s.firstTime)
-                s.firstTime = t;
-            if (!s.lastTime || t > *s.lastTime)
-                s.lastTime = t;
+    RowBlocks facts(c, false);
+    for (std::size_t k = 0; k < facts.blocks(); ++k) {
+        const std::size_t first = k * RowBlocks::kBlock, count = facts.load(k);
+        for (std::size_t j = 0; j < count; ++j) {
+            const auto st = static_cast<State>(c.state[first + j]);
+            const TimeNs in = facts.in(j), lock = facts.lock(j), done = facts.done(j);
+            if (st == State::Done || st == State::Failed) {
+                if (has(done) && done >= hourAgo && done <= now)
+                    ++(st == State::Done ? s.doneLastHour : s.failedLastHour);
+            } else if (st == State::Ready && has(in)) {
+                if (!s.oldestReadyInTime || in < *s.oldestReadyInTime)
+                    s.oldestReadyInTime = in;
+            } else if (st == State::Locked && has(lock)) {
+                if (!s.oldestLockedLockTime || lock < *s.oldestLockedLockTime)
+                    s.oldestLockedLockTime = lock;
+            }
+            for (TimeNs t : {in, lock, done}) {
+                if (!has(t))
+                    continue;
+                if (!s.firstTime || t < *s.firstTime)
+                    s.firstTime = t;
+                if (!s.lastTime || t > *s.lastTime)
+                    s.lastTime = t;
+            }
         }
     }
     // Then one metric at a time, each gathered, summarised and freed before
@@ -298,38 +332,42 @@ QueueStats computeStats(const TimingColumns& c, TimeNs now) {
     enum class M { Wait, Processing, Total, Failure };
     // Calls fn(value) for every value of metric m.
     const bool byDue = c.dueTime.size() == n;
-    const auto visit = [&c, n, byDue](M m, auto&& fn) {
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto st = static_cast<State>(c.state[i]);
-            const TimeNs in = c.inTime[i], lock = c.lockTime[i], done = c.doneTime[i];
-            std::optional<TimeNs> d;
-            switch (m) {
-            case M::Wait:
-                if (byDue) {
-                    // Message::waitNs(): a claim before the due time is an
-                    // earlier attempt's.
-                    const TimeNs due = c.dueTime[i];
-                    if (has(lock) && has(due) && lock >= due)
-                        d = diffNs(lock, due);
-                } else if (has(lock) && has(in)) {
-                    d = diffNs(lock, in);
+    const auto visit = [&c, byDue](M m, auto&& fn) {
+        RowBlocks rows(c, byDue);
+        for (std::size_t k = 0; k < rows.blocks(); ++k) {
+            const std::size_t first = k * RowBlocks::kBlock, count = rows.load(k);
+            for (std::size_t j = 0; j < count; ++j) {
+                const auto st = static_cast<State>(c.state[first + j]);
+                const TimeNs in = rows.in(j), lock = rows.lock(j), done = rows.done(j);
+                std::optional<TimeNs> d;
+                switch (m) {
+                case M::Wait:
+                    if (byDue) {
+                        // Message::waitNs(): a claim before the due time is an
+                        // earlier attempt's.
+                        const TimeNs due = rows.due(j);
+                        if (has(lock) && has(due) && lock >= due)
+                            d = diffNs(lock, due);
+                    } else if (has(lock) && has(in)) {
+                        d = diffNs(lock, in);
+                    }
+                    break;
+                case M::Processing:
+                    if (st == State::Done && has(lock) && has(done))
+                        d = diffNs(done, lock);
+                    break;
+                case M::Total:
+                    if (st == State::Done && has(in) && has(done))
+                        d = diffNs(done, in);
+                    break;
+                case M::Failure:
+                    if (st == State::Failed && has(lock) && has(done))
+                        d = diffNs(done, lock);
+                    break;
                 }
-                break;
-            case M::Processing:
-                if (st == State::Done && has(lock) && has(done))
-                    d = diffNs(done, lock);
-                break;
-            case M::Total:
-                if (st == State::Done && has(in) && has(done))
-                    d = diffNs(done, in);
-                break;
-            case M::Failure:
-                if (st == State::Failed && has(lock) && has(done))
-                    d = diffNs(done, lock);
-                break;
+                if (d)
+                    fn(*d);
             }
-            if (d)
-                fn(*d);
         }
     };
     const auto metric = [&visit](M m, Histogram& h, Summary& sum) {
@@ -404,16 +442,14 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
     // rows whose claim and completion times all lie outside are skipped
     // unread (rows arrive in time order: a batch of buckets reads its part).
     const auto forEachIn = [&](TimeNs lo, TimeNs hi, auto&& onWait, auto&& onProc) {
-        constexpr std::size_t kBlock = PackedColumn::kBlock;
-        const std::size_t n = c.size();
-        for (std::size_t first = 0; first < n; first += kBlock) {
-            const std::size_t k = first / kBlock;
+        RowBlocks rows(c, false);
+        for (std::size_t k = 0; k < rows.blocks(); ++k) {
             if (!c.lockTime.blockMayHold(k, lo, hi) && !c.doneTime.blockMayHold(k, lo, hi))
                 continue;
-            const std::size_t last = std::min(n, first + kBlock);
-            for (std::size_t i = first; i < last; ++i) {
-                const auto st = static_cast<State>(c.state[i]);
-                const TimeNs in = c.inTime[i], lock = c.lockTime[i], done = c.doneTime[i];
+            const std::size_t first = k * RowBlocks::kBlock, count = rows.load(k);
+            for (std::size_t j = 0; j < count; ++j) {
+                const auto st = static_cast<State>(c.state[first + j]);
+                const TimeNs in = rows.in(j), lock = rows.lock(j), done = rows.done(j);
                 if (long b = index(lock); b >= 0 && lock >= lo && lock < hi && has(in))
                     if (auto d = diffNs(lock, in))
                         onWait(static_cast<std::size_t>(b), *d);
@@ -427,17 +463,21 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
     const auto forEach = [&](auto&& onWait, auto&& onProc) { forEachIn(from, to, onWait, onProc); };
     // Where bucket b starts, and the end of the last.
     const auto startOf = [&](std::size_t b) { return b < nb ? out[b].start : to; };
-    for (std::size_t i = 0; i < c.size(); ++i) {
-        const auto st = static_cast<State>(c.state[i]);
-        if (long b = index(c.inTime[i]); b >= 0)
-            ++out[static_cast<std::size_t>(b)].arrivals;
-        if (long b = index(c.lockTime[i]); b >= 0)
-            ++out[static_cast<std::size_t>(b)].claims;
-        if (long b = index(c.doneTime[i]); b >= 0) {
-            if (st == State::Done)
-                ++out[static_cast<std::size_t>(b)].completions;
-            else if (st == State::Failed)
-                ++out[static_cast<std::size_t>(b)].failures;
+    RowBlocks rows(c, false);
+    for (std::size_t k = 0; k < rows.blocks(); ++k) {
+        const std::size_t first = k * RowBlocks::kBlock, count = rows.load(k);
+        for (std::size_t j = 0; j < count; ++j) {
+            const auto st = static_cast<State>(c.state[first + j]);
+            if (long b = index(rows.in(j)); b >= 0)
+                ++out[static_cast<std::size_t>(b)].arrivals;
+            if (long b = index(rows.lock(j)); b >= 0)
+                ++out[static_cast<std::size_t>(b)].claims;
+            if (long b = index(rows.done(j)); b >= 0) {
+                if (st == State::Done)
+                    ++out[static_cast<std::size_t>(b)].completions;
+                else if (st == State::Failed)
+                    ++out[static_cast<std::size_t>(b)].failures;
+            }
         }
     }
     forEach([&](std::size_t b, TimeNs) { ++waitAt[b + 1]; },
