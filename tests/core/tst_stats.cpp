@@ -373,6 +373,23 @@ void TstStats::timeColumn() {
         if (c[i] != want[i])
             QFAIL(qPrintable(
                 QStringLiteral("value %1: %2, stored %3").arg(i).arg(want[i]).arg(c[i])));
+    // The same values a block at a time, the open last block included.
+    std::vector<TimeNs> block(PackedColumn::kBlock);
+    std::size_t decoded = 0;
+    for (std::size_t k = 0;; ++k) {
+        const std::size_t got = c.decodeBlock(k, block.data());
+        if (got == 0)
+            break;
+        for (std::size_t j = 0; j < got; ++j)
+            if (block[j] != want[decoded + j])
+                QFAIL(qPrintable(QStringLiteral("block %1 value %2: %3, decoded %4")
+                                     .arg(k)
+                                     .arg(j)
+                                     .arg(want[decoded + j])
+                                     .arg(block[j])));
+        decoded += got;
+    }
+    QCOMPARE(decoded, want.size());
     if (n > 0) {
         const double perValue = double(c.bytesHeld()) / n;
         QVERIFY2(perValue <= maxBytesPerValue,
