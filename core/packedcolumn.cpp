@@ -49,18 +49,34 @@ void PackedColumn::clear() {
 }
 
 void PackedColumn::append(const PackedColumn& other) {
-    const std::size_t n = other.size();
-    for (std::size_t i = 0; i < n; ++i)
-        push_back(other[i]);
+    if (&other == this) {
+        const PackedColumn copy(other);
+        append(copy);
+        return;
+    }
+    std::vector<value_type> block(kBlock);
+    for (std::size_t k = 0;; ++k) {
+        const std::size_t n = other.decodeBlock(k, block.data());
+        if (n == 0)
+            break;
+        for (std::size_t j = 0; j < n; ++j)
+            push_back(block[j]);
+    }
 }
 
 bool PackedColumn::operator==(const PackedColumn& other) const {
     if (m_size != other.m_size)
         return false;
-    for (std::size_t i = 0; i < m_size; ++i)
-        if ((*this)[i] != other[i])
+    // Block by block: the poll compares orderings of millions of rows.
+    std::vector<value_type> a(kBlock), b(kBlock);
+    for (std::size_t k = 0;; ++k) {
+        const std::size_t n = decodeBlock(k, a.data());
+        if (n == 0)
+            return true;
+        other.decodeBlock(k, b.data());
+        if (!std::equal(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n), b.begin()))
             return false;
-    return true;
+    }
 }
 
 std::size_t PackedColumn::decodeBlock(std::size_t block, value_type* out) const noexcept {

@@ -408,6 +408,11 @@ void TstStats::timeColumnCopies() {
         QCOMPARE(b[i], a[i]);
         QCOMPARE(b[i + 10'000], a[i]);
     }
+    PackedColumn twice = a;
+    twice.append(twice); // onto itself
+    QVERIFY(twice == b);
+    twice.push_back(1);
+    QVERIFY(!(twice == b));
     PackedColumn m = std::move(b);
     QCOMPARE(m.size(), std::size_t(20'000));
     QCOMPARE(m[19'999], a[9'999]);
