@@ -61,16 +61,32 @@ MessageModel::MessageModel(QObject* parent)
     });
     connect(m_loader, &MessageLoader::located, this,
             [this](const QString& id, bool found, qint64 rowid, qint64 position) {
+                const Locating asked = m_locating.take(id);
                 if (!found) {
                     emit located(id, -1);
                     return;
                 }
-                // The worker's position holds while the ordering it searched
-                // is still the one shown; otherwise search this one.
-                const bool current = !m_edit && position >= 0 &&
-                                     std::size_t(position) < m_order->size() &&
-                                     (*m_order)[std::size_t(position)] == rowid;
-                emit located(id, rowOfPosition(current ? int(position) : positionOfRowId(rowid)));
+                // The worker's answer holds while the ordering it searched is
+                // still the one shown (-1: not in it, filtered out).
+                const bool searchedShown = asked.order.lock() == m_order;
+                const bool current =
+                    !m_edit && ((searchedShown && position < 0) ||
+                                (position >= 0 && std::size_t(position) < m_order->size() &&
+                                 (*m_order)[std::size_t(position)] == rowid));
+                if (current) {
+                    emit located(id, position < 0 ? -1 : rowOfPosition(int(position)));
+                    return;
+                }
+                // The ordering changed meanwhile: search the new one, in a
+                // worker too (a search of millions of rows here would
+                // stall). Only an ordering that keeps changing is searched
+                // here, as it was before.
+                if (asked.retries < kLocateRetries) {
+                    m_locating.insert(id, {m_order, asked.retries + 1});
+                    m_loader->locate(id, m_order);
+                    return;
+                }
+                emit located(id, rowOfPosition(positionOfRowId(rowid)));
             });
     connect(m_loader, &MessageLoader::fileStateChanged, this, &MessageModel::fileStateChanged);
     connect(m_loader, &MessageLoader::errorOccurred, this, &MessageModel::errorOccurred);
@@ -273,6 +289,7 @@ void MessageModel::setWindowRows(int rows) {
 }
 
 void MessageModel::locate(const QString& messageId) {
+    m_locating.insert(messageId, {m_order, 0});
     m_loader->locate(messageId, m_order);
 }
 

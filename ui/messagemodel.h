@@ -262,6 +262,14 @@ private:
         int rows = 0;
     };
     std::optional<EditView> m_edit;
+    /// A locate() in flight: the ordering the worker searches, and how many
+    /// times it was asked again because the shown ordering changed first.
+    struct Locating {
+        std::weak_ptr<const Ordering> order;
+        int retries = 0;
+    };
+    QHash<QString, Locating> m_locating;
+    static constexpr int kLocateRetries = 3;
     bool m_hasOrdering = false;
     qint64 m_warmedRows = 0; ///< the largest ordering warmHeapForRows() prepared
     /// Rows shown are a reset's first page only; the ordering is coming.
