@@ -50,8 +50,11 @@ void PackedColumn::clear() {
 
 void PackedColumn::append(const PackedColumn& other) {
     if (&other == this) {
-        const PackedColumn copy(other);
-        append(copy);
+        // Onto itself: by index, up to the size it had (decodeBlock would
+        // read the block being filled).
+        const std::size_t n = m_size;
+        for (std::size_t i = 0; i < n; ++i)
+            push_back((*this)[i]);
         return;
     }
     std::vector<value_type> block(kBlock);
