@@ -89,21 +89,14 @@ std::size_t PackedColumn::decodeBlock(std::size_t block, value_type* out) const 
         std::copy(m_tail.begin(), m_tail.end(), out);
         return m_tail.size();
     }
-    const Block& k = m_blocks[block];
+    const Block k = m_blocks[block]; // a local: the stores to `out` cannot change it
     if (k.bits == 0) {
         std::fill_n(out, kBlock, kNull);
         return kBlock;
     }
     const std::byte* p = m_pages[k.page].data() + k.offset;
-    const std::uint64_t mask = k.bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << k.bits) - 1;
-    const auto base = static_cast<std::uint64_t>(k.base);
-    for (std::size_t i = 0; i < kBlock; ++i) {
-        const std::size_t bit = i * k.bits;
-        std::uint64_t u = 0;
-        std::memcpy(&u, p + bit / 8, sizeof u);
-        u = (u >> (bit % 8)) & mask;
-        out[i] = u == k.null ? kNull : static_cast<value_type>(base + u);
-    }
+    for (std::size_t i = 0; i < kBlock; ++i)
+        out[i] = valueAt(k, p, i);
     return kBlock;
 }
 

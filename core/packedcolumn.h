@@ -103,17 +103,7 @@ public:
         const Block& k = m_blocks[b];
         if (k.bits == 0)
             return kNull;
-        const std::size_t bit = (i % kBlock) * k.bits;
-        std::uint64_t u = 0;
-        // Every page has 8 spare bytes at its end: an 8-byte load is safe.
-        std::memcpy(&u, m_pages[k.page].data() + k.offset + bit / 8, sizeof u);
-        // A value of up to 57 bits lies in the 8 bytes from its first; one
-        // of 64 starts on a byte.
-        u >>= bit % 8;
-        if (k.bits < 64)
-            u &= (std::uint64_t{1} << k.bits) - 1;
-        return u == k.null ? kNull
-                           : static_cast<value_type>(static_cast<std::uint64_t>(k.base) + u);
+        return valueAt(k, m_pages[k.page].data() + k.offset, i % kBlock);
     }
     std::size_t size() const noexcept { return m_size; }
     bool empty() const noexcept { return m_size == 0; }
@@ -153,6 +143,20 @@ private:
         std::uint32_t offset = 0;
         std::uint8_t bits = 0; ///< bits a value (1-57 or 64); 0: every value is NULL
     };
+    /// Value j of a block of 1-64 bits whose bytes start at `data`.
+    static value_type valueAt(const Block& k, const std::byte* data, std::size_t j) noexcept {
+        const std::size_t bit = j * k.bits;
+        std::uint64_t u = 0;
+        // Every page has 8 spare bytes at its end: an 8-byte load is safe.
+        std::memcpy(&u, data + bit / 8, sizeof u);
+        // A value of up to 57 bits lies in the 8 bytes from its first; one
+        // of 64 starts on a byte.
+        u >>= bit % 8;
+        if (k.bits < 64)
+            u &= (std::uint64_t{1} << k.bits) - 1;
+        return u == k.null ? kNull
+                           : static_cast<value_type>(static_cast<std::uint64_t>(k.base) + u);
+    }
     /// The widest packing whose values an 8-byte load from their first
     /// byte holds (a shift of up to 7 bits); wider blocks take 64.
     static constexpr std::uint8_t kMaxPackedBits = 57;
