@@ -141,6 +141,20 @@ std::optional<TimeNs> parseDateTime(std::string_view s) {
     return t - offset;
 }
 
+std::optional<TimeNs> parseTextTime(std::string_view s) {
+    if (s.size() < 19 || s[4] != '-' || s[13] != ':')
+        return std::nullopt; // not a date-time (a bare number is not a stored time)
+    // Go's time.String(): "2006-01-02 15:04:05.999999999 -0700 MST" (and a
+    // monotonic " m=+..." part): keep the numeric offset, as "-07:00".
+    if (const auto sp = s.find(' ', 11); sp != std::string_view::npos && sp + 5 < s.size() &&
+                                         (s[sp + 1] == '+' || s[sp + 1] == '-')) {
+        const std::string t = std::string(s.substr(0, sp)) + std::string(s.substr(sp + 1, 3)) +
+                              ":" + std::string(s.substr(sp + 4, 2));
+        return parseDateTime(t);
+    }
+    return parseDateTime(s); // every other spelling, without a copy
+}
+
 std::string humanBytes(std::int64_t bytes) {
     const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double v = static_cast<double>(bytes);

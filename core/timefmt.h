@@ -20,6 +20,12 @@ std::optional<TimeNs> parseTimeArg(std::string_view s);
 /// parseTimeArg()'s ISO 8601 forms only: no number is tried first (stored
 /// date-time columns, where that try was a tenth of a million-row scan).
 std::optional<TimeNs> parseDateTime(std::string_view s);
+/// A TEXT time as stored by Rails, Oban or River ("2025-01-02T03:04:05.123456Z",
+/// "2025-01-02 03:04:05.123456", "2025-01-02 03:04:05.125 +0000 UTC",
+/// "...05.1-07:00"); nullopt when it is none of these. Also SQL's
+/// lq_text_ns(x) on every connection (Connection), so that a sort or filter
+/// in SQL and a row read here see one instant.
+std::optional<TimeNs> parseTextTime(std::string_view s);
 /// Size in bytes as "12.3 MiB".
 std::string humanBytes(std::int64_t bytes);
 

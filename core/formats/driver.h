@@ -15,6 +15,7 @@
 #include "../message.h"
 #include "../query.h"
 #include "../stats.h"
+#include "../timefmt.h"
 
 #include <cstdint>
 #include <optional>
@@ -43,10 +44,6 @@ enum class TimeEncoding {
     Text,
 };
 
-/// A TEXT time as stored by Oban or River ("2025-01-02T03:04:05.123456Z",
-/// "2025-01-02 03:04:05.12", "2025-01-02 03:04:05.125 +0000 UTC",
-/// "...05.1-07:00"); nullopt when it is none of these.
-std::optional<TimeNs> parseTextTime(std::string_view s);
 /// SQL that turns a TEXT time column into a key that compares as text in
 /// time order against encodeTime(t, TimeEncoding::Text) (UTC values).
 std::string textTimeKey(const std::string& col);

@@ -69,13 +69,11 @@ std::string consistentCountsSql(const std::vector<std::string>& executions) {
            " <= ?2) END FROM proof";
 }
 
-/// A Rails datetime(6) TEXT column as integer ns (NULL when it is not a
-/// parseable text time): whole seconds by strftime, the fraction padded to
-/// microseconds.
+/// A Rails datetime(6) TEXT column as integer ns, NULL when it is not a
+/// text time: parseTextTime() in SQL (Connection), as storedRailsTime()
+/// reads it.
 std::string ns(const std::string& col) {
-    return "(CASE WHEN typeof(" + col + ") = 'text' THEN CAST(strftime('%s', " + col +
-           ") AS INTEGER) * 1000000000 + CAST(substr(substr(" + col +
-           ", 21) || '000000', 1, 6) AS INTEGER) * 1000 END)";
+    return "lq_text_ns(" + col + ")";
 }
 
 /// A value json_object() accepts (it refuses BLOBs).

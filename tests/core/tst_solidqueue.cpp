@@ -6,6 +6,7 @@
 // with their undo, the execution-row compare-and-swap, and files that are
 // not (or not only) Solid Queue.
 #include "core/formats/solidqueue.h"
+#include "core/timefmt.h"
 #include "formatfacts.h"
 
 #include <QObject>
@@ -64,6 +65,7 @@ private slots:
     void queueNamesAndPerQueueCounts();
     void samplesAndOneJobsFields();
     void timesReadAndWrittenAsRailsDoes();
+    void fractionsPastHalfAMillisecondKeepTheirSecond();
     void listingFilteringSearch();
     void capabilities();
     void releaseAbandonedClaimsAndUndo();
@@ -181,6 +183,39 @@ void TstSolidQueue::timesReadAndWrittenAsRailsDoes() {
     const auto raw = rows(q->path(), "SELECT id, created_at FROM solid_queue_jobs ORDER BY id");
     for (const auto& r : raw)
         QCOMPARE(railsTime(*row(*q, r.at(0)).inTime), r.at(1));
+}
+
+// SQLite's date functions round the seconds to ms: whole seconds from
+// them plus the stored fraction made '...:00.999700' a second late. The
+// times compared in SQL (sort, metric filter) and the ones read are one
+// parse of the stored text.
+void TstSolidQueue::fractionsPastHalfAMillisecondKeepTheirSecond() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path);
+        db.exec("UPDATE solid_queue_claimed_executions SET created_at = '2026-11-30 "
+                "11:49:00.999700' WHERE job_id = 12");
+        db.exec("UPDATE solid_queue_claimed_executions SET created_at = '2026-11-30 "
+                "11:49:01.500000' WHERE job_id = 13");
+    }
+    auto q = openAtFactsNow(path);
+    const Message m12 = row(*q, "12");
+    QCOMPARE(m12.lockTime, parseTextTime("2026-11-30 11:49:00.999700"));
+    QCOMPARE(m12.waitNs(), std::optional<TimeNs>(997'239'000)); // scheduled at 00.002461
+    const auto byLock = q->orderedRowids({}, {SortKey::LockTime, false});
+    const auto at = [&](std::int64_t id) {
+        return std::find(byLock.begin(), byLock.end(), id) - byLock.begin();
+    };
+    QVERIFY(at(12) < at(13));
+    // The wait metric's range, in SQL, finds the job by the wait it shows.
+    Filter f;
+    f.metric = Filter::Metric::Wait;
+    f.metricLo = 997'239'000;
+    f.metricHi = 997'240'000;
+    const auto in = q->list(f, {}, 0, -1);
+    QCOMPARE(in.size(), std::size_t(1));
+    QCOMPARE(in.front().messageId, std::string("12"));
 }
 
 void TstSolidQueue::listingFilteringSearch() {
