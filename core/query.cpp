@@ -451,6 +451,31 @@ std::vector<std::int64_t> Queue::orderedRowids(const Filter& f, const Sort& s) {
         keyset(drv.source(), "rowid", desc, 1);
         return out.take();
     }
+    if (const auto arms = scanSourcesFor(drv, f); arms.size() > 1) {
+        // A compound sorts on its arms' rowid and key alone: through
+        // scanSource() the co-routine would copy every column of every row
+        // before the sorter reads two (a sixth of a Laravel sort by wait).
+        // Each arm repeats the filter, and its binds: conditions bind plain
+        // `?`s (FormatDriver::stateCondition), numbered arm after arm.
+        bool desc = s.descending;
+        const std::string key = drv.orderKey(s.key, desc);
+        const char* dir = desc ? " DESC" : "";
+        std::string sql = "SELECT rowid FROM (";
+        for (std::size_t i = 0; i < arms.size(); ++i)
+            sql.append(i ? " UNION ALL " : "")
+                .append("SELECT rowid, ")
+                .append(key)
+                .append(" AS lq_key FROM ")
+                .append(arms[i])
+                .append(w.sql);
+        sql.append(") ORDER BY lq_key").append(dir).append(", rowid").append(dir);
+        auto st = d->reader().cached(sql);
+        for (std::size_t i = 0; i < arms.size(); ++i)
+            bindValues(*st, w.binds, 1 + static_cast<int>(i * w.binds.size()));
+        while (st->step())
+            out.push(st->int64(0));
+        return out.take();
+    }
     auto st =
         d->reader().cached("SELECT rowid FROM " + scanSourceFor(drv, f) + w.sql + d->orderBy(s));
     bindValues(*st, w.binds);

@@ -121,6 +121,8 @@ public:
     virtual Target readTarget(const Statement& st) const = 0;
 
     // ---- filters, order, counts --------------------------------------------
+    // A condition binds its values with plain `?`s, never numbered ones: a
+    // sort of a compound repeats the filter in each of its arms.
     /// SQL for "in state s" at `now`, on raw (indexed) columns.
     virtual std::string stateCondition(State s, Binds& binds, TimeNs now) const = 0;
     /// SQL for "in the format's own state `name`" (Filter::extraStates); "0"

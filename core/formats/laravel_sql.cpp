@@ -113,8 +113,8 @@ public:
                 {"SELECT -id AS rowid, '" + m_failed +
                      ":' || id AS id, 'failed' AS kind, queue, payload, NULL AS attempts, NULL AS "
                      "reserved_at, NULL AS available_at, NULL AS created_at, NULL AS created_ns, "
-                     "NULL AS reserved_ns, NULL AS available_ns, failed_at, CAST(strftime('%s', "
-                     "failed_at) AS INTEGER) * 1000000000 AS failed_ns, connection, exception, " +
+                     "NULL AS reserved_ns, NULL AS available_ns, failed_at, unixepoch(failed_at) * "
+                     "1000000000 AS failed_ns, connection, exception, " +
                      (m_uuid ? std::string("uuid") : std::string("NULL")) +
                      " AS stored_uuid, id AS arm_id FROM " + q(m_failed),
                  true});
@@ -135,8 +135,8 @@ public:
             m_scanArms.push_back(
                 "SELECT -id AS rowid, 'failed' AS kind, queue, NULL AS attempts, NULL AS "
                 "reserved_at, NULL AS available_at, NULL AS created_at, NULL AS created_ns, NULL "
-                "AS reserved_ns, NULL AS available_ns, failed_at, CAST(strftime('%s', failed_at) "
-                "AS INTEGER) * 1000000000 AS failed_ns, id AS arm_id FROM " +
+                "AS reserved_ns, NULL AS available_ns, failed_at, unixepoch(failed_at) * "
+                "1000000000 AS failed_ns, id AS arm_id FROM " +
                 q(m_failed));
         m_scanSource = unionAll(m_scanArms);
     }

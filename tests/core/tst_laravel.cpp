@@ -33,6 +33,7 @@ private slots:
     void countsAndQueuesMatchTheFacts();
     void samples();
     void firstPageAndRowsTableByTable();
+    void orderingsArmByArmEqualTheCompoundSort();
     void retryFailedRow();
     void releaseExpiredReservationAndUndo();
     void liveReservationAndStaleTokenRefused();
@@ -109,6 +110,47 @@ void TstLaravel::firstPageAndRowsTableByTable() {
             }
         }
     }
+}
+
+// orderedRowids() sorts the two tables' rowids and keys alone, the filter
+// and its binds repeated in each arm: every sort key, both ways, with and
+// without a filter, the same order as list() sorting the whole compound.
+void TstLaravel::orderingsArmByArmEqualTheCompoundSort() {
+    QTemporaryDir dir;
+    auto q = openAtFactsNow(copyFixture(dir, kFixture));
+    std::vector<Filter> filters(4);
+    filters[1].states = {State::Ready, State::Failed};
+    filters[2].queue = "emails"; // in both tables
+    filters[3].states = {State::Scheduled, State::Locked};
+    filters[3].queue = "emails";
+    filters[3].stuckOnly = true;
+    for (const SortKey k :
+         {SortKey::Arrival, SortKey::InTime, SortKey::LockTime, SortKey::DoneTime, SortKey::Wait,
+          SortKey::Processing, SortKey::Age, SortKey::Claim, SortKey::Status})
+        for (const bool desc : {false, true})
+            for (std::size_t i = 0; i < filters.size(); ++i) {
+                const Sort s{k, desc};
+                std::vector<std::int64_t> compound;
+                for (const Message& m : q->list(filters[i], s, 1, -1)) // not the first-page path
+                    compound.push_back(m.rowid);
+                auto arms = q->orderedRowids(filters[i], s);
+                QVERIFY2(!arms.empty() || compound.empty(), "filter matches rows");
+                if (!arms.empty())
+                    arms.erase(arms.begin());
+                QVERIFY2(
+                    arms == compound,
+                    qPrintable(
+                        QStringLiteral("sort %1 desc %2 filter %3").arg(int(k)).arg(desc).arg(i)));
+            }
+    // The filters that narrow do narrow (the binds reached both arms).
+    const auto all = q->orderedRowids({}, {SortKey::Wait, false}).size();
+    const auto ready = q->orderedRowids(filters[1], {SortKey::Wait, false});
+    QVERIFY(!ready.empty() && ready.size() < all);
+    QVERIFY(std::any_of(ready.begin(), ready.end(), [](std::int64_t r) { return r < 0; }));
+    QVERIFY(std::any_of(ready.begin(), ready.end(), [](std::int64_t r) { return r > 0; }));
+    const auto emails = q->orderedRowids(filters[2], {SortKey::Wait, true});
+    QVERIFY(std::any_of(emails.begin(), emails.end(), [](std::int64_t r) { return r < 0; }));
+    QVERIFY(emails.size() < all);
 }
 
 void TstLaravel::retryFailedRow() {
