@@ -40,6 +40,10 @@ namespace lq::bench {
 
 namespace {
 
+/// Runs of a sort, of the statistics and of each raw reference: the best
+/// of each is compared, like with like.
+constexpr int kRepeats = 3;
+
 QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
@@ -282,18 +286,27 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     hwm.set("jump", static_cast<std::int64_t>(peakRssMb()));
 
     // sort: a sort change (wait, descending) until the new first page shows.
+    // The best of kRepeats, as its raw reference below: one run against the
+    // best of three measured the page cache's noise as much as the sort.
     {
-        int resets = 0;
-        auto c = QObject::connect(m, &ui::MessageModel::orderingReset, [&] { ++resets; });
-        t.restart();
-        w.view()->sortByColumn(ui::MessageModel::Wait, Qt::DescendingOrder);
-        const double ms = waitFor([&] { return resets > 0 && rowLoaded(m, 0); });
-        QObject::disconnect(c);
-        r.set("sort_ms", ms);
+        core::Json runs = core::Json::array();
+        double best = -1;
+        for (int i = 0; i < kRepeats; ++i) {
+            int resets = 0;
+            auto c = QObject::connect(m, &ui::MessageModel::orderingReset, [&] { ++resets; });
+            t.restart();
+            w.view()->sortByColumn(ui::MessageModel::Wait, Qt::DescendingOrder);
+            const double ms = waitFor([&] { return resets > 0 && rowLoaded(m, 0); });
+            QObject::disconnect(c);
+            runs.push(ms);
+            best = best < 0 || (ms >= 0 && ms < best) ? ms : best;
+            w.view()->sortByColumn(ui::MessageModel::MessageId, Qt::AscendingOrder);
+            waitFor([&] { return m->isIdle() && rowLoaded(m, 0); });
+        }
+        r.set("sort_ms", best);
+        r.set("sort_ms_runs", std::move(runs));
         stalls.set("sort", probe.phase("sort"));
         hwm.set("sort", static_cast<std::int64_t>(peakRssMb()));
-        w.view()->sortByColumn(ui::MessageModel::MessageId, Qt::AscendingOrder);
-        waitFor([&] { return m->isIdle() && rowLoaded(m, 0); });
     }
 
     // filter: FAILED only, until its first page shows.
@@ -395,12 +408,25 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         stalls.set("dashboard_show", probe.phase("dashboard_show"));
         // The tab computes on show; the measured computation starts after it.
         waitFor([&] { return !dash.isComputing(); }, 30000);
+        // The best of kRepeats, as the raw pass it is compared with.
         int updates = 0;
         QObject::connect(&dash, &ui::DashboardWidget::dataUpdated, [&] { ++updates; });
-        t.restart();
-        dash.refresh();
-        r.set("stats_ms", waitFor([&] { return updates > 0; }, 30000));
-        r.set("stats_compute_ms", static_cast<std::int64_t>(dash.data().elapsedMs));
+        core::Json runs = core::Json::array();
+        double bestMs = -1;
+        std::int64_t bestCompute = -1;
+        for (int i = 0; i < kRepeats; ++i) {
+            updates = 0;
+            t.restart();
+            dash.refresh();
+            const double ms = waitFor([&] { return updates > 0; }, 30000);
+            const auto compute = static_cast<std::int64_t>(dash.data().elapsedMs);
+            runs.push(compute);
+            bestMs = bestMs < 0 || (ms >= 0 && ms < bestMs) ? ms : bestMs;
+            bestCompute = bestCompute < 0 || compute < bestCompute ? compute : bestCompute;
+        }
+        r.set("stats_ms", bestMs);
+        r.set("stats_compute_ms", bestCompute);
+        r.set("stats_compute_ms_runs", std::move(runs));
         stalls.set("stats", probe.phase("stats"));
         hwm.set("stats", static_cast<std::int64_t>(peakRssMb()));
     }
@@ -419,12 +445,13 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
         try {
             RawReference raw(file.toStdString());
             auto q = m->backend(); // lqcore's counts through the GUI's one way to a queue
-            const double countsMs =
-                RawReference::best(3, [&] { (void)q->counts(core::kDefaultStuckAfterNs, {}); });
-            const double rawCountsMs = RawReference::best(3, [&] { raw.each(rq->counts.c_str()); });
-            const double rawStatsMs = RawReference::best(3, [&] { raw.statsPass(*rq); });
+            const double countsMs = RawReference::best(
+                kRepeats, [&] { (void)q->counts(core::kDefaultStuckAfterNs, {}); });
+            const double rawCountsMs =
+                RawReference::best(kRepeats, [&] { raw.each(rq->counts.c_str()); });
+            const double rawStatsMs = RawReference::best(kRepeats, [&] { raw.statsPass(*rq); });
             const double rawSortMs =
-                RawReference::best(3, [&] { raw.each(rq->sortByWait.c_str()); });
+                RawReference::best(kRepeats, [&] { raw.each(rq->sortByWait.c_str()); });
             r.set("counts_ms", countsMs);
             r.set("raw_counts_ms", rawCountsMs);
             r.set("counts_ratio", countsMs / rawCountsMs);
