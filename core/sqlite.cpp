@@ -230,6 +230,29 @@ void textNs(sqlite3_context* ctx, int, sqlite3_value** argv) {
         sqlite3_result_int64(ctx, *t);
 }
 
+/// lq_seconds_ns(x): CAST(x AS INTEGER) * 1000000000 for an INTEGER or
+/// REAL x, NULL for anything else; past 64 bits the product is a REAL, as
+/// SQL's own * gives it (a Laravel stuck test compares that REAL). One call
+/// where the CASE on typeof() cost a fifth of a Laravel sort by wait.
+void secondsNs(sqlite3_context* ctx, int, sqlite3_value** argv) {
+    std::int64_t s = 0;
+    switch (sqlite3_value_type(argv[0])) {
+    case SQLITE_INTEGER:
+        s = sqlite3_value_int64(argv[0]);
+        break;
+    case SQLITE_FLOAT:
+        s = castRealToInteger(sqlite3_value_double(argv[0]));
+        break;
+    default:
+        return; // NULL
+    }
+    constexpr std::int64_t kNs = 1'000'000'000;
+    if (std::int64_t ns = 0; !__builtin_mul_overflow(s, kNs, &ns))
+        sqlite3_result_int64(ctx, ns);
+    else
+        sqlite3_result_double(ctx, static_cast<double>(s) * static_cast<double>(kNs));
+}
+
 void turnOffMemoryStatistics() {
     static const int rc = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     (void)rc;
@@ -292,6 +315,10 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
                                    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nullptr,
                                    &textNs, nullptr, nullptr, nullptr) != SQLITE_OK)
         throwSqlite(m_db.get(), sqlite3_errcode(m_db.get()), path, "lq_text_ns");
+    if (sqlite3_create_function_v2(m_db.get(), "lq_seconds_ns", 1,
+                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nullptr,
+                                   &secondsNs, nullptr, nullptr, nullptr) != SQLITE_OK)
+        throwSqlite(m_db.get(), sqlite3_errcode(m_db.get()), path, "lq_seconds_ns");
 }
 
 int Connection::onBusy(void* self, int count) {

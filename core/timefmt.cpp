@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <limits>
 
 namespace lq::core {
 
@@ -153,6 +154,18 @@ std::optional<TimeNs> parseTextTime(std::string_view s) {
         return parseDateTime(t);
     }
     return parseDateTime(s); // every other spelling, without a copy
+}
+
+std::int64_t castRealToInteger(double r) {
+    constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
+    constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+    if (std::isnan(r))
+        return 0;
+    if (r <= static_cast<double>(kMin))
+        return kMin;
+    if (r >= static_cast<double>(kMax))
+        return kMax;
+    return static_cast<std::int64_t>(r);
 }
 
 std::string humanBytes(std::int64_t bytes) {

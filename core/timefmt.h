@@ -3,6 +3,7 @@
 
 #include "clock.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,9 @@ std::optional<TimeNs> parseDateTime(std::string_view s);
 /// lq_text_ns(x) on every connection (Connection), so that a sort or filter
 /// in SQL and a row read here see one instant.
 std::optional<TimeNs> parseTextTime(std::string_view s);
+/// A REAL as SQLite's CAST(r AS INTEGER) gives it: toward zero, saturated
+/// at the 64-bit range.
+std::int64_t castRealToInteger(double r);
 /// Size in bytes as "12.3 MiB".
 std::string humanBytes(std::int64_t bytes);
 

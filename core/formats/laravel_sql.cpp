@@ -32,9 +32,9 @@ std::string jsonField(const std::string& key) {
     return "(CASE WHEN json_valid(payload) THEN json_extract(payload, '$." + key + "') END)";
 }
 
+/// A stored seconds column in ns (Connection's lq_seconds_ns).
 std::string secs(const std::string& col) {
-    return "(CASE WHEN typeof(" + col + ") IN ('integer', 'real') THEN CAST(" + col +
-           " AS INTEGER) * 1000000000 END)";
+    return "lq_seconds_ns(" + col + ")";
 }
 
 /// A stored seconds column's whole seconds (a REAL truncated, as CAST does;
@@ -43,16 +43,8 @@ std::optional<std::int64_t> wholeSeconds(const Statement& st, int col) {
     switch (st.columnType(col)) {
     case SQLITE_INTEGER:
         return st.int64(col);
-    case SQLITE_FLOAT: {
-        const double r = st.real(col);
-        if (std::isnan(r))
-            return std::nullopt;
-        if (r >= 9.2e18)
-            return std::numeric_limits<std::int64_t>::max();
-        if (r <= -9.2e18)
-            return std::numeric_limits<std::int64_t>::min();
-        return static_cast<std::int64_t>(r);
-    }
+    case SQLITE_FLOAT:
+        return castRealToInteger(st.real(col));
     default:
         return std::nullopt;
     }

@@ -3,6 +3,7 @@
 // library's fixture (tests/data/formats/facts.json), the reservation token,
 // queue:retry of a failed row (refused for another connection), release of
 // an expired reservation with undo, and opening without changing the file.
+#include "core/sqlite.h"
 #include "formatfacts.h"
 
 #include <QObject>
@@ -39,6 +40,7 @@ private slots:
     void liveReservationAndStaleTokenRefused();
     void retryAfterSetting();
     void countsOnTheTablesEqualTheStateConditions();
+    void secondsInSqlAreTheCastTheyReplaced();
 };
 
 void TstLaravel::recognisedAndOpeningChangesNothing() {
@@ -328,4 +330,48 @@ void TstLaravel::countsOnTheTablesEqualTheStateConditions() {
 }
 
 QTEST_GUILESS_MAIN(TstLaravel)
+// lq_seconds_ns(x) is the CASE it replaced, value for value and type for
+// type: a REAL product past 64 bits included (the stuck test compares it).
+void TstLaravel::secondsInSqlAreTheCastTheyReplaced() {
+    QTemporaryDir dir;
+    Connection c(dir.filePath(QStringLiteral("s.sqlite3")).toStdString(),
+                 Connection::Mode::ReadWriteCreate, 1000);
+    const char* values[] = {"NULL",
+                            "0",
+                            "1796040000",
+                            "-5",
+                            "1796039910.5",
+                            "-1796039910.5",
+                            "0.999",
+                            "-0.999",
+                            "9223372036",
+                            "9223372037",
+                            "-9223372037",
+                            "9223372036854775807",
+                            "-9223372036854775808",
+                            "1e15",
+                            "-1e15",
+                            "9.2233720368547758e18",
+                            "1e19",
+                            "-1e19",
+                            "1e300",
+                            "-1e300",
+                            "'1796040000'",
+                            "'soon'",
+                            "x'00'",
+                            "''"};
+    for (const char* v : values) {
+        const std::string x = std::string("(") + v + ")";
+        auto st =
+            c.prepare("SELECT lq_seconds_ns(" + x + ") IS (CASE WHEN typeof(" + x +
+                      ") IN ('integer', 'real') THEN CAST(" + x +
+                      " AS INTEGER) * 1000000000 END), typeof(lq_seconds_ns(" + x +
+                      ")), typeof(CASE WHEN typeof(" + x + ") IN ('integer', 'real') THEN CAST(" +
+                      x + " AS INTEGER) * 1000000000 END)");
+        QVERIFY(st.step());
+        QVERIFY2(st.int64(0) == 1, v);
+        QCOMPARE(st.text(1), st.text(2));
+    }
+}
+
 #include "tst_laravel.moc"
