@@ -360,14 +360,12 @@ void TstLaravel::secondsInSqlAreTheCastTheyReplaced() {
                             "'soon'",
                             "x'00'",
                             "''"};
+    const std::string old =
+        "(CASE WHEN typeof(x) IN ('integer', 'real') THEN CAST(x AS INTEGER) * 1000000000 END)";
+    const std::string select = "SELECT lq_seconds_ns(x) IS " + old +
+                               ", typeof(lq_seconds_ns(x)), typeof" + old + " FROM (SELECT ";
     for (const char* v : values) {
-        const std::string x = std::string("(") + v + ")";
-        auto st =
-            c.prepare("SELECT lq_seconds_ns(" + x + ") IS (CASE WHEN typeof(" + x +
-                      ") IN ('integer', 'real') THEN CAST(" + x +
-                      " AS INTEGER) * 1000000000 END), typeof(lq_seconds_ns(" + x +
-                      ")), typeof(CASE WHEN typeof(" + x + ") IN ('integer', 'real') THEN CAST(" +
-                      x + " AS INTEGER) * 1000000000 END)");
+        auto st = c.prepare(std::string(select).append(v).append(" AS x)"));
         QVERIFY(st.step());
         QVERIFY2(st.int64(0) == 1, v);
         QCOMPARE(st.text(1), st.text(2));
