@@ -406,4 +406,30 @@ inline void checkOperatorRetriesFailedAndUndoes(lq::core::Queue& q, const QTempo
     QCOMPARE(q.counts().failed, std::int64_t(failed));
 }
 
+/// A whole scan (orderedRowids, count) reads a format's scanArms() where
+/// list() reads its source(): for every sort key, both ways, under each
+/// filter, the same rows in the same order.
+inline void checkScansAgreeWithTheSource(lq::core::Queue& q,
+                                         const std::vector<lq::core::Filter>& filters) {
+    using namespace lq::core;
+    for (const SortKey k :
+         {SortKey::Arrival, SortKey::InTime, SortKey::LockTime, SortKey::DoneTime, SortKey::Wait,
+          SortKey::Processing, SortKey::Age, SortKey::Claim, SortKey::Status})
+        for (const bool desc : {false, true})
+            for (std::size_t i = 0; i < filters.size(); ++i) {
+                const Sort s{k, desc};
+                std::vector<std::int64_t> source;
+                for (const Message& m : q.list(filters[i], s, 1, -1)) // not the first-page path
+                    source.push_back(m.rowid);
+                auto scan = q.orderedRowids(filters[i], s);
+                QCOMPARE(q.count(filters[i]), static_cast<std::int64_t>(scan.size()));
+                if (!scan.empty())
+                    scan.erase(scan.begin());
+                QVERIFY2(
+                    scan == source,
+                    qPrintable(
+                        QStringLiteral("sort %1 desc %2 filter %3").arg(int(k)).arg(desc).arg(i)));
+            }
+}
+
 } // namespace lqtest

@@ -67,6 +67,7 @@ private slots:
     void timesReadAndWrittenAsRailsDoes();
     void fractionsPastHalfAMillisecondKeepTheirSecond();
     void listingFilteringSearch();
+    void scansOfFinishedJobsAgreeWithTheSource();
     void capabilities();
     void releaseAbandonedClaimsAndUndo();
     void liveClaimsRefused();
@@ -216,6 +217,54 @@ void TstSolidQueue::fractionsPastHalfAMillisecondKeepTheirSecond() {
     const auto in = q->list(f, {}, 0, -1);
     QCOMPARE(in.size(), std::size_t(1));
     QCOMPARE(in.front().messageId, std::string("12"));
+}
+
+// A whole scan reads finished jobs from the jobs table alone: the same
+// rows and order as the joined source, on the fixture and on a damaged copy
+// (a finished job with leftover execution rows, executions without keys
+// and a duplicate).
+void TstSolidQueue::scansOfFinishedJobsAgreeWithTheSource() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    std::vector<Filter> filters(7);
+    filters[1].states = {State::Ready, State::Locked};
+    filters[2].states = {State::Done};
+    filters[3].stuckOnly = true;
+    filters[4].extraStates = {"blocked"};
+    filters[5].metric = Filter::Metric::Total;
+    filters[5].metricLo = 0;
+    filters[5].metricHi = std::int64_t{1} << 62;
+    filters[6].queue = "default";
+    filters[6].states = {State::Done, State::Failed, State::Scheduled};
+    {
+        auto q = openAtFactsNow(path);
+        QVERIFY(q->count(filters[2]) > 0 && q->count(filters[6]) > 0);
+        checkScansAgreeWithTheSource(*q, filters);
+    }
+    const std::int64_t done = openAtFactsNow(path)->count(filters[2]);
+    {
+        Db db(path);
+        const std::string finished =
+            "(SELECT min(id) FROM solid_queue_jobs WHERE finished_at IS NOT NULL)";
+        db.exec("INSERT INTO solid_queue_claimed_executions (job_id, process_id, created_at) "
+                "VALUES (" +
+                finished + ", 2, '2026-11-30 11:00:00')");
+        for (const char* t : {"ready_executions", "claimed_executions"}) {
+            const std::string n = std::string("solid_queue_") + t;
+            db.exec("CREATE TABLE lq_copy AS SELECT * FROM " + n);
+            db.exec("DROP TABLE " + n);
+            db.exec("ALTER TABLE lq_copy RENAME TO " + n);
+        }
+        db.exec("INSERT INTO solid_queue_ready_executions (job_id, queue_name, priority, "
+                "created_at) VALUES (" +
+                finished + ", 'default', 0, '2026-11-30 11:00:00')");
+        db.exec("INSERT INTO solid_queue_ready_executions (job_id, queue_name, priority, "
+                "created_at) SELECT job_id, queue_name, priority, created_at FROM "
+                "solid_queue_ready_executions LIMIT 1");
+    }
+    auto q = openAtFactsNow(path);
+    QCOMPARE(q->count(filters[2]), done); // the finished job is finished, once
+    checkScansAgreeWithTheSource(*q, filters);
 }
 
 void TstSolidQueue::listingFilteringSearch() {
