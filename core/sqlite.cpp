@@ -206,13 +206,6 @@ CachedStatement::~CachedStatement() {
 
 namespace {
 
-/// SQLite counts every allocation of every connection under one process-wide
-/// mutex (its memory statistics, on by default). Two scans on two threads
-/// spent about 40 % of their time contending for it (a million-job Solid
-/// Queue file's statistics: 3.9 s, most of it in futex waits). Nothing here
-/// reads those statistics. Must come before SQLite initialises; if something
-/// else in the process initialised it first, the call fails and changes
-/// nothing.
 /// lq_text_ns(x): parseTextTime() of a TEXT value, in ns; NULL for any
 /// other value or text that is no time. One parser for a time compared in
 /// SQL and the same time read by C++. SQLite's own date functions differ:
@@ -253,6 +246,13 @@ void secondsNs(sqlite3_context* ctx, int, sqlite3_value** argv) {
         sqlite3_result_double(ctx, static_cast<double>(s) * static_cast<double>(kNs));
 }
 
+/// SQLite counts every allocation of every connection under one process-wide
+/// mutex (its memory statistics, on by default). Two scans on two threads
+/// spent about 40 % of their time contending for it (a million-job Solid
+/// Queue file's statistics: 3.9 s, most of it in futex waits). Nothing here
+/// reads those statistics. Must come before SQLite initialises; if something
+/// else in the process initialised it first, the call fails and changes
+/// nothing.
 void turnOffMemoryStatistics() {
     static const int rc = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     (void)rc;
