@@ -28,10 +28,12 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <functional>
 #include <random>
+#include <string>
 #include <string_view>
 
 #include <time.h>
@@ -72,20 +74,61 @@ public:
         const double cpu0 = threadCpuMs();
         ++m_depth;
         const int type = event->type(); // the event may be gone after notify()
+        const char* cls = receiver->metaObject()->className(); // and the receiver
         const bool r = QApplication::notify(receiver, event);
         --m_depth;
         const double ms = double(t.nsecsElapsed()) / 1e6;
+        const double cpu = threadCpuMs() - cpu0;
         if (ms >= m_slowMs)
             std::fprintf(
                 stderr,
                 "slow event: %.1f ms (%.1f ms on a core) at %.3f s depth %d type %d receiver %s "
                 "%s\n",
-                ms, threadCpuMs() - cpu0, monotonicS() - ms / 1e3, m_depth, type,
-                receiver->metaObject()->className(), qPrintable(receiver->objectName()));
+                ms, cpu, monotonicS() - ms / 1e3, m_depth, type, cls,
+                type == QEvent::DeferredDelete ? "" : qPrintable(receiver->objectName()));
+        if (m_depth == 0)
+            m_ring[m_next++ % m_ring.size()] = {monotonicS() - ms / 1e3, ms, cpu, type, cls};
         return r;
     }
 
+    /// A stall the probe saw, from `fromS` to now: the UI thread's events
+    /// that overlap it (those of 0.5 ms or more), and how much of the stall
+    /// they cover. A stall made of many short events shows here where no
+    /// single slow event does; an uncovered stall was spent outside any
+    /// handler (the event dispatcher, or off a core).
+    void printStall(double fromS, double ms) const {
+        if (m_slowMs <= 0)
+            return;
+        const double toS = monotonicS();
+        double covered = 0, onCore = 0;
+        int events = 0;
+        std::string list;
+        for (const Record& e : m_ring) {
+            if (!e.cls || e.startS + e.ms / 1e3 <= fromS || e.startS >= toS)
+                continue;
+            ++events;
+            covered += e.ms;
+            onCore += e.cpuMs;
+            if (e.ms >= 0.5)
+                list += " " + std::to_string(e.type) + ":" + e.cls + "=" +
+                        std::to_string(static_cast<int>(e.ms * 10) / 10.0).substr(0, 4);
+        }
+        std::fprintf(stderr,
+                     "stall: %.1f ms at %.3f s, %d events cover %.1f ms (%.1f on a core):%s\n", ms,
+                     fromS, events, covered, onCore, list.c_str());
+    }
+
 private:
+    struct Record {
+        double startS = 0;
+        double ms = 0;
+        double cpuMs = 0;
+        int type = 0;
+        const char* cls = nullptr; ///< static: the receiver's meta-object's
+    };
+    std::array<Record, 512> m_ring{};
+    std::size_t m_next = 0;
+
     /// The UI thread's own CPU time: a slow event whose wall time is well
     /// above it waited for a core (or a lock, or the disk), not computed.
     static double threadCpuMs() {
@@ -110,6 +153,9 @@ public:
                 const double late = double(now - m_last) / 1e6 - 1.0;
                 m_max = std::max(m_max, late);
                 m_phaseMax = std::max(m_phaseMax, late);
+                if (late >= m_slowMs && m_slowMs > 0)
+                    static_cast<TimedApplication*>(qApp)->printStall(
+                        monotonicS() - double(now - m_last) / 1e9, late);
             }
             m_last = now;
         });
@@ -135,6 +181,7 @@ public:
 private:
     QTimer m_timer;
     QElapsedTimer m_clock;
+    int m_slowMs = qEnvironmentVariableIntValue("LQBENCH_SLOW_EVENT_MS");
     qint64 m_last = -1;
     double m_max = 0;
     double m_phaseMax = 0;
