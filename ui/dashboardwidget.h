@@ -115,7 +115,9 @@ private:
     /// After the first show: the next chart not shown yet.
     void revealNextChart();
     QList<QWidget*> m_unrevealed;
-    void updateTimeCharts(bool throughput, bool latency);
+    /// The series [from, to) of the throughput and/or latency chart; the
+    /// span and titles with the first of them.
+    void updateTimeCharts(bool throughput, bool latency, int from = 0, int to = 4);
     std::vector<std::function<void()>> m_applySteps;
     quint64 m_applyGeneration = 0;
     bool m_applying = false;
