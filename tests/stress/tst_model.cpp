@@ -18,8 +18,8 @@
 // processes' timing) drives this test's choices and every process's; a run
 // executes several seeds within LQ_MODEL_SECONDS (default 16; 4 s a seed).
 //
-// Core findings, kept as XFAIL tests until core is fixed (this branch may
-// not touch core/): undoOfReplacedFileRecord, upgradeAfterReplaceIsRefused,
+// Core findings, first kept as XFAIL tests and regression tests since core
+// was fixed: undoOfReplacedFileRecord, upgradeAfterReplaceIsRefused,
 // undoRecordsWhatTheRowHolds (found by a 30-minute run).
 //
 // The oracle runs after every operator step and at the end of each epoch
