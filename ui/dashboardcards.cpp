@@ -128,6 +128,11 @@ void DashboardCards::clear() {
     m_fillCard->setVisible(false);
 }
 
+void DashboardCards::setFormatTexts(const QString& unknown, const QString& stuckRule) {
+    m_unknownText = unknown;
+    m_stuckRule = stuckRule;
+}
+
 void DashboardCards::setData(const DashboardData& d, qint64 stuckNs, bool utc) {
     const core::Counts& c = d.counts;
     const bool jobs = !d.history;
@@ -147,9 +152,13 @@ void DashboardCards::setData(const DashboardData& d, qint64 stuckNs, bool utc) {
     card(LockedCard).set(num(c.locked), tr("claimed"));
     card(DoneCard).set(num(c.done));
     card(FailedCard).set(num(c.failed));
-    card(UnknownCard).set(num(c.unknown), tr("status not 0–3"));
-    card(StuckCard).set(num(c.stuck), tr("locked over %1").arg(roundDurationLabel(stuckNs)),
-                        tr("LOCKED messages whose lock age exceeds the stuck threshold"));
+    card(UnknownCard).set(num(c.unknown), m_unknownText);
+    if (m_stuckRule.isEmpty())
+        card(StuckCard).set(num(c.stuck), tr("locked over %1").arg(roundDurationLabel(stuckNs)),
+                            tr("LOCKED messages whose lock age exceeds the stuck threshold"));
+    else
+        card(StuckCard).set(num(c.stuck), tr("by the library's rule"),
+                            tr("LOCKED: %1").arg(m_stuckRule));
     card(ScheduledCard).set(num(c.scheduled), tr("run_at in the future"));
     card(LeasedCard).set(num(c.leased), tr("locked_until ≥ now"));
     card(ExpiredCard).set(num(c.expired), tr("lapsed, claimable again"));

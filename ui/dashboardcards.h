@@ -24,8 +24,13 @@ public:
     /// "—" everywhere (no data yet).
     void clear();
     void setData(const DashboardData& d, qint64 stuckNs, bool utc);
+    /// The format's words (QueueFormat): what an unknown job is, and its
+    /// own stuck rule ("" when stuck means locked over the threshold).
+    void setFormatTexts(const QString& unknown, const QString& stuckRule);
 
 private:
+    QString m_unknownText;
+    QString m_stuckRule;
     struct Card;
     std::vector<std::unique_ptr<Card>> m_cards;
     QProgressBar* m_fill = nullptr;

@@ -277,6 +277,14 @@ void DashboardWidget::setBackend(std::shared_ptr<QueueBackend> backend) {
     // chart out, and a file opened from the command line changes them all
     // in the turn that shows its first rows (SPEC §5's 16 ms).
     m_formatSteps.clear();
+    if (m_backend) {
+        const core::QueueFormat& format = core::QueueFormat::of(m_backend->info());
+        // A rule that is "none: ..." is no rule: stuck is then locked over
+        // the operator's threshold, as for litequeue.
+        const std::string rule = format.stuckRule();
+        m_cards->setFormatTexts(fromStd(format.unknownText()),
+                                rule.rfind("none", 0) == 0 ? QString() : fromStd(rule));
+    }
     for (const Filter::Metric metric : {Filter::Metric::Wait, Filter::Metric::Processing,
                                         Filter::Metric::Total, Filter::Metric::TimeToFailure}) {
         QString why;

@@ -14,6 +14,7 @@ public:
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return true; }
     bool hasSchedule() const noexcept override { return false; }
+    std::string unknownText() const override { return "status not 0–3"; }
     bool hasKeys(const FormatInfo& info) const noexcept override;
     bool multiTable() const noexcept override;
     std::string tokenLabel(const FormatInfo& info) const override;

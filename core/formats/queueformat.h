@@ -140,8 +140,12 @@ public:
     /// How the library itself tells an abandoned claim, in words for a
     /// banner or a tooltip ("claimed by a process whose heartbeat is older
     /// than 5 min"); "" when it has no rule of its own and stuck means
-    /// LOCKED longer than the operator's threshold (litequeue).
+    /// LOCKED longer than the operator's threshold (litequeue), or "none: "
+    /// and why, for the same (a lapsed lease that frees the job itself).
     virtual std::string stuckRule() const { return {}; }
+    /// What a job in State::Unknown is in this format, in a few words for
+    /// a caption ("status not 0–3").
+    virtual std::string unknownText() const { return "state not recognised"; }
 
     // ---- what the operator can do --------------------------------------------
     /// The per-message actions, in menu order.

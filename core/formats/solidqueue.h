@@ -15,6 +15,9 @@ public:
     std::string stuckRule() const override {
         return "claimed by a process that is gone or whose heartbeat is older than 5 min";
     }
+    /// countsByJob()'s "inconsistent": unfinished, in no execution table
+    /// or in several.
+    std::string unknownText() const override { return "not in one execution table"; }
     const char* id() const noexcept override { return formatId(Format::SolidQueue); }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return true; }

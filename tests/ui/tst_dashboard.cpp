@@ -15,11 +15,13 @@
 #include <QChartView>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFrame>
 #include <QImage>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
 
+#include <algorithm>
 #include <memory>
 #include <numeric>
 
@@ -64,6 +66,7 @@ private slots:
     void percentilesEqualFixtureFacts();
     void histogramsAddUpToCounts();
     void metricsAFormatDoesNotStoreAreSaidNotDrawn();
+    void cardsSayWhatTheFormatMeans();
     void anotherFormatChangesOneMetricPerTurn();
     void throughputAddsUpToCounts();
     void timeRangeFiltersEverything();
@@ -221,6 +224,45 @@ void TestDashboard::metricsAFormatDoesNotStoreAreSaidNotDrawn() {
         QCOMPARE(count.data().toString(),
                  QLocale().toString(w.percentileModel()->summary(c.row).count));
     }
+}
+
+namespace {
+
+bool hasLabel(const QWidget& w, const QString& text) {
+    const auto labels = w.findChildren<QLabel*>();
+    return std::any_of(labels.begin(), labels.end(),
+                       [&](const QLabel* l) { return l->text() == text; });
+}
+
+bool hasTip(const QWidget& w, const QString& part) {
+    const auto frames = w.findChildren<QFrame*>();
+    return std::any_of(frames.begin(), frames.end(),
+                       [&](const QFrame* f) { return f->toolTip().contains(part); });
+}
+
+} // namespace
+
+// The cards' captions are the format's words: litequeue's status codes and
+// its operator's stuck threshold; Solid Queue's executions and its own
+// heartbeat rule (QueueFormat::unknownText, stuckRule).
+void TestDashboard::cardsSayWhatTheFormatMeans() {
+    {
+        DashboardWidget w;
+        openMixed(w);
+        QVERIFY(hasLabel(w, QStringLiteral("status not 0–3")));
+        QVERIFY(hasTip(w, QStringLiteral("stuck threshold")));
+    }
+    QTemporaryDir dir;
+    auto q = openFixture(dir, QStringLiteral("formats/solid-queue.sqlite3"), kMixedEnd);
+    QVERIFY(q);
+    DashboardWidget w;
+    w.show();
+    w.setQueue(q);
+    QTRY_VERIFY_WITH_TIMEOUT(w.hasData(), kTimeout);
+    QVERIFY(hasLabel(w, QStringLiteral("not in one execution table")));
+    QVERIFY(!hasLabel(w, QStringLiteral("status not 0–3")));
+    QVERIFY(hasTip(w, QStringLiteral("heartbeat is older than 5 min")));
+    QVERIFY(hasLabel(w, QStringLiteral("by the library's rule")));
 }
 
 void TestDashboard::anotherFormatChangesOneMetricPerTurn() {
