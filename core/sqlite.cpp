@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <utility>
 
 // unixepoch() (Laravel's failed_at) and the JSON functions.
 static_assert(SQLITE_VERSION_NUMBER >= 3038000, "lqcore needs SQLite 3.38 or newer");
@@ -311,14 +312,13 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
         SQLITE_OK) {
         throw Error(ErrorKind::Sqlite, path, "cannot turn on cell_size_check; not opened");
     }
-    if (sqlite3_create_function_v2(m_db.get(), "lq_text_ns", 1,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nullptr,
-                                   &textNs, nullptr, nullptr, nullptr) != SQLITE_OK)
-        throwSqlite(m_db.get(), sqlite3_errcode(m_db.get()), path, "lq_text_ns");
-    if (sqlite3_create_function_v2(m_db.get(), "lq_seconds_ns", 1,
-                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nullptr,
-                                   &secondsNs, nullptr, nullptr, nullptr) != SQLITE_OK)
-        throwSqlite(m_db.get(), sqlite3_errcode(m_db.get()), path, "lq_seconds_ns");
+    using Fn = void (*)(sqlite3_context*, int, sqlite3_value**);
+    for (const auto& [name, fn] : {std::pair<const char*, Fn>{"lq_text_ns", &textNs},
+                                   std::pair<const char*, Fn>{"lq_seconds_ns", &secondsNs}})
+        if (sqlite3_create_function_v2(m_db.get(), name, 1,
+                                       SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                       nullptr, fn, nullptr, nullptr, nullptr) != SQLITE_OK)
+            throwSqlite(m_db.get(), sqlite3_errcode(m_db.get()), path, name);
 }
 
 int Connection::onBusy(void* self, int count) {

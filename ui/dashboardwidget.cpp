@@ -279,11 +279,7 @@ void DashboardWidget::setBackend(std::shared_ptr<QueueBackend> backend) {
     m_formatSteps.clear();
     if (m_backend) {
         const core::QueueFormat& format = core::QueueFormat::of(m_backend->info());
-        // A rule that is "none: ..." is no rule: stuck is then locked over
-        // the operator's threshold, as for litequeue.
-        const std::string rule = format.stuckRule();
-        m_cards->setFormatTexts(fromStd(format.unknownText()),
-                                rule.rfind("none", 0) == 0 ? QString() : fromStd(rule));
+        m_cards->setFormatTexts(fromStd(format.unknownText()), fromStd(format.ownStuckRule()));
     }
     for (const Filter::Metric metric : {Filter::Metric::Wait, Filter::Metric::Processing,
                                         Filter::Metric::Total, Filter::Metric::TimeToFailure}) {
@@ -565,11 +561,15 @@ void DashboardWidget::updateTimeCharts(bool throughput, bool latency, int from, 
         return v ? static_cast<double>(*v) / 1e9 : 0.0;
     };
     for (const core::TimeBucket& b : d.series) {
-        const double x = ms(b.start);
-        arrivals.append({x, static_cast<double>(b.arrivals)});
-        claims.append({x, static_cast<double>(b.claims)});
-        completions.append({x, static_cast<double>(b.completions)});
-        failures.append({x, static_cast<double>(b.failures)});
+        if (throughput) {
+            const double x = ms(b.start);
+            arrivals.append({x, static_cast<double>(b.arrivals)});
+            claims.append({x, static_cast<double>(b.claims)});
+            completions.append({x, static_cast<double>(b.completions)});
+            failures.append({x, static_cast<double>(b.failures)});
+        }
+        if (!latency)
+            continue;
         // The latency points sit in the middle of their bucket.
         const double mid = ms(b.start + d.bucket / 2);
         if (b.waitP50) {

@@ -143,6 +143,12 @@ public:
     /// LOCKED longer than the operator's threshold (litequeue), or "none: "
     /// and why, for the same (a lapsed lease that frees the job itself).
     virtual std::string stuckRule() const { return {}; }
+    /// stuckRule() when it is a rule of the library's own; "" when stuck is
+    /// LOCKED longer than the operator's threshold ("" or "none: ...").
+    std::string ownStuckRule() const {
+        std::string r = stuckRule();
+        return r.rfind("none", 0) == 0 ? std::string() : r;
+    }
     /// What a job in State::Unknown is in this format, in a few words for
     /// a caption ("status not 0–3").
     virtual std::string unknownText() const { return "state not recognised"; }
