@@ -337,7 +337,7 @@ void MessagesPage::documentOpened(bool samePath) {
     }
     // The format's chips first: the file's view may check some of them.
     m_filterBar->setStates(m_doc->format().states());
-    m_filterBar->setStuckRule(fromStd(m_doc->format().stuckRule()));
+    m_filterBar->setStuckRule(fromStd(m_doc->format().ownStuckRule()));
     m_filterBar->setExtraStates(m_doc->format().extraStates(),
                                 QString::fromLatin1(m_doc->format().id()));
     if (!samePath) {

@@ -35,7 +35,7 @@ void QueueBanners::offerAttention(const core::Counts& c, int stuckSeconds) {
     const QLocale l;
     if (c.stuck > 0) {
         // The library's own rule where it has one, else the operator's.
-        const std::string rule = m_doc->format().stuckRule();
+        const std::string rule = m_doc->format().ownStuckRule();
         const QString why =
             rule.empty() ? tr("locked longer than %1")
                                .arg(humanDuration(core::TimeNs(stuckSeconds) * core::kNsPerSecond))

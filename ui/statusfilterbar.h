@@ -41,7 +41,7 @@ public:
     /// chips whose state the new format lacks are dropped.
     void setExtraStates(const std::vector<core::QueueFormat::ExtraState>& extras,
                         const QString& formatId = {});
-    /// How the format tells a stuck message (QueueFormat::stuckRule()); ""
+    /// How the format tells a stuck message (QueueFormat::ownStuckRule()); ""
     /// for the operator's threshold. The Stuck chip's tooltip says it.
     void setStuckRule(const QString& rule);
     /// The chip of extra state `name` (nullptr: the format has none).

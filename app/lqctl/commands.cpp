@@ -166,19 +166,12 @@ void printMessagePlain(const Message& m, const core::FormatInfo& info, TimeNs no
     out("\n");
 }
 
-/// The format's own stuck rule decides "stuck" (it has a locked_expired
-/// state), not the --stuck-after threshold.
-bool ownStuckRule(const core::QueueFormat& format) {
-    const auto xs = format.extraStates();
-    return std::any_of(xs.begin(), xs.end(),
-                       [](const auto& x) { return x.name == "locked_expired"; });
-}
-
 std::string countsLine(const core::Counts& c, const core::FormatInfo& info,
                        double stuckAfterSeconds) {
     const core::QueueFormat& format = core::QueueFormat::of(info);
-    const std::string stuckRule = ownStuckRule(format) ? std::string("by the library's own rule")
-                                                       : "> " + secondsText(stuckAfterSeconds);
+    const std::string stuckRule = !format.ownStuckRule().empty()
+                                      ? std::string("by the library's own rule")
+                                      : "> " + secondsText(stuckAfterSeconds);
     if (!format.keepsHistory()) {
         // Derived states (SPEC §3.3); finished jobs are deleted, so no history.
         std::string s = num(c.ready) + " ready, " + num(c.scheduled) + " scheduled, " +
