@@ -311,6 +311,34 @@ public:
 private:
     static std::string show(const Key& k) { return k.first + " claim " + std::to_string(k.second); }
 
+    /// Where a key was seen, for a violation about it (a rare failure,
+    /// seen once: this is what its next occurrence should tell): the ids
+    /// producers put under it and every audit row whose before or after
+    /// holds it or the message.
+    static std::string keyTrail(const std::vector<AuditEntry>& audit, const Message& was,
+                                const History& h) {
+        if (!was.idempotencyKey)
+            return {};
+        const std::string& key = *was.idempotencyKey;
+        std::string s = " [put under " + key + ":";
+        if (const auto ids = h.keyIds.find(key); ids != h.keyIds.end())
+            for (const auto& id : ids->second)
+                s += " " + id;
+        s += "; on record:";
+        for (const auto& e : audit)
+            for (const auto& r : e.applied) {
+                const bool mine =
+                    r.before.messageId == was.messageId || r.after.messageId == was.messageId;
+                if (mine || r.before.idempotencyKey == key || r.after.idempotencyKey == key)
+                    s += " " + e.id + (e.undone ? " undo " + e.undoes : "") + " " +
+                         actionName(e.action) + " " + r.before.messageId + "/" + r.after.messageId +
+                         " key " + r.before.idempotencyKey.value_or("NULL") + "->" +
+                         r.after.idempotencyKey.value_or("NULL") + (r.note.empty() ? "" : " note") +
+                         (e.complete ? "" : " (incomplete)");
+            }
+        return s + "]";
+    }
+
     std::vector<std::string> checkAll(const History& pre, const std::map<std::string, Row>& file,
                                       const History& h, const std::vector<AuditEntry>& audit,
                                       std::int64_t kills, Counters& c) {
@@ -510,7 +538,7 @@ private:
                     what += " data " + was.data + " -> " + now.data;
                 if (!keyOk)
                     what += " key " + was.idempotencyKey.value_or("NULL") + " -> " +
-                            now.idempotencyKey.value_or("NULL");
+                            now.idempotencyKey.value_or("NULL") + keyTrail(audit, was, h);
                 if (!what.empty())
                     v.push_back("undo " + u.id + " restored " + id +
                                 " to something other than record " + u.undoes +
