@@ -57,7 +57,8 @@ MainWindow::MainWindow(QWidget* parent)
     , m_fleet(new FleetModel(this))
     , m_handler(new QueueActionHandler(m_doc, m_model, this)) {
     initResources();
-    workPool(); // its threads start now, not beside the first open's paint
+    useInteractiveSlice(); // the thread that runs the windows
+    workPool();            // its threads start now, not beside the first open's paint
     setWindowIcon(QIcon(QStringLiteral(":/icons/lqadmin.svg")));
     setAcceptDrops(true);
     createActions();

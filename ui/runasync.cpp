@@ -2,9 +2,12 @@
 #include "ui/runasync.h"
 
 #ifdef __linux__
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <cstdint>
 #endif
 
 #include <algorithm>
@@ -13,14 +16,57 @@
 
 namespace lq::ui {
 
+namespace {
+
+#ifdef __linux__
+/// The calling thread's nice value and, for `sliceNs` > 0, its EEVDF slice
+/// (Linux 6.12+; 0: the kernel's default). Where sched_setattr(2) is
+/// refused, the nice value alone.
+void setThreadScheduling(int nice, std::uint64_t sliceNs) {
+    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+#ifdef SYS_sched_setattr
+    // struct sched_attr of sched_setattr(2); glibc before 2.41 has no wrapper.
+    struct Attr {
+        std::uint32_t size;
+        std::uint32_t policy;
+        std::uint64_t flags;
+        std::int32_t nice;
+        std::uint32_t priority;
+        std::uint64_t runtime, deadline, period;
+    };
+    Attr a{};
+    a.size = sizeof a;
+    a.policy = SCHED_OTHER;
+    a.nice = nice;
+    a.runtime = sliceNs;
+    if (::syscall(SYS_sched_setattr, 0, &a, 0) == 0)
+        return;
+#else
+    (void)sliceNs;
+#endif
+    // Per-thread on Linux: PRIO_PROCESS with a thread id.
+    setpriority(PRIO_PROCESS, tid, nice);
+}
+#endif
+
+} // namespace
+
 void useBackgroundPriority() {
 #ifdef __linux__
     thread_local bool done = false;
     if (!done) {
         done = true;
-        // Per-thread on Linux: PRIO_PROCESS with a thread id.
-        setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+        // Nice 10, and the default slice: not the UI thread's short one,
+        // which a thread it started inherits.
+        setThreadScheduling(10, 0);
     }
+#endif
+}
+
+void useInteractiveSlice() {
+#ifdef __linux__
+    setThreadScheduling(getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid))),
+                        300'000);
 #endif
 }
 

@@ -22,6 +22,14 @@ namespace lq::ui {
 /// the workers niced the scheduler runs the UI thread as soon as it wakes.
 void useBackgroundPriority();
 
+/// Gives the calling thread (the UI thread) a short scheduler slice
+/// (Linux 6.12+: EEVDF's custom slice, 0.3 ms). A thread with a shorter
+/// slice than the running one preempts it when it wakes, so an input or a
+/// timer no longer waits out a niced worker's slice (up to a few ms each
+/// wake-up on a 2-core machine with scans on both cores). Its share of the
+/// CPU is unchanged. No-op elsewhere.
+void useInteractiveSlice();
+
 /// Starts all of `pool`'s threads now, at background priority, and keeps
 /// them: call it where a pool of ours is made.
 void startBackgroundThreads(QThreadPool& pool);
