@@ -75,6 +75,7 @@ public:
         ++m_depth;
         const int type = event->type(); // the event may be gone after notify()
         const char* cls = receiver->metaObject()->className(); // and the receiver
+        const QString name = receiver->objectName();           // (deleted in it)
         const bool r = QApplication::notify(receiver, event);
         --m_depth;
         const double ms = double(t.nsecsElapsed()) / 1e6;
@@ -84,8 +85,7 @@ public:
                 stderr,
                 "slow event: %.1f ms (%.1f ms on a core) at %.3f s depth %d type %d receiver %s "
                 "%s\n",
-                ms, cpu, monotonicS() - ms / 1e3, m_depth, type, cls,
-                type == QEvent::DeferredDelete ? "" : qPrintable(receiver->objectName()));
+                ms, cpu, monotonicS() - ms / 1e3, m_depth, type, cls, qPrintable(name));
         if (m_depth == 0)
             m_ring[m_next++ % m_ring.size()] = {monotonicS() - ms / 1e3, ms, cpu, type, cls};
         return r;
