@@ -19,6 +19,7 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QImage>
 #include <QLabel>
 #include <QLocale>
 #include <QMenu>
@@ -240,8 +241,23 @@ DashboardWidget::DashboardWidget(QWidget* parent)
 
 DashboardWidget::~DashboardWidget() = default;
 
+bool DashboardWidget::prepareFirstShow(const QSize& size, qreal devicePixelRatio) {
+    if (m_prepared || isVisible() || size.isEmpty()) {
+        return false;
+    }
+    m_prepared = true;
+    // Rendering a hidden widget polishes and lays it out first; the paint
+    // shapes and rasterises its text (2-5 ms on a 1M file's window).
+    resize(size);
+    QImage image(size * devicePixelRatio, QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(devicePixelRatio);
+    render(&image);
+    return true;
+}
+
 void DashboardWidget::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
+    m_prepared = true;
     if (!m_unrevealed.isEmpty()) {
         QTimer::singleShot(0, this, [this] { revealNextChart(); });
     }

@@ -6,6 +6,7 @@
 
 #include "core/queue.h"
 #include "testhelpers.h"
+#include "ui/dashboardcards.h"
 #include "ui/dashboardwidget.h"
 #include "ui/histogramchart.h"
 #include "ui/percentilemodel.h"
@@ -79,6 +80,7 @@ private slots:
     void jobsLeaseShowsWhatIsStored();
     void hiddenDashboardWaitsUntilShown();
     void chartsAppearOneAtATimeInTheirPlaces();
+    void aPreparedDashboardIsLaidOutWhileHidden();
 
 private:
     /// A shown dashboard on a copy of the mixed fixture, first data in.
@@ -571,6 +573,28 @@ void TestDashboard::chartsAppearOneAtATimeInTheirPlaces() {
                  qPrintable(chart->objectName()));
     }
     QTRY_VERIFY_WITH_TIMEOUT(w.hasData(), kTimeout);
+}
+
+void TestDashboard::aPreparedDashboardIsLaidOutWhileHidden() {
+    // The window prepares the hidden tab once a file's rows are in: laid
+    // out and painted into an image, still hidden, computing nothing; the
+    // first show then needs no new layout of what it shows.
+    DashboardWidget w;
+    w.setQueue(m_queue);
+    const auto* cardsWidget = w.findChild<lq::ui::DashboardCards*>();
+    QVERIFY(cardsWidget && cardsWidget->width() < 1000); // never laid out
+    QVERIFY(w.prepareFirstShow(QSize(1200, 800), 1.0));
+    QVERIFY(!w.isVisible());
+    QVERIFY(!w.isComputing() && !w.hasData());
+    QCOMPARE(w.size(), QSize(1200, 800));
+    QVERIFY2(cardsWidget->width() > 1000, "laid out at the size it will show at");
+    const QRect cards = cardsWidget->geometry();
+    QVERIFY(!w.prepareFirstShow(QSize(1200, 800), 1.0)); // once
+    w.show();
+    QCOMPARE(cardsWidget->geometry(), cards);
+    QTRY_VERIFY_WITH_TIMEOUT(w.chartsRevealed(), kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(w.hasData(), kTimeout);
+    QVERIFY(!w.prepareFirstShow(QSize(1200, 800), 1.0)); // shown: nothing to prepare
 }
 
 QTEST_MAIN(TestDashboard)

@@ -7,6 +7,7 @@
 #include "core/queue.h"
 #include "testhelpers.h"
 #include "ui/bannerbar.h"
+#include "ui/dashboardwidget.h"
 #include "ui/mainwindow.h"
 #include "ui/messagedetailpane.h"
 #include "ui/messagemodel.h"
@@ -178,6 +179,10 @@ void TestMainWindow::openFilterSearch() {
     // The legacy format is announced, with the upgrade offered.
     QVERIFY(h.w.bannerBar()->hasBanner(QStringLiteral("format")));
     QVERIFY(h.w.recentFiles().contains(path));
+    // The hidden Dashboard tab was made ready for its first show, and
+    // stays hidden.
+    QTRY_VERIFY(!h.w.dashboard()->prepareFirstShow(QSize(800, 600), 1.0));
+    QVERIFY(!h.w.dashboard()->isVisible());
 }
 
 void TestMainWindow::ctrlEndBeforeTheOrderingGoesToTheLastRow() {
