@@ -421,13 +421,8 @@ void MainWindow::connectParts() {
     // ready for its first show (a few ms now instead of a stall then).
     connect(m_model, &MessageModel::orderingReset, m_dashboard, [this] {
         QTimer::singleShot(0, m_dashboard, [this] {
-            if (QWidget* page = m_tabs->currentWidget(); page && page != m_dashboard) {
-                QElapsedTimer t;
-                t.start();
-                if (m_dashboard->prepareFirstShow(page->size(), devicePixelRatioF()))
-                    qCDebug(lcWindow) << "dashboard prepared for its first show in"
-                                      << t.nsecsElapsed() / 1000 << "us";
-            }
+            if (QWidget* page = m_tabs->currentWidget(); page && page != m_dashboard)
+                m_dashboard->prepareFirstShow(page->size(), devicePixelRatioF());
         });
     });
     connect(m_model, &MessageModel::errorOccurred, this,

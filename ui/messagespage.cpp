@@ -92,8 +92,8 @@ void MessagesPage::createWidgets() {
     m_stuckSpin->setRange(1, 30 * 86400);
     m_stuckSpin->setValue(core::kDefaultStuckAfterSeconds);
     m_stuckSpin->setSuffix(tr(" s"));
-    m_stuckSpin->setToolTip(tr("A LOCKED message whose lock is older than this is shown as stuck"));
     stuckLabel->setBuddy(m_stuckSpin);
+    updateStuckThreshold();
     filterRow->addWidget(m_stuckSpin);
     pageLayout->addLayout(filterRow);
 
@@ -338,6 +338,7 @@ void MessagesPage::documentOpened(bool samePath) {
     // The format's chips first: the file's view may check some of them.
     m_filterBar->setStates(m_doc->format().states());
     m_filterBar->setStuckRule(fromStd(m_doc->format().ownStuckRule()));
+    updateStuckThreshold();
     m_filterBar->setExtraStates(m_doc->format().extraStates(),
                                 QString::fromLatin1(m_doc->format().id()));
     if (!samePath) {
@@ -672,6 +673,21 @@ void MessagesPage::updateEmptyState() {
                         "show every message.");
     }
     m_empty->setText(text);
+}
+
+void MessagesPage::updateStuckThreshold() {
+    // The threshold is the operator's rule only where the library has none.
+    const core::QueueFormat& format = m_doc->format();
+    const QString rule = fromStd(format.stuckRule());
+    const QString own = fromStd(format.ownStuckRule());
+    const QString id = QString::fromLatin1(format.id());
+    m_stuckSpin->setEnabled(rule.isEmpty());
+    m_stuckSpin->setToolTip(
+        rule.isEmpty()  ? tr("A LOCKED message whose lock is older than this is shown as stuck")
+        : own.isEmpty() ? tr("Not used for %1 files, which have no stuck state (%2)").arg(id, rule)
+                        : tr("Not used for %1 files: the library's own rule tells what is "
+                             "stuck (%2)")
+                              .arg(id, own));
 }
 
 } // namespace lq::ui

@@ -92,6 +92,9 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    /// The Stuck after box: enabled where the operator's threshold is the
+    /// rule, with a tooltip that says which rule counts.
+    void updateStuckThreshold();
     /// After an open, the first rows in the model: firstPageShown().
     void checkFirstPage();
     void createWidgets();

@@ -109,7 +109,7 @@ QStringList StatusFilterBar::checkedExtras() const {
 void StatusFilterBar::setCheckedExtras(const QStringList& names) {
     bool changed = false;
     for (std::size_t i = 0; i < m_extras.size(); ++i) {
-        const bool on = names.contains(QString::fromStdString(m_extras[i].name));
+        const bool on = m_offered[i] && names.contains(QString::fromStdString(m_extras[i].name));
         changed = changed || on != m_checked[i];
         m_checked[i] = on;
     }
@@ -173,7 +173,13 @@ void StatusFilterBar::setExtraStates(const std::vector<core::QueueFormat::ExtraS
     m_extras = extras;
     m_formatId = formatId;
     m_checked.assign(m_extras.size(), false);
+    // Where the Stuck chip is shown, the extra state that is the library's
+    // stuck rule would be a second chip for the same jobs: not offered.
+    const bool stuckChip =
+        std::find(m_states.begin(), m_states.end(), core::State::Locked) != m_states.end();
+    m_offered.assign(m_extras.size(), true);
     for (std::size_t i = 0; i < m_extras.size(); ++i) {
+        m_offered[i] = !(stuckChip && m_extras[i].name == core::QueueFormat::kStuckState);
         const QString name = QString::fromStdString(m_extras[i].name);
         auto* b = new QToolButton(this);
         b->setCheckable(true);
@@ -181,9 +187,12 @@ void StatusFilterBar::setExtraStates(const std::vector<core::QueueFormat::ExtraS
         b->setToolButtonStyle(Qt::ToolButtonTextOnly);
         b->setObjectName(QStringLiteral("extra_") + name);
         b->setMinimumWidth(48);
-        m_checked[i] = wasChecked.contains(name);
+        m_checked[i] = m_offered[i] && wasChecked.contains(name);
         connect(b, &QToolButton::clicked, this, [this, i] { onExtraClicked(i); });
         layout()->addWidget(b);
+        if (!m_offered[i]) {
+            b->setVisible(false);
+        }
         m_extraButtons.push_back(b);
     }
     syncChecks();

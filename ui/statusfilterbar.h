@@ -82,6 +82,7 @@ private:
     core::Counts m_counts;
     bool m_countsPending = false;
     std::vector<core::State> m_states;
+    std::vector<bool> m_offered; ///< per extra state: has a chip (see setExtraStates)
     std::vector<core::QueueFormat::ExtraState> m_extras;
     QString m_stuckRule;
     std::vector<QToolButton*> m_extraButtons; ///< one per m_extras entry

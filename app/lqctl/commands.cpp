@@ -183,7 +183,7 @@ std::string countsLine(const core::Counts& c, const core::FormatInfo& info,
         if (std::find(states.begin(), states.end(), core::State::Failed) != states.end())
             s += ", " + num(c.failed) + " failed";
         for (const auto& [name, n] : c.extra) {
-            if (name != "locked_expired") // the stuck ones, said above
+            if (name != core::QueueFormat::kStuckState) // the stuck ones, said above
                 s += ", " + num(n) + " " + name;
         }
         return s + "; " + num(c.stored) + " stored";

@@ -157,12 +157,11 @@ std::string FormatDriver::source() const {
 std::string FormatDriver::extraStateCondition(const std::string& name, Binds& binds,
                                               TimeNs now) const {
     // A claim abandoned by the library's own rule is the format's stuck
-    // condition: Counts::extra["locked_expired"] is Counts::stuck in every
-    // format that has the state.
+    // condition (QueueFormat::kStuckState).
     const auto own = QueueFormat::of(m_info).extraStates();
     const bool has =
         std::any_of(own.begin(), own.end(), [&](const auto& x) { return x.name == name; });
-    if (has && name == "locked_expired")
+    if (has && name == QueueFormat::kStuckState)
         return "(" + stuckCondition(binds, now, kDefaultStuckAfterNs) + ")";
     return "0";
 }

@@ -73,6 +73,11 @@ public:
     /// Named queues inside one file (Queue::queueNames() lists them).
     virtual bool namedQueues() const noexcept { return false; }
 
+    /// The extra state that is the library's own stuck rule: a claim it
+    /// counts as abandoned. Counts::extra[kStuckState] is Counts::stuck in
+    /// every format that has it, and its filter is the stuck condition.
+    static constexpr const char* kStuckState = "locked_expired";
+
     /// A state of the format's own, counted in Counts::extra under `name`.
     struct ExtraState {
         std::string name;          ///< "pending_retry", "locked_expired", ...

@@ -26,6 +26,7 @@
 #include <QLabel>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTest>
@@ -313,11 +314,31 @@ private slots:
         }
 
         // The format's own states are chips after the canonical ones, with their counts.
+        // "Stuck after" is the operator's rule only where the library has
+        // none; elsewhere it is off and says which rule counts.
+        QSpinBox* stuckAfter = h.w.stuckSpinBox();
+        QCOMPARE(stuckAfter->isEnabled(), fmt.stuckRule().empty());
+        if (!fmt.stuckRule().empty())
+            QVERIFY2(stuckAfter->toolTip().contains(QString::fromStdString(fmt.stuckRule())),
+                     qPrintable(stuckAfter->toolTip()));
+
+        // Where the Stuck chip shows, it stands for the library's stuck state:
+        // one chip for the same jobs, with the same count.
+        const bool stuckChip = h.w.filterBar()->button(StatusFilterBar::Stuck)->isVisibleTo(&h.w);
         for (const auto& e : fmt.extraStates()) {
             QToolButton* chip = h.w.filterBar()->extraButton(QString::fromStdString(e.name));
             QVERIFY2(chip, e.name.c_str());
-            QVERIFY(chip->isVisibleTo(&h.w));
             const qint64 n = q->counts().extra[e.name];
+            if (stuckChip && e.name == QueueFormat::kStuckState) {
+                QVERIFY(!chip->isVisibleTo(&h.w));
+                QTRY_VERIFY2(h.w.filterBar()
+                                 ->button(StatusFilterBar::Stuck)
+                                 ->text()
+                                 .endsWith(u' ' + QLocale().toString(n)),
+                             qPrintable(h.w.filterBar()->button(StatusFilterBar::Stuck)->text()));
+                continue;
+            }
+            QVERIFY(chip->isVisibleTo(&h.w));
             QCOMPARE(chip->text(), QString::fromStdString(e.name) + u' ' + QLocale().toString(n));
         }
 
@@ -469,6 +490,18 @@ private slots:
             const QString name = QString::fromStdString(e.name);
             QToolButton* chip = bar->extraButton(name);
             QVERIFY2(chip, e.name.c_str());
+            if (!chip->isVisibleTo(&h.w)) {
+                // The library's stuck state, offered as the Stuck chip: the
+                // same rows as core's filter by that state.
+                QCOMPARE(e.name, std::string(QueueFormat::kStuckState));
+                Filter only;
+                only.extraStates = {e.name};
+                QTest::mouseClick(bar->button(StatusFilterBar::Stuck), Qt::LeftButton);
+                QTRY_COMPARE(h.shownIds(), coreIds(*q, only));
+                QTest::mouseClick(bar->button(StatusFilterBar::All), Qt::LeftButton);
+                QTRY_COMPARE(h.model()->rowCount(), int(stored));
+                continue;
+            }
             QVERIFY(chip->isCheckable() && !chip->isChecked());
             QVERIFY(chip->focusPolicy() & Qt::TabFocus);
             // The tooltip names the library's own state and the format.

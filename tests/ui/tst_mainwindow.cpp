@@ -23,6 +23,7 @@
 #include <QLocale>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTableView>
@@ -182,6 +183,7 @@ void TestMainWindow::openFilterSearch() {
     // The hidden Dashboard tab was made ready for its first show, and
     // stays hidden.
     QTRY_VERIFY(!h.w.dashboard()->prepareFirstShow(QSize(800, 600), 1.0));
+    QVERIFY(h.w.stuckSpinBox()->isEnabled()); // litequeue: the operator's threshold
     QVERIFY(!h.w.dashboard()->isVisible());
 }
 
