@@ -567,39 +567,34 @@ void DashboardWidget::updateCharts() {
 
 void DashboardWidget::updateTimeCharts(bool throughput, bool latency, int from, int to) {
     const DashboardData& d = m_data;
-    QList<QPointF> arrivals, claims, completions, failures, waitP50, waitP99, procP50, procP99;
-    const auto n = static_cast<qsizetype>(d.series.size());
-    for (QList<QPointF>* l : {&arrivals, &claims, &completions, &failures}) {
-        l->reserve(n);
-    }
     const auto ms = [](TimeNs t) { return static_cast<double>(t) / 1e6; };
-    const auto sec = [](const std::optional<TimeNs>& v) {
-        return v ? static_cast<double>(*v) / 1e9 : 0.0;
+    // Series i of the throughput chart: arrivals, claims, completions, failures.
+    const auto throughputPoints = [&](int i) {
+        QList<QPointF> l;
+        l.reserve(static_cast<qsizetype>(d.series.size()));
+        for (const core::TimeBucket& b : d.series) {
+            const std::int64_t v = i == 0   ? b.arrivals
+                                   : i == 1 ? b.claims
+                                   : i == 2 ? b.completions
+                                            : b.failures;
+            l.append({ms(b.start), static_cast<double>(v)});
+        }
+        return l;
     };
-    for (const core::TimeBucket& b : d.series) {
-        if (throughput) {
-            const double x = ms(b.start);
-            arrivals.append({x, static_cast<double>(b.arrivals)});
-            claims.append({x, static_cast<double>(b.claims)});
-            completions.append({x, static_cast<double>(b.completions)});
-            failures.append({x, static_cast<double>(b.failures)});
+    // Series i of the latency chart: wait p50, p99, processing p50, p99, in
+    // seconds, in the middle of the buckets that have them.
+    const auto latencyPoints = [&](int i) {
+        QList<QPointF> l;
+        for (const core::TimeBucket& b : d.series) {
+            const std::optional<TimeNs>& have = i < 2 ? b.waitP50 : b.processingP50;
+            const std::optional<TimeNs>& v = i == 0   ? b.waitP50
+                                             : i == 1 ? b.waitP99
+                                             : i == 2 ? b.processingP50
+                                                      : b.processingP99;
+            if (have)
+                l.append({ms(b.start + d.bucket / 2), v ? static_cast<double>(*v) / 1e9 : 0.0});
         }
-        if (!latency)
-            continue;
-        // The latency points sit in the middle of their bucket.
-        const double mid = ms(b.start + d.bucket / 2);
-        if (b.waitP50) {
-            waitP50.append({mid, sec(b.waitP50)});
-            waitP99.append({mid, sec(b.waitP99)});
-        }
-        if (b.processingP50) {
-            procP50.append({mid, sec(b.processingP50)});
-            procP99.append({mid, sec(b.processingP99)});
-        }
-    }
-    const auto set = [from, to](TimeSeriesChart* chart, int i, const QList<QPointF>& points) {
-        if (i >= from && i < to)
-            chart->setSeriesData(i, points);
+        return l;
     };
     if (throughput && from == 0) {
         m_throughput->setSpan(d.spanFrom, d.spanTo);
@@ -614,20 +609,12 @@ void DashboardWidget::updateTimeCharts(bool throughput, bool latency, int from, 
         }
         m_throughput->chart()->setTitle(title);
     }
-    if (throughput) {
-        set(m_throughput, 0, arrivals);
-        set(m_throughput, 1, claims);
-        set(m_throughput, 2, completions);
-        set(m_throughput, 3, failures);
-    }
-    if (latency) {
-        if (from == 0)
-            m_latency->setSpan(d.spanFrom, d.spanTo);
-        set(m_latency, 0, waitP50);
-        set(m_latency, 1, waitP99);
-        set(m_latency, 2, procP50);
-        set(m_latency, 3, procP99);
-    }
+    for (int i = from; throughput && i < to; ++i)
+        m_throughput->setSeriesData(i, throughputPoints(i));
+    if (latency && from == 0)
+        m_latency->setSpan(d.spanFrom, d.spanTo);
+    for (int i = from; latency && i < to; ++i)
+        m_latency->setSeriesData(i, latencyPoints(i));
 }
 
 void DashboardWidget::updateRangeUi() {

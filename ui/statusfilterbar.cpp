@@ -146,19 +146,20 @@ void StatusFilterBar::syncChecks() {
     }
 }
 
+bool StatusFilterBar::hasState(core::State state) const {
+    return std::find(m_states.begin(), m_states.end(), state) != m_states.end();
+}
+
 void StatusFilterBar::setStates(const std::vector<core::State>& states) {
     m_states = states;
-    const auto has = [&](core::State st) {
-        return std::find(states.begin(), states.end(), st) != states.end();
-    };
-    m_buttons.value(Ready)->setVisible(has(core::State::Ready));
-    m_buttons.value(Locked)->setVisible(has(core::State::Locked));
-    m_buttons.value(Stuck)->setVisible(has(core::State::Locked));
-    m_buttons.value(Done)->setVisible(has(core::State::Done));
-    m_buttons.value(Failed)->setVisible(has(core::State::Failed));
-    m_buttons.value(Scheduled)->setVisible(has(core::State::Scheduled));
-    m_buttons.value(Leased)->setVisible(has(core::State::Leased));
-    m_buttons.value(Expired)->setVisible(has(core::State::Expired));
+    m_buttons.value(Ready)->setVisible(hasState(core::State::Ready));
+    m_buttons.value(Locked)->setVisible(hasState(core::State::Locked));
+    m_buttons.value(Stuck)->setVisible(hasState(core::State::Locked));
+    m_buttons.value(Done)->setVisible(hasState(core::State::Done));
+    m_buttons.value(Failed)->setVisible(hasState(core::State::Failed));
+    m_buttons.value(Scheduled)->setVisible(hasState(core::State::Scheduled));
+    m_buttons.value(Leased)->setVisible(hasState(core::State::Leased));
+    m_buttons.value(Expired)->setVisible(hasState(core::State::Expired));
     updateUnknown();
     updateTexts();
 }
@@ -175,8 +176,7 @@ void StatusFilterBar::setExtraStates(const std::vector<core::QueueFormat::ExtraS
     m_checked.assign(m_extras.size(), false);
     // Where the Stuck chip is shown, the extra state that is the library's
     // stuck rule would be a second chip for the same jobs: not offered.
-    const bool stuckChip =
-        std::find(m_states.begin(), m_states.end(), core::State::Locked) != m_states.end();
+    const bool stuckChip = hasState(core::State::Locked); // as setStates() shows it
     m_offered.assign(m_extras.size(), true);
     for (std::size_t i = 0; i < m_extras.size(); ++i) {
         m_offered[i] = !(stuckChip && m_extras[i].name == core::QueueFormat::kStuckState);
@@ -210,8 +210,7 @@ QToolButton* StatusFilterBar::extraButton(const QString& name) const {
 
 void StatusFilterBar::updateUnknown() {
     // Unknown statuses are shown only when a file has some.
-    const bool possible =
-        std::find(m_states.begin(), m_states.end(), core::State::Unknown) != m_states.end();
+    const bool possible = hasState(core::State::Unknown);
     m_buttons.value(Unknown)->setVisible(possible && (m_counts.unknown > 0 || m_choice == Unknown));
 }
 

@@ -38,7 +38,9 @@ public:
     /// The format's own states (QueueFormat::extraStates()) of format
     /// `formatId`: a checkable chip each after the canonical ones, with its
     /// count; the tooltip names the state and says what it is. Checked
-    /// chips whose state the new format lacks are dropped.
+    /// chips whose state the new format lacks are dropped. Call it after
+    /// setStates(): where the Stuck chip shows, the library's stuck state
+    /// (QueueFormat::kStuckState) gets no chip of its own.
     void setExtraStates(const std::vector<core::QueueFormat::ExtraState>& extras,
                         const QString& formatId = {});
     /// How the format tells a stuck message (QueueFormat::ownStuckRule()); ""
@@ -82,7 +84,8 @@ private:
     core::Counts m_counts;
     bool m_countsPending = false;
     std::vector<core::State> m_states;
-    std::vector<bool> m_offered; ///< per extra state: has a chip (see setExtraStates)
+    bool hasState(core::State state) const; ///< in m_states
+    std::vector<bool> m_offered;            ///< per extra state: has a chip (see setExtraStates)
     std::vector<core::QueueFormat::ExtraState> m_extras;
     QString m_stuckRule;
     std::vector<QToolButton*> m_extraButtons; ///< one per m_extras entry
