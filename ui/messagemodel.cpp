@@ -120,6 +120,7 @@ void MessageModel::setBackend(std::shared_ptr<QueueBackend> backend, const QStri
     replaceOrder(std::make_shared<Ordering>());
     m_windowStart = 0;
     m_hasOrdering = false;
+    m_provisional = false;
     m_cache.clear();
     m_counts = {};
     m_lastRefresh = {};

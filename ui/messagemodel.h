@@ -158,6 +158,9 @@ public:
 
     core::Counts counts() const { return m_counts; }
     bool hasOrdering() const { return m_hasOrdering; }
+    /// The rows shown are a reset's first page, ahead of its ordering: how
+    /// many rows the ordering has is not known yet.
+    bool isProvisional() const { return m_provisional; }
     /// No ordering or poll job running or queued (for tests).
     bool isIdle() const;
     QDateTime lastRefresh() const { return m_lastRefresh; }

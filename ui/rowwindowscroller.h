@@ -16,7 +16,8 @@ class MessageModel;
 /// ordering, where the view's own bar spans the window only. Moving it, or
 /// scrolling the view near an edge of the window, moves the window; Ctrl+Home
 /// and Ctrl+End go to the ends of the ordering. Hidden, and the view's own
-/// bar shown, while the ordering fits the window.
+/// bar shown, while the ordering fits the window; a reset's first page,
+/// shown ahead of its ordering, leaves the bars as they were.
 class RowWindowScroller : public QObject {
     Q_OBJECT
 public:
