@@ -19,6 +19,8 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QImage>
+#include <QPaintEvent>
 #include <QProcess>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -76,6 +78,7 @@ public:
         const int type = event->type(); // the event may be gone after notify()
         const char* cls = receiver->metaObject()->className(); // and the receiver
         const QString name = receiver->objectName();           // (deleted in it)
+        noteWidgetEvent(receiver, event, cls, name);
         const bool r = QApplication::notify(receiver, event);
         --m_depth;
         const double ms = double(t.nsecsElapsed()) / 1e6;
@@ -86,9 +89,42 @@ public:
                 "slow event: %.1f ms (%.1f ms on a core) at %.3f s depth %d type %d receiver %s "
                 "%s\n",
                 ms, cpu, monotonicS() - ms / 1e3, m_depth, type, cls, qPrintable(name));
+        if (m_depth == 0) {
+            if (ms >= m_slowMs && !m_paints.empty()) {
+                std::fprintf(stderr, "  painted:%s\n", m_paints.c_str());
+                std::fprintf(stderr, "  geometry since the last:%s\n", m_moves.c_str());
+                m_moves.clear();
+            }
+            m_paints.clear();
+        }
         if (m_depth == 0)
             m_ring[m_next++ % m_ring.size()] = {monotonicS() - ms / 1e3, ms, cpu, type, cls};
         return r;
+    }
+
+    /// With the slow-event listing on, a slow top-level event also lists the
+    /// widgets it painted (and the painted area's size) and the geometry
+    /// changes since the last one listed: a repaint of a whole page usually
+    /// follows a layout that moved it.
+    void noteWidgetEvent(QObject* receiver, QEvent* event, const char* cls, const QString& name) {
+        const auto type = event->type();
+        if (type == QEvent::Paint) {
+            const QRect b = static_cast<QPaintEvent*>(event)->region().boundingRect();
+            m_paints += " " + std::string(cls) + "(" + name.toStdString() + ")" +
+                        std::to_string(b.width()) + "x" + std::to_string(b.height());
+            return;
+        }
+        const char* what = type == QEvent::Move     ? "move"
+                           : type == QEvent::Resize ? "resize"
+                           : type == QEvent::Show   ? "show"
+                           : type == QEvent::Hide   ? "hide"
+                                                    : nullptr;
+        if (!what || !receiver->isWidgetType() || m_moves.size() > 6000)
+            return;
+        const QRect g = static_cast<QWidget*>(receiver)->geometry();
+        m_moves += " [" + std::string(what) + " " + cls + "(" + name.toStdString() + ") " +
+                   std::to_string(g.x()) + "," + std::to_string(g.y()) + " " +
+                   std::to_string(g.width()) + "x" + std::to_string(g.height()) + "]";
     }
 
     /// A stall the probe saw, from `fromS` to now: the UI thread's events
@@ -138,6 +174,8 @@ private:
     }
     int m_slowMs = 0;
     int m_depth = 0;
+    std::string m_paints; ///< the widgets painted in the current top-level event
+    std::string m_moves;  ///< geometry changes since the last slow event listed
 };
 
 /// The event-loop lag probe: a 1 ms timer measuring its own lateness. Its
@@ -311,6 +349,33 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     core::Json hwm = core::Json::object(); // peak RSS after each phase
     stalls.set("open", probe.phase("open"));
     hwm.set("open", static_cast<std::int64_t>(peakRssMb()));
+    // A diagnostic: the cost of repainting the window and each of its parts,
+    // warm (best of 15), once the open has settled.
+    if (qEnvironmentVariableIsSet("LQBENCH_PAINT_PROFILE")) {
+        waitFor([] { return false; }, 1500);
+        auto timeIt = [](QWidget* wd, const char* what) {
+            QImage img(wd->size(), QImage::Format_ARGB32_Premultiplied);
+            double best = 1e9;
+            for (int i = 0; i < 15; ++i) {
+                QElapsedTimer tt;
+                tt.start();
+                wd->render(&img);
+                best = std::min(best, double(tt.nsecsElapsed()) / 1e6);
+            }
+            std::fprintf(stderr, "paint %-40s %4dx%-4d best %.2f ms\n", what, wd->width(),
+                         wd->height(), best);
+        };
+        timeIt(&w, "main window");
+        timeIt(w.view()->viewport(), "table viewport");
+        for (QWidget* c : w.findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+            if (c->isVisible())
+                timeIt(c, c->metaObject()->className());
+        for (QWidget* c : w.messagesPage()->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+            if (c->isVisible())
+                timeIt(c, QByteArray(QByteArray("page/") + c->metaObject()->className() + " " +
+                                     c->objectName().toLatin1())
+                              .constData());
+    }
     const int rows = m->orderedRows();              // the view may show a window of them
     r.set("rows", static_cast<std::int64_t>(rows)); // --file: the file's, not --rows'
 
