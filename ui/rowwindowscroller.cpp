@@ -23,11 +23,17 @@ RowWindowScroller::RowWindowScroller(QTableView* view, MessageModel* model, QWid
     , m_model(model)
     , m_bar(new QScrollBar(Qt::Vertical, barParent)) {
     m_bar->setObjectName(QStringLiteral("rowWindowBar"));
-    m_bar->setVisible(false);
+    // The view's own bar spans the window only, and switching between the
+    // two laid the page out again and repainted the whole table (6-12 ms on
+    // the UI thread) whenever an ordering crossed the window's size.
+    view->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_bar->setEnabled(false);
     connect(model, &QAbstractItemModel::modelReset, this, &RowWindowScroller::sync);
     connect(model, &QAbstractItemModel::layoutChanged, this, &RowWindowScroller::sync);
     connect(model, &QAbstractItemModel::rowsInserted, this, &RowWindowScroller::sync);
     connect(model, &QAbstractItemModel::rowsRemoved, this, &RowWindowScroller::sync);
+    // An ordering that only confirms its first page changes no rows.
+    connect(model, &MessageModel::orderingReset, this, &RowWindowScroller::sync);
     connect(view->verticalScrollBar(), &QScrollBar::valueChanged, this,
             &RowWindowScroller::onViewScrolled);
     connect(view->verticalScrollBar(), &QScrollBar::rangeChanged, this, &RowWindowScroller::sync);
@@ -64,29 +70,21 @@ int RowWindowScroller::topPosition() const {
 }
 
 void RowWindowScroller::sync() {
-    // A reset's first page, shown ahead of its ordering, says nothing of the
-    // ordering's length: the bars stay as they are until it is in. Each
-    // switch lays the page out again and repaints the table whole (a sort of
-    // a million rows switched twice, 6-12 ms on the UI thread each time).
-    const bool windowed = m_model->isProvisional() ? !m_bar->isHidden() : m_model->isWindowed();
-    if (windowed == m_bar->isHidden()) {
-        m_bar->setHidden(!windowed);
-        m_view->setVerticalScrollBarPolicy(windowed ? Qt::ScrollBarAlwaysOff
-                                                    : Qt::ScrollBarAsNeeded);
-    }
-    if (!windowed) {
-        return;
-    }
     const QScopedValueRollback guard(m_syncing, true);
     const int visible = visibleRows();
-    m_bar->setRange(0, std::max(0, m_model->orderedRows() - visible));
+    const int last = std::max(0, m_model->orderedRows() - visible);
+    // A reset's first page, shown ahead of its ordering, says nothing of the
+    // ordering's length: the range only grows until the ordering is in (a
+    // sort of a million rows would shrink it to a page and back).
+    m_bar->setRange(0, m_model->isProvisional() ? std::max(last, m_bar->maximum()) : last);
+    m_bar->setEnabled(m_bar->maximum() > 0);
     m_bar->setPageStep(visible);
     m_bar->setSingleStep(m_view->verticalScrollBar()->singleStep());
     m_bar->setValue(topPosition());
 }
 
 void RowWindowScroller::onViewScrolled() {
-    if (!m_model->isWindowed() || m_moving) {
+    if (m_moving) {
         return;
     }
     {

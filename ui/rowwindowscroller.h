@@ -11,13 +11,13 @@ namespace lq::ui {
 
 class MessageModel;
 
-/// The scroll bar of a message table whose ordering is longer than the
-/// model's window (MessageModel::kWindowRows): it spans every row of the
-/// ordering, where the view's own bar spans the window only. Moving it, or
+/// The vertical scroll bar of a message table, in place of the view's own:
+/// it spans every row of the ordering, where the view's own bar would span
+/// the model's window only (MessageModel::kWindowRows). Moving it, or
 /// scrolling the view near an edge of the window, moves the window; Ctrl+Home
-/// and Ctrl+End go to the ends of the ordering. Hidden, and the view's own
-/// bar shown, while the ordering fits the window; a reset's first page,
-/// shown ahead of its ordering, leaves the bars as they were.
+/// and Ctrl+End go to the ends of the ordering. Always shown, disabled while
+/// every row fits the viewport, so the table keeps its width; a reset's first
+/// page, shown ahead of its ordering, leaves its range as it was or larger.
 class RowWindowScroller : public QObject {
     Q_OBJECT
 public:
@@ -40,7 +40,7 @@ private:
     /// The view row at the top of the viewport, and scrolling it there.
     int viewTop() const;
     void setViewTop(int row);
-    /// The bar's range, value and visibility from the model and the view.
+    /// The bar's range, value and state from the model and the view.
     void sync();
     void onViewScrolled();
     void onBarMoved(int value);

@@ -15,6 +15,7 @@
 #include "windowharness.h"
 
 #include <QAbstractItemModelTester>
+#include <QLineEdit>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
@@ -170,6 +171,33 @@ private slots:
         QCOMPARE(h.view()->verticalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
         QVERIFY(h.bar()->maximum() > kMessages - 100);
         QCOMPARE(h.idAtPosition(0), m_ids.last());
+    }
+
+    void aShortOrderingScrollsWithTheSameBar() {
+        // Under the window's size the same bar scrolls the view, and the
+        // view's own never shows: the table keeps its width whatever the
+        // ordering's length.
+        Harness h;
+        QVERIFY(open(h));
+        QLineEdit* search = h.w.findChild<QLineEdit*>(QStringLiteral("search"));
+        QVERIFY(search);
+        search->setText(QStringLiteral("payload 12")); // 12, 120-129, 1200-1299: 111 rows
+        QTRY_VERIFY(h.model()->isIdle() && !h.model()->isProvisional() &&
+                    h.model()->orderedRows() == 111);
+        QVERIFY(!h.model()->isWindowed());
+        QVERIFY(h.bar()->isVisible() && h.bar()->isEnabled());
+        QCOMPARE(h.view()->verticalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
+        const int visible = h.view()->viewport()->height() / h.view()->rowHeight(0);
+        QCOMPARE(h.bar()->maximum(), 111 - visible);
+        h.bar()->setValue(50);
+        QTRY_COMPARE(h.top(), 50);
+        QCOMPARE(h.model()->windowStart(), 0);
+        h.view()->scrollToTop();
+        QTRY_COMPARE(h.bar()->value(), 0);
+        search->setText(QStringLiteral("payload 4999"));
+        QTRY_VERIFY(h.model()->isIdle() && !h.model()->isProvisional() &&
+                    h.model()->orderedRows() == 1);
+        QVERIFY(h.bar()->isVisible() && !h.bar()->isEnabled());
     }
 
     void keysReachTheEnds() {
