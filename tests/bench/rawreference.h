@@ -15,6 +15,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lq::bench {
@@ -57,6 +58,17 @@ public:
             b = std::min(b, double(t.nsecsElapsed()) / 1e6);
         }
         return b;
+    }
+    /// Best of `n` runs each of `f` and `g`, in ms, taken in turns: whatever
+    /// else the machine does in those seconds falls on both alike.
+    static std::pair<double, double> bestOfAlternating(int n, const std::function<void()>& f,
+                                                       const std::function<void()>& g) {
+        double bf = 1e18, bg = 1e18;
+        for (int i = 0; i < n; ++i) {
+            bf = std::min(bf, best(1, f));
+            bg = std::min(bg, best(1, g));
+        }
+        return {bf, bg};
     }
     /// Steps `sql` to the end; calls `row` for each row.
     void each(const char* sql, const std::function<void(sqlite3_stmt*)>& row = {}) {
