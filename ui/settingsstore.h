@@ -6,9 +6,9 @@
 // waits on the disk). The settings file is read once, at first use, into a
 // copy the UI thread reads and changes; every change also goes, in order, to
 // one background thread that writes it to the file (QSettings, the
-// "LiteQueue/lqadmin" file). A change made by another lqadmin process after
-// the first read is not seen until the next start; QSettings merges both
-// processes' writes in the file, key by key.
+// "LiteQueue/lqadmin" file) a moment later, a burst of changes in one sync. A change made by
+// another lqadmin process after the first read is not seen until the next start; QSettings merges
+// both processes' writes in the file, key by key.
 
 #include <QString>
 #include <QStringList>

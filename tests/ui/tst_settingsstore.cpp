@@ -63,6 +63,13 @@ private slots:
         QCOMPARE(s.value(QStringLiteral("stuckThresholdSeconds")).toInt(), 42); // kept
     }
 
+    void changesReachTheFileOnTheirOwn() {
+        // No flush: a moment later, in one sync with the changes around it.
+        for (int i = 0; i < 20; ++i)
+            settings::setValue(QStringLiteral("burst"), i);
+        QTRY_COMPARE_WITH_TIMEOUT(fileNow().value(QStringLiteral("burst")).toInt(), 19, 5000);
+    }
+
     void removeTakesTheGroup() {
         settings::remove(QStringLiteral("files/bbb"));
         QVERIFY(!settings::value(QStringLiteral("files/bbb/path")).isValid());
