@@ -122,6 +122,7 @@ FleetModel::FleetModel(QObject* parent)
     , m_remote(std::make_shared<RemoteFolders>())
     , m_watcher(new FileWatcher(this)) {
     m_pool.setMaxThreadCount(1);
+    m_pool.setObjectName(QStringLiteral("lq fleet"));
     startBackgroundThreads(m_pool); // and kept
     m_watcher->setCoalesceInterval(150);
     connect(m_watcher, &FileWatcher::changed, this, &FleetModel::scanChanged);

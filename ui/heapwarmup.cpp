@@ -40,6 +40,7 @@ QThreadPool& warmupPool() {
     static QThreadPool* pool = [] {
         auto* p = new QThreadPool; // lives as long as the process
         p->setMaxThreadCount(1);
+        p->setObjectName(QStringLiteral("lq warmup"));
         p->setExpiryTimeout(-1);
         return p;
     }();

@@ -192,6 +192,10 @@ MessageLoader::MessageLoader(RequestSource source, QObject* parent)
     , m_watcher(new FileWatcher(this)) {
     m_pool.setMaxThreadCount(1);
     m_peekPool.setMaxThreadCount(1);
+    // Named, as every pool of ours (the threads take the name): a thread in
+    // perf or top is then ours or Qt's at a glance.
+    m_pool.setObjectName(QStringLiteral("lq load"));
+    m_peekPool.setObjectName(QStringLiteral("lq peek"));
     // Kept for good: the thread's read connection is ours.
     startBackgroundThreads(m_pool);
     startBackgroundThreads(m_peekPool);
