@@ -92,6 +92,8 @@ public:
     /// 1M file before, about 250 and 7 ms after). A few ms; for idle time.
     /// False when there was nothing to do (done, shown, or no size).
     bool prepareFirstShow(const QSize& size, qreal devicePixelRatio);
+    /// prepareFirstShow() ran, or the tab was shown.
+    bool isPrepared() const { return m_prepared; }
     HistogramChart* histogram(core::Filter::Metric m) const;
     TimeSeriesChart* throughputChart() const { return m_throughput; }
     TimeSeriesChart* latencyChart() const { return m_latency; }
