@@ -28,6 +28,7 @@
 #include <QTimer>
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -241,6 +242,19 @@ double waitFor(const std::function<bool()>& done, int timeoutMs = 30000) {
     return double(t.nsecsElapsed()) / 1e6;
 }
 
+/// CPU time the hypervisor gave to other guests since boot (the "steal"
+/// column of /proc/stat, all CPUs), in ms; -1 where there is none. Stalls
+/// of a run with much of it are the machine's, not the program's.
+double stealMs() {
+    QFile f(QStringLiteral("/proc/stat"));
+    if (!f.open(QIODevice::ReadOnly))
+        return -1;
+    const QList<QByteArray> cpu = f.readLine().simplified().split(' ');
+    if (cpu.size() < 9 || cpu[0] != "cpu")
+        return -1;
+    return cpu[8].toDouble() * 1000.0 / double(sysconf(_SC_CLK_TCK));
+}
+
 long peakRssMb() {
     QFile f(QStringLiteral("/proc/self/status"));
     if (!f.open(QIODevice::ReadOnly))
@@ -334,6 +348,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     waitFor([] { return false; }, 200); // let the window settle
     probe.reset();
     probe.phase("launch");
+    const double steal0 = stealMs();
 
     // open: open to first page and counts shown.
     QElapsedTimer t;
@@ -545,6 +560,8 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
 
     r.set("rss_mb", static_cast<std::int64_t>(peakRssMb()));
     r.set("max_stall_ms", probe.maxStallMs());
+    if (steal0 >= 0)
+        r.set("cpu_steal_ms", stealMs() - steal0); // over the phases above
 
     // Close to SQLite itself (issue 13, target 4), in the same run: lqcore's
     // counts against the raw GROUP BY, the dashboard's statistics against one
