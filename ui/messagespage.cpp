@@ -55,11 +55,14 @@ void MessagesPage::createWidgets() {
 
     auto* filterRow = new QHBoxLayout;
     m_filterBar = new StatusFilterBar(this);
-    // The chips take the room there is and wrap when it runs out.
+    // The chips take the room they need, the search box the rest; they wrap
+    // only when that is not there. With both stretched alike they had half
+    // the row each and wrapped at 1,400 px as soon as the counts of a million
+    // messages came, moving the table down and repainting it whole.
     QSizePolicy chips(QSizePolicy::Preferred, QSizePolicy::Preferred);
     chips.setHeightForWidth(true);
     m_filterBar->setSizePolicy(chips);
-    filterRow->addWidget(m_filterBar, 1);
+    filterRow->addWidget(m_filterBar);
     // The named queues inside the file (Solid Queue's queue_name, plainjob's
     // type, ...), for formats that have them.
     m_queueCombo = new QComboBox(this);

@@ -132,6 +132,7 @@ private slots:
     void deletedAndReplacedFileBanners();
     void noWritesToADeletedFile();
     void fitsASmallLaptopScreen();
+    void countsOfAMillionKeepTheChipsOnOneLine();
     void pruneAgeInMinutes();
     void jobsLeaseFile();
     void upgradeAndVacuum();
@@ -721,6 +722,46 @@ void TestMainWindow::fitsASmallLaptopScreen() {
         QToolButton* b = h.w.filterBar()->button(c);
         QVERIFY2(b->width() >= b->sizeHint().width(), qPrintable(b->text()));
     }
+}
+
+void TestMainWindow::countsOfAMillionKeepTheChipsOnOneLine() {
+    // The chips take the room they need and the search box the rest: at
+    // lqadmin's default width seven-digit counts do not wrap them, so the table below
+    // does not move (and repaint whole) when the counts of a big file come.
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    // The page as wide as in lqadmin's default window under a desktop
+    // (1,096 px: here the docks take more of the harness's 1,400).
+    h.w.resize(h.w.width() + 1096 - h.w.messagesPage()->width(), h.w.height());
+    QTRY_COMPARE(h.w.messagesPage()->width(), 1096);
+    StatusFilterBar* bar = h.w.filterBar();
+    const int barHeight = bar->height();
+    QVERIFY(barHeight < 2 * bar->button(StatusFilterBar::All)->height()); // one line
+    lq::core::Counts big;
+    big.ready = 1'283'415;
+    big.locked = 1'204;
+    big.stuck = 1'204;
+    big.done = 8'466'092;
+    big.failed = 1'021'084;
+    big.stored = big.ready + big.locked + big.done + big.failed;
+    bar->setCounts(big);
+    QTRY_COMPARE(bar->button(StatusFilterBar::Done)->text().contains(QStringLiteral("466")), true);
+    QApplication::processEvents(); // the layout request
+    QApplication::processEvents();
+    const int y = bar->button(StatusFilterBar::All)->y();
+    for (auto c : {StatusFilterBar::Ready, StatusFilterBar::Locked, StatusFilterBar::Stuck,
+                   StatusFilterBar::Done, StatusFilterBar::Failed}) {
+        QToolButton* b = bar->button(c);
+        QVERIFY2(b->y() == y && b->width() >= b->sizeHint().width(),
+                 qPrintable(QStringLiteral("%1 at y %2 (the first chip at %3)")
+                                .arg(b->text())
+                                .arg(b->y())
+                                .arg(y)));
+    }
+    QCOMPARE(bar->height(), barHeight); // one line still: the table stays where it is
+    QVERIFY(h.w.messagesPage()->findChild<QLineEdit*>(QStringLiteral("search"))->width() >= 160);
 }
 
 void TestMainWindow::pruneAgeInMinutes() {
