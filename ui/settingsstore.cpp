@@ -33,6 +33,9 @@ public:
         // At background priority: a sync of the file took up to 9 ms, and at
         // the UI thread's own priority it took the UI thread's core for it.
         startBackgroundThreads(m_writer);
+        m_due.setSingleShot(true);
+        m_due.setInterval(kWriteDelayMs);
+        QObject::connect(&m_due, &QTimer::timeout, &m_due, [this] { startWrite(); });
         QSettings s = file();
         const QStringList keys = s.allKeys();
         for (const QString& k : keys) {
@@ -65,9 +68,8 @@ public:
         }
         // A burst of changes (a sort, a column dragged, the views of an open)
         // goes to the file in one sync, a moment later.
-        if (!m_scheduled) {
-            m_scheduled = true;
-            QTimer::singleShot(kWriteDelayMs, &m_context, [this] { startWrite(); });
+        if (!m_due.isActive()) {
+            m_due.start();
         }
     }
 
@@ -91,19 +93,19 @@ public:
     }
 
     void flush() {
-        startWrite();
+        if (m_due.isActive()) {
+            m_due.stop();
+            startWrite();
+        }
         m_writer.waitForDone();
     }
 
 private:
     static constexpr int kWriteDelayMs = 300;
 
-    /// Hands what is pending to the writer thread, unless that is done.
+    /// Hands what is pending to the writer thread.
     void startWrite() {
-        if (m_scheduled) {
-            m_scheduled = false;
-            m_writer.start([this] { write(); });
-        }
+        m_writer.start([this] { write(); });
     }
 
     /// On the writer thread: every change queued so far, in one sync.
@@ -125,8 +127,7 @@ private:
     }
 
     QHash<QString, QVariant> m_values; // UI thread only
-    bool m_scheduled = false;          // UI thread only: a write is due
-    QObject m_context;                 // the delayed write's (UI thread)
+    QTimer m_due;                      // UI thread: a write is due when it fires
     QMutex m_mutex;
     std::vector<Change> m_pending; // guarded by m_mutex
     QThreadPool m_writer;
