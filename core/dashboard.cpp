@@ -3,6 +3,7 @@
 
 #include "formats/queueformat.h"
 #include "queue.h"
+#include "statemodel.h"
 
 #include <algorithm>
 
@@ -40,10 +41,15 @@ void overview(const TimingColumns& full, bool jobs, DashboardFigures& d) {
     for (std::size_t i = 0; i < full.size(); ++i) {
         const auto st = static_cast<State>(full.state[i]);
         const TimeNs in = full.inTime[i], done = full.doneTime[i];
+        // A job waits from the time it became due, where the format stores
+        // one (a scheduled or retried job), else from its enqueue time.
+        const TimeNs due =
+            full.dueTime.size() == full.size() ? full.dueTime[i] : TimingColumns::kNoTime;
+        const TimeNs since = due != TimingColumns::kNoTime ? due : in;
         const bool claimable = st == State::Ready || (jobs && st == State::Expired);
-        if (claimable && in != TimingColumns::kNoTime &&
-            (!d.backlogSince || in < *d.backlogSince)) {
-            d.backlogSince = in;
+        if (claimable && since != TimingColumns::kNoTime &&
+            (!d.backlogSince || since < *d.backlogSince)) {
+            d.backlogSince = since;
         }
         if (done != TimingColumns::kNoTime && done >= hourAgo && done <= d.now) {
             if (st == State::Done) {
@@ -134,7 +140,14 @@ DashboardFigures dashboardFigures(Queue& queue, const DashboardQuery& q) {
     const QueueFormat& format = QueueFormat::of(queue.info());
     const bool history =
         format.keepsHistory() || format.storesMetric(Filter::Metric::Wait, queue.info());
-    return computeDashboardFigures(queue.timing(all), now, history, q);
+    DashboardFigures d = computeDashboardFigures(queue.timing(all), now, history, q);
+    // The timing scan knows the canonical states only; a format with states
+    // of its own (Solid Queue's blocked, Oban's retryable) has its cards
+    // from the counts every other view shows (core/statemodel.h).
+    const auto states = partitionStates(format);
+    if (std::any_of(states.begin(), states.end(), [](const auto& p) { return !p.state; }))
+        d.counts = queue.counts(q.stuckNs > 0 ? q.stuckNs : kDefaultStuckAfterNs);
+    return d;
 }
 
 } // namespace lq::core

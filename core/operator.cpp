@@ -199,9 +199,14 @@ Plan Operator::planPrune(bool includeFailed, std::optional<std::chrono::nanoseco
     }
     Plan p;
     std::string filters;
+    const auto failures = QueueFormat::of(m_q.info()).failureStates();
     for (auto& r : rules) {
-        if (!includeFailed)
+        if (!includeFailed) {
             std::erase(r.states, State::Failed);
+            std::erase_if(r.extraStates, [&](const std::string& x) {
+                return std::find(failures.begin(), failures.end(), x) != failures.end();
+            });
+        }
         if (r.states.empty() && r.extraStates.empty())
             continue;
         Filter f;

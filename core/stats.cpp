@@ -298,8 +298,10 @@ QueueStats computeStats(const TimingColumns& c, TimeNs now) {
     QueueStats s;
     const std::size_t n = c.size();
     const TimeNs hourAgo = now - 3600 * kNsPerSecond;
-    // One pass for the scalar facts.
-    RowBlocks facts(c, false);
+    // One pass for the scalar facts. A ready job waits from the time it
+    // became due, where the format stores one.
+    const bool dueKnown = c.dueTime.size() == n;
+    RowBlocks facts(c, dueKnown);
     for (std::size_t k = 0; k < facts.blocks(); ++k) {
         const std::size_t first = k * RowBlocks::kBlock, count = facts.load(k);
         for (std::size_t j = 0; j < count; ++j) {
@@ -308,9 +310,10 @@ QueueStats computeStats(const TimingColumns& c, TimeNs now) {
             if (st == State::Done || st == State::Failed) {
                 if (has(done) && done >= hourAgo && done <= now)
                     ++(st == State::Done ? s.doneLastHour : s.failedLastHour);
-            } else if (st == State::Ready && has(in)) {
-                if (!s.oldestReadyInTime || in < *s.oldestReadyInTime)
-                    s.oldestReadyInTime = in;
+            } else if (const TimeNs since = dueKnown && has(facts.due(j)) ? facts.due(j) : in;
+                       st == State::Ready && has(since)) {
+                if (!s.oldestReadyInTime || since < *s.oldestReadyInTime)
+                    s.oldestReadyInTime = since;
             } else if (st == State::Locked && has(lock)) {
                 if (!s.oldestLockedLockTime || lock < *s.oldestLockedLockTime)
                     s.oldestLockedLockTime = lock;
@@ -441,8 +444,12 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
     // Every wait claimed and processing time completed in [lo, hi); blocks of
     // rows whose claim and completion times all lie outside are skipped
     // unread (rows arrive in time order: a batch of buckets reads its part).
+    // The wait is the histogram's (computeStats): from the due time where the
+    // format stores one (a claim before it belongs to an earlier attempt),
+    // else from the enqueue time.
+    const bool byDue = c.dueTime.size() == c.size();
     const auto forEachIn = [&](TimeNs lo, TimeNs hi, auto&& onWait, auto&& onProc) {
-        RowBlocks rows(c, false);
+        RowBlocks rows(c, byDue);
         for (std::size_t k = 0; k < rows.blocks(); ++k) {
             if (!c.lockTime.blockMayHold(k, lo, hi) && !c.doneTime.blockMayHold(k, lo, hi))
                 continue;
@@ -450,8 +457,10 @@ std::vector<TimeBucket> computeSeries(const TimingColumns& c, TimeNs from, TimeN
             for (std::size_t j = 0; j < count; ++j) {
                 const auto st = static_cast<State>(c.state[first + j]);
                 const TimeNs in = rows.in(j), lock = rows.lock(j), done = rows.done(j);
-                if (long b = index(lock); b >= 0 && lock >= lo && lock < hi && has(in))
-                    if (auto d = diffNs(lock, in))
+                const TimeNs start = byDue ? rows.due(j) : in;
+                if (long b = index(lock);
+                    b >= 0 && lock >= lo && lock < hi && has(start) && (!byDue || lock >= start))
+                    if (auto d = diffNs(lock, start))
                         onWait(static_cast<std::size_t>(b), *d);
                 if (long b = index(done);
                     b >= 0 && done >= lo && done < hi && st == State::Done && has(lock))

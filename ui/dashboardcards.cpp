@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "ui/dashboardcards.h"
 
+#include "core/formats/queueformat.h"
+#include "core/statemodel.h"
+
 #include "ui/flowlayout.h"
 #include "ui/histogramchart.h"
 #include "ui/uitext.h"
@@ -18,21 +21,13 @@ namespace lq::ui {
 
 namespace {
 
-enum CardId {
-    ReadyCard,
-    LockedCard,
-    DoneCard,
-    FailedCard,
-    UnknownCard,
-    StuckCard,
-    BacklogCard,
-    DoneHourCard,
-    FailedHourCard,
-    ScheduledCard,
-    LeasedCard,
-    ExpiredCard,
-    CardCount
-};
+/// The cards that are not a state of the partition; the state cards come
+/// first, one per state of the file's format (DashboardCards::setFormat).
+enum CardId { StuckCard, BacklogCard, DoneHourCard, FailedHourCard, CardCount };
+
+/// State cards made once: more than any format's partition (River: eight
+/// states and unknown), so that a format change only relabels and hides.
+constexpr int kStateCards = 12;
 
 QLabel* plainLabel(QWidget* parent) {
     auto* l = new QLabel(parent);
@@ -61,6 +56,7 @@ struct DashboardCards::Card {
         pal.setColor(QPalette::WindowText, pal.color(QPalette::PlaceholderText));
         title->setPalette(pal);
         value = plainLabel(frame);
+        value->setObjectName(QStringLiteral("cardValue"));
         QFont f = value->font();
         f.setPointSizeF(f.pointSizeF() * 1.5);
         f.setBold(true);
@@ -89,11 +85,13 @@ DashboardCards::DashboardCards(QWidget* parent)
     wrap.setHeightForWidth(true);
     setSizePolicy(wrap);
     auto* cards = new FlowLayout(this, 6);
-    const QString cardTitles[CardCount] = {
-        tr("Ready"),       tr("Locked"),          tr("Done"),
-        tr("Failed"),      tr("Unknown status"),  tr("Stuck"),
-        tr("Backlog age"), tr("Done, last hour"), tr("Failed, last hour"),
-        tr("Scheduled"),   tr("Leased"),          tr("Expired leases")};
+    for (int i = 0; i < kStateCards; ++i) {
+        m_stateCards.push_back(std::make_unique<Card>(this, QString()));
+        m_stateCards.back()->frame->setObjectName(QStringLiteral("stateCard"));
+        cards->addWidget(m_stateCards.back()->frame);
+    }
+    const QString cardTitles[CardCount] = {tr("Stuck"), tr("Backlog age"), tr("Done, last hour"),
+                                           tr("Failed, last hour")};
     for (const QString& cardTitle : cardTitles) {
         m_cards.push_back(std::make_unique<Card>(this, cardTitle));
         cards->addWidget(m_cards.back()->frame);
@@ -120,57 +118,86 @@ DashboardCards::~DashboardCards() = default;
 
 void DashboardCards::clear() {
     for (auto& c : m_cards) {
-        c->set(QStringLiteral("—"));
+        c->set(QStringLiteral("\u2014"));
     }
-    for (int i : {ScheduledCard, LeasedCard, ExpiredCard, UnknownCard}) {
-        m_cards[static_cast<std::size_t>(i)]->frame->setVisible(false);
+    for (auto& c : m_stateCards) {
+        c->set(QStringLiteral("\u2014"));
     }
     m_fillCard->setVisible(false);
 }
 
-void DashboardCards::setFormatTexts(const QString& unknown, const QString& stuckRule) {
-    m_unknownText = unknown;
-    m_stuckRule = stuckRule;
+void DashboardCards::setFormat(const core::QueueFormat& format) {
+    m_format = &format;
+    m_unknownText = fromStd(format.unknownText());
+    m_stuckRule = fromStd(format.ownStuckRule());
+    m_stateNames.clear();
+    m_stateDetails.clear();
+    const bool schedule = format.hasSchedule();
+    for (const core::PartitionState& p : core::partitionStates(format)) {
+        m_stateNames.push_back(p.name);
+        QString detail;
+        if (p.name == "ready") {
+            detail = schedule ? tr("due now") : tr("waiting");
+        } else if (p.name == "scheduled") {
+            detail = tr("due later");
+        } else if (p.name == "locked") {
+            detail = tr("claimed");
+        }
+        QString tip = p.state ? fromStd(format.stateDescription(*p.state)) : QString();
+        for (const auto& x : format.extraStates()) {
+            if (x.name == p.name) {
+                tip = fromStd(x.description);
+            }
+        }
+        m_stateDetails.emplace_back(detail, tip);
+    }
+    // Rows the format cannot classify: shown when there are any.
+    m_stateNames.emplace_back("unknown");
+    m_stateDetails.emplace_back(m_unknownText, QString());
+    for (std::size_t i = 0; i < m_stateCards.size(); ++i) {
+        Card& c = *m_stateCards[i];
+        const bool used = i < m_stateNames.size();
+        c.title->setText(used ? stateTitle(m_stateNames[i]) : QString());
+        c.frame->setProperty("lqState", used ? fromStd(m_stateNames[i]) : QString());
+        c.frame->setVisible(used && m_stateNames[i] != "unknown");
+        c.set(QStringLiteral("\u2014"), used ? m_stateDetails[i].first : QString());
+    }
 }
 
 void DashboardCards::setData(const DashboardData& d, qint64 stuckNs, bool utc) {
     const core::Counts& c = d.counts;
-    const bool jobs = !d.history;
     const QLocale loc;
     auto card = [this](CardId id) -> Card& { return *m_cards[static_cast<std::size_t>(id)]; };
     const auto num = [&loc](std::int64_t n) { return loc.toString(n); };
 
-    for (int i : {LockedCard, DoneCard, FailedCard, StuckCard, DoneHourCard, FailedHourCard}) {
-        card(CardId(i)).frame->setVisible(!jobs);
+    // One card per state of the partition: the same numbers as the chips,
+    // lqctl stats and Prometheus (core::stateModel).
+    const core::StateModel model = m_format ? core::stateModel(*m_format, c) : core::StateModel{};
+    for (std::size_t i = 0; i < m_stateCards.size() && i < m_stateNames.size(); ++i) {
+        Card& sc = *m_stateCards[i];
+        const std::int64_t n = model.count(m_stateNames[i]);
+        if (m_stateNames[i] == "unknown") {
+            sc.frame->setVisible(n > 0);
+        }
+        sc.set(num(n), m_stateDetails[i].first, m_stateDetails[i].second);
     }
-    for (int i : {ScheduledCard, LeasedCard, ExpiredCard}) {
-        card(CardId(i)).frame->setVisible(jobs);
+    for (int i : {DoneHourCard, FailedHourCard}) {
+        card(CardId(i)).frame->setVisible(d.history);
     }
-    card(UnknownCard).frame->setVisible(!jobs && c.unknown > 0);
-
-    card(ReadyCard).set(num(c.ready), jobs ? tr("due, not leased") : tr("waiting"));
-    card(LockedCard).set(num(c.locked), tr("claimed"));
-    card(DoneCard).set(num(c.done));
-    card(FailedCard).set(num(c.failed));
-    card(UnknownCard).set(num(c.unknown), m_unknownText);
     if (m_stuckRule.isEmpty())
         card(StuckCard).set(num(c.stuck), tr("locked over %1").arg(roundDurationLabel(stuckNs)),
                             tr("LOCKED messages whose lock age exceeds the stuck threshold"));
     else
         card(StuckCard).set(num(c.stuck), tr("by the library's rule"),
                             tr("LOCKED: %1").arg(m_stuckRule));
-    card(ScheduledCard).set(num(c.scheduled), tr("run_at in the future"));
-    card(LeasedCard).set(num(c.leased), tr("locked_until ≥ now"));
-    card(ExpiredCard).set(num(c.expired), tr("lapsed, claimable again"));
     if (d.backlogSince) {
         card(BacklogCard)
             .set(humanDuration(core::diffNs(d.now, *d.backlogSince)),
                  tr("since %1").arg(formatInstant(*d.backlogSince, utc, false, false)),
-                 tr("now − %1 of the oldest claimable message\n%2")
-                     .arg(jobs ? QStringLiteral("run_at") : QStringLiteral("in_time"),
-                          exactInstant(*d.backlogSince)));
+                 tr("now \u2212 the time the oldest ready job became due\n%1")
+                     .arg(exactInstant(*d.backlogSince)));
     } else {
-        card(BacklogCard).set(QStringLiteral("—"), tr("no backlog"));
+        card(BacklogCard).set(QStringLiteral("\u2014"), tr("no backlog"));
     }
     card(DoneHourCard).set(num(d.doneLastHour));
     card(FailedHourCard).set(num(d.failedLastHour));

@@ -6,9 +6,15 @@
 #include <QWidget>
 
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 class QProgressBar;
+
+namespace lq::core {
+class QueueFormat;
+}
 
 namespace lq::ui {
 
@@ -24,14 +30,19 @@ public:
     /// "—" everywhere (no data yet).
     void clear();
     void setData(const DashboardData& d, qint64 stuckNs, bool utc);
-    /// The format's words (QueueFormat): what an unknown job is, and its
+    /// The file's format: one card per state of its partition
+    /// (core::partitionStates), in its words; what an unknown job is, and its
     /// own stuck rule ("" when stuck means locked over the threshold).
-    void setFormatTexts(const QString& unknown, const QString& stuckRule);
+    void setFormat(const core::QueueFormat& format);
 
 private:
+    const core::QueueFormat* m_format = nullptr;
     QString m_unknownText;
     QString m_stuckRule;
+    std::vector<std::string> m_stateNames;
+    std::vector<std::pair<QString, QString>> m_stateDetails; ///< caption, tooltip
     struct Card;
+    std::vector<std::unique_ptr<Card>> m_stateCards;
     std::vector<std::unique_ptr<Card>> m_cards;
     QProgressBar* m_fill = nullptr;
     QWidget* m_fillCard = nullptr;

@@ -291,11 +291,11 @@ void DashboardWidget::setBackend(std::shared_ptr<QueueBackend> backend) {
     // What this format does not store is said, not drawn as an empty chart.
     // One metric's charts per turn of the event loop: each change relays a
     // chart out, and a file opened from the command line changes them all
-    // in the turn that shows its first rows (SPEC §5's 16 ms).
+    // in the turn that shows its first rows (docs/BENCHMARKS.md's 16 ms).
     m_formatSteps.clear();
     if (m_backend) {
         const core::QueueFormat& format = core::QueueFormat::of(m_backend->info());
-        m_cards->setFormatTexts(fromStd(format.unknownText()), fromStd(format.ownStuckRule()));
+        m_cards->setFormat(format);
     }
     for (const Filter::Metric metric : {Filter::Metric::Wait, Filter::Metric::Processing,
                                         Filter::Metric::Total, Filter::Metric::TimeToFailure}) {
@@ -472,7 +472,7 @@ void DashboardWidget::apply(DashboardData d) {
     updateRangeUi();
     // The charts are updated one per event-loop turn, so the UI thread never
     // spends one long stretch relayouting and repainting all of them (the
-    // 16 ms budget of SPEC §5); a newer result cancels the rest.
+    // 16 ms budget of docs/BENCHMARKS.md); a newer result cancels the rest.
     m_applySteps = chartSteps();
     m_applying = true;
     const quint64 stepsGeneration = ++m_applyGeneration;

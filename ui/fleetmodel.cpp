@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/fleetmodel.h"
 
+#include "core/statemodel.h"
+
 #include "core/formats/queueformat.h"
 
 #include "core/error.h"
@@ -434,14 +436,36 @@ void FleetModel::computeHealth(Row& row, const Row* previous, core::TimeNs now) 
                                       humanDuration(core::TimeNs(m_stuckSeconds) *
                                                     core::kNsPerSecond));
     }
+    // Failed jobs and dead letters kept in the file need an operator, rising
+    // or not.
+    const auto failedOf = [](const core::FleetEntry& x) -> qint64 {
+        if (!x.kind || x.skipped) {
+            return 0;
+        }
+        qint64 n = 0;
+        for (const auto& st : core::stateModel(*x.kind, x.counts).partition) {
+            if (st.state.name == "failed" || st.state.attention) {
+                n += st.count;
+            }
+        }
+        return n;
+    };
+    const qint64 failed = failedOf(e);
+    {
+        if (failed > 0) {
+            row.health |= Failures;
+            row.healthReasons << tr("failures: %1 failed or dead-lettered job(s) kept")
+                                     .arg(QLocale().toString(failed));
+        }
+    }
     row.failuresRoseAt = previous ? previous->failuresRoseAt : 0;
-    if (previous && !previous->entry.skipped && e.counts.failed > previous->entry.counts.failed) {
+    if (previous && !previous->entry.skipped && failed > failedOf(previous->entry)) {
         row.failuresRoseAt = now;
     }
     if (row.failuresRoseAt != 0 &&
         now - row.failuresRoseAt <= core::TimeNs(m_failuresHoldSeconds) * core::kNsPerSecond) {
         row.health |= FailuresRising;
-        row.healthReasons << tr("failures rising: %1 failed now").arg(e.counts.failed);
+        row.healthReasons << tr("failures rising: %1 failed now").arg(failed);
     }
     if (auto age = e.backlogAgeNs(now);
         age && *age > core::TimeNs(m_backlogSeconds) * core::kNsPerSecond) {
@@ -458,9 +482,9 @@ void FleetModel::rescanFile(const QString& path) {
     scanNow();
 }
 
-void FleetModel::setLiveCounts(const QString& path, const QString& table,
+void FleetModel::setLiveCounts(const QString& path, const QString& table, const QString& queueName,
                                const core::Counts& counts) {
-    const int row = rowOf(path, table);
+    const int row = rowOf(path, table, queueName);
     if (row < 0 || m_rows[std::size_t(row)].entry.skipped) {
         return;
     }
@@ -521,17 +545,23 @@ QString FleetModel::summary(const Row& r) const {
     if (e.skipped) {
         return fromStd(e.reason);
     }
-    const QLocale l;
-    const auto& c = e.counts;
     QString s;
-    if (e.kind && e.kind->hasSchedule()) {
-        s = tr("%1 ready \u00b7 %2 leased \u00b7 %3 expired \u00b7 %4 scheduled")
-                .arg(l.toString(c.ready), l.toString(c.leased), l.toString(c.expired),
-                     l.toString(c.scheduled));
-    } else {
-        s = tr("%1 ready \u00b7 %2 locked \u00b7 %3 stuck \u00b7 %4 failed")
-                .arg(l.toString(c.ready), l.toString(c.locked), l.toString(c.stuck),
-                     l.toString(c.failed));
+    if (e.kind) {
+        // The state model's partition: ready always, every other state that
+        // holds jobs, stuck after locked.
+        const QLocale l;
+        const core::StateModel m = core::stateModel(*e.kind, e.counts);
+        QStringList parts;
+        for (const auto& st : m.partition) {
+            if (st.count == 0 && st.state.name != "ready") {
+                continue;
+            }
+            parts << l.toString(st.count) + u' ' + fromStd(st.state.name);
+            if (st.state.name == "locked" && m.subCount("stuck") > 0) {
+                parts << tr("%1 stuck").arg(l.toString(m.subCount("stuck")));
+            }
+        }
+        s = parts.join(QStringLiteral(" \u00b7 "));
     }
     if (!e.readOnlyReason.empty()) {
         s += tr(" \u00b7 read-only");
@@ -555,20 +585,22 @@ QString FleetModel::toolTip(const Row& r) const {
                      .arg(fromStd(e.queueName));
     }
     lines << tr("Format: %1").arg(fromStd(e.format));
-    const auto& c = e.counts;
-    if (e.kind && e.kind->hasSchedule()) {
-        lines << tr("%1 ready, %2 leased, %3 expired, %4 scheduled")
-                     .arg(c.ready)
-                     .arg(c.leased)
-                     .arg(c.expired)
-                     .arg(c.scheduled);
-    } else {
-        lines << tr("%1 ready, %2 locked (%3 stuck), %4 done, %5 failed")
-                     .arg(c.ready)
-                     .arg(c.locked)
-                     .arg(c.stuck)
-                     .arg(c.done)
-                     .arg(c.failed);
+    if (e.kind) {
+        const core::StateModel m = core::stateModel(*e.kind, e.counts);
+        QStringList parts;
+        for (const auto& st : m.partition) {
+            parts << tr("%1 %2").arg(st.count).arg(fromStd(st.state.name));
+        }
+        lines << parts.join(QStringLiteral(", ")) + tr("; %1 stored").arg(e.counts.stored);
+        for (const auto& sub : m.subCounts) {
+            if (sub.count > 0) {
+                lines << tr("%1 %2 (part of %3)")
+                             .arg(sub.count)
+                             .arg(fromStd(sub.state.name),
+                                  fromStd(sub.state.within.empty() ? std::string()
+                                                                   : sub.state.within.front()));
+            }
+        }
     }
     if (auto age = e.backlogAgeNs(now())) {
         lines << tr("Backlog age: %1").arg(humanDuration(*age));

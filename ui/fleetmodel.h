@@ -65,6 +65,7 @@ public:
         StuckMessages = 1,  ///< LOCKED past the stuck threshold
         FailuresRising = 2, ///< the failed count went up at a recent scan
         BacklogOld = 4,     ///< the oldest READY message waits longer than the threshold
+        Failures = 8,       ///< failed jobs or dead letters are kept (the state model's)
     };
     Q_DECLARE_FLAGS(Health, HealthFlag)
     Q_FLAG(Health)
@@ -122,7 +123,8 @@ public:
     void rescanFile(const QString& path);
     /// The counts the open queue's table just showed: the sidebar says the
     /// same as the status chips, not what its last scan saw.
-    void setLiveCounts(const QString& path, const QString& table, const core::Counts& counts);
+    void setLiveCounts(const QString& path, const QString& table, const QString& queueName,
+                       const core::Counts& counts);
     /// Row of (path, table[, named queue]); an empty table matches the
     /// file's first row, an empty queue name its total row.
     int rowOf(const QString& path, const QString& table = {}, const QString& queueName = {}) const;

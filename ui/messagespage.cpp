@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/messagespage.h"
 
+#include "core/statemodel.h"
+
 #include "core/formats/queueformat.h"
 #include "ui/emptystate.h"
 #include "ui/messagedetailpane.h"
@@ -340,6 +342,17 @@ void MessagesPage::documentOpened(bool samePath) {
     }
     // The format's chips first: the file's view may check some of them.
     m_filterBar->setStates(m_doc->format().states());
+    // Each chip carries the state model's name; the library's own word for a
+    // state is the chip's caption (goqite's dead letters).
+    for (const core::State s : m_doc->format().states()) {
+        const auto c = StatusFilterBar::choiceOf(s);
+        if (c == StatusFilterBar::All) {
+            continue;
+        }
+        const std::string word = m_doc->format().stateWord(s);
+        m_filterBar->setStateName(c, fromStd(core::partitionName(m_doc->format(), s)),
+                                  word.empty() ? QString() : stateTitle(word));
+    }
     m_filterBar->setStuckRule(fromStd(m_doc->format().ownStuckRule()));
     updateStuckThreshold();
     m_filterBar->setExtraStates(m_doc->format().extraStates(),
@@ -658,7 +671,6 @@ void MessagesPage::showContextMenu(const QPoint& pos) {
     for (QAction* a : actions()) {
         menu.addAction(a); // the page's own (Copy message id)
     }
-    menu.addAction(m_actions->applyToAllAction());
     menu.exec(m_view->viewport()->mapToGlobal(pos));
 }
 

@@ -186,6 +186,7 @@ void StatusFilterBar::setExtraStates(const std::vector<core::QueueFormat::ExtraS
         b->setAutoRaise(false);
         b->setToolButtonStyle(Qt::ToolButtonTextOnly);
         b->setObjectName(QStringLiteral("extra_") + name);
+        b->setProperty("lqState", name);
         b->setMinimumWidth(48);
         m_checked[i] = m_offered[i] && wasChecked.contains(name);
         connect(b, &QToolButton::clicked, this, [this, i] { onExtraClicked(i); });
@@ -231,7 +232,44 @@ void StatusFilterBar::setCounts(const core::Counts& counts) {
     updateTexts();
 }
 
+StatusFilterBar::Choice StatusFilterBar::choiceOf(core::State s) {
+    switch (s) {
+    case core::State::Ready:
+        return Ready;
+    case core::State::Locked:
+        return Locked;
+    case core::State::Done:
+        return Done;
+    case core::State::Failed:
+        return Failed;
+    case core::State::Unknown:
+        return Unknown;
+    case core::State::Scheduled:
+        return Scheduled;
+    case core::State::Leased:
+        return Leased;
+    case core::State::Expired:
+        return Expired;
+    }
+    return All;
+}
+
+void StatusFilterBar::setStateName(Choice c, const QString& name, const QString& caption) {
+    if (QToolButton* b = m_buttons.value(c)) {
+        b->setProperty("lqState", name);
+    }
+    if (caption.isEmpty()) {
+        m_captions.remove(c);
+    } else {
+        m_captions.insert(c, caption);
+    }
+    updateTexts();
+}
+
 QString StatusFilterBar::label(Choice c) const {
+    if (m_captions.contains(c)) {
+        return m_captions.value(c);
+    }
     switch (c) {
     case All:
         return tr("All");

@@ -35,6 +35,10 @@ public:
     /// The states the file's format has (QueueFormat::states()): one
     /// button each, Stuck with Locked.
     void setStates(const std::vector<core::State>& states);
+    /// The state model's name of canonical chip `c` (core::partitionName):
+    /// the chip's "lqState" property, and its caption where the library has
+    /// its own word for the state ("Dead letter" for goqite's FAILED).
+    void setStateName(Choice c, const QString& name, const QString& caption = {});
     /// The format's own states (QueueFormat::extraStates()) of format
     /// `formatId`: a checkable chip each after the canonical ones, with its
     /// count; the tooltip names the state and says what it is. Checked
@@ -64,6 +68,8 @@ public:
     void applyTo(core::Filter& f) const;
     /// Narrows `f` (states, stuckOnly) to the canonical choice `c`.
     static void applyTo(Choice c, core::Filter& f);
+    /// The chip of rows in state `s` (All for none).
+    static Choice choiceOf(core::State s);
 
 signals:
     void filterChanged(lq::ui::StatusFilterBar::Choice choice);
@@ -80,6 +86,7 @@ private:
     QList<QToolButton*> visibleChips() const;
 
     QHash<int, QToolButton*> m_buttons;
+    QHash<int, QString> m_captions; ///< the library's word for a chip's state
     QButtonGroup* m_group;
     core::Counts m_counts;
     bool m_countsPending = false;

@@ -3,6 +3,7 @@
 
 #include "core/timefmt.h"
 
+#include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QElapsedTimer>
@@ -11,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
+#include <QObject>
 #include <QStringList>
 
 #include <cstdlib>
@@ -186,6 +188,64 @@ QString visibleText(const std::string& s) {
 QString plainToolTip(const QString& text) {
     return QStringLiteral("<p style='white-space:pre-wrap'>") + text.toHtmlEscaped() +
            QStringLiteral("</p>");
+}
+
+QString stateTitle(const std::string& name) {
+    static const std::pair<const char*, const char*> canonical[] = {
+        {"ready", QT_TRANSLATE_NOOP("lq::ui", "Ready")},
+        {"scheduled", QT_TRANSLATE_NOOP("lq::ui", "Scheduled")},
+        {"locked", QT_TRANSLATE_NOOP("lq::ui", "Locked")},
+        {"done", QT_TRANSLATE_NOOP("lq::ui", "Done")},
+        {"failed", QT_TRANSLATE_NOOP("lq::ui", "Failed")},
+        {"unknown", QT_TRANSLATE_NOOP("lq::ui", "Unknown status")}};
+    for (const auto& [key, title] : canonical) {
+        if (name == key) {
+            return QCoreApplication::translate("lq::ui", title);
+        }
+    }
+    // The format's own word, as the chips and lqctl say it.
+    QString t = fromStd(name);
+    t.replace(u'_', u' ');
+    if (!t.isEmpty()) {
+        t[0] = t[0].toUpper();
+    }
+    return t;
+}
+
+QString filterInWords(const core::Filter& f) {
+    QStringList parts;
+    QStringList states;
+    for (core::State st : f.states) {
+        states << stateText(st);
+    }
+    for (const std::string& x : f.extraStates) {
+        states << fromStd(x);
+    }
+    if (f.stuckOnly) {
+        states << QObject::tr("stuck (locked longer than %1)").arg(humanDuration(f.stuckAfterNs));
+    }
+    if (!states.isEmpty()) {
+        parts << QObject::tr("state %1").arg(states.join(QObject::tr(" or ")));
+    }
+    if (!f.queue.empty()) {
+        parts << QObject::tr("queue \u201c%1\u201d").arg(visibleText(f.queue));
+    }
+    if (!f.search.empty()) {
+        parts << QObject::tr("search \u201c%1\u201d").arg(visibleText(f.search));
+    }
+    if (f.olderThan) {
+        parts << QObject::tr("older than %1").arg(humanDuration(f.olderThan->count()));
+    }
+    if (f.inTimeFrom || f.inTimeTo) {
+        parts << QObject::tr("enqueued %1 to %2")
+                     .arg(formatInstant(f.inTimeFrom, false), formatInstant(f.inTimeTo, false));
+    }
+    if (f.metric != core::Filter::Metric::None) {
+        parts << QObject::tr("latency %1 to %2")
+                     .arg(humanDuration(f.metricLo), humanDuration(f.metricHi));
+    }
+    return parts.isEmpty() ? QObject::tr("every job in the file")
+                           : parts.join(QStringLiteral(", "));
 }
 
 QString stateText(core::State s) {

@@ -3,10 +3,12 @@
 
 // Text helpers shared by the widgets: every string that comes from a queue
 // file goes through here on its way to the screen, so it is shown as plain
-// text (SPEC §3.6) and in the tool's time conventions (SPEC §3.4).
+// text (docs/RELIABILITY.md#hostile-files) and in the tool's time conventions
+// (docs/FORMATS.md#times).
 
 #include "core/clock.h"
 #include "core/message.h"
+#include "core/query.h"
 
 #include <QString>
 #include <optional>
@@ -63,5 +65,11 @@ QString readableError(const std::string& text);
 /// the first line.
 QString errorSummary(const std::string& text);
 QString stateText(core::State s);
+/// The caption of partition state `name` (core/statemodel.h): "Ready", ...,
+/// "Unknown status", or the format's own word: "Dead letter", "Retryable".
+QString stateTitle(const std::string& name);
+/// A filter in words, for a confirmation: "state FAILED, queue "emails",
+/// search "timeout"", or "every job in the file" for none.
+QString filterInWords(const core::Filter& f);
 
 } // namespace lq::ui

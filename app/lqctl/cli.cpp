@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// lqctl's command line: `lqctl COMMAND FILE [options]` (SPEC §4). The command
+// lqctl's command line: `lqctl COMMAND FILE [options]` (README.md#lqctl). The command
 // picks which options exist; QCommandLineParser does the splitting.
 #include "cli.h"
 #include "commands.h"
@@ -7,6 +7,7 @@
 
 #include <core/error.h>
 #include <core/formats/queueformat.h>
+#include <core/statemodel.h>
 #include <core/timefmt.h>
 #include <lqversion.h>
 
@@ -18,6 +19,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <set>
 
@@ -289,6 +291,9 @@ void parseStatus(const std::string& text, Options& o) {
         for (const core::QueueFormat* f : core::QueueFormat::recognisers()) {
             for (const auto& x : f->extraStates())
                 own.insert(x.name);
+            for (const auto& p : core::partitionStates(*f))
+                if (!p.canonical)
+                    own.insert(p.name);
         }
         if (!own.contains(name)) {
             std::string names;
@@ -431,11 +436,24 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
     return o;
 }
 
+/// Whether `path` starts with SQLite's header string: a file that does is a
+/// damaged database, one that does not is no database at all.
+bool sqliteMagic(const std::string& path) {
+    static constexpr char kMagic[] = "SQLite format 3";
+    char head[sizeof kMagic] = {};
+    std::ifstream f(path, std::ios::binary);
+    return f.read(head, sizeof head) && std::memcmp(head, kMagic, sizeof kMagic) == 0;
+}
+
 int exitCodeFor(const core::Error& e) {
     switch (e.kind()) {
     case core::ErrorKind::Io:
-    case core::ErrorKind::Corrupt:
         return ExitIo;
+    case core::ErrorKind::Corrupt:
+        // A file that is no SQLite database at all (a text file named .db)
+        // is not a queue; a damaged database is an I/O error.
+        return e.sqliteCode() == 26 /* SQLITE_NOTADB */ && !sqliteMagic(e.path()) ? ExitNotAQueue
+                                                                                  : ExitIo;
     case core::ErrorKind::NotAQueue:
     case core::ErrorKind::Unsupported:
         return ExitNotAQueue;

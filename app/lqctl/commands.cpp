@@ -5,6 +5,7 @@
 #include <core/audit.h>
 #include <core/fleet.h>
 #include <core/formats/queueformat.h>
+#include <core/statemodel.h>
 #include <core/timefmt.h>
 
 #include <unistd.h>
@@ -66,10 +67,17 @@ void confirm(const Options& o, const std::string& question, const std::string& w
 
 namespace {
 
-core::Filter filterFrom(const Options& o) {
+core::Filter filterFrom(const Options& o, const core::QueueFormat& format) {
     core::Filter f;
     f.states = o.states;
-    f.extraStates = o.extraStates;
+    // A state the library has its own word for (goqite's dead_letter) is
+    // filtered as the state it is.
+    for (const std::string& name : o.extraStates) {
+        if (const auto s = core::stateOfName(format, name))
+            f.states.push_back(*s);
+        else
+            f.extraStates.push_back(name);
+    }
     f.stuckOnly = o.stuckOnly;
     if (o.stuckOnly && f.states.empty())
         f.states = {core::State::Locked};
@@ -90,6 +98,8 @@ void checkOwnStates(const Options& o, const core::QueueFormat& format) {
     for (const auto& x : own)
         names += (names.empty() ? "" : ", ") + x.name;
     for (const std::string& name : o.extraStates) {
+        if (core::stateOfName(format, name))
+            continue;
         if (std::none_of(own.begin(), own.end(), [&](const auto& x) { return x.name == name; }))
             throw UsageError("--status " + name + ": " + terminalSafe(o.file) + " is a " +
                              format.id() + " file, whose own states are " +
@@ -130,7 +140,7 @@ void printMessagePlain(const Message& m, const core::FormatInfo& info, TimeNs no
     t.addRow({"in_time", instantText(m.inTime)});
     t.addRow({"lock_time", instantText(m.lockTime)});
     t.addRow({"done_time", instantText(m.doneTime)});
-    if (core::QueueFormat::of(info).hasSchedule()) {
+    if (const auto& qf = core::QueueFormat::of(info); qf.hasSchedule() && qf.fields().empty()) {
         t.addRow({"run_at", instantText(m.runAt)});
         t.addRow({"locked_until", instantText(m.lockedUntil)});
         t.addRow({"attempts", m.maxAttempts ? num(m.attempts) + " of " + num(*m.maxAttempts)
@@ -168,39 +178,30 @@ void printMessagePlain(const Message& m, const core::FormatInfo& info, TimeNs no
 
 std::string countsLine(const core::Counts& c, const core::FormatInfo& info,
                        double stuckAfterSeconds) {
+    // The partition in the format's words; each sub-count in brackets after
+    // the state it is part of.
     const core::QueueFormat& format = core::QueueFormat::of(info);
+    const core::StateModel m = core::stateModel(format, c);
     const std::string stuckRule = !format.ownStuckRule().empty()
                                       ? std::string("by the library's own rule")
                                       : "> " + secondsText(stuckAfterSeconds);
-    if (!format.keepsHistory()) {
-        // Derived states (SPEC §3.3); finished jobs are deleted, so no history.
-        std::string s = num(c.ready) + " ready, " + num(c.scheduled) + " scheduled, " +
-                        num(c.leased) + " leased, " + num(c.expired) + " expired (lease lapsed";
-        if (c.stuck > 0)
-            s += ": " + num(c.stuck) + " stuck " + stuckRule;
-        s += ")";
-        const auto states = format.states();
-        if (std::find(states.begin(), states.end(), core::State::Failed) != states.end())
-            s += ", " + num(c.failed) + " failed";
-        for (const auto& [name, n] : c.extra) {
-            if (name != core::QueueFormat::kStuckState) // the stuck ones, said above
-                s += ", " + num(n) + " " + name;
+    std::string s;
+    for (const auto& e : m.partition) {
+        s += (s.empty() ? "" : ", ") + num(e.count) + " " + e.state.name;
+        std::string parts;
+        for (const auto& sub : m.subCounts) {
+            if (sub.count == 0 || sub.state.within.empty() || sub.state.within[0] != e.state.name)
+                continue;
+            // locked_expired is the library's own stuck rule: said once.
+            if (sub.state.name == core::QueueFormat::kStuckState && !format.ownStuckRule().empty())
+                continue;
+            parts += (parts.empty() ? "" : ", ") + num(sub.count) + " " + sub.state.name +
+                     (sub.state.name == "stuck" ? " " + stuckRule : std::string());
         }
-        return s + "; " + num(c.stored) + " stored";
+        if (!parts.empty())
+            s += " (" + parts + ")";
     }
-    std::string s = num(c.ready) + " ready, " + num(c.locked) + " locked";
-    if (c.stuck > 0)
-        s += " (" + num(c.stuck) + " stuck " + stuckRule + ")";
-    s += ", " + num(c.done) + " done, " + num(c.failed) + " failed";
-    if (c.unknown > 0)
-        s += ", " + num(c.unknown) + " unknown";
-    for (const auto& x : format.extraStates()) {
-        const auto it = c.extra.find(x.name);
-        if (x.within.empty() && it != c.extra.end() && it->second > 0)
-            s += ", " + num(it->second) + " " + x.name;
-    }
-    s += "; " + num(c.stored) + " stored";
-    return s;
+    return s + "; " + num(c.stored) + " stored";
 }
 
 /// "in 5 m 0 s" / "3 m 0 s ago" / "-".
@@ -241,29 +242,27 @@ Json fleetEntryJson(const core::FleetEntry& e, TimeNs now) {
     if (!e.readOnlyReason.empty())
         j.set("read_only_reason", e.readOnlyReason);
     const auto& c = e.counts;
-    j.set("ready", c.ready);
-    j.set("locked", c.locked);
-    j.set("stuck", c.stuck);
-    j.set("done", c.done);
-    j.set("failed", c.failed);
-    j.set("stored", c.stored);
-    if (e.kind && e.kind->hasSchedule()) {
-        j.set("scheduled", c.scheduled);
-        j.set("leased", c.leased);
-        j.set("expired", c.expired);
-    }
+    // The same partition as stats --json, per file and per named queue.
+    const auto counts = [&e](Json& into, const core::Counts& qc) {
+        if (!e.kind) {
+            into.set("stored", qc.stored);
+            return;
+        }
+        const core::StateModel m = core::stateModel(*e.kind, qc);
+        const Json partition = partitionJson(m);
+        for (const auto& [k, v] : partition.toObject())
+            into.set(k, v);
+        into.set("stuck", qc.stuck);
+        into.set("sub_counts", subCountsJson(m));
+    };
+    counts(j, c);
     if (e.kind && e.kind->namedQueues()) {
         // Each named queue of the file, with its counts.
         Json queues = Json::array();
         for (const auto& [name, qc] : e.queues) {
             Json qj = Json::object();
             qj.set("name", name);
-            qj.set("ready", qc.ready);
-            qj.set("locked", qc.locked);
-            qj.set("stuck", qc.stuck);
-            qj.set("done", qc.done);
-            qj.set("failed", qc.failed);
-            qj.set("stored", qc.stored);
+            counts(qj, qc);
             queues.push(std::move(qj));
         }
         j.set("queues", std::move(queues));
@@ -307,6 +306,20 @@ std::unique_ptr<Queue> openQueue(const Options& o, bool write) {
     return q;
 }
 
+void checkQueueName(const Options& o, const core::FormatInfo& info,
+                    const std::vector<std::string>& names) {
+    if (std::find(names.begin(), names.end(), o.queue) != names.end())
+        return;
+    if (!core::QueueFormat::of(info).namedQueues())
+        throw Refused("--queue " + terminalSafe(o.queue, 60) + ": " + terminalSafe(o.file) +
+                      " is a " + core::formatId(info.format) + " file, which has no named queues");
+    std::string list;
+    for (const auto& n : names)
+        list += (list.empty() ? "" : ", ") + terminalSafe(n, 60);
+    throw Refused("no queue " + terminalSafe(o.queue, 60) + " in " + terminalSafe(o.file) +
+                  "; queues: " + (list.empty() ? std::string("none") : list));
+}
+
 template <class Q> int cmdInfoOn(const Options& o) {
     auto q = openAs<Q>(o, false);
     const auto& info = q->info();
@@ -339,19 +352,37 @@ template <class Q> int cmdInfoOn(const Options& o) {
         j.set("wal_size", walSize);
         j.set("counts", countsJson(c, info));
         j.set("stuck", c.stuck);
-        // The format's own states, with their counts, and its named queues.
+        j.set("sub_counts", subCountsJson(core::stateModel(core::QueueFormat::of(info), c)));
+        // The format's own states, with their counts (the state model's
+        // exclusive states, then its nested ones), and its named queues.
         const core::QueueFormat& format = core::QueueFormat::of(info);
+        const core::StateModel model = core::stateModel(format, c);
         Json extra = Json::array();
-        for (const auto& x : format.extraStates()) {
+        for (const auto& p : model.partition) {
+            if (p.state.canonical)
+                continue;
             Json e = Json::object();
-            e.set("name", x.name);
+            e.set("name", p.state.name);
+            e.set("within", Json::array());
+            std::string description = p.state.state ? format.stateDescription(*p.state.state) : "";
+            for (const auto& x : format.extraStates())
+                if (x.name == p.state.name)
+                    description = x.description;
+            e.set("description", description);
+            e.set("count", p.count);
+            extra.push(std::move(e));
+        }
+        for (const auto& sub : model.subCounts) {
+            if (sub.state.name == "stuck")
+                continue;
+            Json e = Json::object();
+            e.set("name", sub.state.name);
             Json within = Json::array();
-            for (const auto s : x.within)
-                within.push(core::stateName(s));
+            for (const auto& w : sub.state.within)
+                within.push(w);
             e.set("within", std::move(within));
-            e.set("description", x.description);
-            const auto n = c.extra.find(x.name);
-            e.set("count", n == c.extra.end() ? std::int64_t(0) : n->second);
+            e.set("description", sub.state.description);
+            e.set("count", sub.count);
             extra.push(std::move(e));
         }
         j.set("extra_states", std::move(extra));
@@ -475,7 +506,7 @@ template <class Q> int cmdListOn(const Options& o) {
     auto q = openAs<Q>(o, false);
     const auto& info = q->info();
     checkOwnStates(o, core::QueueFormat::of(info));
-    const core::Filter f = filterFrom(o);
+    const core::Filter f = filterFrom(o, core::QueueFormat::of(info));
     const TimeNs now = o.now ? *o.now : q->now();
     const bool plain = !o.json && !o.csv;
     const std::int64_t limit = o.limit ? *o.limit : (plain ? 100 : 0);
@@ -560,7 +591,11 @@ template <class Q> int cmdListOn(const Options& o) {
     std::vector<std::string> header;
     std::vector<bool> right;
     if (jobs) {
-        header = {"ID", "STATE", "ATTEMPTS", "RUN AT", "LEASE UNTIL"};
+        // The jobs-with-leases words for that format; the due time and the
+        // end of the claim for the others.
+        const bool lease = core::QueueFormat::of(info).fields().empty();
+        header = {"ID", "STATE", "ATTEMPTS", lease ? "RUN AT" : "DUE",
+                  lease ? "LEASE UNTIL" : "CLAIM ENDS"};
         right = {false, false, true, true, true};
     } else {
         header = {"MESSAGE ID", "STATUS", "CLAIM", "AGE", "WAIT", "PROCESSING"};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// One function per lqctl command (SPEC §4). Each returns the exit code and
+// One function per lqctl command (README.md#lqctl). Each returns the exit code and
 // may throw lq::core::Error, Refused or UsageError; cli.cpp maps those.
 
 #include "cli.h"
@@ -54,13 +54,23 @@ bool isRemote(const Options& o);
 /// Opens FILE on its host over ssh, with the global options; `write` as in
 /// openQueue() (serve.cpp).
 std::unique_ptr<core::remote::RemoteQueue> openRemote(const Options& o, bool write);
+/// Refused (exit 1) when --queue names no queue of the file: "no queue
+/// NAME in FILE; queues: a, b, c".
+void checkQueueName(const Options& o, const core::FormatInfo& info,
+                    const std::vector<std::string>& names);
 /// A command's queue, local (core::Queue) or remote (RemoteQueue), and the
 /// operator that goes with it: the commands are written once for both.
 template <class Q> std::unique_ptr<Q> openAs(const Options& o, bool write) {
+    std::unique_ptr<Q> q;
     if constexpr (std::is_same_v<Q, core::Queue>)
-        return openQueue(o, write);
+        q = openQueue(o, write);
     else
-        return openRemote(o, write);
+        q = openRemote(o, write);
+    // A --queue the file does not hold is a mistake to say, not a queue of
+    // zeros to print.
+    if (!write && !o.queue.empty())
+        checkQueueName(o, q->info(), q->queueNames());
+    return q;
 }
 template <class Q>
 using OperatorFor = std::conditional_t<std::is_same_v<Q, core::Queue>, core::Operator,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "output.h"
 
+#include <core/statemodel.h>
+
 #include <core/formats/queueformat.h>
 
 #include <core/timefmt.h>
@@ -8,6 +10,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <functional>
 
 namespace lq::ctl {
 
@@ -66,9 +69,14 @@ Json messageJson(const core::Message& m, TimeNs now, core::Format format) {
     o.set("wait_ns", optTime(m.waitNs()));
     o.set("processing_ns", optTime(m.processingNs()));
     o.set("age_ns", optTime(m.ageNs(now)));
-    if (core::QueueFormat::of(format).hasSchedule()) {
+    const core::QueueFormat& qf = core::QueueFormat::of(format);
+    if (qf.hasSchedule() && qf.fields().empty()) {
+        // The jobs-with-leases columns, for that format alone; the others
+        // name their fields below (scheduled_at, lease_expiry, attempts).
         o.set("run_at", optTime(m.runAt));
         o.set("locked_until", optTime(m.lockedUntil));
+        o.set("attempts", m.attempts);
+    } else if (qf.hasField(core::QueueFormat::Field::Attempts)) {
         o.set("attempts", m.attempts);
     }
     // The fields of the formats beyond litequeue, where the message has them.
@@ -273,46 +281,49 @@ Json summaryJson(const core::Summary& s) {
     return o;
 }
 
-Json countsJson(const core::Counts& c, const core::FormatInfo& info) {
+Json partitionJson(const core::StateModel& m) {
     Json o = Json::object();
-    o.set("ready", c.ready);
-    o.set("locked", c.locked);
-    o.set("done", c.done);
-    o.set("failed", c.failed);
-    o.set("active", c.active());
-    o.set("stored", c.stored);
-    if (c.unknown > 0)
-        o.set("unknown", c.unknown);
-    if (!c.extra.empty()) {
-        Json extra = Json::object();
-        for (const auto& [name, n] : c.extra)
-            extra.set(name, n);
-        o.set("extra", std::move(extra));
+    // The canonical states for every format (0 where it has none), then
+    // unknown when rows are in it; the format's own states under "extra".
+    for (const std::string& name : core::canonicalStateNames())
+        o.set(name, m.count(name));
+    Json extra = Json::object();
+    for (const auto& e : m.partition) {
+        if (e.state.name == "unknown")
+            o.set("unknown", e.count);
+        else if (!e.state.canonical)
+            extra.set(e.state.name, e.count);
     }
-    if (core::QueueFormat::of(info).hasSchedule()) {
-        o.set("scheduled", c.scheduled);
-        o.set("leased", c.leased);
-        o.set("expired", c.expired);
+    o.set("active", m.active());
+    o.set("stored", m.stored);
+    o.set("extra", std::move(extra));
+    return o;
+}
+
+Json subCountsJson(const core::StateModel& m) {
+    Json o = Json::object();
+    for (const auto& s : m.subCounts) {
+        Json e = Json::object();
+        Json within = Json::array();
+        for (const auto& w : s.state.within)
+            within.push(w);
+        e.set("within", std::move(within));
+        e.set("count", s.count);
+        o.set(s.state.name, std::move(e));
     }
     return o;
 }
 
+Json countsJson(const core::Counts& c, const core::FormatInfo& info) {
+    return partitionJson(core::stateModel(core::QueueFormat::of(info), c));
+}
+
 Json statsJson(const core::FormatInfo& info, const core::Counts& c, const core::QueueStats& st) {
+    const core::StateModel m = core::stateModel(core::QueueFormat::of(info), c);
     Json o = Json::object();
     o.set("format", core::formatId(info.format));
-    Json counts = Json::object();
-    counts.set("ready", c.ready);
-    counts.set("locked", c.locked);
-    counts.set("done", c.done);
-    counts.set("failed", c.failed);
-    counts.set("active", c.active());
-    counts.set("stored", c.stored);
-    counts.set("scheduled", c.scheduled);
-    Json extra = Json::object();
-    for (const auto& [name, n] : c.extra)
-        extra.set(name, n);
-    counts.set("extra", std::move(extra));
-    o.set("counts", std::move(counts));
+    o.set("counts", partitionJson(m));
+    o.set("sub_counts", subCountsJson(m));
     o.set("maxsize", info.maxsize ? Json(*info.maxsize) : Json());
     Json lat = Json::object();
     lat.set("wait", summaryJson(st.wait));
@@ -435,62 +446,50 @@ std::string prometheusText(const std::vector<PromQueue>& queues, double stuckAft
             fn(queues[i], bases[i]);
     };
 
-    w.family("lq_messages", "gauge", "Messages in the queue by status.");
+    // One series per state of the partition, in the names --json uses:
+    // they sum to lq_stored_messages. Sub-counts are families of their own.
+    const auto partition = [&](const PromQueue& q, const core::Counts& c,
+                               const std::function<void(const std::string&, std::int64_t)>& put) {
+        const core::StateModel m = core::stateModel(core::QueueFormat::of(q.info), c);
+        for (const std::string& name : core::canonicalStateNames())
+            put(name, m.count(name));
+        for (const auto& e : m.partition)
+            if (!e.state.canonical || e.state.name == "unknown")
+                put(e.state.name, e.count);
+    };
+    w.family("lq_messages", "gauge",
+             "Jobs in the queue by state: every job in exactly one state; the series sum to "
+             "lq_stored_messages.");
     each([&](const PromQueue& q, const std::string& b) {
-        const auto& c = q.counts;
-        if (core::QueueFormat::of(q.info).hasSchedule()) {
-            // Derived states only: Counts::locked repeats leased for these files.
-            w.sample("lq_messages", b, {{"status", "ready"}}, n(c.ready));
-            w.sample("lq_messages", b, {{"status", "scheduled"}}, n(c.scheduled));
-            w.sample("lq_messages", b, {{"status", "leased"}}, n(c.leased));
-            w.sample("lq_messages", b, {{"status", "expired"}}, n(c.expired));
-            // Formats that keep history have finished jobs too.
-            if (core::QueueFormat::of(q.info).keepsHistory()) {
-                w.sample("lq_messages", b, {{"status", "done"}}, n(c.done));
-                w.sample("lq_messages", b, {{"status", "failed"}}, n(c.failed));
-            }
-        } else {
-            w.sample("lq_messages", b, {{"status", "ready"}}, n(c.ready));
-            w.sample("lq_messages", b, {{"status", "locked"}}, n(c.locked));
-            w.sample("lq_messages", b, {{"status", "done"}}, n(c.done));
-            w.sample("lq_messages", b, {{"status", "failed"}}, n(c.failed));
-            if (c.unknown > 0)
-                w.sample("lq_messages", b, {{"status", "unknown"}}, n(c.unknown));
-        }
-        // The format's own states outside the canonical ones (Oban's
-        // retryable, Solid Queue's blocked), by name.
-        for (const auto& x : core::QueueFormat::of(q.info).extraStates()) {
-            if (!x.within.empty())
-                continue;
-            const auto it = c.extra.find(x.name);
-            w.sample("lq_messages", b, {{"status", x.name}},
-                     n(it == c.extra.end() ? 0 : it->second));
+        partition(q, q.counts, [&](const std::string& status, std::int64_t v) {
+            w.sample("lq_messages", b, {{"status", status}}, n(v));
+        });
+    });
+    w.family("lq_sub_messages", "gauge",
+             "Jobs that are part of a state (within): stuck and locked_expired inside locked, "
+             "the format's nested states.");
+    each([&](const PromQueue& q, const std::string& b) {
+        const core::StateModel m = core::stateModel(core::QueueFormat::of(q.info), q.counts);
+        for (const auto& s : m.subCounts) {
+            std::string within;
+            for (const auto& x : s.state.within)
+                within += (within.empty() ? "" : ",") + x;
+            w.sample("lq_sub_messages", b, {{"status", s.state.name}, {"within", within}},
+                     n(s.count));
         }
     });
 
     if (std::any_of(queues.begin(), queues.end(),
                     [](const PromQueue& q) { return !q.namedQueues.empty(); })) {
         w.family("lq_named_queue_messages", "gauge",
-                 "Messages of one named queue inside the file (queue_name) by status.");
+                 "Jobs of one named queue inside the file (queue_name) by state, as "
+                 "lq_messages.");
         each([&](const PromQueue& q, const std::string& b) {
-            const core::QueueFormat& format = core::QueueFormat::of(q.info);
-            for (const auto& [name, c] : q.namedQueues) {
-                const std::pair<const char*, std::int64_t> states[] = {
-                    {"ready", c.ready}, {"scheduled", c.scheduled}, {"locked", c.locked},
-                    {"done", c.done},   {"failed", c.failed},
-                };
-                for (const auto& [status, v] : states)
+            for (const auto& [name, c] : q.namedQueues)
+                partition(q, c, [&](const std::string& status, std::int64_t v) {
                     w.sample("lq_named_queue_messages", b,
                              {{"queue_name", name}, {"status", status}}, n(v));
-                for (const auto& x : format.extraStates()) {
-                    if (!x.within.empty())
-                        continue;
-                    const auto it = c.extra.find(x.name);
-                    w.sample("lq_named_queue_messages", b,
-                             {{"queue_name", name}, {"status", x.name}},
-                             n(it == c.extra.end() ? 0 : it->second));
-                }
-            }
+                });
         });
         w.family("lq_named_queue_stuck_messages", "gauge",
                  "Stuck messages of one named queue inside the file (queue_name).");

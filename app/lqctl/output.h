@@ -2,12 +2,13 @@
 #pragma once
 
 // Formatting for lqctl: message objects, aligned tables, RFC 4180 CSV, the
-// stats object of SPEC §4 and the Prometheus text exposition format.
+// stats object of README.md#lqctl and the Prometheus text exposition format.
 
 #include <core/format.h>
 #include <core/json.h>
 #include <core/message.h>
 #include <core/query.h>
+#include <core/statemodel.h>
 #include <core/stats.h>
 
 #include <cstdio>
@@ -24,7 +25,7 @@ void out(std::string_view s);
 /// Writes to stderr.
 void err(std::string_view s);
 
-/// One message with every column (SPEC §4 `list --json`): message_id,
+/// One message with every column (README.md#lqctl `list --json`): message_id,
 /// status, claim_id, token, idempotency_key, data, in_time, lock_time,
 /// done_time, wait_ns, processing_ns, age_ns. `data` is text (invalid UTF-8
 /// replaced by U+FFFD); when it is not exact text, `data_base64` holds the
@@ -75,12 +76,18 @@ std::string durationOrDash(const std::optional<core::TimeNs>& ns);
 
 /// {"count","p50","p90","p99","max"}; p-values null when count is 0.
 core::Json summaryJson(const core::Summary& s);
-/// The object of SPEC §4 `stats --json`.
+/// The object of README.md#lqctl `stats --json`.
 core::Json statsJson(const core::FormatInfo& info, const core::Counts& c,
                      const core::QueueStats& st);
-/// Counts as a JSON object (ready, locked, done, failed, active, stored,
-/// plus stuck/unknown and the derived lease states where the format has them).
+/// The state model's partition (core/statemodel.h) as a JSON object:
+/// ready, scheduled, locked, done, failed (0 where the format has no such
+/// state), unknown when rows are in it, active, stored, and `extra` with the
+/// format's own exclusive states. Every key but active and stored, and every
+/// key of extra, sums to stored.
 core::Json countsJson(const core::Counts& c, const core::FormatInfo& info);
+/// The model's sub-counts: {"stuck": {"within": ["locked"], "count": N}, ...}.
+core::Json subCountsJson(const core::StateModel& m);
+core::Json partitionJson(const core::StateModel& m);
 
 /// Prometheus text exposition (version 0.0.4) for the textfile collector.
 std::string prometheusText(const std::string& queuePath, const core::FormatInfo& info,

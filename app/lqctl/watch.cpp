@@ -55,28 +55,34 @@ void sleepInterruptible(double seconds) {
 int cmdWatch(const Options& o) {
     installStopHandlers();
     auto q = openQueue(o, false);
+    if (!o.queue.empty())
+        checkQueueName(o, q->info(), q->queueNames());
     const std::string walPath = o.file + "-wal";
 
     auto countsLine = [&]() {
         const auto c = q->counts(o.queue, o.stuckAfterNs());
         const auto wal = q->walSize();
+        // The partition of the state model, as stats --json names it.
+        const core::StateModel m = core::stateModel(core::QueueFormat::of(q->info()), c);
         if (o.json) {
             core::Json j = core::Json::object();
             j.set("time", core::isoUtc(core::systemNowNs()));
             if (!o.queue.empty())
                 j.set("queue", o.queue);
-            j.set("ready", c.ready);
-            j.set("locked", c.locked);
+            const core::Json partition = partitionJson(m);
+            for (const auto& [k, v] : partition.toObject())
+                j.set(k, v);
             j.set("stuck", c.stuck);
-            j.set("done", c.done);
-            j.set("failed", c.failed);
-            j.set("stored", c.stored);
             j.set("wal_size", wal);
             return j.dump();
         }
-        return "ready=" + std::to_string(c.ready) + " locked=" + std::to_string(c.locked) +
-               " stuck=" + std::to_string(c.stuck) + " done=" + std::to_string(c.done) +
-               " failed=" + std::to_string(c.failed) + " wal=" + core::humanBytes(wal);
+        std::string line;
+        for (const auto& e : m.partition) {
+            line += e.state.name + "=" + std::to_string(e.count) + " ";
+            if (e.state.name == "locked")
+                line += "stuck=" + std::to_string(c.stuck) + " ";
+        }
+        return line + "stored=" + std::to_string(c.stored) + " wal=" + core::humanBytes(wal);
     };
     // The JSON line carries its own time; the text line gets a prefix.
     auto stamped = [&](const std::string& body) {

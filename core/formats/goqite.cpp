@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// goqite (FORMATS.md §6; maragudk/goqite@23697cc78af6 schema_sqlite.sql,
+// goqite (docs/FORMATS.md#goqite; maragudk/goqite@23697cc78af6 schema_sqlite.sql,
 // goqite.go). One table `goqite` holds every named queue and has no status
 // column: receive sets timeout = now + Timeout and received + 1; complete
 // deletes the row; a message whose lease lapsed is receivable again while
@@ -192,7 +192,7 @@ public:
 
     std::string extraStateCondition(const std::string& name, Binds& binds,
                                     TimeNs now) const override {
-        // What goqite never delivers again is what we count as FAILED.
+        // What goqite never delivers again: its rows carry State::Failed.
         return name == "dead_letter" ? stateCondition(State::Failed, binds, now) : "0";
     }
 
@@ -208,7 +208,7 @@ public:
     std::string queueColumn() const override { return "queue"; }
     std::string arrivalColumn() const override { return asMs("created"); }
     TimeEncoding arrivalEncoding() const override { return kMs; }
-    // Dead letters are pruned by age (FORMATS.md §6.6: created < cutoff).
+    // Dead letters are pruned by age (docs/FORMATS.md#goqite: created < cutoff).
     std::string doneColumn() const override { return asMs("created"); }
     std::string metricCondition(Filter::Metric, TimeNs, TimeNs, Binds&) const override {
         return "0";
@@ -256,7 +256,6 @@ public:
             c.failed = st->int64(4);
             c.unknown = c.stored - c.ready - c.scheduled - c.locked - c.failed;
             c.leased = c.locked;
-            c.extra["dead_letter"] = c.failed;
         }
         return c;
     }
@@ -384,12 +383,22 @@ std::vector<State> GoqiteFormat::states() const {
     return {State::Ready, State::Scheduled, State::Locked, State::Failed};
 }
 
-std::vector<QueueFormat::ExtraState> GoqiteFormat::extraStates() const {
-    return {{"dead_letter",
-             {State::Failed},
-             "received maxReceive (" + std::to_string(kDefaultMaxReceive) +
-                 ", goqite's default; not stored in the file) times: never delivered again, "
-                 "never deleted by goqite"}};
+std::string GoqiteFormat::stateWord(State s) const {
+    // A message goqite never delivers again is a dead letter: goqite has no
+    // other failure (docs/FORMATS.md#goqite).
+    return s == State::Failed ? "dead_letter" : std::string();
+}
+
+std::vector<std::string> GoqiteFormat::failureStates() const {
+    return {"dead_letter"};
+}
+
+std::string GoqiteFormat::stateDescription(State s) const {
+    return s == State::Failed
+               ? "received maxReceive (" + std::to_string(kDefaultMaxReceive) +
+                     ", goqite's default; not stored in the file) times: never delivered again, "
+                     "never deleted by goqite"
+               : std::string();
 }
 
 std::vector<QueueFormat::Setting> GoqiteFormat::settings() const {

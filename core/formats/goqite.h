@@ -5,7 +5,7 @@
 
 namespace lq::core {
 
-/// goqite (FORMATS.md §6): table `goqite` with no status column; the state
+/// goqite (docs/FORMATS.md#goqite): table `goqite` with no status column; the state
 /// follows from `received`, `timeout` (TEXT UTC times, compared as text as
 /// the library does) and maxReceive, which the file does not store
 /// (goqite's default 3). Dead letters (received >= maxReceive) stay for
@@ -28,7 +28,9 @@ public:
     std::string timeUnits(const FormatInfo&) const override {
         return "TEXT UTC times (YYYY-MM-DDTHH:MM:SS.sssZ)";
     }
-    std::vector<ExtraState> extraStates() const override;
+    std::string stateWord(State s) const override;
+    std::string stateDescription(State s) const override;
+    std::vector<std::string> failureStates() const override;
     std::vector<Field> fields() const override {
         return {Field::Queue,       Field::Priority, Field::Attempts,  Field::ScheduledAt,
                 Field::LeaseExpiry, Field::Token,    Field::StatusText};

@@ -85,6 +85,21 @@ public:
         std::string description;
     };
     virtual std::vector<ExtraState> extraStates() const { return {}; }
+    /// The format's own exclusive states that are failures an operator must
+    /// see, like FAILED (goqite's dead_letter): health and banners count them.
+    virtual std::vector<std::string> failureStates() const { return {}; }
+    /// The library's own word for canonical state `s` where it has one
+    /// (goqite calls its only failure a dead letter): the state is then that
+    /// format's own on the wire and in the views ("" : the canonical name).
+    virtual std::string stateWord(State s) const {
+        (void)s;
+        return {};
+    }
+    /// What state `s` is in the library's words, for tooltips ("": none).
+    virtual std::string stateDescription(State s) const {
+        (void)s;
+        return {};
+    }
     /// The optional fields a format's messages carry (Message's members
     /// beyond litequeue's columns). The GUI shows a column and a detail row
     /// for each field the format declares, under the format's label.

@@ -396,7 +396,10 @@ Counts RemoteQueue::counts(const std::string& queueName, TimeNs stuckAfterNs) {
 
 std::vector<std::string> RemoteQueue::queueNames() {
     std::vector<std::string> names;
-    for (const auto& n : m_session->call("queue_names").toArray())
+    // The reply held by name: a range-for keeps only toArray()'s reference,
+    // not the temporary it refers into.
+    const Json reply = m_session->call("queue_names");
+    for (const auto& n : reply.toArray())
         names.push_back(n.toString());
     return names;
 }

@@ -60,7 +60,8 @@ private slots:
                  want.value(QStringLiteral("SCHEDULED")).toInteger());
         QCOMPARE(c.value(QStringLiteral("failed")).toInteger(),
                  want.value(QStringLiteral("FAILED")).toInteger());
-        QCOMPARE(c.value(QStringLiteral("extra"))
+        QCOMPARE(lq::test::countsAsFacts(s, m_lqctl.facts())
+                     .value(QStringLiteral("extra"))
                      .toObject()
                      .value(QStringLiteral("locked_expired"))
                      .toInteger(),

@@ -9,6 +9,7 @@
 #include "core/formats/queueformat.h"
 #include "core/operator.h"
 #include "core/queue.h"
+#include "core/statemodel.h"
 #include "testutil.h"
 
 #include <QJsonArray>
@@ -134,13 +135,23 @@ inline void checkCounts(lq::core::Queue& q, const QJsonObject& f,
         c.stored,
         f.value(QStringLiteral("stored")).toObject().value(QStringLiteral("jobs")).toInteger());
     // Every extra of the facts, and the format's others at 0.
+    // A state the library has its own word for (goqite's dead_letter is its
+    // FAILED) is counted as that state (core/statemodel.h).
     const QJsonObject extra = f.value(QStringLiteral("extra")).toObject();
+    const QueueFormat& format = QueueFormat::of(q.info());
     for (const auto& [name, n] : c.extra)
         QCOMPARE(n, extra.value(fromStd(name)).toInteger(0));
-    for (auto it = extra.begin(); it != extra.end(); ++it)
+    std::size_t words = 0;
+    for (auto it = extra.begin(); it != extra.end(); ++it) {
+        if (const auto s = stateOfName(format, toStd(it.key()))) {
+            QCOMPARE(stateModel(format, c).count(toStd(it.key())), it.value().toInteger());
+            ++words;
+            continue;
+        }
         QVERIFY2(c.extra.count(toStd(it.key())), qPrintable(it.key()));
+    }
     if (listed == FactsExtras::All)
-        QCOMPARE(c.extra.size(), std::size_t(extra.size()));
+        QCOMPARE(c.extra.size(), std::size_t(extra.size()) - words);
     QCOMPARE(c.stuck, extra.value(QStringLiteral("locked_expired")).toInteger(0));
     for (State s : {State::Ready, State::Scheduled, State::Locked, State::Done, State::Failed}) {
         Filter fl;

@@ -2,7 +2,7 @@
 #pragma once
 
 // What tst_oban and tst_river add to formatfacts.h for a job-table format
-// (FORMATS.md §4, §5): the raw columns of a job, the samples' claim tokens
+// (docs/FORMATS.md#oban-lite, §5): the raw columns of a job, the samples' claim tokens
 // and the stale-token refusal.
 #include "core/formats/driver.h"
 #include "formatfacts.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Operator batch actions (SPEC §3.2–3.3): compare-and-swap on (state, token),
-// chunks, cancel, prune cutoffs, undo, jobs-lease actions and the audit log.
+// Operator batch actions (docs/ARCHITECTURE.md#how-a-user-action-travels–3.3): compare-and-swap on
+// (state, token), chunks, cancel, prune cutoffs, undo, jobs-lease actions and the audit log.
 
 #include "testutil.h"
 

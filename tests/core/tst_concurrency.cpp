@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Concurrent consumers (SPEC §3.1, §5 reliability): whatever shares the file,
+// Concurrent consumers (docs/FORMATS.md#litequeue, §5 reliability): whatever shares the file,
 // no message is claimed twice and every message is claimed.
 
 #include "testutil.h"
@@ -204,7 +204,7 @@ void TstConcurrency::fairUnderContention() {
     // 500 ms busy timeout is ample if waiting writers get their turn. With
     // SQLite's default busy_timeout back-off (sleeps growing to 100 ms) one
     // consumer can hold the lock for the whole run and starve the other
-    // into Busy (SPEC §5: consumers must not fail because they share a file).
+    // into Busy (docs/BENCHMARKS.md: consumers must not fail because they share a file).
     OpenOptions o;
     o.busyTimeoutMs = 500;
     auto a = Queue::open(m_path, o);

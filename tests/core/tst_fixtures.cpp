@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Every fixture in tests/data against the facts of facts.json (computed with
 // Python's sqlite3 and cross-checked with the sqlite3 shell), the bad files
-// with their exact errors, and "opening never modifies" (SPEC §2, §3.6).
+// with their exact errors, and "opening never modifies" (docs/FORMATS.md, §3.6).
 
 #include "testutil.h"
 
@@ -385,7 +385,7 @@ void TstFixtures::jobsLease() {
         lockedUntil += m.lockedUntil.has_value();
         gt1 += m.attempts > 1;
         schedAfterRetry += m.state == State::Scheduled && m.attempts >= 1;
-        // SPEC §3.3's order: LEASED, SCHEDULED, EXPIRED, READY.
+        // docs/FORMATS.md#the-state-model's order: LEASED, SCHEDULED, EXPIRED, READY.
         State expect = State::Ready;
         if (m.lockedUntil && *m.lockedUntil >= ref)
             expect = State::Leased;

@@ -36,7 +36,7 @@ struct Shape {
     const char* payload; ///< the arguments / payload column
 };
 
-// The jobs table of each format and some of its columns (FORMATS.md).
+// The jobs table of each format and some of its columns (docs/FORMATS.md).
 const Shape kShapes[] = {
     {"solid-queue.sqlite3", "solid_queue_jobs", "", "scheduled_at", "class_name", "arguments"},
     {"laravel-database.sqlite3", "jobs", "", "available_at", "reserved_at", "payload"},

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Idempotent put (SPEC §3.1): a replay returns the stored message, other data
+// Idempotent put (docs/FORMATS.md#litequeue): a replay returns the stored message, other data
 // conflicts, and prune frees the key.
 
 #include "testutil.h"

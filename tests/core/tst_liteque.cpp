@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // liteque (Karakeep's queue.db) through the format seam: the facts of the
 // fixture written by the real library (tests/data/formats/facts.json),
-// the operator actions of FORMATS.md §3.6 with their undo, the
+// the operator actions of docs/FORMATS.md#liteque with their undo, the
 // allocationId compare-and-swap, and a `tasks` table that is not liteque's.
 #include "formatfacts.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// maxsize (SPEC §2, §3.1): immutable, counts READY rows only, enforced by the
+// maxsize (docs/FORMATS.md, §3.1): immutable, counts READY rows only, enforced by the
 // trigger litequeue writes.
 
 #include "testutil.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Oban Lite (FORMATS.md §4) through the format seam: the facts of its
+// Oban Lite (docs/FORMATS.md#oban-lite) through the format seam: the facts of its
 // fixture (tests/data/formats/facts.json), Oban's own retry, the Lifeline's
 // rescue, delete and prune with their undo, the claim compare-and-swap, and
 // errors appended double-encoded by the Lite engine.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // plainjob through the format seam: the facts of the fixture written by the
 // real library (tests/data/formats/facts.json), the operator actions of
-// FORMATS.md §8.6 with their undo, the (id, status, next_run_at) guard, and
+// docs/FORMATS.md#plainjob with their undo, the (id, status, next_run_at) guard, and
 // opening that changes nothing.
 #include "formatfacts.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// River's riversqlite (FORMATS.md §5) through the format seam: the facts of
+// River's riversqlite (docs/FORMATS.md#river-sqlite) through the format seam: the facts of
 // the v7 fixture (JSONB args/errors/metadata decoded by core/jsonb, never by
 // SQLite's json(), which the system 3.40 lacks), the damaged-JSONB variant,
 // JobRetry, the JobRescuer's rescue, JobDelete, prune, undo, and ids that

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Solid Queue through the format seam: the facts of the fixture
 // (tests/data/formats/facts.json, computed with the sqlite3 shell), the
-// operator actions of FORMATS.md §1.6 (Mission Control's retry, discard and
+// operator actions of docs/FORMATS.md#solid-queue (Mission Control's retry, discard and
 // dispatch, graceful release of an abandoned claim, prune of finished jobs)
 // with their undo, the execution-row compare-and-swap, and files that are
 // not (or not only) Solid Queue.

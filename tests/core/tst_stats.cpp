@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Statistics (SPEC §3.4), time formatting and the JSON value: pure functions
+// Statistics (docs/FORMATS.md#times), time formatting and the JSON value: pure functions
 // on known inputs.
 
 #include "testutil.h"

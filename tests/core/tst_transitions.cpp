@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Every transition and guard of the litequeue 0.14 API (SPEC §3.1) on a fresh
+// Every transition and guard of the litequeue 0.14 API (docs/FORMATS.md#litequeue) on a fresh
 // queue with a clock the test moves.
 
 #include "testutil.h"

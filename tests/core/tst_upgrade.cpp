@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// upgrade() from the legacy and 0.13 formats to 0.14 (SPEC §2, §3.1), 0.13's
+// upgrade() from the legacy and 0.13 formats to 0.14 (docs/FORMATS.md, §3.1), 0.13's
 // seconds, and put_many atomicity.
 
 #include "testutil.h"

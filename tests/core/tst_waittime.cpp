@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Wait time where a format stores a due time (FORMATS.md §1.4, §2.4, §4.4,
+// Wait time where a format stores a due time (docs/FORMATS.md#solid-queue, §2.4, §4.4,
 // §5.4): wait = claim - due, not claim - enqueue. A job delayed or
 // rescheduled before its claim waited only from its due time; a claim from
 // before the due time is an earlier attempt's and has no wait. The same

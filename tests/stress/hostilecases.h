@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The hostile-file corpus (SPEC §3.6): every file `lqhostilegen OUTDIR`
+// The hostile-file corpus (docs/RELIABILITY.md#hostile-files): every file `lqhostilegen OUTDIR`
 // writes, with the outcome lqcore and lqctl must give for it. tst_hostile
 // checks lqcore and `lqctl info/stats --json`; the GUI suite can reuse the
 // same table (run lqhostilegen into a temp folder, then open each `file`).
@@ -30,7 +30,7 @@ struct Case {
     lq::core::ErrorKind kind; ///< for OpenError/ReadError
     const char* text;         ///< substring of the error detail or read-only reason
     std::int64_t stored;      ///< rows counts() must report; -1: not checked
-    int infoExit;             ///< `lqctl info FILE --json` exit code (SPEC §4)
+    int infoExit;             ///< `lqctl info FILE --json` exit code (README.md#lqctl)
     int statsExit;            ///< `lqctl stats FILE --json`
     /// A helper process holds the file under BEGIN EXCLUSIVE during the case.
     bool needsLockHolder;
@@ -63,7 +63,7 @@ inline constexpr Case kCases[] = {
      "the last page missing: the header's page count lies"},
     {"header-only", "header-only/header-only.sqlite3", E::OpenError, K::Corrupt, "malformed", -1, 5, 5, false, nullptr,
      "exactly the 100-byte header of a healthy file"},
-    {"header-magic", "header-magic/header-magic.sqlite3", E::OpenError, K::Corrupt, "not a SQLite database", -1, 5, 5, false, nullptr,
+    {"header-magic", "header-magic/header-magic.sqlite3", E::OpenError, K::Corrupt, "not a SQLite database", -1, 3, 3, false, nullptr,
      "first byte of the magic string flipped"},
     {"header-page-size", "header-page-size/header-page-size.sqlite3", E::OpenError, K::Corrupt, "not a SQLite database", -1, 5, 5, false, nullptr,
      "page size 3 (not a power of two)"},
@@ -186,7 +186,7 @@ inline constexpr Case kCases[] = {
      "a path that does not exist (and must not be created)"},
     {"zero-bytes", "zero-bytes/zero-bytes.sqlite3", E::OpenError, K::NotAQueue, "empty database", -1, 3, 3, false, nullptr,
      "an empty file"},
-    {"not-sqlite", "not-sqlite/not-sqlite.sqlite3", E::OpenError, K::Corrupt, "not a SQLite database", -1, 5, 5, false, nullptr,
+    {"not-sqlite", "not-sqlite/not-sqlite.sqlite3", E::OpenError, K::Corrupt, "not a SQLite database", -1, 3, 3, false, nullptr,
      "a text file"},
 };
 // clang-format on

@@ -56,6 +56,34 @@ inline LqctlResult runLqctl(const QString& lqctl, const QStringList& args,
             p.readAllStandardError()};
 }
 
+/// A `stats --json` object as a facts file states its counts: "READY" ...
+/// "FAILED" with a format's own word for a state folded back into the state
+/// the facts say it is part of (extra_subset_of: goqite's dead_letter is its
+/// FAILED), and "extra" with the partition's own states and the sub-counts
+/// (sub_counts but stuck) together, as the facts list them.
+inline QJsonObject countsAsFacts(const QJsonObject& stats, const QJsonObject& facts) {
+    const QJsonObject counts = stats.value(QStringLiteral("counts")).toObject();
+    const QJsonObject subsetOf = facts.value(QStringLiteral("extra_subset_of")).toObject();
+    QJsonObject out;
+    for (const char* st : {"ready", "scheduled", "locked", "done", "failed"})
+        out.insert(QString::fromLatin1(st).toUpper(), counts.value(QLatin1String(st)).toInteger());
+    QJsonObject extra;
+    const QJsonObject own = counts.value(QStringLiteral("extra")).toObject();
+    for (auto it = own.begin(); it != own.end(); ++it) {
+        extra.insert(it.key(), it.value());
+        const QString in = subsetOf.value(it.key()).toString();
+        if (out.contains(in))
+            out.insert(in, out.value(in).toInteger() + it.value().toInteger());
+    }
+    const QJsonObject subs = stats.value(QStringLiteral("sub_counts")).toObject();
+    for (auto it = subs.begin(); it != subs.end(); ++it) {
+        if (it.key() != QLatin1String("stuck"))
+            extra.insert(it.key(), it.value().toObject().value(QStringLiteral("count")));
+    }
+    out.insert(QStringLiteral("extra"), extra);
+    return out;
+}
+
 /// SHA-256 of the file's bytes (empty when it cannot be read).
 inline QByteArray fileDigest(const QString& path) {
     QFile f(path);

@@ -8,12 +8,14 @@
 
 #include "core/formats/queueformat.h"
 #include "core/queue.h"
+#include "core/statemodel.h"
 #include "testhelpers.h"
 #include "ui/mainwindow.h"
 #include "ui/messagedetailpane.h"
 #include "ui/messagemodel.h"
 #include "ui/messagespage.h"
 #include "ui/statusfilterbar.h"
+#include "ui/uitext.h"
 #include "windowharness.h"
 
 #include <QAbstractItemModelTester>
@@ -467,7 +469,25 @@ private slots:
         const QString path = copyFixture(dir, QStringLiteral("formats/") + fixture);
         std::shared_ptr<Queue> q = Queue::open(path.toStdString());
         const QueueFormat& fmt = QueueFormat::of(q->info());
-        QVERIFY(!fmt.extraStates().empty());
+        if (fmt.extraStates().empty()) {
+            // The facts' own state is the library's word for a canonical
+            // state (goqite's dead_letter is its FAILED): its chip is that
+            // state's, captioned in the library's word.
+            const QJsonObject extra =
+                allFacts().value(fixture).toObject().value(QStringLiteral("extra")).toObject();
+            Harness h;
+            QVERIFY(openAndWait(h, path));
+            for (auto it = extra.begin(); it != extra.end(); ++it) {
+                const auto s = lq::core::stateOfName(fmt, it.key().toStdString());
+                QVERIFY2(s, qPrintable(it.key()));
+                QToolButton* b = h.w.filterBar()->button(StatusFilterBar::choiceOf(*s));
+                QVERIFY(b && b->isVisible());
+                QCOMPARE(b->property("lqState").toString(), it.key());
+                QTRY_COMPARE(b->text(), lq::ui::stateTitle(it.key().toStdString()) + u' ' +
+                                            QLocale().toString(it.value().toInteger()));
+            }
+            return;
+        }
 
         Harness h;
         QVERIFY(openAndWait(h, path));

@@ -39,15 +39,12 @@ qint64 deadLetters(const QString& path, const FormatSettings& settings,
     o.readOnly = true;
     o.settings = settings;
     auto q = Queue::open(path.toStdString(), o);
-    const auto c = queue.empty() ? q->counts() : q->counts(queue);
-    const auto it = c.extra.find("dead_letter");
-    return it == c.extra.end() ? 0 : it->second;
+    // goqite's dead letters are its FAILED (QueueFormat::stateWord).
+    return (queue.empty() ? q->counts() : q->counts(queue)).failed;
 }
 
 qint64 shownDeadLetters(Harness& h) {
-    const auto c = h.model()->counts();
-    const auto it = c.extra.find("dead_letter");
-    return it == c.extra.end() ? -1 : it->second;
+    return h.model()->counts().failed;
 }
 
 QueueSettingsDialog* openDialog(Harness& h) {
