@@ -222,8 +222,7 @@ void MainWindow::createMenus() {
     QMenu* actions = menuBar()->addMenu(tr("&Actions"));
     actions->addActions({h.retryAction(), h.markFailedAction(), h.retryExpiredAction()});
     actions->addSeparator();
-    actions->addActions(
-        {h.releaseAction(), h.rescheduleAction(), h.deleteAction(), h.applyToAllAction()});
+    actions->addActions({h.releaseAction(), h.rescheduleAction(), h.deleteAction()});
     actions->addSeparator();
     actions->addActions({h.enqueueAction(), h.pruneAction(), h.vacuumAction(), h.upgradeAction()});
     actions->addSeparator();
@@ -411,7 +410,9 @@ void MainWindow::connectParts() {
     // The model's news; the attention banner follows the counts a poll read.
     connect(m_model, &MessageModel::countsChanged, this, [this](const core::Counts& c) {
         if (m_doc->isOpen() && c.stored > 0) {
-            m_fleet->setLiveCounts(m_doc->path(), m_doc->table(), c);
+            // The counts of the model's named queue go to that queue's row.
+            m_fleet->setLiveCounts(m_doc->path(), m_doc->table(), fromStd(m_model->filter().queue),
+                                   c);
         }
         updateStatusBar();
     });
@@ -527,14 +528,6 @@ void MainWindow::updateActions() {
     m_readOnly->setEnabled(open);
 }
 
-void MainWindow::setApplyToAllMatching(bool on) {
-    m_handler->setApplyToAllMatching(on);
-}
-
-bool MainWindow::applyToAllMatching() const {
-    return m_handler->applyToAllMatching();
-}
-
 bool MainWindow::readOnlyMode() const {
     return m_doc->readOnly();
 }
@@ -547,6 +540,10 @@ void MainWindow::setReadOnlyMode(bool on) {
 }
 
 void MainWindow::setConfirmHandler(ConfirmHandler handler) {
+    m_handler->setConfirmHandler(std::move(handler));
+}
+
+void MainWindow::setConfirmHandler(SimpleConfirmHandler handler) {
     m_handler->setConfirmHandler(std::move(handler));
 }
 

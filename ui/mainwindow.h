@@ -48,6 +48,7 @@ public:
     /// messages it touches (-1 when not about messages). Return true to go
     /// ahead. Tests install one instead of clicking modal dialogs.
     using ConfirmHandler = QueueActionHandler::ConfirmHandler;
+    using SimpleConfirmHandler = QueueActionHandler::SimpleConfirmHandler;
     using ActionReport = lq::ui::ActionReport;
     using ReportHandler = QueueActionHandler::ReportHandler;
 
@@ -94,14 +95,12 @@ public:
     QueueSidebar* sidebar() const { return m_sidebar; }
 
     void setConfirmHandler(ConfirmHandler handler);
+    void setConfirmHandler(SimpleConfirmHandler handler);
     void setReportHandler(ReportHandler handler);
     ActionReport lastReport() const;
     int reportCount() const;
     QString lastError() const { return m_lastError; }
 
-    /// Actions apply to every message matching the filter, not the selection.
-    void setApplyToAllMatching(bool on);
-    bool applyToAllMatching() const;
     bool readOnlyMode() const;
     /// The file was deleted, replaced or moved since it was opened: every
     /// write action is off until it is reopened.

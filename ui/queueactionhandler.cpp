@@ -5,6 +5,7 @@
 #include "ui/queueactionhandler.h"
 
 #include "core/formats/queueformat.h"
+#include "core/statemodel.h"
 #include "ui/actionreport.h"
 #include "ui/enqueuedialog.h"
 #include "ui/messagemodel.h"
@@ -86,8 +87,9 @@ void QueueActionHandler::createActions() {
     m_markFailed = make("markFailed", tr("Mark &failed"), "fail",
                         QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
     connect(m_markFailed, &QAction::triggered, this, &QueueActionHandler::markFailedSelected);
-    m_release = make("release", tr("Re&lease"), "retry", QKeySequence(Qt::CTRL | Qt::Key_L));
-    m_release->setToolTip(tr("End the lease and make the job due now"));
+    m_release = make("release", tr("Run &now"), "retry", QKeySequence(Qt::CTRL | Qt::Key_L));
+    m_release->setToolTip(tr("Make the job due now (a scheduled job runs now, a lapsed lease "
+                             "is released)"));
     connect(m_release, &QAction::triggered, this, &QueueActionHandler::releaseSelected);
     m_reschedule = make("reschedule", tr("Re&schedule\u2026"), nullptr,
                         QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
@@ -141,10 +143,6 @@ void QueueActionHandler::createActions() {
     connect(m_upgrade, &QAction::triggered, this, &QueueActionHandler::upgradeFile);
     m_undo = make("undo", tr("&Undo last action"), "undo", QKeySequence::Undo);
     connect(m_undo, &QAction::triggered, this, &QueueActionHandler::undoLastAction);
-    m_applyToAll = make("applyToAll", tr("Apply to &all matching the filter"));
-    m_applyToAll->setCheckable(true);
-    m_applyToAll->setToolTip(tr("Retry and Mark failed act on every message matching the status "
-                                "filter and search, not only the selection"));
 }
 
 QAction* QueueActionHandler::actionFor(core::Action a) const {
@@ -173,17 +171,53 @@ QAction* QueueActionHandler::actionFor(core::Action a) const {
     return nullptr;
 }
 
-void QueueActionHandler::setApplyToAllMatching(bool on) {
-    m_applyToAll->setChecked(on);
-    updateActions();
-}
-
-bool QueueActionHandler::applyToAllMatching() const {
-    return m_applyToAll->isChecked();
+void QueueActionHandler::setConfirmHandler(SimpleConfirmHandler handler) {
+    m_confirm = [handler = std::move(handler)](ConfirmRequest& r) {
+        return handler(r.wholeFilter ? r.filterText : r.text,
+                       r.wholeFilter ? r.filterCount : r.count);
+    };
 }
 
 bool QueueActionHandler::hasRows() const {
-    return applyToAllMatching() || (m_selection && m_selection->hasSelection());
+    // A row action starts from a selection; its confirmation offers the
+    // whole filter as well.
+    return m_selection && m_selection->hasSelection();
+}
+
+qint64 QueueActionHandler::selectedCount() const {
+    return m_selection ? qint64(m_selection->selectedRows().size()) : 0;
+}
+
+QString QueueActionHandler::selectionWords() const {
+    constexpr int kNamed = 3;
+    const QModelIndexList rows = m_selection ? m_selection->selectedRows() : QModelIndexList();
+    QStringList named;
+    for (const QModelIndex& i : rows) {
+        if (named.size() == kNamed) {
+            break;
+        }
+        const MessageRow* r = m_model->rowAt(i.row());
+        if (!r) {
+            continue;
+        }
+        QStringList about;
+        if (r->msg.jobName) {
+            about << visibleText(*r->msg.jobName);
+        }
+        if (r->msg.queueName) {
+            about << tr("queue %1").arg(visibleText(*r->msg.queueName));
+        }
+        about << stateText(r->msg);
+        named << visibleText(r->msg.messageId) + QStringLiteral(" (") +
+                     about.join(QStringLiteral(", ")) + QLatin1Char(')');
+    }
+    QString text = named.join(QStringLiteral("; "));
+    const qint64 rest = qint64(rows.size()) - qint64(named.size());
+    if (rest > 0) {
+        text += named.isEmpty() ? tr("%1 job(s) not loaded yet").arg(localeCount(rest))
+                                : tr(" and %1 more").arg(localeCount(rest));
+    }
+    return text;
 }
 
 void QueueActionHandler::updateActions() {
@@ -211,8 +245,14 @@ void QueueActionHandler::updateActions() {
         if (!qa->property("lqToolTip").isValid()) {
             qa->setProperty("lqToolTip", qa->toolTip());
         }
+        const QString noRows =
+            open && why.empty() && perRow && !rows
+                ? tr("Select a job first (a job that left this filter is no longer selected); "
+                     "the confirmation offers every job matching the filter too")
+                : QString();
         QString tip = !why.empty()        ? fromStd(why)
                       : !rowWhy.isEmpty() ? rowWhy
+                      : !noRows.isEmpty() ? noRows
                                           : qa->property("lqToolTip").toString();
         if (!qa->shortcut().isEmpty()) {
             tip += QStringLiteral(" (") + qa->shortcut().toString(QKeySequence::NativeText) +
@@ -225,7 +265,7 @@ void QueueActionHandler::updateActions() {
 
 QString QueueActionHandler::selectionRefusal(Action a) const {
     const std::shared_ptr<QueueBackend> q = m_doc->backend();
-    if (applyToAllMatching() || !m_selection || !q) {
+    if (!m_selection || !m_selection->hasSelection() || !q) {
         return {};
     }
     int seen = 0;
@@ -283,31 +323,36 @@ bool QueueActionHandler::checkWritable() {
 }
 
 bool QueueActionHandler::confirm(const QString& text, qint64 n) {
+    ConfirmRequest r;
+    r.text = text;
+    r.count = n;
+    return confirm(r);
+}
+
+bool QueueActionHandler::confirm(ConfirmRequest& request) {
     // Refresh pauses while the operator decides, so the count confirmed is
     // the count shown.
     const bool live = m_model->liveRefresh();
     m_model->setLiveRefresh(false);
     bool ok = false;
     if (m_confirm) {
-        ok = m_confirm(text, n);
+        ok = m_confirm(request);
     } else {
-        QMessageBox box(QMessageBox::Question, tr("Confirm"), text,
-                        QMessageBox::Ok | QMessageBox::Cancel, m_parent);
-        box.setTextFormat(Qt::PlainText);
-        box.setDefaultButton(QMessageBox::Cancel);
-        ok = box.exec() == QMessageBox::Ok;
+        ConfirmDialog box(request, m_parent);
+        ok = box.exec() == QDialog::Accepted;
+        request.wholeFilter = box.wholeFilter();
     }
     m_model->setLiveRefresh(live);
     return ok;
 }
 
-void QueueActionHandler::preparePlan(Action action, const PlanReady& ready) {
-    if (applyToAllMatching()) {
-        core::Filter f = m_model->filter();
-        f.now = core::systemNowNs(); // the filter is fixed at this moment
-        planAsync([f, action](QueueBackend& q) { return q.planFilter(action, f); }, ready);
-        return;
-    }
+void QueueActionHandler::planWholeFilter(Action action, const PlanReady& ready) {
+    core::Filter f = m_model->filter();
+    f.now = core::systemNowNs(); // the filter is fixed at this moment
+    planAsync([f, action](QueueBackend& q) { return q.planFilter(action, f); }, ready);
+}
+
+void QueueActionHandler::planSelection(Action action, const PlanReady& ready) {
     // The selection, with the tokens of the rows as they were shown.
     std::vector<Target> targets;
     std::vector<std::int64_t> unloaded;
@@ -370,40 +415,73 @@ void QueueActionHandler::runRowAction(Action a, std::chrono::nanoseconds delay) 
         return;
     }
     if (!hasRows()) {
-        emit errorOccurred(tr("Select messages first, or choose Actions › Apply to all "
-                              "matching the filter."),
+        emit errorOccurred(tr("Select a job first; the confirmation offers every job matching "
+                              "the filter too."),
                            false);
         return;
     }
-    const bool all = applyToAllMatching();
-    // Pause refresh from the moment the targets are taken.
+    // The scope is asked in this action's confirmation, never remembered:
+    // the selection by default, the whole filter only when chosen there.
+    const QString title = actionTitle(a);
+    const QString file = m_doc->fileName();
+    const QString filterWords = filterInWords(m_model->filter());
+    const auto question = [a, title, file, delay](qint64 n, const QString& what) {
+        if (a == Action::Reschedule) {
+            return tr("Reschedule %1 job(s) in %2 to run in %3?\n\n%4")
+                .arg(localeCount(n), file, humanDuration(delay.count()), what);
+        }
+        if (a == Action::Delete) {
+            return tr("Delete %1 job(s) from %2? Undo can restore them.\n\n%3")
+                .arg(localeCount(n), file, what);
+        }
+        return tr("%1 %2 job(s) in %3?\n\n%4").arg(title, localeCount(n), file, what);
+    };
+    ConfirmRequest request;
+    request.scopeOffered = true;
+    request.selectionCount = selectedCount();
+    request.filterCount = m_model->rowCount();
+    request.filterText =
+        question(request.filterCount, tr("Every job matching the filter: %1.").arg(filterWords));
+    request.wholeFilter = request.selectionCount == 0;
+    request.text = request.selectionCount > 0
+                       ? question(request.selectionCount, tr("Selected: %1.").arg(selectionWords()))
+                       : request.filterText;
+    request.count = request.wholeFilter ? request.filterCount : request.selectionCount;
+    // Pause refresh from the moment the question is put.
     const bool live = m_model->liveRefresh();
     m_model->setLiveRefresh(false);
-    preparePlan(a, [this, a, all, delay, live](core::Plan plan) {
+    const bool ok = confirm(request);
+    if (!ok) {
         m_model->setLiveRefresh(live);
-        const QString title = actionTitle(a);
+        return;
+    }
+    const bool all = request.wholeFilter;
+    const qint64 shown = all ? request.filterCount : request.selectionCount;
+    const auto go = [this, all, delay, shown, title, question, filterWords](core::Plan plan) {
         if (plan.targets.empty()) {
-            finishNotice(title, tr("no message matches"));
+            finishNotice(title, tr("no job matches"));
             return;
         }
         plan.delay = delay;
         const qint64 n = qint64(plan.count());
-        const QString scope =
-            all ? tr("every message matching the current filter") : tr("the selected messages");
-        QString text =
-            tr("%1 %2 message(s) (%3) in %4?").arg(title, localeCount(n), scope, m_doc->fileName());
-        if (a == Action::Reschedule) {
-            text = tr("Reschedule %1 job(s) (%2) in %3 to run in %4?")
-                       .arg(localeCount(n), scope, m_doc->fileName(), humanDuration(delay.count()));
-        } else if (a == Action::Delete) {
-            text = tr("Delete %1 job(s) (%2) from %3? Undo can restore them.")
-                       .arg(localeCount(n), scope, m_doc->fileName());
-        }
-        if (!confirm(text, n)) {
+        // The filter matched another number of jobs once pinned: the
+        // operator confirms the exact one.
+        if (all && n != shown &&
+            !confirm(question(n, tr("The filter now matches %1 job(s), not the %2 shown: %3.")
+                                     .arg(localeCount(n), localeCount(shown), filterWords)),
+                     n)) {
             return;
         }
         runPlan(std::move(plan), title);
-    });
+    };
+    // The tokens are taken from the rows as shown (the selection) or the
+    // filter is pinned now; refresh goes on meanwhile.
+    if (all) {
+        planWholeFilter(a, go);
+    } else {
+        planSelection(a, go);
+    }
+    m_model->setLiveRefresh(live);
 }
 
 void QueueActionHandler::retrySelected() {
@@ -516,29 +594,36 @@ void QueueActionHandler::prune(std::optional<std::chrono::nanoseconds> olderThan
     if (!checkWritable()) {
         return;
     }
-    planAsync([olderThan,
-               includeFailed](QueueBackend& q) { return q.planPrune(includeFailed, olderThan); },
-              [this, olderThan, includeFailed](core::Plan plan) {
-                  const QString title = actionTitle(Action::Prune);
-                  if (plan.targets.empty()) {
-                      finishNotice(title, tr("nothing to prune"));
-                      return;
-                  }
-                  const qint64 n = qint64(plan.count());
-                  const QString what = includeFailed ? tr("DONE and FAILED") : tr("DONE");
-                  const QString when = plan.cutoff
-                                           ? tr(" finished before %1 (more than %2 ago)")
-                                                 .arg(formatInstant(*plan.cutoff, m_model->utc()),
-                                                      humanDuration(olderThan->count()))
-                                           : QString();
-                  if (!confirm(tr("Delete %1 %2 message(s)%3 from %4? The current search does not "
-                                  "apply. Undo can restore them.")
-                                   .arg(localeCount(n), what, when, m_doc->fileName()),
-                               n)) {
-                      return;
-                  }
-                  runPlan(std::move(plan), title);
-              });
+    planAsync(
+        [olderThan, includeFailed](QueueBackend& q) {
+            return q.planPrune(includeFailed, olderThan);
+        },
+        [this, olderThan, includeFailed](core::Plan plan) {
+            const QString title = actionTitle(Action::Prune);
+            if (plan.targets.empty()) {
+                finishNotice(title, tr("nothing to prune"));
+                return;
+            }
+            const qint64 n = qint64(plan.count());
+            // Every state the format's pruner deletes, in the state
+            // model's words (Oban's cancelled with its completed).
+            QStringList states;
+            for (const std::string& name : core::pruneStateNames(m_doc->format(), includeFailed)) {
+                states << fromStd(name);
+            }
+            const QString what = states.join(tr(", "));
+            const QString when = plan.cutoff ? tr(" finished before %1 (more than %2 ago)")
+                                                   .arg(formatInstant(*plan.cutoff, m_model->utc()),
+                                                        humanDuration(olderThan->count()))
+                                             : QString();
+            if (!confirm(tr("Delete %1 job(s) in state %2%3 from %4? The current search and "
+                            "filter do not apply. Undo can restore them.")
+                             .arg(localeCount(n), what, when, m_doc->fileName()),
+                         n)) {
+                return;
+            }
+            runPlan(std::move(plan), title);
+        });
 }
 
 void QueueActionHandler::vacuum() {

@@ -4,6 +4,7 @@
 #include "core/actions.h"
 #include "core/operator.h"
 #include "ui/actionreport.h"
+#include "ui/confirmdialog.h"
 
 #include <QObject>
 #include <QPointer>
@@ -32,10 +33,14 @@ class QueueDocument;
 class QueueActionHandler : public QObject {
     Q_OBJECT
 public:
-    /// Asked before every write: the question and the exact number of
-    /// messages it touches (-1 when not about messages). Return true to go
-    /// ahead. Tests install one instead of clicking modal dialogs.
-    using ConfirmHandler = std::function<bool(const QString& text, qint64 count)>;
+    /// Asked before every write (ConfirmRequest: the question, the exact
+    /// number of jobs it touches, and for a row action the scope). Return
+    /// true to go ahead; a row action's handler may set wholeFilter. Tests
+    /// install one instead of clicking modal dialogs.
+    using ConfirmHandler = std::function<bool(ConfirmRequest& request)>;
+    /// The same for handlers that only read the question and the count of
+    /// the default scope.
+    using SimpleConfirmHandler = std::function<bool(const QString& text, qint64 count)>;
     using ReportHandler = std::function<void(const ActionReport&)>;
 
     /// `dialogParent` parents the confirmations, progress and reports.
@@ -56,18 +61,14 @@ public:
     QAction* enqueueAction() const { return m_enqueue; }
     QAction* upgradeAction() const { return m_upgrade; }
     QAction* undoAction() const { return m_undo; }
-    QAction* applyToAllAction() const { return m_applyToAll; }
     /// The QAction of an operator action (nullptr for none).
     QAction* actionFor(core::Action a) const;
 
     void setConfirmHandler(ConfirmHandler handler) { m_confirm = std::move(handler); }
+    void setConfirmHandler(SimpleConfirmHandler handler);
     void setReportHandler(ReportHandler handler) { m_report = std::move(handler); }
     ActionReport lastReport() const { return m_lastReport; }
     int reportCount() const { return m_reportCount; }
-
-    /// Actions apply to every message matching the filter, not the selection.
-    void setApplyToAllMatching(bool on);
-    bool applyToAllMatching() const;
 
 public slots:
     void retrySelected();
@@ -100,9 +101,15 @@ private:
     void createActions();
     bool checkWritable();
     bool confirm(const QString& text, qint64 count);
-    /// The selection's (id, token) pairs as the user saw them, or every
-    /// match of the (pinned) filter when "apply to all" is on; in a worker.
-    void preparePlan(core::Action action, const PlanReady& ready);
+    bool confirm(ConfirmRequest& request);
+    /// The selection's (id, token) pairs as the user saw them; in a worker.
+    void planSelection(core::Action action, const PlanReady& ready);
+    /// Every match of the filter, pinned now; in a worker.
+    void planWholeFilter(core::Action action, const PlanReady& ready);
+    /// The selected rows in words: the first few ids with their job and
+    /// queue, then "and N more".
+    QString selectionWords() const;
+    qint64 selectedCount() const;
     void runRowAction(core::Action action, std::chrono::nanoseconds delay = {});
     /// Runs a confirmed plan (or an undo when `undo` is set) in a worker,
     /// with progress and cancel for long ones.
@@ -136,7 +143,6 @@ private:
     QAction* m_enqueue = nullptr;
     QAction* m_upgrade = nullptr;
     QAction* m_undo = nullptr;
-    QAction* m_applyToAll = nullptr;
 
     ConfirmHandler m_confirm;
     ReportHandler m_report;

@@ -129,6 +129,8 @@ private slots:
     void readOnlyFormatShowsReason();
     void commandLineFiles();
     void applyToAllMatchingWithProgress();
+    void aFilterWideRetryLeavesTheNextActionOnTheSelection();
+    void confirmationsNameWhatTheyTouch();
     void deletedAndReplacedFileBanners();
     void noWritesToADeletedFile();
     void fitsASmallLaptopScreen();
@@ -634,17 +636,121 @@ void TestMainWindow::applyToAllMatchingWithProgress() {
     QVERIFY(openAndWait(h, path));
     QVERIFY(clickFilter(h, StatusFilterBar::Failed));
     QTRY_COMPARE(h.model()->rowCount(), 3000);
-    h.w.setApplyToAllMatching(true);
+    QList<lq::ui::ConfirmRequest> asked;
+    h.w.setConfirmHandler([&](lq::ui::ConfirmRequest& r) {
+        r.wholeFilter = r.scopeOffered; // the filter, chosen in the confirmation
+        asked << r;
+        return true;
+    });
+    QVERIFY(!selectRow(h, 0).first.isEmpty());
     const int reports = h.w.reportCount();
-    h.w.retrySelected(); // nothing selected: the filter's matches
+    h.w.retrySelected();
     QVERIFY(waitReport(h, reports));
     QCOMPARE(h.w.reportCount(), reports + 1);
-    QCOMPARE(h.counts.value(0), qint64(3000));
+    QCOMPARE(asked.value(0).filterCount, qint64(3000));
     QCOMPARE(h.w.lastReport().applied, qint64(3000));
     QCOMPARE(Queue::open(path.toStdString())->readyCount(), std::int64_t(3000));
     QTRY_COMPARE_WITH_TIMEOUT(h.model()->rowCount(), 0, 3000);
     QTRY_COMPARE(h.w.filterBar()->button(StatusFilterBar::Ready)->text(),
                  QStringLiteral("Ready ") + QLocale().toString(3000));
+}
+
+// The trap: a scope that stayed on after one use turned the next action on
+// one selected job into an action on the whole filter. The scope is chosen
+// in each confirmation, the selection by default, and is never remembered.
+void TestMainWindow::aFilterWideRetryLeavesTheNextActionOnTheSelection() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QList<lq::ui::ConfirmRequest> asked;
+    bool chooseFilter = true;
+    h.w.setConfirmHandler([&](lq::ui::ConfirmRequest& r) {
+        asked << r;
+        if (r.scopeOffered && chooseFilter) {
+            r.wholeFilter = true;
+        }
+        return true;
+    });
+    QVERIFY(openAndWait(h, path));
+    QVERIFY(clickFilter(h, StatusFilterBar::Failed));
+    QTRY_COMPARE(h.model()->rowCount(), 20);
+    QVERIFY(!selectRow(h, 0).first.isEmpty());
+    int reports = h.w.reportCount();
+    h.w.retrySelected(); // one row selected, the filter chosen in the confirmation
+    QVERIFY(waitReport(h, reports));
+    QCOMPARE(asked.size(), 1);
+    QVERIFY(asked[0].scopeOffered);
+    QVERIFY(!asked[0].wholeFilter); // the selection was the default
+    QCOMPARE(asked[0].selectionCount, qint64(1));
+    QCOMPARE(asked[0].filterCount, qint64(20));
+    QCOMPARE(h.w.lastReport().applied, qint64(20));
+
+    // Then one job of the whole file, selected, and Mark failed: the
+    // confirmation is about that one job, whatever the last action chose.
+    chooseFilter = false;
+    QVERIFY(clickFilter(h, StatusFilterBar::Ready));
+    QTRY_VERIFY(h.model()->rowCount() > 1);
+    const auto [id, token] = selectRow(h, 0);
+    QVERIFY(!id.isEmpty());
+    const qint64 readyBefore = Queue::open(path.toStdString())->readyCount();
+    reports = h.w.reportCount();
+    h.w.markFailedSelected();
+    QVERIFY(waitReport(h, reports));
+    QCOMPARE(asked.size(), 2);
+    QVERIFY(!asked[1].wholeFilter);
+    QCOMPARE(asked[1].count, qint64(1));
+    QVERIFY2(asked[1].text.contains(id), qPrintable(asked[1].text));
+    QCOMPARE(h.w.lastReport().applied, qint64(1));
+    QCOMPARE(Queue::open(path.toStdString())->readyCount(), readyBefore - 1);
+    QVERIFY(h.w.findChild<QAction*>(QStringLiteral("applyToAll")) == nullptr);
+}
+
+// What a confirmation names: the selected ids with their state, the filter
+// in words, and for prune every state it deletes.
+void TestMainWindow::confirmationsNameWhatTheyTouch() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QList<lq::ui::ConfirmRequest> asked;
+    h.w.setConfirmHandler([&](lq::ui::ConfirmRequest& r) {
+        asked << r;
+        return false; // answered Cancel: nothing is written
+    });
+    QVERIFY(openAndWait(h, path));
+    QVERIFY(clickFilter(h, StatusFilterBar::Locked));
+    QTRY_COMPARE(h.model()->rowCount(), 14);
+    QItemSelectionModel* sel = h.w.view()->selectionModel();
+    QVERIFY(waitFor([&] { return rowLoaded(h.model(), 4); }, 5000));
+    QStringList ids;
+    for (int row = 0; row < 5; ++row) {
+        sel->select(h.model()->index(row, 0),
+                    QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        ids << idAt(h.model(), row);
+    }
+    const QByteArray before = [&] {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }();
+    h.w.retrySelected();
+    QTRY_COMPARE(asked.size(), 1);
+    const lq::ui::ConfirmRequest& r = asked[0];
+    QCOMPARE(r.count, qint64(5));
+    for (int i = 0; i < 3; ++i) {
+        QVERIFY2(r.text.contains(ids[i]), qPrintable(r.text));
+    }
+    QVERIFY2(!r.text.contains(ids[3]), qPrintable(r.text));
+    QVERIFY2(r.text.contains(QStringLiteral("and 2 more")), qPrintable(r.text));
+    QVERIFY2(r.text.contains(QStringLiteral("LOCKED")), qPrintable(r.text));
+    QVERIFY2(r.filterText.contains(QStringLiteral("state LOCKED")), qPrintable(r.filterText));
+    QVERIFY2(r.filterText.contains(QStringLiteral("14 job(s)")), qPrintable(r.filterText));
+    QTRY_VERIFY(!h.w.isBusy());
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(f.readAll(), before);
+    // The action that makes a job due now says so.
+    auto* runNow = h.w.findChild<QAction*>(QStringLiteral("release"));
+    QVERIFY(runNow);
+    QCOMPARE(runNow->text().remove(u'&'), QStringLiteral("Run now"));
 }
 
 void TestMainWindow::deletedAndReplacedFileBanners() {
