@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The operator layer (SPEC §3.2–3.3): batches of per-row compare-and-swaps,
-// one BEGIN IMMEDIATE transaction per chunk.
+// The operator layer (docs/ARCHITECTURE.md#how-a-user-action-travels–3.3): batches of per-row
+// compare-and-swaps, one BEGIN IMMEDIATE transaction per chunk.
 #include "actions.h"
 
 #include "queue.h"

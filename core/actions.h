@@ -13,8 +13,8 @@
 
 namespace lq::core {
 
-/// Operator actions of SPEC §3.2–3.3. Each is a per-row compare-and-swap on
-/// (state, claim token).
+/// Operator actions of docs/ARCHITECTURE.md#how-a-user-action-travels–3.3. Each is a per-row
+/// compare-and-swap on (state, claim token).
 enum class Action {
     Retry,      ///< LOCKED/FAILED -> READY (litequeue); done_time = NULL
     MarkFailed, ///< LOCKED/READY -> FAILED; done_time = now

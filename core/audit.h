@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The audit log of SPEC §3.2: every write the tool makes, kept OUTSIDE the
-// queue file, one JSON-lines file per queue path, with the prior values of
-// every row so "Undo last action" can revert it.
+// The audit log of docs/ARCHITECTURE.md#how-a-user-action-travels: every write the tool makes, kept
+// OUTSIDE the queue file, one JSON-lines file per queue path, with the prior values of every row so
+// "Undo last action" can revert it.
 
 #include "actions.h"
 #include "clock.h"

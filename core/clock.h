@@ -22,7 +22,7 @@ Clock systemClock();
 Clock fixedClock(TimeNs t);
 
 inline constexpr TimeNs kNsPerSecond = 1'000'000'000;
-/// A LOCKED message whose lock is older than this is stuck (SPEC §3.4), unless
+/// A LOCKED message whose lock is older than this is stuck (docs/FORMATS.md#times), unless
 /// the operator sets another threshold. The one definition of the default.
 inline constexpr int kDefaultStuckAfterSeconds = 300;
 inline constexpr TimeNs kDefaultStuckAfterNs = kDefaultStuckAfterSeconds * kNsPerSecond;

@@ -46,7 +46,7 @@ private:
     int m_extended;
 };
 
-/// Typed errors of SPEC §3.1, so callers can catch exactly one of them.
+/// Typed errors of docs/FORMATS.md#litequeue, so callers can catch exactly one of them.
 // NOLINTBEGIN(bugprone-macro-parentheses): Name is a class name, not an expression
 #define LQ_CORE_DECLARE_ERROR(Name)                                                                \
     class Name : public Error {                                                                    \

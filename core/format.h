@@ -13,7 +13,7 @@ namespace lq::core {
 
 class Connection;
 
-/// The queue formats of SPEC §2.
+/// The queue formats of docs/FORMATS.md.
 enum class Format {
     Litequeue014,    ///< "litequeue-0.14": user_version 3, ns, claim_id
     Litequeue013,    ///< "litequeue-0.13": user_version 2, seconds, claim_id
@@ -36,7 +36,7 @@ enum class Format {
 enum class TimeUnit { Nanoseconds, Seconds };
 
 /// Settings of a queue's library that its file does not store, which the
-/// state rules depend on (FORMATS.md §6, §7). 0: the library's default.
+/// state rules depend on (docs/FORMATS.md#goqite, §7). 0: the library's default.
 struct FormatSettings {
     /// The settings' keys (QueueFormat::Setting::key, lqadmin's stored
     /// settings, the remote protocol).

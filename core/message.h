@@ -12,7 +12,7 @@ namespace lq::core {
 /// The state of a message as the tool shows it. Litequeue rows carry
 /// Ready..Failed in their `status` column (any other value is Unknown);
 /// jobs-lease rows have no status column and get Scheduled, Ready, Leased or
-/// Expired derived from their times at "now" (SPEC §3.3).
+/// Expired derived from their times at "now" (docs/FORMATS.md#the-state-model).
 enum class State : int {
     Ready = 0,
     Locked = 1,
@@ -49,14 +49,14 @@ struct Message {
     std::optional<TimeNs> lockedUntil;
     std::int64_t attempts = 0;
 
-    /// The claim token actions compare against (SPEC §3.3): claim_id for
+    /// The claim token actions compare against (docs/FORMATS.md#the-state-model): claim_id for
     /// 0.13/0.14, the raw lock_time for legacy files (0 when NULL), attempts
     /// for jobs-lease. A format whose token is text (liteque's allocationId)
     /// stores a 63-bit hash of it here and the text in tokenText.
     std::int64_t token = 0;
 
-    // Fields of the formats beyond litequeue (FORMATS.md §0); unset where the
-    // format has no such column.
+    // Fields of the formats beyond litequeue (docs/FORMATS.md#rules-for-every-format); unset where
+    // the format has no such column.
     std::optional<std::string> queueName;    ///< named queue inside the file
     std::optional<std::string> jobName;      ///< job class or name
     std::optional<std::int64_t> priority;    ///< as stored (lower/higher first per format)
@@ -67,7 +67,7 @@ struct Message {
     std::optional<std::string> tokenText;    ///< the claim token as stored, when it is text
     std::optional<TimeNs> scheduledAt;       ///< due time
     /// Where wait starts when it is not inTime: the due time of the claimed
-    /// attempt, for formats whose wait is claim - due (FORMATS.md: Solid
+    /// attempt, for formats whose wait is claim - due (docs/FORMATS.md: Solid
     /// Queue, Laravel, Oban, River). A claim before it belongs to an earlier
     /// attempt (the job was rescheduled since) and has no wait.
     std::optional<TimeNs> waitFrom;

@@ -2,8 +2,8 @@
 #pragma once
 
 // lq::core::Operator — the one operator workflow that both front ends
-// present (SPEC §3.2): fix the targets (a selection, or everything a filter
-// matches, with its cutoff) for the confirmation; apply them in chunks, one
+// present (docs/ARCHITECTURE.md#how-a-user-action-travels): fix the targets (a selection, or
+// everything a filter matches, with its cutoff) for the confirmation; apply them in chunks, one
 // BEGIN IMMEDIATE transaction each, a compare-and-swap per row; write the
 // audit record of every chunk inside its transaction, before COMMIT; report
 // applied / skipped (by reason) / not attempted; undo a record to the end.

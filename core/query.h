@@ -39,7 +39,8 @@ struct Counts {
 /// Which messages a listing, a count or a batch action covers. Every field
 /// narrows; a default Filter matches everything. Thresholds are evaluated at
 /// the Queue's clock "now" (or `now` if set), so a Filter is fixed once
-/// `now` is pinned (SPEC §3.2: "the filter is fixed at that moment").
+/// `now` is pinned (docs/ARCHITECTURE.md#how-a-user-action-travels: "the filter is fixed at that
+/// moment").
 struct Filter {
     std::vector<State> states; ///< empty: any state (unless extraStates is set)
     /// The format's own states by name (QueueFormat::extraStates(), e.g.

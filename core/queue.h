@@ -96,7 +96,7 @@ public:
     TimeNs now() const;
     void setClock(Clock c);
 
-    // ---- litequeue 0.14 API (SPEC §3.1) --------------------------------
+    // ---- litequeue 0.14 API (docs/FORMATS.md#litequeue) --------------------------------
     /// `inserted` (optional) tells a new message from an idempotent replay.
     Message put(std::string_view data, std::optional<std::string> idempotencyKey = {},
                 bool* inserted = nullptr);
@@ -136,7 +136,7 @@ public:
     /// The named queues inside the file, sorted (empty for formats without
     /// named queues, e.g. litequeue: one file, one queue).
     std::vector<std::string> queueNames();
-    /// Migrates a legacy or 0.13 file to 0.14 in one transaction (SPEC §3.1).
+    /// Migrates a legacy or 0.13 file to 0.14 in one transaction (docs/FORMATS.md#litequeue).
     /// Old workers must be stopped first. No-op on 0.14.
     void upgrade();
 
@@ -189,7 +189,8 @@ public:
     std::int64_t fileSize() const;
     std::int64_t walSize() const;
 
-    // ---- operator layer (SPEC §3.2–3.3) --------------------------------
+    // ---- operator layer (docs/ARCHITECTURE.md#how-a-user-action-travels–3.3)
+    // --------------------------------
     /// Applies `a` to `targets`, one BEGIN IMMEDIATE transaction per chunk,
     /// with a compare-and-swap on (state, token) per row.
     ActionResult apply(Action a, const std::vector<Target>& targets, const ActionOptions& o = {});

@@ -283,7 +283,7 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
     m_db.reset(raw);
     if (rc != SQLITE_OK)
         throwSqlite(raw, rc, path);
-    // Hardening for untrusted files (SPEC §3.6). A setting that does not
+    // Hardening for untrusted files (docs/RELIABILITY.md#hostile-files). A setting that does not
     // take is an error: the file must not be read without it.
     const auto harden = [&](int op, int value, const char* what) {
         int applied = -1;

@@ -100,9 +100,9 @@ class Connection {
 public:
     enum class Mode { ReadOnly, ReadWrite, ReadWriteCreate };
 
-    /// Opens `path` hardened for untrusted files (SPEC §3.6): defensive mode,
-    /// trusted_schema off, cell_size_check on, no extension loading, no
-    /// checkpoint on close. ReadOnly never creates a file.
+    /// Opens `path` hardened for untrusted files (docs/RELIABILITY.md#hostile-files): defensive
+    /// mode, trusted_schema off, cell_size_check on, no extension loading, no checkpoint on close.
+    /// ReadOnly never creates a file.
     Connection(const std::string& path, Mode mode, int busyTimeoutMs);
     Connection(const Connection&) = delete;
     Connection& operator=(const Connection&) = delete;

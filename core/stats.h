@@ -13,7 +13,7 @@
 
 namespace lq::core {
 
-/// Nearest-rank summary of one metric (SPEC §3.4): the p-th percentile of N
+/// Nearest-rank summary of one metric (docs/FORMATS.md#times): the p-th percentile of N
 /// sorted values is the value at rank ceil(p/100 * N).
 struct Summary {
     std::int64_t count = 0;

@@ -82,7 +82,7 @@ std::optional<TimeNs> parseTimeArg(std::string_view s) {
         return std::nullopt;
     {
         // A bare number: ns since the epoch, or seconds when it is below 10^12
-        // (the same magnitude rule as SPEC §2 uses for 0.13 files).
+        // (the same magnitude rule as docs/FORMATS.md uses for 0.13 files).
         std::int64_t v = 0;
         auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
         if (ec == std::errc() && p == s.data() + s.size())

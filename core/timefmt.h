@@ -10,7 +10,7 @@
 
 namespace lq::core {
 
-/// "850 ms", "2.4 s", "3 h 12 m", "4 d 2 h" (SPEC §3.4).
+/// "850 ms", "2.4 s", "3 h 12 m", "4 d 2 h" (docs/FORMATS.md#times).
 std::string humanDuration(TimeNs ns);
 /// ISO 8601 UTC with ns: "2025-03-14T08:00:00.137482911Z".
 std::string isoUtc(TimeNs t);

@@ -13,7 +13,7 @@ namespace lq::ui {
 /// lines into 64-line pieces for its own thread pool and waits for them; on
 /// a 2-core virtual machine each piece waits for an idle core to wake, and
 /// the window's two tall scroll bars alone kept a repaint waiting 5-10 ms
-/// (SPEC §5's 16 ms budget). Opaque rectangles take the raster engine's
+/// (docs/BENCHMARKS.md's 16 ms budget). Opaque rectangles take the raster engine's
 /// direct fill on the UI thread. Horizontal bars look the same.
 class AppStyle : public QProxyStyle {
     Q_OBJECT

@@ -32,7 +32,7 @@ class PercentileModel;
 class QueueBackend;
 class TimeSeriesChart;
 
-/// Latency and throughput views of one queue (SPEC §3.4): overview cards,
+/// Latency and throughput views of one queue (docs/FORMATS.md#times): overview cards,
 /// throughput and latency over time, latency histograms with percentile
 /// markers, and the percentile table. Every lqcore call runs off the UI
 /// thread; refresh() recomputes (coalesced: never two at once, stale

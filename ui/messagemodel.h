@@ -43,7 +43,7 @@ using Ordering = core::PackedColumn;
 /// (RowCache); data() for a row not loaded yet shows a placeholder and asks
 /// the loader for its block. No queue call runs on the UI thread.
 ///
-/// Live refresh (SPEC §3.5) is MessageLoader's: it watches the file and
+/// Live refresh (docs/ARCHITECTURE.md) is MessageLoader's: it watches the file and
 /// polls, and hands over typed results: counts, a new ordering (a reset) or
 /// an edit script (rows removed and inserted become remove/insert ranges),
 /// rows changed in place (dataChanged), the file's state. The model applies
@@ -79,7 +79,7 @@ public:
 
     enum Role {
         MessageIdRole = Qt::UserRole + 1, ///< QString
-        TokenRole,                        ///< qint64 claim token (SPEC §3.3)
+        TokenRole,                        ///< qint64 claim token (docs/FORMATS.md#the-state-model)
         StateRole,                        ///< int(core::State)
         StuckRole,                        ///< bool
         RowIdRole,                        ///< qint64

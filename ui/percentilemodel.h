@@ -9,7 +9,7 @@
 
 namespace lq::ui {
 
-/// The dashboard's percentile table: one row per timing metric (SPEC §3.4),
+/// The dashboard's percentile table: one row per timing metric (docs/FORMATS.md#times),
 /// nearest-rank values shown humanely with the exact ns in the tooltip.
 /// An update is one dataChanged over the table, never a reset.
 class PercentileModel : public QAbstractTableModel {

@@ -93,7 +93,8 @@ public:
     /// The audit records of this file (the dashboard notes prunes).
     virtual std::vector<core::AuditEntry> auditEntries() const = 0;
 
-    // ---- operator actions (core::Operator, SPEC §3.2) -------------------------
+    // ---- operator actions (core::Operator, docs/ARCHITECTURE.md#how-a-user-action-travels)
+    // -------------------------
     virtual core::Plan planTargets(core::Action a, std::vector<core::Target> targets) = 0;
     virtual core::Plan planFilter(core::Action a, core::Filter f) = 0;
     virtual core::Plan planRetryExpired(std::chrono::nanoseconds threshold) = 0;

@@ -2,7 +2,7 @@
 #pragma once
 
 // lqadmin's settings (window, recent files, per-file views and library
-// settings) without file work on the UI thread (SPEC: the UI thread never
+// settings) without file work on the UI thread (the UI thread never
 // waits on the disk). The settings file is read once, at first use, into a
 // copy the UI thread reads and changes; every change also goes, in order, to
 // one background thread that writes it to the file (QSettings, the

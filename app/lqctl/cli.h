@@ -2,7 +2,7 @@
 #pragma once
 
 // lqctl's command line: the parsed options every command receives, the exit
-// codes of SPEC §4 and the two exceptions a command throws besides
+// codes of README.md#lqctl and the two exceptions a command throws besides
 // lq::core::Error.
 
 #include <core/clock.h>
@@ -19,7 +19,7 @@
 
 namespace lq::ctl {
 
-/// Exit codes (SPEC §4).
+/// Exit codes (README.md#lqctl).
 enum Exit : int {
     ExitOk = 0,
     ExitRefused = 1,   ///< stale claim, nothing matched, queue full, read-only, ...

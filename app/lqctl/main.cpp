@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// lqctl: the command-line twin of lqadmin (SPEC §4). See cli.cpp.
+// lqctl: the command-line twin of lqadmin (README.md#lqctl). See cli.cpp.
 #include "cli.h"
 
 #include <lqversion.h>

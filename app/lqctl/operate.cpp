@@ -134,8 +134,21 @@ template <class Q> int singleActionOn(const Options& o, core::Action a, const ch
     }
     finish(o, r);
     if (r.applied() == 0) {
-        const std::string reason = r.result.skipped.empty() ? std::string("nothing changed")
-                                                            : r.result.skipped.front().reason;
+        std::string reason = r.result.skipped.empty() ? std::string("nothing changed")
+                                                      : r.result.skipped.front().reason;
+        // The operator's --claim is not the one the job holds: say which it
+        // holds, as the file has it now.
+        if (o.claim && !r.result.skipped.empty() &&
+            r.result.skipped.front().kind == core::SkipKind::Changed) {
+            if (const auto now = q->get(id); now && now->token != *o.claim) {
+                const std::string held = now->tokenText && isPlainText(*now->tokenText)
+                                             ? terminalSafe(*now->tokenText, 40)
+                                             : num(now->token);
+                reason = "the claim did not match: job " + id + " holds " + tokenLabel(q->info()) +
+                         " " + held + ", not " + num(*o.claim) + " (now " + statusText(*now) +
+                         "); nothing was changed";
+            }
+        }
         throw Refused(terminalSafe(id) + " not " + verb + ": " + terminalSafe(reason));
     }
     if (!o.json) {

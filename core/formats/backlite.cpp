@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// backlite (FORMATS.md §7; mikestefanello/backlite@56d2839e4c2e
+// backlite (docs/FORMATS.md#backlite; mikestefanello/backlite@56d2839e4c2e
 // internal/query/schema.sql, query.go). Live tasks in backlite_tasks; a
 // claim sets claimed_at = now and attempts + 1 with no CAS; a claim older
 // than ReleaseAfter is fetched again. Finished tasks are copied to
@@ -154,7 +154,7 @@ public:
         return "(last_executed_at + coalesce(last_duration_micro, 0) / 1000)";
     }
     // Retention's expiry (completion + Retention.Duration; NULL: for ever),
-    // which backlite's cleaner deletes by (FORMATS.md §7.6).
+    // which backlite's cleaner deletes by (docs/FORMATS.md#backlite).
     std::string expiryColumn() const override { return "expires_at"; }
 
     std::string orderKey(SortKey k, bool& desc) const override {
@@ -232,7 +232,7 @@ public:
         const auto started = readTime(st, 5, kMs);
         const auto micros = st.optInt64(6);
         // Completed rows: the last attempt's start and end (wait is exact
-        // only for single-attempt tasks, FORMATS.md §7.4).
+        // only for single-attempt tasks, docs/FORMATS.md#backlite).
         cols.lockTime.push_back(completed && started ? *started : none);
         cols.doneTime.push_back(completed && started && micros ? *started + *micros * 1000 : none);
     }

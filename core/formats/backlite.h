@@ -5,7 +5,7 @@
 
 namespace lq::core {
 
-/// backlite (FORMATS.md §7): live tasks in `backlite_tasks`, finished ones
+/// backlite (docs/FORMATS.md#backlite): live tasks in `backlite_tasks`, finished ones
 /// (only with the queue's Retention) in `backlite_tasks_completed`; INTEGER
 /// ms times; the token is (id, claimed_at, attempts). ReleaseAfter, after
 /// which a claim is fetched again, is client config and not stored: this

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The "jobs with leases" pattern (seed 000): one table `jobs`, a lease in
 // locked_until, attempts counting claims. Its states are derived from the
-// times (SPEC §3.3); finishing a job deletes it, so there is no history.
+// times (docs/FORMATS.md#the-state-model); finishing a job deletes it, so there is no history.
 #include "jobslease.h"
 
 namespace lq::core {

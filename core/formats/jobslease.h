@@ -5,7 +5,7 @@
 
 namespace lq::core {
 
-/// jobs-lease (seed 000, SPEC §3.3): derived states, attempts as the token,
+/// jobs-lease (seed 000, docs/FORMATS.md#the-state-model): derived states, attempts as the token,
 /// no finished history (finishing deletes the row).
 class JobsLeaseFormat final : public QueueFormat {
 public:

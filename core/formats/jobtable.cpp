@@ -140,7 +140,8 @@ Message JobTableDriver::readRow(const Statement& st, TimeNs now) const {
     m.inTime = readTime(st, 11, TimeEncoding::Text);
     m.scheduledAt = readTime(st, 12, TimeEncoding::Text);
     m.runAt = m.scheduledAt;
-    m.waitFrom = m.scheduledAt; // wait = attempted_at - scheduled_at (FORMATS.md §4.4, §5.4)
+    m.waitFrom =
+        m.scheduledAt; // wait = attempted_at - scheduled_at (docs/FORMATS.md#oban-lite, §5.4)
     m.lockTime = readTime(st, 13, TimeEncoding::Text);
     const int finish0 = 16;
     for (int i = 0; i < static_cast<int>(m_spec.finishCols.size()) && !m.doneTime; ++i)
@@ -573,7 +574,7 @@ std::vector<Action> JobTableFormat::rowActions() const {
 }
 
 std::string JobTableFormat::whyNoMetric(Filter::Metric, const FormatInfo&) const {
-    return {}; // every time is stored (FORMATS.md 4.4, 5.4)
+    return {}; // every time is stored (docs/FORMATS.md 4.4, 5.4)
 }
 
 std::string JobTableFormat::fieldLabel(Field f) const {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// What Oban Lite (FORMATS.md §4) and River's riversqlite (§5) share: one
+// What Oban Lite (docs/FORMATS.md#oban-lite) and River's riversqlite (§5) share: one
 // job table with a text `state`, named queues, a worker/kind name, JSON
 // args/errors/meta, attempt/max_attempts, TEXT UTC timestamps and a claim
 // token of (id, state, attempt, attempted_at). The library-specific writes

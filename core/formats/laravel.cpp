@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Laravel's database queue (FORMATS.md §2; laravel/framework@bd71b45fbb7e
+// Laravel's database queue (docs/FORMATS.md#laravel-database; laravel/framework@bd71b45fbb7e
 // src/Illuminate/Queue/{DatabaseQueue,Failed/DatabaseUuidFailedJobProvider,
 // Console/RetryCommand,Console/PruneFailedJobsCommand}.php): what the format
 // offers and how it is recognised. The SQL is in laravel_sql.cpp.

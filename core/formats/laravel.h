@@ -5,7 +5,7 @@
 
 namespace lq::core {
 
-/// Laravel's database queue (FORMATS.md §2): a jobs table (INTEGER Unix
+/// Laravel's database queue (docs/FORMATS.md#laravel-database): a jobs table (INTEGER Unix
 /// seconds, named queues, a reservation token of id, reserved_at and
 /// attempts) and a failed-jobs table (TEXT failed_at); completed jobs are
 /// deleted. Tables are recognised by their column sets, not their names.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Laravel's database queue SQL on one open file (FORMATS.md §2.3–§2.6).
+// Laravel's database queue SQL on one open file (docs/FORMATS.md#laravel-database–§2.6).
 // Reading goes through one read-only UNION of the jobs rows and the failed
 // rows (ids "jobs:N" and "failed_jobs:N"; failed rows get negative rowids).
 // Every write is guarded by the row's token: for a jobs row its
@@ -195,7 +195,8 @@ public:
             m.lockTime = readTime(st, 9, TimeEncoding::Ns);
             m.scheduledAt = readTime(st, 10, TimeEncoding::Ns);
             m.runAt = m.scheduledAt;
-            m.waitFrom = m.scheduledAt; // wait = reserved - available (FORMATS.md §2.4)
+            m.waitFrom =
+                m.scheduledAt; // wait = reserved - available (docs/FORMATS.md#laravel-database)
             const bool reserved = !st.isNull(6);
             m.tokenText = std::to_string(st.int64(0)) + ":" +
                           (reserved ? st.text(6) : std::string("null")) + ":" +

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// liteque, Karakeep's job queue (FORMATS.md §3; karakeep-app/liteque@394fe166b03a
+// liteque, Karakeep's job queue (docs/FORMATS.md#liteque; karakeep-app/liteque@394fe166b03a
 // src/queue.ts, src/schema.ts). One table `tasks` holds every named queue.
 // status: pending, pending_retry, running, failed (kept only with
 // keepFailedJobs); completed tasks are deleted. allocationId is a fresh
@@ -294,7 +294,7 @@ public:
         }
         const std::string fresh = freshAllocationId();
         if (a == Action::Release) {
-            // FORMATS.md §3.6 "release stuck": back to pending_retry, due
+            // docs/FORMATS.md#liteque "release stuck": back to pending_retry, due
             // now, with a fresh allocationId so the old worker's finalize is
             // a no-op; only when the lease lapsed.
             auto st = c.cached("UPDATE " + m_t +

@@ -5,7 +5,7 @@
 
 namespace lq::core {
 
-/// liteque (Karakeep's queue.db, FORMATS.md §3): table `tasks` with text
+/// liteque (Karakeep's queue.db, docs/FORMATS.md#liteque): table `tasks` with text
 /// statuses, named queues, allocationId as the claim token, createdAt and
 /// expireAt in seconds, availableAt in milliseconds; completed tasks deleted.
 class LitequeFormat final : public QueueFormat {

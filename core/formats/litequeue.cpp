@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// litequeue 0.6 to 0.14 (SPEC §2): one table `Queue`, status 0..3, claim_id
+// litequeue 0.6 to 0.14 (docs/FORMATS.md): one table `Queue`, status 0..3, claim_id
 // (0.13+) or lock_time (legacy) as the claim token, DONE/FAILED history.
 #include "litequeue.h"
 
@@ -104,7 +104,7 @@ const std::set<std::string> kLegacyColumns = {"data",    "message_id", "status",
                                               "in_time", "lock_time",  "done_time"};
 
 // The maxsize limit N of a trigger that is exactly litequeue's maxsize trigger
-// on `table` (SPEC §2), compared with case, white space, identifier quotes and
+// on `table` (docs/FORMATS.md), compared with case, white space, identifier quotes and
 // a trailing ';' folded away. Anything else is not the maxsize trigger, even
 // when its name and message look like it.
 std::optional<std::int64_t> maxsizeFromTrigger(const std::string& sql, const std::string& table) {

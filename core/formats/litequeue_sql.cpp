@@ -368,7 +368,7 @@ public:
     std::string reinsert(Connection& c, const Message& before, TimeNs now) const override {
         std::string note;
         std::optional<std::string> key = before.idempotencyKey;
-        // A pruned message's idempotency key is free again (SPEC §3.1) and
+        // A pruned message's idempotency key is free again (docs/FORMATS.md#litequeue) and
         // may have been taken by a new message since: restore the message
         // without its key rather than lose it, and say so.
         if (m_claims && key) {

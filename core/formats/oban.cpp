@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Oban Lite (FORMATS.md §4; oban-bg/oban@2939e3134d08 lib/oban/engines/lite.ex,
+// Oban Lite (docs/FORMATS.md#oban-lite; oban-bg/oban@2939e3134d08 lib/oban/engines/lite.ex,
 // basic.ex, lifeline.ex, migrations/sqlite.ex; oban_web job_query.ex). One
 // table `oban_jobs`; the claim is (id, state 'executing', attempt,
 // attempted_at). Oban's own complete/error UPDATEs match `id` only, so the

@@ -5,7 +5,7 @@
 
 namespace lq::core {
 
-/// Oban with Oban.Engines.Lite (FORMATS.md §4): table `oban_jobs` with a
+/// Oban with Oban.Engines.Lite (docs/FORMATS.md#oban-lite): table `oban_jobs` with a
 /// text `state`, named queues, ISO TEXT times, errors appended as JSON
 /// strings (double encoded); completed/cancelled/discarded rows are kept.
 class ObanFormat final : public JobTableFormat {

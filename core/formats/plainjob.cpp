@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// plainjob (FORMATS.md §8; justplainstuff/plainjob@e13a567dcbe7 src/queue.ts).
+// plainjob (docs/FORMATS.md#plainjob; justplainstuff/plainjob@e13a567dcbe7 src/queue.ts).
 // One table `plainjob_jobs` holds every job type; the type is the named
 // queue. status: 0 pending, 1 processing, 2 done, 3 failed. Times are
 // INTEGER ms. There is no claim token: a claim only flips status 0 -> 1, so
@@ -270,7 +270,7 @@ public:
             return c.changes();
         }
         if (a == Action::Release) {
-            // FORMATS.md §8.6 release stuck: what maintenance does, but due
+            // docs/FORMATS.md#plainjob release stuck: what maintenance does, but due
             // now. Maintenance keeps the old next_run_at, so the next claim
             // would hold the very (status, next_run_at) the operator saw and
             // look past the timeout at once: a second release with that

@@ -5,7 +5,7 @@
 
 namespace lq::core {
 
-/// plainjob (FORMATS.md §8): table `plainjob_jobs` with a numeric status
+/// plainjob (docs/FORMATS.md#plainjob): table `plainjob_jobs` with a numeric status
 /// (0 pending, 1 processing, 2 done, 3 failed), the job `type` as the named
 /// queue, INTEGER ms times and no claim token: actions guard on
 /// (id, status, next_run_at). `plainjob_scheduled_jobs` holds cron

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// River's riversqlite driver (FORMATS.md §5; riverqueue/river@fdf6cdf12567
+// River's riversqlite driver (docs/FORMATS.md#river-sqlite; riverqueue/river@fdf6cdf12567
 // riverdriver/riversqlite/migration/main/00{6,7}_*.up.sql, dbsqlc/river_job.sql,
 // internal/maintenance/job_rescuer.go). The library completes and fails jobs
 // `WHERE id = ? AND state = 'running'`, so moving a job out of running makes

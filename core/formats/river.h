@@ -5,7 +5,7 @@
 
 namespace lq::core {
 
-/// River with its riversqlite driver (FORMATS.md §5): table `river_job`
+/// River with its riversqlite driver (docs/FORMATS.md#river-sqlite): table `river_job`
 /// beside `river_migration`; schema version 7 stores args, errors and
 /// metadata as JSONB (read by core/jsonb.h, never SQLite's json()), version 6
 /// as JSON text. Ids can be reused (no AUTOINCREMENT): a row is (id,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Solid Queue (FORMATS.md §1; rails/solid_queue@29e818d9c118
+// Solid Queue (docs/FORMATS.md#solid-queue; rails/solid_queue@29e818d9c118
 // lib/generators/solid_queue/install/templates/db/queue_schema.rb,
 // app/models/solid_queue/*; Mission Control rails/mission_control-jobs@
 // aae86ee5c4ae): what the format offers and how it is recognised. The SQL

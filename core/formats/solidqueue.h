@@ -5,7 +5,7 @@
 
 namespace lq::core {
 
-/// Solid Queue, Rails' database-backed Active Job backend (FORMATS.md §1):
+/// Solid Queue, Rails' database-backed Active Job backend (docs/FORMATS.md#solid-queue):
 /// `solid_queue_jobs` plus one execution table per state (ready, claimed,
 /// failed, scheduled, blocked); a job's state is which table holds its
 /// execution row. Times are TEXT UTC with microseconds; the claim token is

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Solid Queue's SQL on one open file (FORMATS.md §1.3–§1.6). Reading goes
+// Solid Queue's SQL on one open file (docs/FORMATS.md#solid-queue–§1.6). Reading goes
 // through one read-only subquery: a job row joined to whichever execution
 // row holds it (the table is the state), its claiming process, and its
 // TEXT times turned into integer ns. Every write is a set of statements on
@@ -227,7 +227,8 @@ public:
         m.tokenText = tokenOf(kind, st, 9, 10, 18);
         m.token = textTokenHash(*m.tokenText);
         const auto due = readTime(st, 15, TimeEncoding::Ns);
-        m.waitFrom = readTime(st, 7, TimeEncoding::Ns); // wait = claim - due (FORMATS.md §1.4)
+        m.waitFrom =
+            readTime(st, 7, TimeEncoding::Ns); // wait = claim - due (docs/FORMATS.md#solid-queue)
         m.scheduledAt = kind == "scheduled" ? due : m.waitFrom;
         m.runAt = m.scheduledAt;
         if (kind == "claimed") {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // lqbench formats: what a user sees on a large file of another queue format
 // (issue 14: a 1,000,000-job Solid Queue file and a 1,000,000-job Laravel
-// file against the SPEC §5 targets). The fixture is grown to N jobs by SQL
+// file against the docs/BENCHMARKS.md targets). The fixture is grown to N jobs by SQL
 // that writes rows as the library does (times in its encodings, executions
 // beside the jobs); then the real main window is launched on the fixture (a
 // few dozen jobs) and on the grown file, alternating, and another process
@@ -128,7 +128,7 @@ int runFormats(const FormatOptions& o) {
     for (const core::Json& c : (*j)["changes_ms"].toArray())
         change.push_back(c.toDouble());
 
-    // SPEC §5: counts within 1.3x of raw SQLite doing the same work, in the
+    // docs/BENCHMARKS.md: counts within 1.3x of raw SQLite doing the same work, in the
     // same run, on the grown file (best of 5 each, read-only connections).
     core::OpenOptions ro;
     ro.readOnly = true;

@@ -15,7 +15,7 @@ struct FormatProfile {
     std::vector<std::string> grow;
     std::string toScheduled; ///< "{id}": the job's id
     std::string toReady;
-    /// The SPEC §5 references: what one would type by hand for the same
+    /// The docs/BENCHMARKS.md references: what one would type by hand for the same
     /// figures. Its counts' first column is the number of jobs stored.
     RawQueries raw;
 };

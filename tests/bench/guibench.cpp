@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// lqbench gui: the SPEC §5 scale targets measured on the real widgets.
+// lqbench gui: the docs/BENCHMARKS.md scale targets measured on the real widgets.
 #include "guibench.h"
 #include "formatprofiles.h"
 #include "launchbench.h"

@@ -20,7 +20,7 @@ struct GuiOptions {
 };
 
 /// Drives the real main window, table model and dashboard on the offscreen
-/// platform and prints what it measured (SPEC §5, issue "Scale").
+/// platform and prints what it measured (docs/BENCHMARKS.md, issue "Scale").
 int runGui(int argc, char** argv, const GuiOptions& o);
 
 } // namespace lq::bench

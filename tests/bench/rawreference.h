@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The raw-SQLite references the benchmarks compare lqcore with (SPEC §5:
+// The raw-SQLite references the benchmarks compare lqcore with (docs/BENCHMARKS.md:
 // counts within 1.3x, statistics within 1.5x of raw SQLite doing the same
 // work in the same run), shared by `lqbench gui` and `lqbench formats`.
 
@@ -25,7 +25,7 @@ enum class RawTime { Integer, UnixSeconds, RailsText };
 /// The metrics a format's dashboard computes besides wait.
 enum class RawMetrics { Wait, WaitAndProcessing, WaitAndTotal };
 
-/// What one would type by hand for the figures of SPEC §5, per format.
+/// What one would type by hand for the figures of docs/BENCHMARKS.md, per format.
 struct RawQueries {
     std::string counts; ///< every state's count (first column of SQ/Laravel's: jobs stored)
     /// One row per job: (created, due, claim, done); wait = claim - due.

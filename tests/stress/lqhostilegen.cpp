@@ -103,7 +103,7 @@ private:
     sqlite3* m_db = nullptr;
 };
 
-// The litequeue 0.14 schema exactly as SPEC §2 gives it.
+// The litequeue 0.14 schema exactly as docs/FORMATS.md gives it.
 const char* kSchema014 =
     "CREATE TABLE \"Queue\" (data TEXT NOT NULL, message_id TEXT NOT NULL, status INTEGER NOT "
     "NULL, in_time INTEGER NOT NULL, lock_time INTEGER, done_time INTEGER, idempotency_key TEXT, "

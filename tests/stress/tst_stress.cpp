@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Proof under load and under kill -9 (SPEC §5 "Reliability"): 4 producer
+// Proof under load and under kill -9 (docs/BENCHMARKS.md "Reliability"): 4 producer
 // processes, 4 worker processes and 1 operator process hammer one queue file,
 // then the test checks the whole history they logged against the file.
 //
@@ -585,7 +585,7 @@ void TestStress::runWorkload(int seconds, int kills) {
                  .arg(c.failed)
                  .arg(c.stored));
 
-    // Recovery: retry_expired(0) gives back every LOCKED row (SPEC §5).
+    // Recovery: retry_expired(0) gives back every LOCKED row (docs/BENCHMARKS.md).
     const std::int64_t lockedBefore = c.locked;
     const std::int64_t recovered = q->retryExpired(std::chrono::nanoseconds(0));
     QCOMPARE(recovered, lockedBefore);

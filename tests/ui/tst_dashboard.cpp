@@ -271,7 +271,7 @@ void TestDashboard::anotherFormatChangesOneMetricPerTurn() {
     // A file of another format changes up to four charts, and each change
     // relays its chart out. Opened from the command line, that came in the
     // turn of the event loop that shows the first rows; one metric a turn
-    // keeps each turn short (SPEC §5: no UI-thread stall over 16 ms). The
+    // keeps each turn short (docs/BENCHMARKS.md: no UI-thread stall over 16 ms). The
     // dashboard is hidden, as behind the Messages tab at open.
     QTemporaryDir dir;
     auto q = openFixture(dir, QStringLiteral("formats/laravel-database.sqlite3"), kMixedEnd);

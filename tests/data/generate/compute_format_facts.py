@@ -170,7 +170,7 @@ FROM oban_jobs""",
     stored={"done_kept": True, "failed_kept": True},
     facts=[
         ("rows per Oban state", "SELECT state, count(*) AS n FROM oban_jobs GROUP BY state ORDER BY state"),
-        ("retryable rows by due time (FORMATS.md 4.3 shows them SCHEDULED, or READY once due)", f"SELECT id, scheduled_at, CASE WHEN scheduled_at <= '{OB_NOW}' THEN 'due' ELSE 'future' END AS due FROM oban_jobs WHERE state = 'retryable' ORDER BY id"),
+        ("retryable rows by due time (docs/FORMATS.md 4.3 shows them SCHEDULED, or READY once due)", f"SELECT id, scheduled_at, CASE WHEN scheduled_at <= '{OB_NOW}' THEN 'due' ELSE 'future' END AS due FROM oban_jobs WHERE state = 'retryable' ORDER BY id"),
         ("executing rows; Lifeline rule attempted_at < now - 60 min", f"SELECT id, queue, attempt, attempted_at, attempted_by, CASE WHEN attempted_at < strftime('%Y-%m-%dT%H:%M:%fZ', '{OB_NOW}', '-60 minutes') THEN 'stale' ELSE 'live' END AS lifeline FROM oban_jobs WHERE state = 'executing' ORDER BY id"),
         ("errors entries are JSON strings (double encoded)", "SELECT json_each.type AS entry_type, count(*) AS n FROM oban_jobs, json_each(oban_jobs.errors) GROUP BY 1"),
         ("decoded first error of job 9", "SELECT json_extract(json_extract(errors, '$[0]'), '$.attempt') AS attempt, json_extract(json_extract(errors, '$[0]'), '$.error') AS error FROM oban_jobs WHERE id = 9"),

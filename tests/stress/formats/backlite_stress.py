@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """backlite under worker load while lqctl acts (issue 15).
 
-The workers run backlite's own statements (FORMATS.md §7.6;
+The workers run backlite's own statements (docs/FORMATS.md#backlite;
 mikestefanello/backlite@56d2839e4c2e internal/query/query.go, dispatcher.go,
 internal/task/{task,tasks,completed}.go) from Python's sqlite3, because
 backlite (a Go module) cannot be installed without network in CI:

@@ -5,7 +5,7 @@ Oban Lite, liteque, River, goqite, backlite, plainjob.
 
 Each format is a small description (a `Format` subclass in its own file
 beside this one) holding the library's own statements, cited from
-FORMATS.md and the upstream commit: insert, claim, complete, fail, the
+docs/FORMATS.md and the upstream commit: insert, claim, complete, fail, the
 columns that are the claim token, the SQL that plays the library's stuck rule
 (aging), the rows that still exist, and which lqctl actions to try on which
 listed status. The real libraries (Ruby, Elixir, Node, Go) cannot be

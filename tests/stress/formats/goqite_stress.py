@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """goqite under worker load while lqctl acts (issue 15).
 
-The workers run goqite's own statements (FORMATS.md §6.6;
+The workers run goqite's own statements (docs/FORMATS.md#goqite;
 maragudk/goqite@23697cc78af6 goqite.go) from Python's sqlite3, because goqite
 (a Go module needing Go 1.24) cannot be installed without network in CI:
 - send: `insert into goqite (queue, body, timeout, priority) values

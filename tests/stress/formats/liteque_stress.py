@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """liteque (Karakeep queue.db) under worker load while lqctl acts (issue 15).
 
-The workers run liteque's own statements (FORMATS.md §3.6;
+The workers run liteque's own statements (docs/FORMATS.md#liteque;
 karakeep-app/liteque@394fe166b03a src/queue.ts, src/runner.ts) from Python's
 sqlite3, because the real library (Node, better-sqlite3 built from source)
 cannot be installed without network in CI:

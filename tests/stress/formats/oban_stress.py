@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Oban Lite under worker load while lqctl acts (issue 14, Proof).
 
-Worker processes run Oban's own Lite statements (FORMATS.md §4.6;
+Worker processes run Oban's own Lite statements (docs/FORMATS.md#oban-lite;
 oban-bg/oban@2939e3134d08 lib/oban/engines/lite.ex and basic.ex): claim with
 `UPDATE ... SET state='executing', attempted_at, attempted_by, attempt+1 WHERE
 id IN (SELECT ... state='available' AND attempt < max_attempts ORDER BY

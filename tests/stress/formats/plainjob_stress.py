@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """plainjob under worker load while lqctl acts (issue 15).
 
-The workers run plainjob's own statements (FORMATS.md §8.6;
+The workers run plainjob's own statements (docs/FORMATS.md#plainjob;
 justplainstuff/plainjob@e13a567dcbe7 src/queue.ts, src/worker.ts) from
 Python's sqlite3, because the real library (Node, better-sqlite3 built from
 source) cannot be installed without network in CI:

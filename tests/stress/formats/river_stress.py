@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """River (riversqlite, schema v7) under worker load while lqctl acts (issue 15).
 
-The workers run River's own riversqlite statements (FORMATS.md §5.6;
+The workers run River's own riversqlite statements (docs/FORMATS.md#river-sqlite;
 riverqueue/river@fdf6cdf12567 riverdriver/riversqlite/internal/dbsqlc/
 river_job.sql, river_sqlite_driver.go) from Python's sqlite3, because River
 (Go >= 1.25 modules) cannot be installed without network in CI:

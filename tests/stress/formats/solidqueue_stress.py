@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Solid Queue under real-client load while lqctl acts (issue 14, Proof).
 
-Worker processes run Solid Queue's own statements (FORMATS.md §1.6;
+Worker processes run Solid Queue's own statements (docs/FORMATS.md#solid-queue;
 rails/solid_queue@29e818d9c118 app/models/solid_queue/{ready_execution,
 claimed_execution,failed_execution,process}.rb): register a process row and
 heartbeat it, claim (select ready by priority, job_id; insert claimed; delete

@@ -2,7 +2,7 @@
 /*
  * A real Laravel database-queue client for the stress tests: Debian 12's
  * php-illuminate-queue 8.83 (DatabaseQueue, Worker, DatabaseUuidFailedJobProvider)
- * on php8.2-sqlite3, set up as FORMATS.md section 2.7 describes.
+ * on php8.2-sqlite3, set up as docs/FORMATS.md section 2.7 describes.
  *
  *   php laravel_client.php create   FILE
  *   php laravel_client.php producer FILE --log L --stop S [--id K] [--pause-ms M] [--queues a,b]

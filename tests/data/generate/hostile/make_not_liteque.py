@@ -2,7 +2,7 @@
 """Write tests/data/formats/not-liteque-tasks.sqlite3: a to-do app database whose
 `tasks` table is NOT liteque's.
 
-Hostile input for recognition (FORMATS.md section 9, rule 8): the table is named
+Hostile input for recognition (docs/FORMATS.md section 9, rule 8): the table is named
 `tasks` and even shares some column names with liteque's `tasks` (`status`,
 `createdAt`, `priority`) and holds the string 'pending', but it has none of
 `allocationId`, `numRunsLeft`, `maxNumRuns`, and there is no

@@ -1,7 +1,7 @@
 // Writes tests/data/formats/liteque-queue.db with the REAL liteque library
 // (npm liteque@0.8.0 = karakeep-app/liteque@394fe166b03a18e2aedeaf1e907c1a960b6c58a2)
 // on better-sqlite3@11.3.0 (Karakeep's pin; >= 11.10 makes attemptDequeue throw,
-// see FORMATS.md section 3.6). Karakeep-style: one `queue.db`, several queues,
+// see docs/FORMATS.md section 3.6). Karakeep-style: one `queue.db`, several queues,
 // keepFailedJobs only on youtube_transcript_queue (karakeep-app/karakeep@15baf84da5c4
 // packages/shared-server/src/queues.ts), WAL (buildDBClient default).
 //
