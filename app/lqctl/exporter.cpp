@@ -3,9 +3,13 @@
 // --prometheus` for many queue files and folders over HTTP, served by
 // prometheus-cpp's pull module (civetweb). The exposition is the one
 // prometheusText() writes (output.cpp), parsed into metric families, plus
-// lq_up and lq_scrape_duration_seconds per queue. Every file is read at most
-// once per --interval, with a read-only connection that holds no lock
-// between statements, so writers never wait for a scrape.
+// lq_up, lq_refresh_age_seconds and lq_refresh_duration_seconds per queue.
+//
+// A scrape never reads a queue file: each file is refreshed in the
+// background by a thread of its own, once per --interval (a slow or locked
+// file delays no other), and a scrape answers at once with the last values
+// read. The reads are the chunked, read-only ones of core::Queue, so a
+// writer waits at most one chunk of rows for us.
 #include "commands.h"
 #include "output.h"
 
@@ -19,8 +23,10 @@
 #include <prometheus/exposer.h>
 #include <prometheus/metric_family.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -148,8 +154,10 @@ std::vector<MetricFamily> parseExposition(const std::string& text) {
     return families;
 }
 
-// ---- the queues, cached ----------------------------------------------------------
+// ---- the queues, refreshed in the background --------------------------------------
 
+/// The last values read of one file. Written by its refresher, read by a
+/// scrape, under `mutex`.
 struct Entry {
     std::mutex mutex;
     bool valid = false;
@@ -165,28 +173,74 @@ class QueueMetrics : public prometheus::Collectable {
 public:
     QueueMetrics(std::vector<std::string> paths, const Options& o)
         : m_paths(std::move(paths))
-        , m_opts(o) {}
+        , m_opts(o) {
+        m_lister = std::thread([this] { listLoop(); });
+    }
+
+    ~QueueMetrics() override {
+        {
+            std::lock_guard lock(m_stopMutex);
+            m_stop = true;
+        }
+        m_wake.notify_all();
+        if (m_lister.joinable())
+            m_lister.join();
+        std::lock_guard lock(m_mapMutex);
+        for (auto& [path, r] : m_refreshers)
+            if (r.thread.joinable())
+                r.thread.join();
+    }
+    QueueMetrics(const QueueMetrics&) = delete;
+    QueueMetrics& operator=(const QueueMetrics&) = delete;
+
+    /// Waits until every file known has been read once (the exporter's
+    /// first scrape then has values); false after `limit`.
+    bool waitFirstRefresh(std::chrono::milliseconds limit) const {
+        const auto end = Clock::now() + limit;
+        while (Clock::now() < end && !stopRequested()) {
+            if (m_listed.load()) {
+                bool all = true;
+                for (const auto& [path, inFolder] : currentFiles()) {
+                    (void)inFolder;
+                    const auto e = entry(path);
+                    std::lock_guard lock(e->mutex);
+                    all = all && e->valid;
+                }
+                if (all)
+                    return true;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        return false;
+    }
 
     std::vector<MetricFamily> Collect() const override {
         const core::TimeNs now = core::systemNowNs();
         std::vector<PromQueue> queues;
         MetricFamily up{"lq_up",
-                        "1 when the queue file could be read at the last refresh.",
+                        "1 when the queue file could be read at its last refresh.",
                         MetricType::Gauge,
                         {}};
-        MetricFamily took{"lq_scrape_duration_seconds",
-                          "Time the last refresh of the queue file took (it is cached for "
-                          "--interval seconds).",
+        MetricFamily took{"lq_refresh_duration_seconds",
+                          "Time the last background refresh of the queue file took.",
                           MetricType::Gauge,
                           {}};
-        const auto files = this->files();
-        for (const auto& [path, inFolder] : files) {
+        MetricFamily age{"lq_refresh_age_seconds",
+                         "Age of the values served for the queue file (refreshed every "
+                         "--interval in the background; a scrape never reads the file).",
+                         MetricType::Gauge,
+                         {}};
+        // The same duration under its former name, for dashboards made with it.
+        MetricFamily scrape{"lq_scrape_duration_seconds",
+                            "Time the last refresh of the queue file took (as "
+                            "lq_refresh_duration_seconds).",
+                            MetricType::Gauge,
+                            {}};
+        for (const auto& [path, inFolder] : currentFiles()) {
             const auto e = entry(path);
             std::lock_guard lock(e->mutex);
-            if (!e->valid || Clock::now() - e->at > minInterval())
-                refresh(path, *e);
-            if (inFolder && e->notAQueue)
-                continue; // like lqctl fleet and --watch: not a queue, not a target
+            if (!e->valid || (inFolder && e->notAQueue))
+                continue; // not read yet; or like lqctl fleet: not a queue, not a target
             queues.insert(queues.end(), e->queues.begin(), e->queues.end());
             ClientMetric m;
             m.label = {{"queue", path}};
@@ -194,24 +248,106 @@ public:
             up.metric.push_back(m);
             m.gauge.value = e->seconds;
             took.metric.push_back(m);
+            scrape.metric.push_back(m);
+            m.gauge.value = e->valid ? std::chrono::duration<double>(Clock::now() - e->at).count()
+                                     : std::nan("");
+            age.metric.push_back(m);
         }
-        forget(files);
         auto families =
             parseExposition(prometheusText(queues, m_opts.stuckAfterSeconds, now, true));
         families.push_back(std::move(up));
         families.push_back(std::move(took));
+        families.push_back(std::move(age));
+        families.push_back(std::move(scrape));
         return families;
     }
 
 private:
-    std::chrono::duration<double> minInterval() const {
+    struct Refresher {
+        std::thread thread;
+        std::shared_ptr<std::atomic_bool> gone; ///< the file left the list
+        std::shared_ptr<std::atomic_bool> done; ///< the thread has returned
+    };
+
+    std::chrono::duration<double> interval() const {
         return std::chrono::duration<double>(m_opts.interval);
     }
 
-    /// The files named, and every queue candidate of the folders named
-    /// (listed again at every scrape: new files appear, deleted ones go).
+    /// Sleeps `d` or until the exporter stops; false when it stops.
+    bool sleepFor(std::chrono::duration<double> d) const {
+        std::unique_lock lock(m_stopMutex);
+        return !m_wake.wait_for(lock, d, [this] { return m_stop || stopRequested(); });
+    }
+
+    /// Lists the files named and the queue candidates of the folders named,
+    /// again every --interval (new files appear, deleted ones go), and gives
+    /// each new file its refresher.
+    void listLoop() {
+        do {
+            auto files = listFiles();
+            {
+                std::lock_guard lock(m_mapMutex);
+                m_files = files;
+                for (const auto& [path, inFolder] : files) {
+                    (void)inFolder;
+                    if (!m_entries.count(path))
+                        m_entries[path] = std::make_shared<Entry>();
+                    if (!m_refreshers.count(path)) {
+                        auto gone = std::make_shared<std::atomic_bool>(false);
+                        auto done = std::make_shared<std::atomic_bool>(false);
+                        m_refreshers[path] = {
+                            std::thread([this, path, e = m_entries[path], gone, done] {
+                                refreshLoop(path, *e, *gone);
+                                done->store(true);
+                            }),
+                            gone, done};
+                    }
+                }
+                // Files that are gone: their refresher ends, their values go.
+                for (auto it = m_refreshers.begin(); it != m_refreshers.end();) {
+                    if (std::none_of(files.begin(), files.end(),
+                                     [&](const auto& f) { return f.first == it->first; })) {
+                        it->second.gone->store(true);
+                        m_finished.push_back(std::move(it->second));
+                        m_entries.erase(it->first);
+                        it = m_refreshers.erase(it);
+                    } else {
+                        ++it;
+                    }
+                }
+                // The refreshers of gone files that have returned.
+                std::erase_if(m_finished, [](Refresher& r) {
+                    if (!r.done->load())
+                        return false;
+                    r.thread.join();
+                    return true;
+                });
+            }
+            m_listed.store(true);
+            m_wake.notify_all();
+        } while (sleepFor(interval()));
+        std::lock_guard lock(m_mapMutex);
+        for (auto& r : m_finished)
+            if (r.thread.joinable())
+                r.thread.join();
+    }
+
+    void refreshLoop(const std::string& path, Entry& e, const std::atomic_bool& gone) const {
+        do {
+            if (gone.load())
+                return;
+            refresh(path, e);
+        } while (sleepFor(interval()) && !gone.load());
+    }
+
+    std::vector<std::pair<std::string, bool>> currentFiles() const {
+        std::lock_guard lock(m_mapMutex);
+        return m_files;
+    }
+
+    /// The files named, and every queue candidate of the folders named.
     /// Each with whether it was found in a folder.
-    std::vector<std::pair<std::string, bool>> files() const {
+    std::vector<std::pair<std::string, bool>> listFiles() const {
         std::vector<std::pair<std::string, bool>> out;
         for (const auto& p : m_paths) {
             std::error_code ec;
@@ -237,21 +373,13 @@ private:
         return e;
     }
 
-    /// Drops the cache of files that are gone: memory stays bounded.
-    void forget(const std::vector<std::pair<std::string, bool>>& files) const {
-        std::lock_guard lock(m_mapMutex);
-        for (auto it = m_entries.begin(); it != m_entries.end();) {
-            if (std::none_of(files.begin(), files.end(),
-                             [&](const auto& f) { return f.first == it->first; }))
-                it = m_entries.erase(it);
-            else
-                ++it;
-        }
-    }
-
-    void refresh(const std::string& path, Entry& e) const {
+    /// Reads `path` into a fresh set of values, then swaps them in: a
+    /// scrape meanwhile serves the previous ones.
+    void refresh(const std::string& path, Entry& out) const {
         const auto t0 = Clock::now();
-        e.queues.clear();
+        std::vector<PromQueue> queues;
+        bool up = false, notAQueue = false;
+        std::string error;
         try {
             Options one = m_opts;
             one.file = path;
@@ -278,36 +406,41 @@ private:
                 pq.fileSize = qq.fileSize();
                 pq.walSize = qq.walSize();
                 pq.namedQueues = namedQueueCounts(qq, m_opts.stuckAfterNs());
-                e.queues.push_back(std::move(pq));
+                queues.push_back(std::move(pq));
             }
-            e.up = true;
-            e.notAQueue = false;
-            e.error.clear();
+            up = true;
         } catch (const core::Error& ex) {
-            e.notAQueue = ex.kind() == core::ErrorKind::NotAQueue ||
-                          ex.kind() == core::ErrorKind::Unsupported ||
-                          ex.kind() == core::ErrorKind::Corrupt;
-            if (e.error != ex.what())
-                err("lqctl exporter: " + terminalSafe(ex.what()) + "\n");
-            e.queues.clear();
-            e.up = false;
-            e.error = ex.what();
+            notAQueue = ex.kind() == core::ErrorKind::NotAQueue ||
+                        ex.kind() == core::ErrorKind::Unsupported ||
+                        ex.kind() == core::ErrorKind::Corrupt;
+            error = ex.what();
         } catch (const std::exception& ex) {
-            if (e.error != ex.what())
-                err("lqctl exporter: " + terminalSafe(ex.what()) + "\n");
-            e.queues.clear();
-            e.up = false;
-            e.error = ex.what();
+            error = ex.what();
         }
-        e.at = Clock::now();
-        e.valid = true;
-        e.seconds = std::chrono::duration<double>(e.at - t0).count();
+        std::lock_guard lock(out.mutex);
+        if (!error.empty() && out.error != error)
+            err("lqctl exporter: " + terminalSafe(error) + "\n");
+        out.queues = std::move(queues);
+        out.up = up;
+        out.notAQueue = notAQueue;
+        out.error = error;
+        out.at = Clock::now();
+        out.valid = true;
+        out.seconds = std::chrono::duration<double>(out.at - t0).count();
     }
 
     std::vector<std::string> m_paths;
     Options m_opts;
     mutable std::mutex m_mapMutex;
     mutable std::map<std::string, std::shared_ptr<Entry>> m_entries;
+    std::vector<std::pair<std::string, bool>> m_files;
+    std::map<std::string, Refresher> m_refreshers;
+    std::vector<Refresher> m_finished;
+    std::atomic_bool m_listed{false};
+    mutable std::mutex m_stopMutex;
+    mutable std::condition_variable m_wake;
+    bool m_stop = false;
+    std::thread m_lister;
 };
 
 /// /metrics only: civetweb would serve /metrics/anything with the /metrics
@@ -342,6 +475,9 @@ int cmdExporter(const Options& o) {
         throw core::Error(core::ErrorKind::Io, o.listen,
                           std::string("cannot listen there: ") + e.what());
     }
+    // The first scrape has values: every file read once, or 30 s passed
+    // (a file locked longer is served as down until it can be read).
+    metrics->waitFirstRefresh(std::chrono::seconds(30));
     exposer->RegisterCollectable(metrics, "/metrics");
     const auto ports = exposer->GetListeningPorts();
     const std::string host = o.listen.substr(0, o.listen.rfind(':'));

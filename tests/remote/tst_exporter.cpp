@@ -5,7 +5,11 @@
 #include <core/json.h>
 #include <core/queue.h>
 #include <support/net.h>
+#include <support/waits.h>
 
+#include <sqlite3.h>
+
+#include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
@@ -149,13 +153,82 @@ private slots:
         // A file named on the command line that is missing is reported down;
         // here the single file is removed and comes back.
         QVERIFY(QFile::rename(m_single, gone));
-        QTest::qWait(600);
-        auto [code, body] = httpGet(m_port, "/metrics");
-        QCOMPARE(code, 200);
-        QVERIFY2(body.find("lq_up{queue=\"" + m_single.toStdString() + "\"} 0") !=
-                     std::string::npos,
+        // Refreshed in the background within --interval (0.5 s).
+        std::string body;
+        const std::string down = "lq_up{queue=\"" + m_single.toStdString() + "\"} 0";
+        QVERIFY2(lq::test::waitFor(
+                     [&] {
+                         auto [code, b] = httpGet(m_port, "/metrics");
+                         body = b;
+                         return code == 200 && body.find(down) != std::string::npos;
+                     },
+                     10000),
                  body.c_str());
         QVERIFY(QFile::rename(gone, m_single));
+    }
+
+    /// A scrape never waits on SQLite: with one file locked by a writer
+    /// (a rollback-journal file in an EXCLUSIVE transaction, so every read
+    /// of it waits the exporter's busy timeout of 1 s), every scrape answers
+    /// at once with the other file's values and the locked file's last ones.
+    void aLockedFileDelaysNoScrape() {
+        QTemporaryDir dir;
+        const QString locked = dir.filePath(QStringLiteral("locked.db"));
+        const QString free = dir.filePath(QStringLiteral("free.db"));
+        for (const QString& path : {locked, free}) {
+            auto q = Queue::create(path.toStdString());
+            for (int i = 0; i < 50; ++i)
+                q->put("m" + std::to_string(i));
+        }
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(locked.toUtf8().constData(), &db), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(db, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr),
+                 SQLITE_OK);
+        QProcess exporter;
+        exporter.setReadChannel(QProcess::StandardError);
+        exporter.start(QStringLiteral(LQCTL_PATH),
+                       {QStringLiteral("exporter"), QStringLiteral("--listen=127.0.0.1:0"),
+                        QStringLiteral("--interval=0.2"), locked, free});
+        QVERIFY(exporter.waitForStarted());
+        int port = 0;
+        const QRegularExpression re(QStringLiteral(R"(127\.0\.0\.1:(\d+)/metrics)"));
+        QVERIFY(lq::test::waitFor(
+            [&] {
+                exporter.waitForReadyRead(50);
+                const auto m = re.match(QString::fromUtf8(exporter.peek(4096)));
+                port = m.hasMatch() ? m.captured(1).toInt() : 0;
+                return port > 0;
+            },
+            30000));
+        QCOMPARE(sqlite3_exec(db, "BEGIN EXCLUSIVE; UPDATE Queue SET status = status;", nullptr,
+                              nullptr, nullptr),
+                 SQLITE_OK);
+        const std::string freeUp = "lq_up{queue=\"" + free.toStdString() + "\"} 1";
+        double slowest = 0;
+        QElapsedTimer t;
+        t.start();
+        int scrapes = 0;
+        while (t.elapsed() < 2500) { // the locked file's refreshes wait 1 s each
+            QElapsedTimer one;
+            one.start();
+            auto [code, body] = httpGet(port, "/metrics");
+            slowest = std::max(slowest, double(one.nsecsElapsed()) / 1e6);
+            QCOMPARE(code, 200);
+            QVERIFY(body.find(freeUp) != std::string::npos);
+            QVERIFY(body.find("lq_refresh_age_seconds{queue=\"" + locked.toStdString()) !=
+                    std::string::npos);
+            QVERIFY(body.find("lq_refresh_duration_seconds{queue=") != std::string::npos);
+            ++scrapes;
+            // Paced like a busy Prometheus (40 scrapes a second), not a spin.
+            std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        }
+        QCOMPARE(sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(db);
+        exporter.terminate();
+        QVERIFY(exporter.waitForFinished(5000));
+        qInfo("%d scrapes beside a locked file, the slowest %.1f ms", scrapes, slowest);
+        // Far below the 1 s a read of the locked file waits: no scrape read it.
+        QVERIFY2(slowest < 500, qPrintable(QString::number(slowest)));
     }
 
     void realPrometheusScrapesIt() {
