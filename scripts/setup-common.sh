@@ -24,12 +24,18 @@ lq_install_missing() {
     apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-# lq_build PRESET: configure once (incremental afterwards) and build.
+# lq_build PRESET [TARGET...]: configure once (incremental afterwards) and
+# build the targets named, or everything (the test suites included).
 lq_build() {
     local preset="$1"
+    shift
     cd "$LQ_ROOT"
     if [ ! -f "build/$preset/build.ninja" ]; then
         cmake --preset "$preset"
     fi
-    cmake --build --preset "$preset"
+    if [ $# -gt 0 ]; then
+        cmake --build --preset "$preset" --target "$@"
+    else
+        cmake --build --preset "$preset"
+    fi
 }

@@ -34,8 +34,4 @@ QString EmptyState::text() const {
     return m_label->isVisible() ? m_label->text() : QString();
 }
 
-bool EmptyState::isShown() const {
-    return !m_label->isHidden();
-}
-
 } // namespace lq::ui

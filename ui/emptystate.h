@@ -21,7 +21,6 @@ public:
     /// Shows `text` over the view; "" hides it.
     void setText(const QString& text);
     QString text() const;
-    bool isShown() const;
 
 private:
     QLabel* m_label;

@@ -16,10 +16,12 @@
 #include "ui/queuedocument.h"
 #include "ui/queuesettingsdialog.h"
 #include "ui/queuesidebar.h"
+
 #include "ui/runasync.h"
 #include "ui/settingsstore.h"
 #include "ui/uiresources.h"
 #include "ui/uitext.h"
+#include <QListView>
 
 #include <QAction>
 #include <QApplication>
@@ -165,6 +167,22 @@ void MainWindow::createActions() {
     });
     m_shortcuts = make("shortcuts", tr("&Keyboard shortcuts"));
     connect(m_shortcuts, &QAction::triggered, this, &MainWindow::showShortcuts);
+    // The tabs and the sidebar from the keyboard.
+    m_showMessages = make("showMessages", tr("Go to &Messages"), nullptr,
+                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+    connect(m_showMessages, &QAction::triggered, this,
+            [this] { m_tabs->setCurrentWidget(m_messages); });
+    m_showDashboard = make("showDashboard", tr("Go to &Dashboard"), nullptr,
+                           QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    connect(m_showDashboard, &QAction::triggered, this,
+            [this] { m_tabs->setCurrentWidget(m_dashboard); });
+    m_focusSidebar =
+        make("focusSidebar", tr("Go to the &queue sidebar"), nullptr, QKeySequence(Qt::Key_F6));
+    connect(m_focusSidebar, &QAction::triggered, this, [this] {
+        m_queuesDock->show();
+        m_queuesDock->raise();
+        m_sidebar->view()->setFocus(Qt::ShortcutFocusReason);
+    });
     // Ctrl+1 … Ctrl+9: the status chips, in the order shown.
     for (int n = 1; n <= 9; ++n) {
         QAction* a = make("", tr("Status filter %1").arg(n), nullptr,
@@ -234,6 +252,8 @@ void MainWindow::createMenus() {
     view->addActions({m_refresh, m_live, m_utc, m_backlogThreshold});
     view->addSeparator();
     view->addActions({m_queuesDock->toggleViewAction(), m_detailDock->toggleViewAction()});
+    view->addSeparator();
+    view->addActions({m_showMessages, m_showDashboard, m_focusSidebar});
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addActions({m_gettingStarted, m_shortcuts});

@@ -196,6 +196,9 @@ private:
     QAction* m_aboutQt = nullptr;
     QAction* m_gettingStarted = nullptr;
     QAction* m_shortcuts = nullptr;
+    QAction* m_showMessages = nullptr;
+    QAction* m_showDashboard = nullptr;
+    QAction* m_focusSidebar = nullptr;
     std::vector<QAction*> m_filterActions; ///< Ctrl+1 … Ctrl+9
     QMenu* m_recentMenu = nullptr;
     QStringList m_recent;

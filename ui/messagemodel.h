@@ -178,8 +178,6 @@ public:
     static bool isSortable(int column);
     /// The format field a column shows (Queue..LeaseExpiry), if any.
     static std::optional<core::QueueFormat::Field> fieldOf(int column);
-    /// The column that shows a format field (-1 for Token, StatusText).
-    static int columnOf(core::QueueFormat::Field f);
     /// Whether the open file's format has what `column` shows.
     bool hasColumn(int column) const;
 

@@ -36,15 +36,6 @@ std::optional<Field> MessageModel::fieldOf(int column) {
     }
 }
 
-int MessageModel::columnOf(Field f) {
-    for (int c = Queue; c < ColumnCount; ++c) {
-        if (fieldOf(c) == f) {
-            return c;
-        }
-    }
-    return -1;
-}
-
 bool MessageModel::hasField(Field f) const {
     return std::find(m_fields.begin(), m_fields.end(), f) != m_fields.end();
 }

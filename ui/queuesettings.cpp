@@ -144,10 +144,6 @@ int QueueSettingsModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-const core::QueueFormat::Setting& QueueSettingsModel::settingOf(int row) const {
-    return m_settings.at(m_rows.at(std::size_t(row)).setting);
-}
-
 qint64 QueueSettingsModel::inUse(const Row& r) const {
     const core::QueueFormat::Setting& s = m_settings[r.setting];
     const qint64 v = m_values.value(s.key, r.queue);

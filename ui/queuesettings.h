@@ -63,8 +63,6 @@ public:
     void clearValues();
     /// The values as the format reads them.
     core::FormatSettings settings() const { return m_values; }
-    /// The setting a row belongs to.
-    const core::QueueFormat::Setting& settingOf(int row) const;
 
 private:
     struct Row {

@@ -5,10 +5,12 @@
 // tab or list entry, naming it.
 #include "support/fixtures.h"
 #include "support/waits.h"
+#include "ui/dashboardwidget.h"
 #include "ui/gettingstarted.h"
 #include "ui/mainwindow.h"
 
 #include <QAccessible>
+#include <QCoreApplication>
 #include <QObject>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -88,12 +90,14 @@ private slots:
         QStringList unnamed;
         walk(QAccessible::queryAccessibleInterface(&w), unnamed);
         // A narrow window: the toolbar's overflow button and wrapped chips.
-        w.resize(760, 560);
-        QTest::qWait(100);
+        const int wide = w.width();
+        w.resize(760, 560); // the window keeps a minimum width of its own
+        QVERIFY(lq::test::waitFor([&] { return w.width() < wide; }, 5000));
+        QCoreApplication::sendPostedEvents(); // the relayout the resize posted
         walk(QAccessible::queryAccessibleInterface(&w), unnamed);
-        // The dashboard tab, with its cards and chart controls.
+        // The dashboard tab, with its cards and chart controls once computed.
         w.tabs()->setCurrentIndex(1);
-        QTest::qWait(200);
+        QVERIFY(lq::test::waitFor([&] { return w.dashboard()->hasData(); }, 30000));
         walk(QAccessible::queryAccessibleInterface(&w), unnamed);
         unnamed.removeDuplicates();
         QVERIFY2(unnamed.isEmpty(), qPrintable(unnamed.join(QStringLiteral("\n"))));

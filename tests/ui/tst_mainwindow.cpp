@@ -13,6 +13,7 @@
 #include "ui/messagemodel.h"
 #include "ui/messagespage.h"
 #include "ui/prunedialog.h"
+#include "ui/queuesidebar.h"
 #include "ui/statusfilterbar.h"
 
 #include <QAbstractItemModelTester>
@@ -20,12 +21,14 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListView>
 #include <QLocale>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTest>
 #include <QToolButton>
@@ -131,6 +134,7 @@ private slots:
     void applyToAllMatchingWithProgress();
     void aFilterWideRetryLeavesTheNextActionOnTheSelection();
     void confirmationsNameWhatTheyTouch();
+    void keyboardReachesTheTabsAndTheSidebar();
     void deletedAndReplacedFileBanners();
     void noWritesToADeletedFile();
     void fitsASmallLaptopScreen();
@@ -221,7 +225,11 @@ void TestMainWindow::ctrlEndBeforeTheOrderingGoesToTheLastRow() {
     });
     QVERIFY(openAndWait(h, other));
     QTRY_COMPARE(h.model()->rowCount(), 400);
-    QTest::qWait(100);
+    // The ordering applied, and every event it posted handled: the key
+    // pressed before it still holds.
+    QTRY_VERIFY(h.model()->hasOrdering());
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
     QCOMPARE(h.w.view()->currentIndex().row(), 0);
 
     // Ctrl+End from a selected row moves the current cell, not the
@@ -751,6 +759,23 @@ void TestMainWindow::confirmationsNameWhatTheyTouch() {
     auto* runNow = h.w.findChild<QAction*>(QStringLiteral("release"));
     QVERIFY(runNow);
     QCOMPARE(runNow->text().remove(u'&'), QStringLiteral("Run now"));
+}
+
+// Ctrl+Shift+D and Ctrl+Shift+M switch tabs, F6 puts the focus in the queue
+// sidebar; the shortcuts list names them.
+void TestMainWindow::keyboardReachesTheTabsAndTheSidebar() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    QVERIFY(openAndWait(h, path));
+    h.w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&h.w));
+    QTest::keySequence(&h.w, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    QCOMPARE(h.w.tabs()->currentWidget(), static_cast<QWidget*>(h.w.dashboard()));
+    QTest::keySequence(&h.w, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+    QCOMPARE(h.w.tabs()->currentWidget(), static_cast<QWidget*>(h.w.messagesPage()));
+    QTest::keySequence(&h.w, QKeySequence(Qt::Key_F6));
+    QTRY_VERIFY(h.w.sidebar()->view()->hasFocus());
 }
 
 void TestMainWindow::deletedAndReplacedFileBanners() {
