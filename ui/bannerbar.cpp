@@ -24,6 +24,10 @@ void BannerBar::setBanner(const QString& key, Level level, const QString& text,
     // in the strip, its label and its button, and does not flicker (or make
     // the window lay itself out again) when its numbers follow the file.
     QWidget* frame = m_banners.value(key);
+    if (!frame && m_reserved.contains(key)) {
+        frame = m_reserved.value(key); // the banner takes its reserved place
+        m_banners.insert(key, frame);
+    }
     QLabel* label = nullptr;
     if (frame) {
         label = frame->findChild<QLabel*>(QStringLiteral("bannerText"));
@@ -57,6 +61,9 @@ void BannerBar::setBanner(const QString& key, Level level, const QString& text,
         if (!button) {
             button = new QPushButton(frame);
             button->setObjectName(QStringLiteral("bannerButton"));
+            QSizePolicy keep = button->sizePolicy();
+            keep.setRetainSizeWhenHidden(true); // a reserved place keeps its height
+            button->setSizePolicy(keep);
             // The action of the banner's latest setBanner(), called from a
             // copy: it may remove the banner.
             connect(button, &QPushButton::clicked, this, [this, key] {
@@ -80,16 +87,60 @@ void BannerBar::setBanner(const QString& key, Level level, const QString& text,
 void BannerBar::removeBanner(const QString& key) {
     m_actions.remove(key);
     if (QWidget* w = m_banners.take(key)) {
-        w->deleteLater();
-        w->hide();
+        if (m_reserved.value(key) == w) {
+            blank(w); // its place stays: nothing below it moves
+        } else {
+            w->deleteLater();
+            w->hide();
+        }
     }
-    setVisible(!m_banners.isEmpty());
+    setVisible(!m_banners.isEmpty() || !m_reserved.isEmpty());
+}
+
+void BannerBar::blank(QWidget* frame) {
+    if (auto* label = frame->findChild<QLabel*>(QStringLiteral("bannerText"))) {
+        label->clear();
+    }
+    if (auto* button = frame->findChild<QPushButton*>(QStringLiteral("bannerButton"))) {
+        button->setVisible(false); // hidden, its size kept
+    }
+    frame->setPalette(palette());
+}
+
+void BannerBar::reserve(const QString& key, bool on) {
+    if (!on) {
+        QWidget* w = m_reserved.take(key);
+        if (w && !m_banners.contains(key)) {
+            w->deleteLater();
+            w->hide();
+        }
+        setVisible(!m_banners.isEmpty() || !m_reserved.isEmpty());
+        return;
+    }
+    if (m_reserved.contains(key)) {
+        return;
+    }
+    if (QWidget* shown = m_banners.value(key)) {
+        m_reserved.insert(key, shown);
+        return;
+    }
+    // A banner with a button, blank: the height the banner will take.
+    setBanner(key, Level::Info, QStringLiteral(" "), QStringLiteral(" "), [] {});
+    QWidget* frame = m_banners.take(key);
+    m_actions.remove(key);
+    m_reserved.insert(key, frame);
+    blank(frame);
+    setVisible(true);
 }
 
 void BannerBar::clear() {
     const QStringList all = m_banners.keys();
     for (const QString& k : all) {
         removeBanner(k);
+    }
+    const QStringList reserved = m_reserved.keys();
+    for (const QString& k : reserved) {
+        reserve(k, false);
     }
 }
 

@@ -23,6 +23,10 @@ public:
     void setBanner(const QString& key, Level level, const QString& text,
                    const QString& buttonText = {}, const std::function<void()>& onButton = {});
     void removeBanner(const QString& key);
+    /// Keeps the place of banner `key` in the strip, blank while it is not
+    /// shown, so that raising or removing it moves nothing below the strip.
+    void reserve(const QString& key, bool on);
+    bool isReserved(const QString& key) const { return m_reserved.contains(key); }
     void clear();
     bool hasBanner(const QString& key) const { return m_banners.contains(key); }
     QString bannerText(const QString& key) const;
@@ -32,6 +36,9 @@ private:
     QVBoxLayout* m_layout;
     QHash<QString, QWidget*> m_banners;
     QHash<QString, std::function<void()>> m_actions; ///< each banner's button action
+    QHash<QString, QWidget*> m_reserved;             ///< places kept (reserve())
+
+    void blank(QWidget* frame);
 };
 
 } // namespace lq::ui

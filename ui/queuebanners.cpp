@@ -2,6 +2,7 @@
 #include "ui/queuebanners.h"
 
 #include "core/formats/queueformat.h"
+#include "core/statemodel.h"
 #include "ui/bannerbar.h"
 #include "ui/queuedocument.h"
 #include "ui/uitext.h"
@@ -16,21 +17,29 @@ QueueBanners::QueueBanners(BannerBar* bar, QueueDocument* document, QObject* par
     , m_bar(bar)
     , m_doc(document) {}
 
+void QueueBanners::expectAttention() {
+    m_attentionPending = true;
+    m_bar->reserve(QStringLiteral("attention"), true);
+}
+
 void QueueBanners::offerAttention(const core::Counts& c, int stuckSeconds) {
-    // Open on what needs attention: one click to the stuck, else the failed.
+    // What needs attention, from the counts every view shows: raised when
+    // stuck or failed jobs appear, following their numbers, gone when none
+    // are left. Its place in the strip is kept while the file is open, so it
+    // never moves the table.
     if (!m_doc->isOpen()) {
         return;
     }
-    if (m_attentionPending) {
-        if (c.stored == 0) {
-            return; // not read yet (or an empty queue)
+    if (m_attentionPending && c.stored == 0) {
+        return; // not read yet (or an empty queue)
+    }
+    m_attentionPending = false;
+    const core::StateModel model = core::stateModel(m_doc->format(), c);
+    qint64 failed = 0;
+    for (const auto& st : model.partition) {
+        if (st.state.name == "failed" || st.state.attention) {
+            failed += st.count;
         }
-        m_attentionPending = false;
-        m_attentionShown = c.stuck > 0 || c.failed > 0;
-    } else if (!m_attentionShown || !m_bar->hasBanner(QStringLiteral("attention"))) {
-        // Never raised for this file, or followed: only an open raises it.
-        m_attentionShown = false;
-        return;
     }
     const QLocale l;
     if (c.stuck > 0) {
@@ -42,22 +51,15 @@ void QueueBanners::offerAttention(const core::Counts& c, int stuckSeconds) {
                          : fromStd(rule);
         m_bar->setBanner(QStringLiteral("attention"), BannerBar::Level::Warning,
                          tr("%1 stuck message(s) (%2) and %3 failed need attention.")
-                             .arg(l.toString(c.stuck), why, l.toString(c.failed)),
-                         tr("Show stuck"), [this] {
-                             m_bar->removeBanner(QStringLiteral("attention"));
-                             emit showChoice(StatusFilterBar::Stuck);
-                         });
-    } else if (c.failed > 0) {
+                             .arg(l.toString(c.stuck), why, l.toString(failed)),
+                         tr("Show stuck"), [this] { emit showChoice(StatusFilterBar::Stuck); });
+    } else if (failed > 0) {
         m_bar->setBanner(QStringLiteral("attention"), BannerBar::Level::Info,
-                         tr("%1 failed message(s) in this queue.").arg(l.toString(c.failed)),
-                         tr("Show failed"), [this] {
-                             m_bar->removeBanner(QStringLiteral("attention"));
-                             emit showChoice(StatusFilterBar::Failed);
-                         });
+                         tr("%1 failed message(s) in this queue.").arg(l.toString(failed)),
+                         tr("Show failed"), [this] { emit showChoice(StatusFilterBar::Failed); });
     } else {
         // Released, retried or pruned: nothing needs attention any more.
         m_bar->removeBanner(QStringLiteral("attention"));
-        m_attentionShown = false;
     }
 }
 
@@ -79,6 +81,7 @@ void QueueBanners::documentChanged() {
         }
     }
     if (!m_doc->isOpen()) {
+        m_bar->reserve(QStringLiteral("attention"), false);
         return;
     }
     const core::FormatInfo& info = m_doc->info();

@@ -26,14 +26,13 @@ public:
     void documentChanged();
     void setFileState(MessageModel::FileState state);
     void clearFileState();
-    /// The first counts of a newly opened file decide the attention banner.
-    void expectAttention() {
-        m_attentionPending = true;
-        m_attentionShown = false;
-    }
-    /// New counts (the ones the chips and the sidebar show): the first ones
-    /// after an open may raise the attention banner; while it is shown its
-    /// numbers follow, and it goes when nothing needs attention any more.
+    /// A file was opened: the attention banner's place is kept from now on
+    /// (the first rows are painted where they stay), its text follows the
+    /// first counts.
+    void expectAttention();
+    /// New counts (the ones the chips and the sidebar show): stuck or
+    /// failed jobs raise the attention banner, its numbers follow, and it
+    /// goes (its place kept) when nothing needs attention any more.
     void offerAttention(const core::Counts& c, int stuckSeconds);
     /// A skipped file picked in the sidebar: nothing else is shown.
     void showSkipped(const QString& path, const QString& reason);
@@ -51,7 +50,6 @@ private:
     BannerBar* m_bar;
     QueueDocument* m_doc;
     bool m_attentionPending = false;
-    bool m_attentionShown = false; ///< raised, and neither followed nor gone
 };
 
 } // namespace lq::ui

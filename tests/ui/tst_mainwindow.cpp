@@ -135,6 +135,7 @@ private slots:
     void aFilterWideRetryLeavesTheNextActionOnTheSelection();
     void confirmationsNameWhatTheyTouch();
     void keyboardReachesTheTabsAndTheSidebar();
+    void theAttentionBannerNeverMovesTheTable();
     void deletedAndReplacedFileBanners();
     void noWritesToADeletedFile();
     void fitsASmallLaptopScreen();
@@ -776,6 +777,30 @@ void TestMainWindow::keyboardReachesTheTabsAndTheSidebar() {
     QCOMPARE(h.w.tabs()->currentWidget(), static_cast<QWidget*>(h.w.messagesPage()));
     QTest::keySequence(&h.w, QKeySequence(Qt::Key_F6));
     QTRY_VERIFY(h.w.sidebar()->view()->hasFocus());
+}
+
+// The attention banner's place is kept from the open on: the first rows are
+// painted where they stay when it comes, follows the counts, or goes.
+void TestMainWindow::theAttentionBannerNeverMovesTheTable() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, kMixed);
+    Harness h;
+    const auto tableTop = [&h] {
+        QCoreApplication::sendPostedEvents(); // pending relayouts
+        return h.w.view()->mapTo(&h.w, QPoint(0, 0)).y();
+    };
+    int atFirstRows = -1;
+    QObject::connect(h.model(), &MessageModel::firstRowsShown, &h.w,
+                     [&] { atFirstRows = tableTop(); });
+    QVERIFY(openAndWait(h, path));
+    lq::ui::BannerBar* bar = h.w.bannerBar();
+    const QString key = QStringLiteral("attention");
+    QTRY_VERIFY(bar->hasBanner(key));
+    QVERIFY(atFirstRows >= 0);
+    QCOMPARE(tableTop(), atFirstRows);
+    bar->removeBanner(key); // nothing needs attention any more
+    QVERIFY(!bar->hasBanner(key));
+    QCOMPARE(tableTop(), atFirstRows);
 }
 
 void TestMainWindow::deletedAndReplacedFileBanners() {
