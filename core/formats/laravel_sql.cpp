@@ -32,6 +32,13 @@ std::string jsonField(const std::string& key) {
     return "(CASE WHEN json_valid(payload) THEN json_extract(payload, '$." + key + "') END)";
 }
 
+/// A failed job's enqueue time in ns: the payload's original dispatch time
+/// (createdAt, 12.x+; pushedAt where a payload hook stores it), since
+/// failed_jobs keeps none of its own.
+std::string failedCreatedNs() {
+    return "lq_seconds_ns(coalesce(" + jsonField("createdAt") + ", " + jsonField("pushedAt") + "))";
+}
+
 /// A stored seconds column in ns (Connection's lq_seconds_ns).
 std::string secs(const std::string& col) {
     return "lq_seconds_ns(" + col + ")";
@@ -103,8 +110,11 @@ public:
         if (!m_failed.empty())
             m_arms.push_back(
                 {"SELECT -id AS rowid, '" + m_failed +
-                     ":' || id AS id, 'failed' AS kind, queue, payload, NULL AS attempts, NULL AS "
-                     "reserved_at, NULL AS available_at, NULL AS created_at, NULL AS created_ns, "
+                     ":' || id AS id, 'failed' AS kind, queue, payload, " + jsonField("attempts") +
+                     " AS attempts, NULL AS "
+                     "reserved_at, NULL AS available_at, NULL AS created_at, " +
+                     failedCreatedNs() +
+                     " AS created_ns, "
                      "NULL AS reserved_ns, NULL AS available_ns, failed_at, unixepoch(failed_at) * "
                      "1000000000 AS failed_ns, connection, exception, " +
                      (m_uuid ? std::string("uuid") : std::string("NULL")) +
@@ -126,7 +136,9 @@ public:
         if (!m_failed.empty())
             m_scanArms.push_back(
                 "SELECT -id AS rowid, 'failed' AS kind, queue, NULL AS attempts, NULL AS "
-                "reserved_at, NULL AS available_at, NULL AS created_at, NULL AS created_ns, NULL "
+                "reserved_at, NULL AS available_at, NULL AS created_at, " +
+                failedCreatedNs() +
+                " AS created_ns, NULL "
                 "AS reserved_ns, NULL AS available_ns, failed_at, unixepoch(failed_at) * "
                 "1000000000 AS failed_ns, id AS arm_id FROM " +
                 q(m_failed));
@@ -184,7 +196,12 @@ public:
             m.state = State::Failed;
             m.statusText = "failed";
             m.doneTime = readTime(st, 12, TimeEncoding::Ns);
-            m.inTime = m.doneTime;
+            // The attempts and the original push time are the payload's
+            // (failed_jobs keeps neither); without them the job's enqueue
+            // time is unknown, not its failure time.
+            m.inTime = readTime(st, 8, TimeEncoding::Ns);
+            if (const auto n = wholeSeconds(st, 5))
+                m.attempts = *n;
             m.lastError = st.optText(14);
             m.tokenText = "failed:" + st.text(15);
             m.formatRow = "{\"connection\":" + quoted(st.optText(13)) +

@@ -41,6 +41,7 @@ private slots:
     void retryAfterSetting();
     void countsOnTheTablesEqualTheStateConditions();
     void secondsInSqlAreTheCastTheyReplaced();
+    void failedJobsTakeAttemptsAndPushTimeFromThePayload();
 };
 
 void TstLaravel::recognisedAndOpeningChangesNothing() {
@@ -136,6 +137,48 @@ void TstLaravel::orderingsArmByArmEqualTheCompoundSort() {
     const auto emails = q->orderedRowids(filters[2], {SortKey::Wait, true});
     QVERIFY(std::any_of(emails.begin(), emails.end(), [](std::int64_t r) { return r < 0; }));
     QVERIFY(emails.size() < all);
+}
+
+// failed_jobs keeps no attempts and no enqueue time: a failed job's are its
+// payload's (attempts, createdAt; pushedAt where a hook stores it), and
+// without them its enqueue time is unknown, never its failure time.
+void TstLaravel::failedJobsTakeAttemptsAndPushTimeFromThePayload() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path, /*readOnly=*/false);
+        db.exec("UPDATE failed_jobs SET payload = json_set(payload, '$.attempts', 3, "
+                "'$.createdAt', 1796030000) WHERE id = 1");
+    }
+    {
+        auto q = openAtFactsNow(path);
+        const auto one = q->get("failed_jobs:1");
+        QVERIFY(one && one->state == State::Failed);
+        QCOMPARE(one->attempts, std::int64_t(3));
+        QCOMPARE(one->inTime, std::optional<TimeNs>(1796030000LL * kNsPerSecond));
+        QVERIFY(one->doneTime && *one->doneTime != *one->inTime);
+        // A payload without them (Laravel 8): no enqueue time, no attempts.
+        const auto two = q->get("failed_jobs:2");
+        QVERIFY(two);
+        QVERIFY(!two->inTime);
+        QCOMPARE(two->attempts, std::int64_t(0));
+    }
+    {
+        Db db(path, /*readOnly=*/false);
+        db.exec("UPDATE failed_jobs SET payload = json_set(payload, '$.pushedAt', "
+                "1796030123.5) WHERE id = 2");
+    }
+    auto q = openAtFactsNow(path);
+    const auto two = q->get("failed_jobs:2");
+    QVERIFY(two);
+    // Whole seconds, as every Laravel time is read (lq_seconds_ns).
+    QCOMPARE(two->inTime, std::optional<TimeNs>(1796030123LL * kNsPerSecond));
+    // The sort by enqueue time reads the same times as the rows.
+    Filter failed;
+    failed.states = {State::Failed};
+    const auto ordered = q->orderedRowids(failed, Sort{SortKey::InTime, true});
+    QCOMPARE(ordered.size(), std::size_t(2));
+    QCOMPARE(ordered.front(), two->rowid); // the newer push time first
 }
 
 void TstLaravel::retryFailedRow() {
