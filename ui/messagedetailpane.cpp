@@ -2,11 +2,13 @@
 #include "ui/messagedetailpane.h"
 
 #include "core/formats/queueformat.h"
+#include "core/json.h"
 
 #include "ui/queuebackend.h"
 #include "ui/runasync.h"
 #include "ui/uitext.h"
 
+#include <QAbstractButton>
 #include <QApplication>
 #include <QClipboard>
 #include <QFile>
@@ -21,11 +23,13 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTextDocument>
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <string_view>
 #include <utility>
 
 namespace lq::ui {
@@ -34,28 +38,107 @@ using core::TimeNs;
 
 struct MessageDetailPane::Payload {
     quint64 generation = 0;
-    QString text;
+    QString text;  ///< the text view, or the hex dump of a BLOB that is not text
+    QString bytes; ///< the hex dump of a BLOB of UTF-8 text (textBlob)
     bool truncated = false;
+    bool bytesTruncated = false;
+    qint64 textShown = 0;  ///< payload bytes `text` shows when truncated
+    qint64 bytesShown = 0; ///< payload bytes `bytes` shows when bytesTruncated
     bool pretty = false;
     bool blob = false;
+    bool textBlob = false;
+    bool gone = false; ///< the message is no longer in the file
     std::shared_ptr<const std::string> full;
     QString error;
 };
 
 namespace {
 
+/// The classic hex dump (hexdump -C): the offset, 16 bytes in hex in two
+/// groups of 8, then the same bytes as characters, '.' for every byte that
+/// is not printable ASCII. Plain text, one line per 16 bytes.
 QString hexDump(const std::string& data, std::size_t limit) {
-    QString out;
+    static constexpr char kHex[] = "0123456789abcdef";
     const std::size_t n = std::min(data.size(), limit);
+    QString out;
+    const std::size_t lines = (n + 15) / 16;
+    out.reserve(qsizetype(lines) * 80);
+    char line[128];
     for (std::size_t off = 0; off < n; off += 16) {
-        out += QStringLiteral("%1  ").arg(qulonglong(off), 8, 16, QLatin1Char('0'));
-        for (std::size_t i = off; i < std::min(n, off + 16); ++i) {
-            out += QStringLiteral("%1 ").arg(uint(static_cast<unsigned char>(data[i])), 2, 16,
-                                             QLatin1Char('0'));
+        std::size_t k = 0;
+        int digits = 8;
+        while (digits < 16 && (off >> (4 * digits)) != 0) {
+            ++digits;
         }
-        out += u'\n';
+        for (int d = digits - 1; d >= 0; --d) {
+            line[k++] = kHex[(off >> (4 * d)) & 0xf];
+        }
+        line[k++] = ' ';
+        line[k++] = ' ';
+        const std::size_t end = std::min(n, off + 16);
+        for (std::size_t i = off; i < off + 16; ++i) {
+            if (i < end) {
+                const auto c = static_cast<unsigned char>(data[i]);
+                line[k++] = kHex[c >> 4];
+                line[k++] = kHex[c & 0xf];
+            } else {
+                line[k++] = ' ';
+                line[k++] = ' ';
+            }
+            line[k++] = ' ';
+            if (i == off + 7) {
+                line[k++] = ' ';
+            }
+        }
+        line[k++] = ' ';
+        line[k++] = '|';
+        for (std::size_t i = off; i < end; ++i) {
+            const auto c = static_cast<unsigned char>(data[i]);
+            line[k++] = c >= 0x20 && c < 0x7f ? char(c) : '.';
+        }
+        line[k++] = '|';
+        line[k++] = '\n';
+        out.append(QLatin1String(line, qsizetype(k)));
     }
     return out;
+}
+
+/// A concurrency key among the stored values a format keeps of a row
+/// (Message::formatRow, JSON): the jobs sharing it share a concurrency
+/// limit. "" when the row has none.
+QString concurrencyKey(const core::Message& m) {
+    if (!m.formatRow || m.formatRow->find("concurrency_key") == std::string::npos) {
+        return {};
+    }
+    const QJsonDocument doc = QJsonDocument::fromJson(
+        QByteArray::fromRawData(m.formatRow->data(), qsizetype(m.formatRow->size())));
+    const QString name = QStringLiteral("concurrency_key");
+    const auto keyOf = [&name](const QJsonObject& o) {
+        const QJsonValue v = o.value(name);
+        return v.isString() ? v.toString() : QString();
+    };
+    const QJsonObject row = doc.object();
+    QString key = keyOf(row);
+    // Else the first of its parts (objects, in key order) that has one.
+    for (auto it = row.begin(); key.isEmpty() && it != row.end(); ++it) {
+        if (it.value().isObject()) {
+            key = keyOf(it.value().toObject());
+        }
+    }
+    return key;
+}
+
+/// The Status of a message as last read.
+QString stateLine(const core::Message& m, core::TimeNs now, core::TimeNs stuckNs) {
+    QString status = stateText(m);
+    if (!m.extraState.empty() && m.state != core::State::Unknown) {
+        status += QStringLiteral(" \u2014 ") + fromStd(m.extraState);
+    }
+    if (const auto lockAge = m.lockAgeNs(now); m.isStuck(now, stuckNs) && lockAge) {
+        status += QStringLiteral("  \u2014 ") +
+                  MessageDetailPane::tr("stuck: locked for %1").arg(humanDuration(*lockAge));
+    }
+    return status;
 }
 
 } // namespace
@@ -85,6 +168,7 @@ MessageDetailPane::MessageDetailPane(QWidget* parent)
         {"scheduled", tr("Scheduled at")},
         {"claimed", tr("Claimed")},
         {"lease", tr("Lease expiry")},
+        {"concurrency", tr("Concurrency key")},
         {"finished", tr("Finished")},
         {"size", tr("Payload size")},
         {"wait", tr("Wait")},
@@ -97,6 +181,9 @@ MessageDetailPane::MessageDetailPane(QWidget* parent)
     for (const auto& [key, title] : fields) {
         addField(QString::fromLatin1(key), title);
     }
+    m_titles.value(QStringLiteral("concurrency"))
+        ->setToolTip(tr("The concurrency key as stored: the jobs that share it share a "
+                        "concurrency limit"));
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
@@ -138,6 +225,14 @@ MessageDetailPane::MessageDetailPane(QWidget* parent)
     m_copyPayload->setObjectName(QStringLiteral("copyPayload"));
     m_loadAll->setObjectName(QStringLiteral("loadAll"));
     m_saveAs->setObjectName(QStringLiteral("saveAs"));
+    // A BLOB of UTF-8 text is shown as text; its bytes are one click away.
+    m_showBytes = new QPushButton(tr("Bytes"), this);
+    m_showBytes->setObjectName(QStringLiteral("showBytes"));
+    m_showBytes->setCheckable(true);
+    m_showBytes->setAccessibleName(tr("Show the payload's bytes"));
+    m_showBytes->setToolTip(tr("The payload is a BLOB of UTF-8 text, shown as text. Checked: its "
+                               "bytes in hex (offset, bytes, characters)."));
+    m_showBytes->setVisible(false);
     m_payloadNote = new QLabel(this);
     m_payloadNote->setTextFormat(Qt::PlainText);
     m_payloadNote->setObjectName(QStringLiteral("payloadNote"));
@@ -145,6 +240,7 @@ MessageDetailPane::MessageDetailPane(QWidget* parent)
     m_payloadNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_payloadNote->setMinimumWidth(40);
     buttons->addWidget(m_payloadNote, 1);
+    buttons->addWidget(m_showBytes);
     buttons->addWidget(m_loadAll);
     buttons->addWidget(m_saveAs);
     buttons->addWidget(m_copyId);
@@ -170,13 +266,16 @@ MessageDetailPane::MessageDetailPane(QWidget* parent)
     connect(m_copyId, &QPushButton::clicked, this,
             [this] { QApplication::clipboard()->setText(m_messageId); });
     connect(m_copyPayload, &QPushButton::clicked, this, [this] {
-        if (m_full && !m_fullIsBlob) {
+        // The payload as stored, not its indented JSON; a BLOB as its dump,
+        // a BLOB of text as text unless its bytes are shown.
+        if (m_full && (!m_fullIsBlob || (m_textBlob && !showsBytes()))) {
             QApplication::clipboard()->setText(fromStd(*m_full));
         } else {
             QApplication::clipboard()->setText(m_payload->toPlainText());
         }
     });
     connect(m_loadAll, &QPushButton::clicked, this, [this] { loadPayload(true); });
+    connect(m_showBytes, &QAbstractButton::toggled, this, [this] { showPayloadView(); });
     connect(m_saveAs, &QPushButton::clicked, this, &MessageDetailPane::savePayload);
     showRow(nullptr);
 }
@@ -193,6 +292,7 @@ QLabel* MessageDetailPane::addField(const QString& key, const QString& title) {
     label->setWordWrap(true);
     label->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     auto* titleLabel = new QLabel(title + u':', this);
+    titleLabel->setObjectName(QStringLiteral("title_") + key);
     titleLabel->setAlignment(Qt::AlignRight | Qt::AlignTop);
     QPalette pal = titleLabel->palette();
     pal.setColor(QPalette::WindowText, pal.color(QPalette::PlaceholderText));
@@ -219,6 +319,10 @@ bool MessageDetailPane::shows(const QString& key) const {
     }
     if (key == QLatin1String("key")) {
         return !f || f->hasKeys(m_backend->info());
+    }
+    if (key == QLatin1String("concurrency")) {
+        // From the first message of this queue that has one on.
+        return m_concurrencyKeys;
     }
     // The latency rows where the format stores what they read, as the
     // table's columns and the dashboard decide.
@@ -279,6 +383,10 @@ void MessageDetailPane::layoutFields() {
                             : fromStd(core::QueueFormat::defaultFieldLabel(field))) +
                        u':');
             t->setToolTip(own ? fromStd(f->fieldDescription(field)) : QString());
+            if (key == QLatin1String("lease")) {
+                m_leaseTitle = t->text();
+                m_leaseTip = t->toolTip();
+            }
         }
     }
     const bool errors = f && f->hasField(core::QueueFormat::Field::Error);
@@ -309,12 +417,18 @@ QString MessageDetailPane::fieldText(const QString& field) const {
     return l ? l->text() : QString();
 }
 
+QString MessageDetailPane::fieldTitle(const QString& field) const {
+    QLabel* l = m_titles.value(field);
+    return l ? l->text() : QString();
+}
+
 QString MessageDetailPane::payloadText() const {
     return m_payload->toPlainText();
 }
 
 void MessageDetailPane::setBackend(std::shared_ptr<QueueBackend> backend) {
     m_backend = std::move(backend);
+    m_concurrencyKeys = false;
     showRow(nullptr);
     // The fields this format has (info() is fixed at open), in a turn of the
     // event loop of their own: the open's first rows come in this one. A
@@ -346,6 +460,9 @@ void MessageDetailPane::showRow(const MessageRow* row) {
     // A message marked as gone that comes back unchanged (a filter there and
     // back, a sort) needs its payload line again: the mark replaced it.
     const bool wasMarked = !std::exchange(m_notShown, QString()).isEmpty();
+    // In the table again: in the file; a read of the marked one is stale.
+    const bool wasGone = std::exchange(m_gone, false);
+    ++m_recheckGeneration;
     if (!row) {
         ++m_generation;
         m_row.reset();
@@ -354,6 +471,10 @@ void MessageDetailPane::showRow(const MessageRow* row) {
         m_full.reset();
         m_loading = false;
         m_truncated = false;
+        m_textBlob = false;
+        m_text.clear();
+        m_bytesText.clear();
+        m_showBytes->setVisible(false);
         // Only what shows something: every table reset comes here, and a
         // cleared label asks the whole window to lay itself out again.
         for (QLabel* l : std::as_const(m_fields)) {
@@ -372,16 +493,24 @@ void MessageDetailPane::showRow(const MessageRow* row) {
         }
         m_errorBox->setVisible(false);
         m_payloadNote->setText(tr("Select a message to see its details."));
+        if (!m_payloadNote->toolTip().isEmpty()) {
+            m_payloadNote->setToolTip({});
+        }
         m_loadAll->setVisible(false);
         return;
     }
     const QString id = fromStd(row->msg.messageId);
     const bool same = id == m_messageId && row->fingerprint == m_fingerprint;
+    if (id != m_messageId) {
+        // Another message: its payload as text first, whatever the last one showed.
+        const QSignalBlocker block(m_showBytes);
+        m_showBytes->setChecked(false);
+    }
     m_row = *row;
     m_messageId = id;
     m_fingerprint = row->fingerprint;
     refreshTimes();
-    if (!same || wasMarked) {
+    if (!same || wasMarked || wasGone) {
         loadPayload(false);
     }
 }
@@ -391,14 +520,69 @@ QString MessageDetailPane::payloadNoteText() const {
 }
 
 void MessageDetailPane::markNotShown(const QString& why) {
-    if (m_messageId.isEmpty() || m_notShown == why) {
+    if (m_messageId.isEmpty()) {
         return;
     }
-    m_notShown = why;
-    if (QLabel* status = m_fields.value(QStringLiteral("status"))) {
-        status->setText(status->text() + QStringLiteral("  \u2014 ") + why);
+    if (m_notShown != why) {
+        m_notShown = why;
+        refreshStatus();
+        updatePayloadNote();
     }
-    m_payloadNote->setText(why);
+    // Read it again each time the table says it is not there: moved to
+    // another state, or deleted (by an action, by a worker).
+    recheck();
+}
+
+void MessageDetailPane::recheck() {
+    if (!m_row || !m_backend) {
+        return;
+    }
+    // One read at a time (a payload can be large): a request meanwhile
+    // reads again once it is back.
+    if (m_recheckBusy) {
+        m_recheckAgain = true;
+        return;
+    }
+    m_recheckBusy = true;
+    m_recheckAgain = false;
+    const quint64 gen = m_recheckGeneration;
+    struct Read {
+        std::optional<core::Message> msg;
+        bool failed = false;
+    };
+    auto work = [q = m_backend, id = m_row->msg.messageId]() -> Read {
+        Read r;
+        try {
+            r.msg = q->get(id);
+        } catch (const std::exception&) {
+            r.failed = true; // unknown: the pane keeps what it showed
+        }
+        return r;
+    };
+    runAsync(this, std::move(work), [this, gen](Read r) {
+        m_recheckBusy = false;
+        if (std::exchange(m_recheckAgain, false) && !m_notShown.isEmpty()) {
+            recheck();
+        }
+        // Only for the message still shown, still marked.
+        if (gen != m_recheckGeneration || !m_row || m_notShown.isEmpty() || r.failed) {
+            return;
+        }
+        if (!r.msg) {
+            m_gone = true;
+        } else {
+            m_gone = false;
+            // The fields as the file has them now; the payload is the
+            // one read, shown again when the message comes back.
+            m_row->dataBytes = qint64(r.msg->data.size());
+            if (r.msg->data.size() > MessageModel::kCachedPayloadBytes) {
+                r.msg->data.resize(MessageModel::kCachedPayloadBytes);
+            }
+            m_row->msg = std::move(*r.msg);
+        }
+        refreshTimes();
+        updatePayloadNote();
+    });
 }
 
 void MessageDetailPane::setStuckThresholdSeconds(int seconds) {
@@ -412,16 +596,15 @@ void MessageDetailPane::refreshTimes() {
     }
     const core::Message& m = m_row->msg;
     const TimeNs now = core::systemNowNs();
+    // A concurrency key shows its row from the first message that has one.
+    const QString concurrency = concurrencyKey(m);
+    if (!concurrency.isEmpty() && !m_concurrencyKeys) {
+        m_concurrencyKeys = true;
+        m_fieldsStale = false;
+        layoutFields();
+    }
     setField(QStringLiteral("id"), fromStd(m.messageId));
-    QString status = stateText(m);
-    if (!m.extraState.empty() && m.state != core::State::Unknown) {
-        status += QStringLiteral(" \u2014 ") + fromStd(m.extraState);
-    }
-    if (const auto lockAge = m.lockAgeNs(now); m.isStuck(now, m_stuckNs) && lockAge) {
-        status +=
-            QStringLiteral("  \u2014 ") + tr("stuck: locked for %1").arg(humanDuration(*lockAge));
-    }
-    setField(QStringLiteral("status"), status, tr("stored status value %1").arg(m.rawStatus));
+    refreshStatus();
     if (m.tokenText) {
         setField(QStringLiteral("claim"), visibleText(*m.tokenText),
                  tr("compared as %1").arg(m.token));
@@ -468,6 +651,29 @@ void MessageDetailPane::refreshTimes() {
     instant(QStringLiteral("lockeduntil"), m.lockedUntil);
     instant(QStringLiteral("scheduled"), m.scheduledAt);
     instant(QStringLiteral("lease"), m.leaseExpiry);
+    setField(QStringLiteral("concurrency"), concurrency);
+    // The lease time of a job waiting in a state of the format's own (a
+    // blocked job's block) is when that wait expires, not a claim's end.
+    if (QLabel* t = m_titles.value(QStringLiteral("lease"))) {
+        const bool waits =
+            m.state == core::State::Unknown && !m.extraState.empty() && m.leaseExpiry.has_value();
+        QString tip = m_leaseTip;
+        if (waits && m_backend) {
+            tip = tr("When this job's wait as %1 expires").arg(fromStd(m.extraState));
+            for (const auto& x : core::QueueFormat::of(m_backend->info()).extraStates()) {
+                if (x.name == m.extraState && !x.description.empty()) {
+                    tip += QStringLiteral(": ") + fromStd(x.description);
+                }
+            }
+        }
+        const QString title = waits ? tr("Expires:") : m_leaseTitle;
+        if (!title.isEmpty() && t->text() != title) {
+            t->setText(title);
+        }
+        if (t->toolTip() != tip) {
+            t->setToolTip(tip);
+        }
+    }
     auto duration = [&](const QString& key, const std::optional<TimeNs>& d) {
         setField(key, d ? humanDuration(*d) : QString(), d ? exactDuration(*d) : QString());
     };
@@ -486,6 +692,68 @@ void MessageDetailPane::refreshTimes() {
              tr("%1 bytes").arg(m_row->dataBytes));
 }
 
+void MessageDetailPane::refreshStatus() {
+    if (!m_row) {
+        return;
+    }
+    const core::Message& m = m_row->msg;
+    const QString state = stateLine(m, core::systemNowNs(), m_stuckNs);
+    const QString stored = tr("stored status value %1").arg(m.rawStatus);
+    if (m_gone) {
+        // Never the state it had: it has none now.
+        setField(QStringLiteral("status"), tr("deleted from the file"),
+                 tr("No longer in the file: deleted by an action or by a worker. Last read as "
+                    "%1 (%2); the other fields are as last read.")
+                     .arg(state, stored));
+    } else if (!m_notShown.isEmpty()) {
+        setField(QStringLiteral("status"), state + QStringLiteral("  \u2014 ") + m_notShown,
+                 stored);
+    } else {
+        setField(QStringLiteral("status"), state, stored);
+    }
+}
+
+MessageDetailPane::Payload MessageDetailPane::renderPayload(const std::string& d, bool blob,
+                                                            bool decode, bool all, bool allBytes,
+                                                            bool prefix) {
+    Payload p;
+    p.blob = blob;
+    if (blob) {
+        const std::size_t cut = std::min(d.size(), std::size_t(kPayloadLimit / 4));
+        if (!decode || !isUtf8Text(d, prefix)) {
+            const std::size_t limit = all ? d.size() : cut;
+            p.text = hexDump(d, limit);
+            p.truncated = limit < d.size();
+            p.textShown = qint64(limit);
+            return p;
+        }
+        // UTF-8 text stored as a BLOB (goqite's and backlite's JSON bodies):
+        // shown as text, its dump kept for "Bytes" (all of it only when it
+        // is the view asked for: five characters a byte).
+        const std::size_t limit = allBytes ? d.size() : cut;
+        p.textBlob = true;
+        p.bytes = hexDump(d, limit);
+        p.bytesTruncated = limit < d.size();
+        p.bytesShown = qint64(limit);
+    }
+    if (!all && qint64(d.size()) > kPayloadLimit) {
+        p.text = QString::fromUtf8(d.data(), qsizetype(kPayloadLimit));
+        p.truncated = true;
+        p.textShown = kPayloadLimit;
+        return p;
+    }
+    const QByteArray bytesView = QByteArray::fromRawData(d.data(), qsizetype(d.size()));
+    QJsonParseError err{};
+    const QJsonDocument doc = QJsonDocument::fromJson(bytesView, &err);
+    if (err.error == QJsonParseError::NoError && (doc.isObject() || doc.isArray())) {
+        p.text = QString::fromUtf8(doc.toJson(QJsonDocument::Indented));
+        p.pretty = true;
+    } else {
+        p.text = fromStd(d);
+    }
+    return p;
+}
+
 void MessageDetailPane::loadPayload(bool all) {
     if (!m_row) {
         return;
@@ -493,31 +761,36 @@ void MessageDetailPane::loadPayload(bool all) {
     const quint64 gen = ++m_generation;
     m_loading = true;
     m_loadAll->setVisible(false);
+    // A damaged value the format shows as bytes is never decoded here.
+    const bool decode = !m_row->msg.dataNote.has_value();
     // The cached prefix is shown at once; the worker replaces it.
     if (!all) {
-        m_payload->setPlainText(m_row->msg.dataIsBlob
-                                    ? hexDump(m_row->msg.data, m_row->msg.data.size())
-                                    : fromStd(m_row->msg.data));
-        m_payloadNote->setText(m_row->dataBytes > qint64(m_row->msg.data.size())
-                                   ? tr("Loading the payload\u2026")
-                                   : QString());
+        const bool prefix = m_row->dataBytes > qint64(m_row->msg.data.size());
+        applyPayload(
+            renderPayload(m_row->msg.data, m_row->msg.dataIsBlob, decode, false, false, prefix),
+            false);
+        m_loadingNote = prefix ? tr("Loading the payload\u2026") : QString();
+        updatePayloadNote();
     }
     auto q = m_backend;
     std::shared_ptr<const std::string> have = all ? m_full : nullptr;
-    auto work = [q, id = m_row->msg.messageId, all, gen, have, blobHint = m_row->msg.dataIsBlob,
-                 cached = m_row->msg.data, bytes = m_row->dataBytes]() -> Payload {
+    auto work = [q, id = m_row->msg.messageId, all, allBytes = all && showsBytes(), gen, have,
+                 blobHint = m_row->msg.dataIsBlob, decode, cached = m_row->msg.data,
+                 bytes = m_row->dataBytes]() -> Payload {
         Payload p;
-        p.generation = gen;
         try {
             std::shared_ptr<const std::string> full = have;
             bool blob = blobHint;
+            bool gone = false;
+            QString error;
             if (!full) {
                 if (bytes <= qint64(cached.size()) || !q) {
                     full = std::make_shared<const std::string>(cached);
                 } else {
                     auto m = q->get(id);
                     if (!m) {
-                        p.error = QObject::tr("The message is no longer in the file.");
+                        error = QObject::tr("The message is no longer in the file.");
+                        gone = true;
                         full = std::make_shared<const std::string>(cached);
                     } else {
                         blob = m->dataIsBlob;
@@ -525,30 +798,14 @@ void MessageDetailPane::loadPayload(bool all) {
                     }
                 }
             }
+            p = renderPayload(*full, blob, decode, all, allBytes, gone);
             p.full = full;
-            p.blob = blob;
-            const std::string& d = *full;
-            if (blob) {
-                const std::size_t limit = all ? d.size() : std::size_t(kPayloadLimit / 4);
-                p.text = hexDump(d, limit);
-                p.truncated = limit < d.size();
-            } else if (!all && qint64(d.size()) > kPayloadLimit) {
-                p.text = QString::fromUtf8(d.data(), qsizetype(kPayloadLimit));
-                p.truncated = true;
-            } else {
-                const QByteArray bytesView = QByteArray::fromRawData(d.data(), qsizetype(d.size()));
-                QJsonParseError err{};
-                const QJsonDocument doc = QJsonDocument::fromJson(bytesView, &err);
-                if (err.error == QJsonParseError::NoError && (doc.isObject() || doc.isArray())) {
-                    p.text = QString::fromUtf8(doc.toJson(QJsonDocument::Indented));
-                    p.pretty = true;
-                } else {
-                    p.text = fromStd(d);
-                }
-            }
+            p.gone = gone;
+            p.error = error;
         } catch (const std::exception& e) {
             p.error = QString::fromUtf8(e.what());
         }
+        p.generation = gen;
         return p;
     };
     runAsync(this, std::move(work), [this](const Payload& p) {
@@ -558,29 +815,93 @@ void MessageDetailPane::loadPayload(bool all) {
         m_loading = false;
         m_full = p.full;
         m_fullIsBlob = p.blob;
-        m_truncated = p.truncated;
-        m_payload->setPlainText(p.text);
-        QStringList notes;
         if (!p.error.isEmpty()) {
-            notes << p.error;
             emit errorOccurred(p.error);
         }
-        if (p.truncated) {
-            notes << tr("Showing the first %1 of %2.")
-                         .arg(humanBytes(kPayloadLimit),
-                              humanBytes(qint64(p.full ? p.full->size() : 0)));
+        if (p.gone && !m_gone) {
+            m_gone = true;
+            refreshStatus();
         }
-        if (p.pretty) {
+        applyPayload(p, true);
+    });
+}
+
+void MessageDetailPane::applyPayload(const Payload& p, bool final) {
+    m_textBlob = p.textBlob;
+    m_pretty = p.pretty;
+    m_textTruncated = p.truncated;
+    m_bytesTruncated = p.bytesTruncated;
+    m_textShown = p.textShown;
+    m_bytesShown = p.bytesShown;
+    if (final) {
+        m_payloadError = p.error;
+    } else {
+        m_payloadError.clear();
+    }
+    if (!m_textBlob && m_showBytes->isChecked()) {
+        const QSignalBlocker block(m_showBytes);
+        m_showBytes->setChecked(false);
+    }
+    m_showBytes->setVisible(m_textBlob);
+    const bool bytes = showsBytes();
+    m_payload->setPlainText(bytes ? p.bytes : p.text);
+    m_truncated = bytes ? m_bytesTruncated : m_textTruncated;
+    // Both views are kept only where "Bytes" switches between them.
+    m_text = m_textBlob ? p.text : QString();
+    m_bytesText = m_textBlob ? p.bytes : QString();
+    updatePayloadNote();
+}
+
+bool MessageDetailPane::showsBytes() const {
+    return m_textBlob && m_showBytes->isChecked();
+}
+
+void MessageDetailPane::showPayloadView() {
+    const bool bytes = showsBytes();
+    m_payload->setPlainText(bytes ? m_bytesText : m_text);
+    m_truncated = bytes ? m_bytesTruncated : m_textTruncated;
+    updatePayloadNote();
+}
+
+void MessageDetailPane::updatePayloadNote() {
+    if (!m_row) {
+        return;
+    }
+    QString note;
+    if (m_gone) {
+        note = tr("Deleted from the file: shown as last read.");
+    } else if (!m_notShown.isEmpty()) {
+        note = m_notShown;
+    } else if (m_loading) {
+        note = m_loadingNote;
+    } else {
+        const bool bytes = showsBytes();
+        QStringList notes;
+        if (!m_payloadError.isEmpty()) {
+            notes << m_payloadError;
+        }
+        if (m_truncated) {
+            notes << tr("Showing the first %1 of %2.")
+                         .arg(humanBytes(bytes ? m_bytesShown : m_textShown),
+                              humanBytes(qint64(m_full ? m_full->size() : 0)));
+        }
+        // What the bytes are first: the line is cut where the pane is narrow.
+        if (m_row->msg.dataNote) {
+            notes << fromStd(*m_row->msg.dataNote);
+        } else if (m_textBlob) {
+            notes << (bytes ? tr("Bytes (BLOB), valid UTF-8: shown in hex.")
+                            : tr("Bytes (BLOB), valid UTF-8: shown as text."));
+        } else if (m_fullIsBlob) {
+            notes << tr("Bytes (BLOB), not UTF-8 text: shown in hex; never decoded.");
+        }
+        if (m_pretty && !bytes) {
             notes << tr("JSON, shown indented.");
         }
-        if (m_row && m_row->msg.dataNote) {
-            notes << fromStd(*m_row->msg.dataNote);
-        } else if (p.blob) {
-            notes << tr("Bytes (BLOB), shown in hex; never decoded.");
-        }
-        m_payloadNote->setText(notes.join(u' '));
-        m_loadAll->setVisible(p.truncated);
-    });
+        note = notes.join(u' ');
+    }
+    m_payloadNote->setText(note);
+    m_payloadNote->setToolTip(note.isEmpty() ? QString() : plainToolTip(note));
+    m_loadAll->setVisible(!m_loading && m_truncated);
 }
 
 void MessageDetailPane::savePayload() {

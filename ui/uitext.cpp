@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/uitext.h"
 
+#include "core/json.h"
 #include "core/timefmt.h"
 
 #include <QCoreApplication>
@@ -37,8 +38,46 @@ std::string toStd(const QString& s) {
     return std::string(b.constData(), static_cast<std::size_t>(b.size()));
 }
 
+/// Whether `s` is UTF-8 text: valid UTF-8 (no overlong forms, surrogates or
+/// values past U+10FFFF) with no control character but tab, line feed and
+/// carriage return. `prefix`: `s` is the start of a longer value, so a
+/// sequence cut at its end is not invalid.
+bool isUtf8Text(std::string_view s, bool prefix) {
+    if (prefix && !s.empty()) {
+        std::size_t lead = s.size() - 1;
+        while (lead > 0 && s.size() - lead < 4 &&
+               (static_cast<unsigned char>(s[lead]) & 0xc0) == 0x80) {
+            --lead;
+        }
+        const auto c = static_cast<unsigned char>(s[lead]);
+        const std::size_t want = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+        if (s.size() - lead < want) {
+            s = s.substr(0, lead);
+        }
+    }
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x80) {
+            if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+                return false;
+            }
+            ++i;
+            continue;
+        }
+        const std::size_t n = core::utf8SequenceLength(s, i);
+        if (n == 0) {
+            return false;
+        }
+        i += n;
+    }
+    return true;
+}
+
 QString payloadPreview(const std::string& data, bool isBlob, int maxChars) {
-    if (isBlob) {
+    // A BLOB that is UTF-8 text (goqite's and backlite's JSON bodies) is
+    // previewed as text; other bytes in hex.
+    constexpr std::size_t kLook = 4096;
+    if (isBlob && !isUtf8Text(std::string_view(data).substr(0, kLook), data.size() > kLook)) {
         QString hex = QString::fromLatin1(
             QByteArray(data.data(), static_cast<qsizetype>(std::min<std::size_t>(data.size(), 48)))
                 .toHex(' '));

@@ -13,6 +13,7 @@
 #include <QString>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace lq::ui {
 
@@ -28,6 +29,10 @@ std::string toStd(const QString& s);
 /// characters, line breaks and tabs shown as visible marks, control
 /// characters dropped. BLOB payloads are shown as a byte count plus hex.
 QString payloadPreview(const std::string& data, bool isBlob, int maxChars = 200);
+/// Whether `s` is UTF-8 text: valid UTF-8 with no control character but tab,
+/// line feed and carriage return. `prefix`: `s` is the start of a longer
+/// value, so a sequence cut at its end is not invalid.
+bool isUtf8Text(std::string_view s, bool prefix);
 
 /// An instant as "2025-03-14 09:00:09.777" in local time, or with a "Z" in
 /// UTC; without the milliseconds when `millis` is false, without the year

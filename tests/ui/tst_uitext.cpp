@@ -16,6 +16,7 @@ class TstUiText : public QObject {
 private slots:
     void localTimesReadAsQDateTimeReadsThem_data();
     void localTimesReadAsQDateTimeReadsThem();
+    void blobsOfTextArePreviewedAsText();
     void cleanupTestCase();
 };
 
@@ -65,6 +66,21 @@ void TstUiText::localTimesReadAsQDateTimeReadsThem() {
     if (zone != "UTC" && zone != "Asia/Kathmandu") {
         QVERIFY(transitions >= 1); // the zone changes in 2026: the edges were tried
     }
+}
+
+// The table's preview of a BLOB: UTF-8 text (goqite's JSON bodies) as text,
+// other bytes in hex.
+void TstUiText::blobsOfTextArePreviewedAsText() {
+    using lq::ui::payloadPreview;
+    QCOMPARE(payloadPreview("{\"a\": 1}", true), QStringLiteral("{\"a\": 1}"));
+    QCOMPARE(payloadPreview("{\"a\": 1}", false), QStringLiteral("{\"a\": 1}"));
+    const std::string binary("\x00\x01\xff", 3);
+    QCOMPARE(payloadPreview(binary, true), QStringLiteral("[BLOB 3 B] 00 01 ff"));
+    // Text that is cut inside a character at the 4 KiB look is still text.
+    std::string long_(4095, 'a');
+    long_ += "\xc3\xa9 and more";
+    QVERIFY(!payloadPreview(long_, true).startsWith(QStringLiteral("[BLOB")));
+    QVERIFY(payloadPreview(std::string("a\x01b"), true).startsWith(QStringLiteral("[BLOB")));
 }
 
 void TstUiText::cleanupTestCase() {
