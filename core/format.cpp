@@ -42,6 +42,13 @@ const char* formatId(Format f) noexcept {
     return "unknown";
 }
 
+std::optional<Format> formatFromId(std::string_view id) noexcept {
+    for (int f = 0; f <= static_cast<int>(Format::LaravelDatabase); ++f)
+        if (id == formatId(static_cast<Format>(f)))
+            return static_cast<Format>(f);
+    return std::nullopt;
+}
+
 std::int64_t FormatSettings::value(std::string_view key, const std::string& queue,
                                    bool inherit) const {
     if (key == kMaxReceive) {

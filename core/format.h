@@ -108,6 +108,8 @@ struct FormatInfo {
 /// "litequeue-0.14", "litequeue-0.13", "litequeue-legacy", "litequeue-multi",
 /// "litequeue-unknown", "jobs-lease".
 const char* formatId(Format f) noexcept;
+/// The format of id `id` (formatId()'s inverse); nullopt for an unknown id.
+std::optional<Format> formatFromId(std::string_view id) noexcept;
 
 /// Reads the schema through `c` and recognises the format. Throws NotAQueue
 /// ("not a queue file: found tables users, orders", "empty database"),

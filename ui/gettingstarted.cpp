@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "ui/gettingstarted.h"
 
+#include "core/formats/queueformat.h"
+#include "core/statemodel.h"
+#include "ui/uitext.h"
+
+#include <QCoreApplication>
 #include <QDialogButtonBox>
 #include <QTabWidget>
 #include <QTextBrowser>
@@ -18,6 +23,62 @@ QTextBrowser* page(QWidget* parent, const QString& html) {
     return b;
 }
 
+/// The states page: the canonical states, then each format's own states
+/// and sub-counts as core's state model names them (core/statemodel.h), so
+/// a format added behind the seam appears here with its words.
+QString statesPage() {
+    QString html = QCoreApplication::translate(
+        "lq::ui::GettingStartedDialog",
+        "<h3>States</h3>"
+        "<p>Every job of a queue is in exactly one state:</p>"
+        "<ul><li><b>ready</b> — due; waiting for a worker.</li>"
+        "<li><b>scheduled</b> — due later (a delay, a retry's back-off).</li>"
+        "<li><b>locked</b> — a worker claimed it (a lease queue's live lease).</li>"
+        "<li><b>done</b> — finished; kept until pruned (where the library keeps it).</li>"
+        "<li><b>failed</b> — the worker gave up; kept until retried or pruned.</li></ul>"
+        "<p>Some libraries have states of their own, counted as their own (a job in "
+        "one is in no other), and counts that are part of a state:</p><ul>");
+    for (const core::QueueFormat* f : core::QueueFormat::recognisers()) {
+        QStringList own;
+        for (const core::PartitionState& p : core::partitionStates(*f)) {
+            if (p.canonical) {
+                continue;
+            }
+            std::string what = p.state ? f->stateDescription(*p.state) : std::string();
+            for (const auto& x : f->extraStates()) {
+                if (x.name == p.name) {
+                    what = x.description;
+                }
+            }
+            own << QStringLiteral("<b>%1</b> (%2)")
+                       .arg(fromStd(p.name).toHtmlEscaped(), fromStd(what).toHtmlEscaped());
+        }
+        for (const core::SubState& sub : core::subStates(*f)) {
+            if (sub.name == "stuck") {
+                continue;
+            }
+            own << QCoreApplication::translate("lq::ui::GettingStartedDialog",
+                                               "<b>%1</b>, part of %2 (%3)")
+                       .arg(fromStd(sub.name).toHtmlEscaped(),
+                            fromStd(sub.within.empty() ? std::string() : sub.within.front())
+                                .toHtmlEscaped(),
+                            fromStd(sub.description).toHtmlEscaped());
+        }
+        if (!own.isEmpty()) {
+            html += QStringLiteral("<li><i>%1</i>: %2</li>")
+                        .arg(fromStd(f->id()).toHtmlEscaped(), own.join(QStringLiteral("; ")));
+        }
+    }
+    html += QCoreApplication::translate(
+        "lq::ui::GettingStartedDialog",
+        "</ul><p><b>stuck</b> is part of locked: claimed longer than <b>Stuck after</b>, or "
+        "abandoned by the library's own rule where it has one. The chips above the table "
+        "filter by state (Ctrl+1 … Ctrl+9, Tab to the others); the counts are exact and "
+        "live, and lqctl, Prometheus and the sidebar show the same ones by the same "
+        "names.</p>");
+    return html;
+}
+
 } // namespace
 
 GettingStartedDialog::GettingStartedDialog(QWidget* parent)
@@ -28,21 +89,7 @@ GettingStartedDialog::GettingStartedDialog(QWidget* parent)
     resize(640, 460);
     auto* layout = new QVBoxLayout(this);
     m_pages->setAccessibleName(tr("Getting started pages"));
-    m_pages->addTab(
-        page(m_pages,
-             tr("<h3>Statuses</h3>"
-                "<p>A queue file holds messages (jobs). Each is in one state:</p>"
-                "<ul><li><b>READY</b> — waiting for a worker.</li>"
-                "<li><b>LOCKED</b> — a worker claimed it and is processing it.</li>"
-                "<li><b>DONE</b> — finished; kept until pruned.</li>"
-                "<li><b>FAILED</b> — the worker gave up; kept until retried or pruned.</li></ul>"
-                "<p>Lease queues (a <i>jobs</i> table with leases) show <b>SCHEDULED</b> (due "
-                "later), <b>LEASED</b> (claimed, lease running) and <b>EXPIRED</b> (the lease "
-                "lapsed: any worker may claim it again). Finishing such a job deletes it, so "
-                "they keep no history.</p>"
-                "<p>The chips above the table filter by state (Ctrl+1 … Ctrl+9); the counts "
-                "are exact and live.</p>")),
-        tr("Statuses"));
+    m_pages->addTab(page(m_pages, statesPage()), tr("States"));
     m_pages->addTab(
         page(m_pages,
              tr("<h3>Claims and stuck messages</h3>"
@@ -67,7 +114,10 @@ GettingStartedDialog::GettingStartedDialog(QWidget* parent)
                 "cutoff fixed when you confirm. The search does not apply.</li>"
                 "<li><b>Vacuum</b>: rewrites the file to give free pages back; writers wait "
                 "meanwhile. It cannot be undone.</li>"
-                "<li><b>Release / Reschedule… / Delete</b> on lease queues.</li>"
+                "<li><b>Run now / Reschedule… / Delete</b> where the library has them.</li>"
+                "<li>A row action acts on the selected jobs, or on every job matching the "
+                "filter when you choose that in its confirmation; nothing is remembered "
+                "from one action to the next.</li>"
                 "<li><b>Undo last action</b> (Ctrl+Z) reverts the rows that still hold what "
                 "the action wrote, and lists the others. A pruned message whose idempotency key "
                 "was reused is restored without its key.</li></ul>"
@@ -82,8 +132,9 @@ GettingStartedDialog::GettingStartedDialog(QWidget* parent)
                 "--status stuck</code>, <code>lqctl retry FILE ID --claim N</code>, <code>lqctl "
                 "audit FILE</code>, <code>lqctl undo FILE</code>. Read <code>man lqctl</code> "
                 "and <code>man lqadmin</code>.</p>"
-                "<p>The project's README.md (in its source tree) explains the formats, the "
-                "safety rules and the benchmarks.</p>"
+                "<p>The project's README.md and docs/FORMATS.md (in its source tree) explain "
+                "the formats, their states and actions, and the safety rules; "
+                "docs/BENCHMARKS.md the measurements.</p>"
                 "<p>Help › Keyboard shortcuts lists every shortcut.</p>")),
         tr("More"));
     layout->addWidget(m_pages);

@@ -109,7 +109,7 @@ std::optional<std::chrono::nanoseconds> secondsFrom(const Json& j) {
 
 Json toJson(const FormatInfo& i) {
     Json j = Json::object();
-    j.set("format", static_cast<int>(i.format));
+    j.set("format", formatId(i.format)); // by id: the enum's order is no contract
     j.set("user_version", i.userVersion);
     j.set("time_unit", static_cast<int>(i.timeUnit));
     j.set("table", i.table);
@@ -168,7 +168,22 @@ FormatSettings settingsFromJson(const Json& j) {
 
 FormatInfo formatInfoFromJson(const Json& j) {
     FormatInfo i;
-    i.format = static_cast<Format>(j["format"].toInt());
+    if (j["format"].isString()) {
+        const auto f = formatFromId(j["format"].toString());
+        if (!f)
+            throw Error(ErrorKind::Unsupported, {},
+                        "the host's queue is of format " + j["format"].toString() +
+                            ", which this lqctl does not know: update it to the host's version");
+        i.format = *f;
+    } else {
+        // A peer of protocol 1 before format ids: its enum index, checked.
+        const std::int64_t n = j["format"].toInt();
+        if (n < 0 || n > static_cast<std::int64_t>(Format::LaravelDatabase))
+            throw Error(ErrorKind::Unsupported, {},
+                        "the host's queue is of a format this lqctl does not know (" +
+                            std::to_string(n) + "): update it to the host's version");
+        i.format = static_cast<Format>(n);
+    }
     i.userVersion = j["user_version"].toInt();
     i.timeUnit = static_cast<TimeUnit>(j["time_unit"].toInt());
     i.table = j["table"].toString();

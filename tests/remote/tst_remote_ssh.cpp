@@ -187,7 +187,9 @@ private slots:
         QCOMPARE(rs.code, 1);
         QCOMPARE(QString::fromUtf8(rs.err).replace(m_url, QStringLiteral("F")),
                  QString::fromUtf8(ls.err).replace(m_local, QStringLiteral("F")));
-        QVERIFY2(rs.err.contains("changed since shown"), rs.err.constData());
+        QVERIFY2(rs.err.contains(QByteArray("the claim did not match: job " + id.toUtf8() +
+                                            " holds claim 1, not 99")),
+                 rs.err.constData());
         compareJson(QStringLiteral("retry"),
                     {id, QStringLiteral("--claim=1"), QStringLiteral("--json")});
         const QString id2 = QString::fromStdString(m_locked[2]);

@@ -15,6 +15,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QWidget>
 
 using lq::ui::MainWindow;
@@ -107,6 +108,13 @@ private slots:
         lq::ui::GettingStartedDialog dlg;
         dlg.show();
         QCOMPARE(dlg.pages()->count(), 4);
+        // The states page names every format's own states and sub-counts.
+        auto* states = qobject_cast<QTextBrowser*>(dlg.pages()->widget(0));
+        QVERIFY(states);
+        const QString text = states->toPlainText();
+        for (const char* word : {"retryable", "cancelled", "blocked", "dead_letter", "pending",
+                                 "expired", "locked_expired", "pending_retry", "stuck"})
+            QVERIFY2(text.contains(QLatin1String(word)), word);
         QStringList unnamed;
         walk(QAccessible::queryAccessibleInterface(&dlg), unnamed);
         QVERIFY2(unnamed.isEmpty(), qPrintable(unnamed.join(QStringLiteral("\n"))));
