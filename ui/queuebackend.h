@@ -6,7 +6,7 @@
 // Every call blocks and runs on a worker thread (never the UI thread): the
 // message loader, the detail pane, the dashboard and the action handler call
 // it from runAsync() jobs. LocalQueueBackend implements it over an
-// lq::core::Queue on this machine; a remote implementation (issue 16: a
+// lq::core::Queue on this machine; a remote implementation (a
 // `lqctl serve --stdio` JSON-lines session over ssh) implements the same
 // calls over its transport, and the views do not change.
 //

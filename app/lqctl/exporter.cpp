@@ -288,8 +288,8 @@ private:
             {
                 std::lock_guard lock(m_mapMutex);
                 m_files = files;
-                for (const auto& [path, inFolder] : files) {
-                    (void)inFolder;
+                for (const auto& file : files) {
+                    const std::string& path = file.first;
                     if (!m_entries.count(path))
                         m_entries[path] = std::make_shared<Entry>();
                     if (!m_refreshers.count(path)) {

@@ -485,10 +485,10 @@ std::string prometheusText(const std::vector<PromQueue>& queues, double stuckAft
                  "Jobs of one named queue inside the file (queue_name) by state, as "
                  "lq_messages.");
         each([&](const PromQueue& q, const std::string& b) {
-            for (const auto& [name, c] : q.namedQueues)
-                partition(q, c, [&](const std::string& status, std::int64_t v) {
+            for (const auto& named : q.namedQueues)
+                partition(q, named.second, [&](const std::string& status, std::int64_t v) {
                     w.sample("lq_named_queue_messages", b,
-                             {{"queue_name", name}, {"status", status}}, n(v));
+                             {{"queue_name", named.first}, {"status", status}}, n(v));
                 });
         });
         w.family("lq_named_queue_stuck_messages", "gauge",

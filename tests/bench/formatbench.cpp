@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // lqbench formats: what a user sees on a large file of another queue format
-// (issue 14: a 1,000,000-job Solid Queue file and a 1,000,000-job Laravel
+// (a 1,000,000-job Solid Queue file and a 1,000,000-job Laravel
 // file against the docs/BENCHMARKS.md targets). The fixture is grown to N jobs by SQL
 // that writes rows as the library does (times in its encodings, executions
 // beside the jobs); then the real main window is launched on the fixture (a

@@ -563,7 +563,7 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
     if (steal0 >= 0)
         r.set("cpu_steal_ms", stealMs() - steal0); // over the phases above
 
-    // Close to SQLite itself (issue 13, target 4), in the same run: lqcore's
+    // Close to SQLite itself (docs/BENCHMARKS.md), in the same run: lqcore's
     // counts against the raw GROUP BY, the dashboard's statistics against one
     // raw pass in C, the table's sort against the raw ordered scan.
     // Each format's own statements (formatprofiles.cpp).

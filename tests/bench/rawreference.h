@@ -35,7 +35,7 @@ struct RawQueries {
     std::string sortByWait; ///< every job's id, longest wait first
 };
 
-/// The raw-SQLite references of issue 13, target 4: the same work as lqcore
+/// The raw-SQLite references of docs/BENCHMARKS.md: the same work as lqcore
 /// with nothing around it, on a read-only connection with the same pragmas.
 class RawReference {
 public:

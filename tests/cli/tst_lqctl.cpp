@@ -1144,7 +1144,7 @@ private slots:
         QVERIFY(r.out.contains("--keep-failed"));
     }
 
-    // ---- undo and audit (issue 11) --------------------------------------
+    // ---- undo and audit --------------------------------------
 
     /// `lqctl ARGS --json` with USER unset: the record must name the OS account.
     QJsonDocument runJsonNoUser(const QStringList& args, int expectCode = 0) {

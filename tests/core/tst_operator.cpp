@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The operator layer finishes or says exactly what it did (issue 11):
+// The operator layer finishes or says exactly what it did:
 // undo of a prune whose keys were reused runs to the end, a write to a file
 // that was deleted or replaced is refused inside its transaction, the audit
 // record is exact and written chunk by chunk before each COMMIT, and a

@@ -11,6 +11,7 @@
 //   SELECT id, (julianday(attempted_at) - julianday(scheduled_at)) * 86400
 //   FROM oban_jobs WHERE attempted_at IS NOT NULL ORDER BY 2 DESC
 #include "core/queue.h"
+#include "core/stats.h"
 #include "testutil.h"
 
 #include <QObject>
@@ -29,6 +30,34 @@ class TstWaitTime : public QObject {
     Q_OBJECT
 
 private slots:
+    /// The dashboard's wait over time and its wait histogram are one
+    /// measure: over one bucket that spans every claim, the chart's p50 and
+    /// p99 are the histogram's (both from the due time where it is stored).
+    void waitOverTimeIsTheHistogramsWait_data() {
+        QTest::addColumn<QString>("fixture");
+        for (const char* f : {"formats/solid-queue.sqlite3", "formats/laravel-database.sqlite3",
+                              "formats/oban-lite.sqlite3", "formats/river-v7.sqlite3",
+                              "litequeue-head-mixed.sqlite3"})
+            QTest::newRow(f) << QString::fromLatin1(f);
+    }
+    void waitOverTimeIsTheHistogramsWait() {
+        QFETCH(QString, fixture);
+        QTemporaryDir dir;
+        const std::string path = lqtest::copyFixture(dir, fixture);
+        OpenOptions o;
+        o.readOnly = true;
+        auto q = Queue::open(path, o);
+        const TimingColumns cols = q->timing({});
+        const QueueStats st = computeStats(cols, q->now());
+        QVERIFY(st.wait.count > 0);
+        QVERIFY(st.firstTime && st.lastTime);
+        const TimeNs from = *st.firstTime, to = *st.lastTime + 1;
+        const auto series = computeSeries(cols, from, to, to - from);
+        QCOMPARE(series.size(), std::size_t(1));
+        QCOMPARE(series.front().waitP50, st.wait.p50);
+        QCOMPARE(series.front().waitP99, st.wait.p99);
+    }
+
     void waitStartsAtTheDueTime_data() {
         QTest::addColumn<QString>("fixture");
         QTest::addColumn<qint64>("count");    // claims at or after their due time

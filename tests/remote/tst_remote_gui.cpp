@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// lqadmin's main window on a queue over a real OpenSSH server (issue 16):
+// lqadmin's main window on a queue over a real OpenSSH server:
 // sshd on 127.0.0.1 with generated keys and its own config (as
 // tst_remote_ssh), the built lqctl as the remote command. The window shows
 // what it shows on the local copy, runs a retry with its claim and undoes

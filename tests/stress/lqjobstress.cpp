@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// lqjobstress: the processes of the jobs-lease stress and crash runs (issue 11).
+// lqjobstress: the processes of the jobs-lease stress and crash runs.
 // Producers and workers are what a real program written after seed 000 ("SQLite
 // Job Queue with Leases") does, on the SQLite C API with the seed's own SQL
 // and connection settings, no lqcore; the operator is lqadmin's operator layer

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// A model-based test of the operator layer (issue 11). Real processes share
+// A model-based test of the operator layer. Real processes share
 // ONE litequeue-0.14 file: 2 producers (put / putMany, some with idempotency
 // keys from a small pool, so keys come back after a prune freed them), 2
 // workers (pop then done / retry / fail with their claim; one of them
