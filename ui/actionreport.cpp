@@ -119,6 +119,18 @@ void showReportDialog(const ActionReport& report, QWidget* parent) {
         new QMessageBox(report.error.isEmpty() ? QMessageBox::Information : QMessageBox::Warning,
                         report.title, report.summary(), QMessageBox::Ok, parent);
     box->setTextFormat(Qt::PlainText);
+    box->setObjectName(QStringLiteral("actionReport"));
+    // Why rows were skipped, in the report itself (the first few; all of
+    // them under Show Details).
+    constexpr int kSaid = 3;
+    if (!report.skippedLines.isEmpty()) {
+        QStringList why = report.skippedLines.mid(0, kSaid);
+        if (report.skippedLines.size() > kSaid) {
+            why << QObject::tr("and %1 more (Show Details)")
+                       .arg(localeCount(report.skippedLines.size() - kSaid));
+        }
+        box->setInformativeText(why.join(u'\n'));
+    }
     QStringList details;
     if (!report.noteLines.isEmpty()) {
         details
@@ -143,9 +155,11 @@ void showReportDialog(const ActionReport& report, QWidget* parent) {
             text->setLineWrapMode(QTextEdit::NoWrap);
         }
     }
+    // Modal to the window: it cannot be clicked through, nor left behind to
+    // come back stale after the next action.
     box->setAttribute(Qt::WA_DeleteOnClose);
-    box->setModal(false);
-    box->show();
+    box->setWindowModality(Qt::WindowModal);
+    box->open();
 }
 
 } // namespace lq::ui

@@ -123,9 +123,11 @@ void MainWindow::createActions() {
     m_queueSettings = createQueueSettingsAction(m_doc, this, [this] { reopen(); });
     m_quit = make("quit", tr("&Quit"), nullptr, QKeySequence::Quit);
     connect(m_quit, &QAction::triggered, this, &QWidget::close);
-    m_readOnly = make("readOnly", tr("&Read-only"), "readonly");
+    m_readOnly = make("readOnly", tr("&Read-only: off"), "readonly");
     m_readOnly->setCheckable(true);
     m_readOnly->setToolTip(tr("Open the file without ever writing to it"));
+    // A toggle that says its state, whichever way the style draws it.
+    connect(m_readOnly, &QAction::toggled, this, &MainWindow::showReadOnlyState);
     connect(m_readOnly, &QAction::triggered, this, [this](bool on) {
         if (m_doc->isOpen() || !m_doc->path().isEmpty()) {
             openWith(m_doc->path(), on, m_doc->table());
@@ -268,11 +270,15 @@ void MainWindow::createMenus() {
     }
     tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     tb->setIconSize(QSize(20, 20));
+    // The actions on the selection and Undo first: a narrow window (1024 px)
+    // puts the last ones behind the overflow button, not these.
     tb->addAction(m_open);
     tb->addSeparator();
-    tb->addActions({h.retryAction(), h.markFailedAction(), h.retryExpiredAction(),
-                    h.releaseAction(), h.rescheduleAction(), h.deleteAction(), h.pruneAction(),
-                    h.vacuumAction(), h.enqueueAction(), h.undoAction()});
+    tb->addActions({h.retryAction(), h.markFailedAction(), h.releaseAction(), h.deleteAction(),
+                    h.undoAction()});
+    tb->addSeparator();
+    tb->addActions({h.retryExpiredAction(), h.rescheduleAction(), h.pruneAction(),
+                    h.enqueueAction(), h.vacuumAction()});
     tb->addSeparator();
     tb->addActions({m_refresh, m_readOnly});
 }
@@ -546,6 +552,10 @@ void MainWindow::updateActions() {
     m_reopen->setEnabled(open);
     m_refresh->setEnabled(open);
     m_readOnly->setEnabled(open);
+}
+
+void MainWindow::showReadOnlyState() {
+    m_readOnly->setText(m_readOnly->isChecked() ? tr("&Read-only: on") : tr("&Read-only: off"));
 }
 
 bool MainWindow::readOnlyMode() const {

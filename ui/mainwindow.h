@@ -106,6 +106,8 @@ public:
     /// write action is off until it is reopened.
     bool fileGone() const;
     void setReadOnlyMode(bool on);
+    /// The Read-only toggle's text says its state ("Read-only: on").
+    void showReadOnlyState();
 
 signals:
     /// A queue was picked in the sidebar (the window opens it too).

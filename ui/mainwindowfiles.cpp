@@ -220,6 +220,7 @@ void MainWindow::onOpened(bool samePath) {
         QSignalBlocker block(m_readOnly);
         m_readOnly->setChecked(m_doc->readOnly());
     }
+    showReadOnlyState();
     if (!samePath) {
         m_queueBanners->expectAttention();
     }

@@ -72,6 +72,8 @@ void MessagesPage::createWidgets() {
     m_queueCombo->setAccessibleName(tr("Queue filter"));
     m_queueCombo->setToolTip(tr("Show the messages of one named queue; the counts follow"));
     m_queueCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // Never narrower than its longest name: the search box gives way.
+    m_queueCombo->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Fixed);
     m_queueCombo->setVisible(false);
     filterRow->addWidget(m_queueCombo);
     connect(m_queueCombo, &QComboBox::currentIndexChanged, this, [this](int i) {

@@ -6,6 +6,7 @@
 #include "core/formats/queueformat.h"
 #include "core/queue.h"
 #include "testhelpers.h"
+#include "ui/actionreport.h"
 #include "ui/bannerbar.h"
 #include "ui/dashboardwidget.h"
 #include "ui/mainwindow.h"
@@ -18,11 +19,13 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListView>
 #include <QLocale>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -31,6 +34,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
+#include <QToolBar>
 #include <QToolButton>
 
 #include <algorithm>
@@ -136,6 +140,8 @@ private slots:
     void confirmationsNameWhatTheyTouch();
     void keyboardReachesTheTabsAndTheSidebar();
     void theAttentionBannerNeverMovesTheTable();
+    void theReportSaysWhyAndCannotBeClickedThrough();
+    void aSmallWindowKeepsTheMainActionsAndTheQueueName();
     void deletedAndReplacedFileBanners();
     void noWritesToADeletedFile();
     void fitsASmallLaptopScreen();
@@ -588,8 +594,13 @@ void TestMainWindow::readOnlySwitch() {
     Harness h;
     QVERIFY(openAndWait(h, path));
     QVERIFY(!h.w.readOnlyMode());
+    // The toggle says its state.
+    QCOMPARE(h.w.action(QStringLiteral("readOnly"))->text().remove(u'&'),
+             QStringLiteral("Read-only: off"));
     h.w.setReadOnlyMode(true); // reopens the file read-only
     QTRY_VERIFY(h.w.readOnlyMode() && h.w.isReady());
+    QCOMPARE(h.w.action(QStringLiteral("readOnly"))->text().remove(u'&'),
+             QStringLiteral("Read-only: on"));
     QVERIFY(h.w.windowTitle().contains(QStringLiteral("read-only")));
     QVERIFY(h.w.bannerBar()->hasBanner(QStringLiteral("readonly")));
     QVERIFY(!h.w.action(QStringLiteral("enqueue"))->isEnabled());
@@ -801,6 +812,54 @@ void TestMainWindow::theAttentionBannerNeverMovesTheTable() {
     bar->removeBanner(key); // nothing needs attention any more
     QVERIFY(!bar->hasBanner(key));
     QCOMPARE(tableTop(), atFirstRows);
+}
+
+// A report is modal to the window (never left behind to come back stale)
+// and says why rows were skipped in its text, not only under Show Details.
+void TestMainWindow::theReportSaysWhyAndCannotBeClickedThrough() {
+    QWidget parent;
+    parent.show();
+    lq::ui::ActionReport rep;
+    rep.title = QStringLiteral("Retry");
+    rep.applied = 1;
+    rep.skipped = 4;
+    rep.skippedLines = {QStringLiteral("7: is concurrency-limited (concurrency_key set)"),
+                        QStringLiteral("8: gone"), QStringLiteral("9: gone"),
+                        QStringLiteral("10: gone")};
+    lq::ui::showReportDialog(rep, &parent);
+    auto* box = parent.findChild<QMessageBox*>(QStringLiteral("actionReport"));
+    QVERIFY(box);
+    QCOMPARE(box->windowModality(), Qt::WindowModal);
+    QVERIFY2(box->informativeText().contains(QStringLiteral("is concurrency-limited")),
+             qPrintable(box->informativeText()));
+    QVERIFY(box->informativeText().contains(QStringLiteral("and 1 more")));
+    box->close();
+}
+
+// At 1024x700 the toolbar keeps the actions on the selection and Undo in
+// view (the rest go behind its overflow button) and the queue combo shows
+// its longest name whole.
+void TestMainWindow::aSmallWindowKeepsTheMainActionsAndTheQueueName() {
+    QTemporaryDir dir;
+    const QString path = copyFixture(dir, QStringLiteral("formats/oban-lite.sqlite3"));
+    Harness h;
+    h.w.resize(1024, 700);
+    QVERIFY(openAndWait(h, path));
+    QCoreApplication::sendPostedEvents();
+    auto* tb = h.w.findChild<QToolBar*>(QStringLiteral("mainToolBar"));
+    QVERIFY(tb);
+    for (const char* name : {"open", "retry", "markFailed", "release", "delete", "undo"}) {
+        QAction* a = h.w.action(QString::fromLatin1(name));
+        QVERIFY2(a, name);
+        QWidget* b = tb->widgetForAction(a);
+        QVERIFY2(b && b->isVisible(), name);
+        QVERIFY2(tb->rect().contains(b->geometry()), name);
+    }
+    auto* combo = h.w.findChild<QComboBox*>(QStringLiteral("queueFilter"));
+    QVERIFY(combo && combo->isVisible());
+    QVERIFY2(
+        combo->width() >= combo->sizeHint().width(),
+        qPrintable(QStringLiteral("%1 < %2").arg(combo->width()).arg(combo->sizeHint().width())));
 }
 
 void TestMainWindow::deletedAndReplacedFileBanners() {
