@@ -487,6 +487,14 @@ private:
         }
 
         // 5. Undo restores exactly what it reports.
+        // Rows an undo restored without their key (taken meanwhile by
+        // another message, said in a note): a later undo of the same row
+        // cannot bring the key back either.
+        std::set<std::string> keyLost;
+        for (const auto& u : audit)
+            for (const auto& r : u.applied)
+                if (!r.note.empty() && !r.after.idempotencyKey)
+                    keyLost.insert(r.after.messageId);
         for (const auto& u : audit) {
             if (!u.undone)
                 continue;
@@ -510,8 +518,9 @@ private:
                 if (u.action == Action::Enqueue)
                     continue;
                 const Message& now = r.after;
-                const bool keyOk = now.idempotencyKey == was.idempotencyKey ||
-                                   (!r.note.empty() && !now.idempotencyKey);
+                const bool keyOk =
+                    now.idempotencyKey == was.idempotencyKey ||
+                    (!now.idempotencyKey && (!r.note.empty() || keyLost.count(id) > 0));
                 // Undo writes status, claim and times back; the payload is
                 // not its to restore: the external writer may have rewritten
                 // it while the row was READY (after a retry or a release).

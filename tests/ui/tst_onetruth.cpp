@@ -259,9 +259,10 @@ void TestOneTruth::everyViewTellsTheSameCounts() {
         if (!queue.isEmpty()) {
             QComboBox* combo = h.w.findChild<QComboBox*>(QStringLiteral("queueFilter"));
             QVERIFY(combo);
-            const int i = combo->findData(queue);
-            QVERIFY2(i >= 0, qPrintable(queue));
-            combo->setCurrentIndex(i);
+            // The names are read in a worker after the open.
+            QTRY_VERIFY2_WITH_TIMEOUT(combo->findData(queue) >= 0, qPrintable(queue),
+                                      WindowHarness::kWaitMs);
+            combo->setCurrentIndex(combo->findData(queue));
         } else if (QComboBox* combo = h.w.findChild<QComboBox*>(QStringLiteral("queueFilter"));
                    combo && combo->count() > 0) {
             combo->setCurrentIndex(0);
