@@ -88,6 +88,7 @@ std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeN
                     oldest.front().inTime ? oldest.front().inTime : oldest.front().runAt;
             e.fileBytes = use->fileSize();
             e.walBytes = use->walSize();
+            e.journalMode = use->info().journalMode;
             out.push_back(std::move(e));
         }
     } catch (const Error& err) {

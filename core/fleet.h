@@ -37,6 +37,9 @@ struct FleetEntry {
     std::optional<TimeNs> oldestReadyInTime; ///< backlog age = now - this
     std::int64_t fileBytes = 0;
     std::int64_t walBytes = 0;
+    /// PRAGMA journal_mode of the file ("wal", "delete", ...): how hard a
+    /// read presses its writers (core/pacing.h).
+    std::string journalMode;
     /// Formats with named queues: the counts of each queue of the file, by
     /// name (the entry's own counts are the file's total).
     std::vector<std::pair<std::string, Counts>> queues;

@@ -31,6 +31,7 @@
 #include <QStackedWidget>
 #include <QTableView>
 #include <QTextStream>
+#include <QTime>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -60,6 +61,9 @@ QLabel* plainLabel(QWidget* parent) {
 
 DashboardWidget::DashboardWidget(QWidget* parent)
     : QWidget(parent) {
+    m_paceTimer = new QTimer(this);
+    m_paceTimer->setSingleShot(true);
+    connect(m_paceTimer, &QTimer::timeout, this, &DashboardWidget::refresh);
     auto* root = new QVBoxLayout(this);
     root->setContentsMargins(6, 6, 6, 6);
     root->setSpacing(6);
@@ -288,6 +292,11 @@ void DashboardWidget::setQueue(std::shared_ptr<core::Queue> queue) {
 
 void DashboardWidget::setBackend(std::shared_ptr<QueueBackend> backend) {
     m_backend = std::move(backend);
+    m_pacer.reset();
+    m_paceTimer->stop();
+    if (m_backend) {
+        m_pacer.setFactor(core::ReadPacing::factorFor(m_backend->info().journalMode));
+    }
     // What this format does not store is said, not drawn as an empty chart.
     // One metric's charts per turn of the event loop: each change relays a
     // chart out, and a file opened from the command line changes them all
@@ -422,10 +431,20 @@ void DashboardWidget::setRangePreset(RangePreset p) {
     setTimeRange(m_data.now - span, std::nullopt);
 }
 
+void DashboardWidget::refreshLive() {
+    const core::TimeNs wait = m_pacer.waitAt(core::steadyNowNs());
+    if (wait <= 0) {
+        refresh();
+    } else if (!m_paceTimer->isActive()) {
+        m_paceTimer->start(int(std::min<core::TimeNs>(wait / 1'000'000 + 1, INT_MAX)));
+    }
+}
+
 void DashboardWidget::refresh() {
     if (!m_backend) {
         return;
     }
+    m_paceTimer->stop();
     if (!isVisible()) {
         // A hidden dashboard (another tab) costs nothing on live ticks; it
         // catches up when shown.
@@ -445,6 +464,8 @@ void DashboardWidget::refresh() {
         this, [q = m_backend, r] { return computeDashboard(*q, r); },
         [this, generation](DashboardData d) {
             m_busy = false;
+            const core::TimeNs end = core::steadyNowNs();
+            m_pacer.ran(end - core::TimeNs(d.elapsedMs) * 1'000'000, end);
             if (generation == m_generation) {
                 apply(std::move(d));
             } else {
@@ -465,9 +486,12 @@ void DashboardWidget::apply(DashboardData d) {
     applyFormatNow(); // the charts below are this format's
     m_data = std::move(d);
     m_status->setToolTip(QString());
-    m_status->setText(tr("%1 messages · computed in %2 ms")
+    // A big live file is recomputed at a pace (refreshLive()): the time
+    // says how old the figures are.
+    m_status->setText(tr("%1 messages · computed in %2 ms at %3")
                           .arg(QLocale().toString(m_data.totalRows))
-                          .arg(m_data.elapsedMs));
+                          .arg(m_data.elapsedMs)
+                          .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss"))));
     m_cards->setData(m_data, m_stuckNs, m_utc);
     updateRangeUi();
     // The charts are updated one per event-loop turn, so the UI thread never

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/filestamp.h"
+#include "core/pacing.h"
 #include "ui/filewatcher.h"
 #include "ui/fleetremote.h"
 #include "ui/queuesettings.h"
@@ -109,6 +110,20 @@ struct FleetModel::CachedScan {
     FileStamps stamp;                      ///< taken before the scan read the file
     std::vector<core::FleetEntry> entries; ///< as scanQueueFile() gave them
 };
+
+namespace {
+
+/// How long a file's last figures stand before it is read again, changed
+/// or not: its pace (core/pacing.h: a multiple of what the read cost, by
+/// the file's journal mode), at most `maxAgeMs`.
+core::TimeNs paceOf(const FleetModel::CachedScan& c, qint64 maxAgeMs) {
+    const std::string journal = c.entries.empty() ? std::string() : c.entries.front().journalMode;
+    return core::ReadPacing::restAfter(std::max<qint64>(c.costMs, 1) * 1'000'000,
+                                       core::ReadPacing::factorFor(journal), 0,
+                                       maxAgeMs * 1'000'000);
+}
+
+} // namespace
 
 struct FleetModel::ScanResult {
     std::vector<core::FleetEntry> entries;
@@ -304,8 +319,7 @@ void FleetModel::startScan() {
                     if (it != old->end() && it->second.stuckNs == stuckNs &&
                         ((changedOnly && it->second.stamp == stamp) ||
                          (it->second.costMs >= minCost && t >= it->second.scannedAt &&
-                          (t - it->second.scannedAt) / 1'000'000 <
-                              std::min(maxAge, 10 * std::max<qint64>(it->second.costMs, 1)))))
+                          t - it->second.scannedAt < paceOf(it->second, maxAge))))
                         last = &it->second;
                 }
                 CachedScan now;

@@ -109,11 +109,13 @@ public:
     int scanCount() const { return m_scanCount; }
     qint64 lastScanMs() const { return m_lastScanMs; }
     /// A local file whose scan took at least `minCostMs` keeps its last
-    /// figures for up to ten times that cost, at most `maxAgeMs` (defaults
-    /// 250 ms and 30 s), whether or not it changed since: a big queue file
-    /// is not recounted every few seconds, nor on every commit of a live
-    /// one (scans take at most a tenth of a core). Files with library
-    /// settings of their own are always scanned.
+    /// figures for its pace (core::ReadPacing: 100 times that cost on a
+    /// rollback-journal file, 10 times in WAL mode), at most `maxAgeMs`
+    /// (defaults 25 ms, a cost the 2.5 s scan interval keeps within the
+    /// pace anyway, and 10 min), whether or not it changed since: a big
+    /// queue file is not recounted every few seconds, nor on every commit
+    /// of a live one, and its workers never wait on us for long. Files with
+    /// library settings of their own are always scanned.
     void setUnchangedReuse(qint64 minCostMs, qint64 maxAgeMs);
     /// Files whose figures the last scan reused.
     int reusedLastScan() const { return m_reusedLastScan; }
@@ -176,14 +178,18 @@ private:
     quint64 m_generation = 0;   ///< bumped when the file set changes
     int m_scanCount = 0;
     qint64 m_lastScanMs = 0;
+
+public:
     struct CachedScan;
+
+private:
     /// The last scan of each local file (setUnchangedReuse()); the scan
     /// worker gets a copy and hands back the new one.
     std::shared_ptr<const std::map<std::string, CachedScan>> m_scanCache;
     /// Files written by us since the last scan began: never reused.
     std::set<std::string> m_forced;
-    qint64 m_reuseMinCostMs = 250;
-    qint64 m_reuseMaxAgeMs = 30000;
+    qint64 m_reuseMinCostMs = 25; ///< at the 2.5 s scan interval: within the pace
+    qint64 m_reuseMaxAgeMs = 600000;
     int m_reusedLastScan = 0;
 
     QIcon m_okIcon;

@@ -443,7 +443,7 @@ void MainWindow::connectParts() {
         updateStatusBar();
     });
     // The dashboard recomputes when the file changed (skipped while hidden).
-    connect(m_model, &MessageModel::dataVersionChanged, m_dashboard, &DashboardWidget::refresh);
+    connect(m_model, &MessageModel::dataVersionChanged, m_dashboard, &DashboardWidget::refreshLive);
     connect(m_model, &MessageModel::refreshed, this, [this] {
         updateStatusBar();
         m_queueBanners->offerAttention(m_model->counts(), stuckSpinBox()->value());

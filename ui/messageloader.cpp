@@ -12,6 +12,7 @@
 #include <QSet>
 
 #include <algorithm>
+#include <climits>
 #include <unordered_set>
 
 namespace lq::ui {
@@ -202,6 +203,8 @@ MessageLoader::MessageLoader(RequestSource source, QObject* parent)
     m_fallback.setSingleShot(true);
     m_fallback.setInterval(kFallbackMs);
     connect(&m_fallback, &QTimer::timeout, this, [this] { requestPoll(false); });
+    m_paceTimer.setSingleShot(true);
+    connect(&m_paceTimer, &QTimer::timeout, this, &MessageLoader::kick);
     connect(m_watcher, &FileWatcher::changed, this, [this] { requestPoll(false); });
 }
 
@@ -217,7 +220,12 @@ void MessageLoader::setBackend(std::shared_ptr<QueueBackend> backend, const QStr
         m_backend->setChangeListener({});
     }
     m_fallback.stop();
+    m_paceTimer.stop();
     m_backend = std::move(backend);
+    m_pacer.reset();
+    if (m_backend) {
+        m_pacer.setFactor(core::ReadPacing::factorFor(m_backend->info().journalMode));
+    }
     m_dataVersion = -1;
     m_fileSize = -1;
     m_fileMtime = -1;
@@ -324,9 +332,27 @@ void MessageLoader::kick() {
         m_pendingForce = false;
         startPoll(true);
     } else if (m_pendingPoll && m_live) {
-        m_pendingPoll = false;
-        startPoll(false);
+        startPacedPoll();
     }
+}
+
+bool MessageLoader::startPacedPoll() {
+    if (!m_pendingForce) {
+        const TimeNs wait = m_pacer.waitAt(core::steadyNowNs());
+        if (wait > 0) {
+            // The ordering and the counts wait for the pace; the rows on
+            // screen need not (a read of a page of rows by rowid).
+            startPeek();
+            if (!m_paceTimer.isActive()) {
+                m_paceTimer.start(int(std::min<TimeNs>(wait / 1'000'000 + 1, INT_MAX)));
+            }
+            return false;
+        }
+    }
+    m_paceTimer.stop();
+    m_pendingPoll = false;
+    startPoll(false);
+    return true;
 }
 
 void MessageLoader::startPoll(bool reset) {
@@ -453,11 +479,14 @@ void MessageLoader::startPoll(bool reset) {
         } catch (const std::exception& e) {
             r.error = errorText(e);
         }
-        r.elapsedMs = timer.elapsed();
+        r.elapsedNs = timer.nsecsElapsed();
+        r.elapsedMs = r.elapsedNs / 1'000'000;
         return r;
     };
     runAsync(this, &m_pool, std::move(work), [this, reset](PollResult r) {
         m_jobRunning = false;
+        const TimeNs end = core::steadyNowNs();
+        m_pacer.ran(end - r.elapsedNs, end);
         finishPoll(std::move(r), reset);
         kick();
         armFallback();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "core/pacing.h"
 #include "core/query.h"
 #include "ui/messagemodel.h"
 #include "ui/queuebackend.h"
@@ -53,6 +54,7 @@ struct PollResult {
     std::vector<int> changedPositions; ///< in the new ordering, ascending
     std::vector<std::int64_t> goneRowids;
     qint64 elapsedMs = 0;
+    qint64 elapsedNs = 0; ///< the same, for the pace (core::ReadPacer)
     // the loader's own (file monitoring)
     QString error;
     bool busy = false;
@@ -149,6 +151,9 @@ private:
     /// shown row does not wait for the ordering and the counts.
     void startPeek();
     void armFallback();
+    /// Starts a live poll now, or when the pace allows it (core::ReadPacer):
+    /// true when it started.
+    bool startPacedPoll();
 
     RequestSource m_source;
     std::shared_ptr<QueueBackend> m_backend;
@@ -156,6 +161,9 @@ private:
     QThreadPool m_peekPool; ///< one thread for startPeek()
     FileWatcher* m_watcher;
     QTimer m_fallback;
+    /// The next live poll, when the pace holds it back.
+    QTimer m_paceTimer;
+    core::ReadPacer m_pacer;
     bool m_live = true;
 
     quint64 m_generation = 0;

@@ -6,16 +6,18 @@
 // lq_up, lq_refresh_age_seconds and lq_refresh_duration_seconds per queue.
 //
 // A scrape never reads a queue file: each file is refreshed in the
-// background by a thread of its own, once per --interval (a slow or locked
-// file delays no other), and a scrape answers at once with the last values
-// read. The reads are the chunked, read-only ones of core::Queue, so a
-// writer waits at most one chunk of rows for us.
+// background by a thread of its own (a slow or locked file delays no
+// other), when it changed and at its pace (refreshLoop()), and a scrape
+// answers at once with the last values read. The reads are the chunked, read-only ones of
+// core::Queue, so a writer waits at most one chunk of rows for us.
 #include "commands.h"
 #include "output.h"
 
 #include <core/formats/queueformat.h>
 
+#include <core/filestamp.h>
 #include <core/fleet.h>
+#include <core/pacing.h>
 
 #include <CivetServer.h>
 #include <civetweb.h>
@@ -30,6 +32,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace lq::ctl {
@@ -332,11 +335,36 @@ private:
                 r.thread.join();
     }
 
+    /// Refreshes `path` while it is listed: when the file or its -wal
+    /// changed (stat), or once a minute (ages and due times move with the
+    /// clock alone), and never sooner than its pace allows
+    /// (core/pacing.h): a big file under busy workers is re-read after a
+    /// rest of a multiple of what its last read cost, and
+    /// lq_refresh_age_seconds says how old its values are.
     void refreshLoop(const std::string& path, Entry& e, const std::atomic_bool& gone) const {
+        constexpr core::TimeNs kUnchangedNs = 60 * core::kNsPerSecond;
+        core::ReadPacer pacer;
+        std::optional<std::pair<core::FileStamp, core::FileStamp>> read;
+        core::TimeNs readAt = 0;
         do {
             if (gone.load())
                 return;
+            // Taken before the read: a write during it is a change next time.
+            const std::pair stamps{core::fileStamp(path), core::fileStamp(path + "-wal")};
+            const core::TimeNs now = core::steadyNowNs();
+            const bool due = !read || stamps != *read || now - readAt >= kUnchangedNs;
+            if (!due || pacer.waitAt(now) > 0)
+                continue;
             refresh(path, e);
+            const core::TimeNs end = core::steadyNowNs();
+            {
+                std::lock_guard lock(e.mutex);
+                pacer.setFactor(core::ReadPacing::factorFor(
+                    e.queues.empty() ? std::string() : e.queues.front().info.journalMode));
+            }
+            pacer.ran(now, end);
+            read = stamps;
+            readAt = end;
         } while (sleepFor(interval()) && !gone.load());
     }
 

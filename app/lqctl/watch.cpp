@@ -6,12 +6,15 @@
 // A change is noticed from PRAGMA data_version (another connection
 // committed) or from the size/mtime/inode of the file and its -wal; every 2 s
 // the counts are also re-read, because "stuck" moves with the clock alone.
+// Reads keep the pace of core/pacing.h: a big file under busy workers is
+// re-read only after a rest of a multiple of what its last read cost.
 // If the file disappears, watch prints one line saying so and keeps waiting;
 // when a file appears again at the path it is reopened and watching resumes.
 #include "commands.h"
 #include "output.h"
 
 #include <core/filestamp.h>
+#include <core/pacing.h>
 #include <core/timefmt.h>
 
 #include <chrono>
@@ -102,7 +105,10 @@ int cmdWatch(const Options& o) {
     core::FileStamp db = core::fileStamp(o.file);
     core::FileStamp wal = core::fileStamp(walPath);
     std::int64_t version = q->dataVersion();
+    core::ReadPacer pacer(core::ReadPacing::factorFor(q->info().journalMode));
+    const core::TimeNs firstRead = core::steadyNowNs();
     std::string last = countsLine();
+    pacer.ran(firstRead, core::steadyNowNs());
     printLine(stamped(last));
 
     auto lastRead = std::chrono::steady_clock::now();
@@ -139,14 +145,21 @@ int cmdWatch(const Options& o) {
             const bool moved = v != version || !(db2 == db) || !(wal2 == wal);
             const auto nowSteady = std::chrono::steady_clock::now();
             const bool tick = nowSteady - lastRead >= std::chrono::seconds(2);
-            db = db2;
-            wal = wal2;
             if (!moved && !tick && !force)
                 continue;
+            // A big file under busy workers is re-read at its pace (the
+            // change stays noticed: the stamps move on once it is read).
+            if (!force && pacer.waitAt(core::steadyNowNs()) > 0)
+                continue;
+            db = db2;
+            wal = wal2;
             lastRead = nowSteady;
             const bool committed = v != version;
             version = v;
+            const core::TimeNs start = core::steadyNowNs();
             std::string line = countsLine();
+            pacer.setFactor(core::ReadPacing::factorFor(q->info().journalMode));
+            pacer.ran(start, core::steadyNowNs());
             lastError.clear();
             // A commit always gets a line (even one that left the counts as
             // they were); a mere stat or clock change only when the line moved.

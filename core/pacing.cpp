@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#include "pacing.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace lq::core {
+
+std::int64_t ReadPacing::factorFor(const std::string& journalMode) {
+    return journalMode == "wal" || journalMode == "wal2" ? kWalFactor : kRollbackFactor;
+}
+
+TimeNs ReadPacing::restAfter(TimeNs costNs, std::int64_t factor, TimeNs minNs, TimeNs maxNs) {
+    TimeNs rest = 0;
+    if (__builtin_mul_overflow(std::max<TimeNs>(costNs, 0), std::max<std::int64_t>(factor, 0),
+                               &rest))
+        rest = INT64_MAX;
+    return std::clamp(rest, std::min(minNs, maxNs), maxNs);
+}
+
+TimeNs ReadPacer::waitAt(TimeNs nowNs) const {
+    if (m_end == 0)
+        return 0;
+    const TimeNs rest = ReadPacing::restAfter(m_cost, m_factor, 0, m_maxRest);
+    const auto since = diffNs(nowNs, m_end);
+    if (!since || *since >= rest)
+        return 0;
+    return rest - std::max<TimeNs>(*since, 0);
+}
+
+void ReadPacer::ran(TimeNs startNs, TimeNs endNs) {
+    m_end = endNs;
+    m_cost = diffNs(endNs, startNs).value_or(0);
+}
+
+TimeNs steadyNowNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+} // namespace lq::core
