@@ -64,8 +64,9 @@ QString concurrencyKey(const core::Message& m) {
 }
 
 /// The Status of a message as last read.
-QString stateLine(const core::Message& m, core::TimeNs now, core::TimeNs stuckNs) {
-    QString status = stateText(m);
+QString stateLine(const core::Message& m, const core::QueueFormat* format, core::TimeNs now,
+                  core::TimeNs stuckNs) {
+    QString status = stateText(m, format);
     if (!m.extraState.empty() && m.state != core::State::Unknown) {
         status += QStringLiteral(" \u2014 ") + fromStd(m.extraState);
     }
@@ -632,7 +633,9 @@ void MessageDetailPane::refreshStatus() {
         return;
     }
     const core::Message& m = m_row->msg;
-    const QString state = stateLine(m, core::systemNowNs(), m_stuckNs);
+    const QString state =
+        stateLine(m, m_backend ? &core::QueueFormat::of(m_backend->info()) : nullptr,
+                  core::systemNowNs(), m_stuckNs);
     const QString stored = tr("stored status value %1").arg(m.rawStatus);
     if (m_gone) {
         // Never the state it had: it has none now.

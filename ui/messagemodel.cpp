@@ -378,7 +378,7 @@ QVariant MessageModel::displayData(const MessageRow& r, int column) const {
     case MessageId:
         return fromStd(m.messageId);
     case Status:
-        return stateText(m);
+        return stateText(m, m_format);
     case Claim:
         return fieldDisplayData(m, column);
     case IdempotencyKey:
@@ -426,7 +426,7 @@ QVariant MessageModel::toolTipData(const MessageRow& r, int column) const {
     case MessageId:
         return plainToolTip(fromStd(m.messageId));
     case Status: {
-        QString t = stateText(m);
+        QString t = stateText(m, m_format);
         if (!m.extraState.empty() && m.state != State::Unknown) {
             t += QStringLiteral(" (") + fromStd(m.extraState) + u')';
         }

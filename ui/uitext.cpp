@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/uitext.h"
 
+#include "core/formats/queueformat.h"
+
 #include "core/json.h"
 #include "core/timefmt.h"
 
@@ -291,7 +293,12 @@ QString stateText(core::State s) {
     return QString::fromLatin1(core::stateName(s));
 }
 
-QString stateText(const core::Message& m) {
+QString stateText(const core::Message& m, const core::QueueFormat* format) {
+    if (format && m.state != core::State::Unknown) {
+        if (const std::string word = format->stateWord(m.state); !word.empty()) {
+            return fromStd(word).toUpper();
+        }
+    }
     if (m.state == core::State::Unknown) {
         // A format state outside the canonical ones (Solid Queue "blocked",
         // Oban "retryable"): its own name, not UNKNOWN.

@@ -15,6 +15,10 @@
 #include <string>
 #include <string_view>
 
+namespace lq::core {
+class QueueFormat;
+} // namespace lq::core
+
 namespace lq::ui {
 
 /// The settings group of one queue file ("files/<hash of the path>"): its
@@ -60,8 +64,10 @@ QString plainToolTip(const QString& text);
 /// nothing prints as an empty box.
 QString visibleText(const std::string& s);
 
-/// Localised state name: "READY", "LOCKED", ..., "UNKNOWN(7)".
-QString stateText(const core::Message& m);
+/// Localised state name: "READY", "LOCKED", ..., "UNKNOWN(7)"; with the
+/// message's format, in that format's own word where it has one (goqite's
+/// failed job is a "DEAD_LETTER", as its chip and lqctl say).
+QString stateText(const core::Message& m, const core::QueueFormat* format = nullptr);
 /// An error as stored, readable: a JSON error (an exception object, a list
 /// of attempts) as "key: value" lines and indented lists, anything else as
 /// it is. Plain text, never HTML.

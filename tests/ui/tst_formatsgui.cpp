@@ -485,6 +485,14 @@ private slots:
                 QCOMPARE(b->property("lqState").toString(), it.key());
                 QTRY_COMPARE(b->text(), lq::ui::stateTitle(it.key().toStdString()) + u' ' +
                                             QLocale().toString(it.value().toInteger()));
+                // Its rows say the same word, not the canonical one.
+                b->click();
+                QTRY_COMPARE(h.model()->rowCount(), int(it.value().toInteger()));
+                for (int row : {0, h.model()->rowCount() - 1})
+                    QTRY_COMPARE(h.model()
+                                     ->data(h.model()->index(row, lq::ui::MessageModel::Status))
+                                     .toString(),
+                                 it.key().toUpper());
             }
             return;
         }
