@@ -71,13 +71,11 @@ std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeN
             e.kind = &QueueFormat::of(use->info());
             e.readOnlyReason = use->info().readOnlyReason;
             e.maxsize = use->info().maxsize;
-            e.counts = use->counts(stuckAfterNs);
             // A file of named queues: each queue's counts too (the sidebar's
-            // child rows, fleet's per-queue lines).
-            if (e.kind->namedQueues()) {
-                for (const auto& name : use->queueNames())
-                    e.queues.emplace_back(name, use->counts(name, stuckAfterNs));
-            }
+            // child rows, fleet's per-queue lines), in the same pass.
+            auto cq = use->countsWithQueues(stuckAfterNs);
+            e.counts = std::move(cq.total);
+            e.queues = std::move(cq.queues);
             // Arrival order is the (status, message_id) index: the oldest READY
             // message is one index probe, not a sort.
             Filter ready;

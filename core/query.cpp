@@ -282,6 +282,22 @@ Counts Queue::counts(const std::string& queueName, TimeNs stuckAfterNs) {
     return total;
 }
 
+Queue::CountsWithQueues Queue::countsWithQueues(TimeNs stuckAfterNs) {
+    CountsWithQueues r;
+    if (!QueueFormat::of(info()).namedQueues()) {
+        r.total = counts(stuckAfterNs);
+        return r;
+    }
+    Counts sum;
+    for (std::string& name : queueNames()) {
+        Counts c = counts(name, stuckAfterNs);
+        sum += c;
+        r.queues.emplace_back(std::move(name), std::move(c));
+    }
+    r.total = sum.stored == count(Filter{}) ? std::move(sum) : counts(stuckAfterNs);
+    return r;
+}
+
 std::int64_t Queue::count(const Filter& f) {
     const Impl::Where w = d->buildWhere(f);
     std::int64_t n = 0;

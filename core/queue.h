@@ -165,6 +165,16 @@ public:
     Counts counts(TimeNs stuckAfterNs = kDefaultStuckAfterNs);
     /// The counts of one named queue ("" : the whole file).
     Counts counts(const std::string& queueName, TimeNs stuckAfterNs = kDefaultStuckAfterNs);
+    /// The counts of the whole file and of each of its named queues (none
+    /// for a format without them), in about one pass: the whole is the sum
+    /// of the queues when a count(*) proves they cover every job, else it
+    /// is counted on its own (a job outside every named queue, or a write
+    /// between the reads).
+    struct CountsWithQueues {
+        Counts total;
+        std::vector<std::pair<std::string, Counts>> queues;
+    };
+    CountsWithQueues countsWithQueues(TimeNs stuckAfterNs = kDefaultStuckAfterNs);
     std::int64_t count(const Filter& f);
     /// A page of messages in a stable order; O(offset) in SQLite, fine for
     /// the CLI. The GUI uses orderedRowids() + fetchRowids() instead.

@@ -452,7 +452,17 @@ int cmdInfo(const Options& o) {
 template <class Q> int cmdStatsOn(const Options& o) {
     auto q = openAs<Q>(o, false);
     const auto& info = q->info();
-    const auto c = q->counts(o.queue, o.stuckAfterNs());
+    // The whole file's counts and, for Prometheus, each named queue's: one
+    // pass (the whole is their sum), so --prometheus costs what --json does.
+    core::Queue::CountsWithQueues cq;
+    if (o.prometheus && o.queue.empty()) {
+        cq = countsWithQueues(*q, o.stuckAfterNs());
+    } else {
+        cq.total = q->counts(o.queue, o.stuckAfterNs());
+        if (o.prometheus && core::QueueFormat::of(info).namedQueues())
+            cq.queues.emplace_back(o.queue, cq.total);
+    }
+    const core::Counts& c = cq.total;
     core::Filter inQueue;
     inQueue.queue = o.queue;
     const auto st = q->stats(inQueue);
@@ -464,9 +474,7 @@ template <class Q> int cmdStatsOn(const Options& o) {
         pq.stats = st;
         pq.fileSize = q->fileSize();
         pq.walSize = q->walSize();
-        pq.namedQueues = namedQueueCounts(*q, o.stuckAfterNs());
-        if (!o.queue.empty())
-            std::erase_if(pq.namedQueues, [&](const auto& nq) { return nq.first != o.queue; });
+        pq.namedQueues = std::move(cq.queues);
         out(prometheusText({pq}, o.stuckAfterSeconds, q->now(), false));
         return ExitOk;
     }
@@ -704,11 +712,12 @@ int cmdFleet(const Options& o) {
                 PromQueue p;
                 p.path = absolutePath(e->path);
                 p.info = q->info();
-                p.counts = q->counts(o.stuckAfterNs());
+                auto cq = q->countsWithQueues(o.stuckAfterNs());
+                p.counts = std::move(cq.total);
+                p.namedQueues = std::move(cq.queues);
                 p.stats = q->stats();
                 p.fileSize = q->fileSize();
                 p.walSize = q->walSize();
-                p.namedQueues = namedQueueCounts(*q, o.stuckAfterNs());
                 pq.push_back(std::move(p));
             } catch (const core::Error& ex) {
                 // Changed between the scan and now: report it, keep the rest.

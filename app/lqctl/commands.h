@@ -76,17 +76,21 @@ template <class Q>
 using OperatorFor = std::conditional_t<std::is_same_v<Q, core::Queue>, core::Operator,
                                        core::remote::RemoteOperator>;
 
-/// Each named queue of the file with its counts (empty for a format without
-/// named queues): the per-queue series of the Prometheus output.
-template <class Q>
-std::vector<std::pair<std::string, core::Counts>> namedQueueCounts(Q& q,
-                                                                   core::TimeNs stuckAfterNs) {
-    std::vector<std::pair<std::string, core::Counts>> r;
-    if (!core::QueueFormat::of(q.info()).namedQueues())
+/// The counts of the whole file and of each of its named queues (none for
+/// a format without them): the file's and the per-queue series of the
+/// Prometheus output, in about one pass on a local file
+/// (core::Queue::countsWithQueues()).
+template <class Q> core::Queue::CountsWithQueues countsWithQueues(Q& q, core::TimeNs stuckAfterNs) {
+    if constexpr (std::is_same_v<Q, core::Queue>) {
+        return q.countsWithQueues(stuckAfterNs);
+    } else {
+        core::Queue::CountsWithQueues r;
+        r.total = q.counts(stuckAfterNs);
+        if (core::QueueFormat::of(q.info()).namedQueues())
+            for (const auto& name : q.queueNames())
+                r.queues.emplace_back(name, q.counts(name, stuckAfterNs));
         return r;
-    for (const auto& name : q.queueNames())
-        r.emplace_back(name, q.counts(name, stuckAfterNs));
-    return r;
+    }
 }
 
 /// The OpenOptions the global options describe.

@@ -429,11 +429,12 @@ private:
                 PromQueue pq;
                 pq.path = path;
                 pq.info = qq.info();
-                pq.counts = qq.counts(m_opts.stuckAfterNs());
+                auto cq = qq.countsWithQueues(m_opts.stuckAfterNs());
+                pq.counts = std::move(cq.total);
+                pq.namedQueues = std::move(cq.queues);
                 pq.stats = qq.stats();
                 pq.fileSize = qq.fileSize();
                 pq.walSize = qq.walSize();
-                pq.namedQueues = namedQueueCounts(qq, m_opts.stuckAfterNs());
                 queues.push_back(std::move(pq));
             }
             up = true;

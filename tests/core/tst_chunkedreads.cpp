@@ -7,6 +7,7 @@
 // timing scan's own classification agrees with the counts. Sparse keys (a
 // pruned history, or a hostile file's rowids at both ends of int64) give the
 // same answers too, in a bounded number of reads.
+#include "core/formats/queueformat.h"
 #include "formatfacts.h"
 #include "support/fixtures.h"
 
@@ -87,6 +88,7 @@ class TstChunkedReads : public QObject {
 private slots:
     void sameAnswersInChunks_data();
     void sameAnswersInChunks();
+    void aJobOutsideEveryNamedQueueIsCountedInTheWhole();
     void sparseKeys_data();
     void sparseKeys();
 };
@@ -114,6 +116,19 @@ void TstChunkedReads::sameAnswersInChunks() {
     QCOMPARE(describe(chunked->counts()), describe(one->counts()));
     for (const std::string& name : one->queueNames())
         QCOMPARE(describe(chunked->counts(name)), describe(one->counts(name)));
+    // The whole and each named queue in one pass (the exporter's, the
+    // fleet's, stats --prometheus): the same counts as read one by one.
+    for (Queue* q : {one.get(), chunked.get()}) {
+        const Queue::CountsWithQueues cq = q->countsWithQueues();
+        QCOMPARE(describe(cq.total), describe(one->counts()));
+        std::vector<std::string> names;
+        for (const auto& [name, c] : cq.queues) {
+            names.push_back(name);
+            QCOMPARE(describe(c), describe(one->counts(name)));
+        }
+        QCOMPARE(names.size(), QueueFormat::of(q->info()).namedQueues() ? one->queueNames().size()
+                                                                        : std::size_t(0));
+    }
 
     QCOMPARE(rowsOf(chunked->timing({})).size(), rowsOf(one->timing({})).size());
     QVERIFY(rowsOf(chunked->timing({})) == rowsOf(one->timing({})));
@@ -147,6 +162,30 @@ void TstChunkedReads::sameAnswersInChunks() {
             }
         }
     }
+}
+
+void TstChunkedReads::aJobOutsideEveryNamedQueueIsCountedInTheWhole() {
+    // A Laravel job whose queue is NULL is in no named queue: the sum of the
+    // queues is one short, and the whole is counted on its own.
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, QStringLiteral("formats/laravel-database.sqlite3"));
+    std::int64_t before = 0;
+    {
+        auto q = openChunked(path, 0);
+        before = q->counts().stored;
+    }
+    {
+        Db db(path);
+        db.exec("PRAGMA ignore_check_constraints=ON");
+        db.exec("CREATE TABLE t AS SELECT * FROM jobs LIMIT 1");
+        db.exec("UPDATE t SET id = (SELECT max(id) + 1 FROM jobs), queue = ''");
+        db.exec("INSERT INTO jobs SELECT * FROM t");
+        db.exec("DROP TABLE t");
+    }
+    auto q = openChunked(path, 0);
+    const Queue::CountsWithQueues cq = q->countsWithQueues();
+    QCOMPARE(cq.total.stored, before + 1);
+    QCOMPARE(describe(cq.total), describe(q->counts()));
 }
 
 void TstChunkedReads::sparseKeys_data() {
