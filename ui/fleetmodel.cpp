@@ -437,6 +437,8 @@ void FleetModel::applyScan(ScanResult&& r) {
 }
 
 void FleetModel::computeHealth(Row& row, const Row* previous, core::TimeNs now) const {
+    // Painted on every repaint of the sidebar: made here, not in data().
+    row.summaryText = summary(row);
     row.health = Healthy;
     row.healthReasons.clear();
     const core::FleetEntry& e = row.entry;
@@ -688,7 +690,7 @@ QVariant FleetModel::data(const QModelIndex& index, int role) const {
     case HealthTextRole:
         return r.healthReasons.join(u'\n');
     case SummaryRole:
-        return summary(r);
+        return r.summaryText;
     case BacklogAgeRole:
         if (auto age = e.backlogAgeNs(now())) {
             return qint64(*age);

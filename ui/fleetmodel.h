@@ -147,11 +147,13 @@ private:
         Health health;
         QStringList healthReasons;
         core::TimeNs failuresRoseAt = 0; ///< 0: never seen rising
+        QString summaryText;             ///< summary(), made once per change of the entry
     };
     struct ScanResult;
 
     void startScan();
     void applyScan(ScanResult&& r);
+    /// The row's health and its summary (both follow the entry).
     void computeHealth(Row& row, const Row* previous, core::TimeNs now) const;
     core::TimeNs now() const;
     QString displayName(const Row& r) const;
