@@ -8,46 +8,8 @@
 
 namespace lq::core {
 
-const char* formatId(Format f) noexcept {
-    switch (f) {
-    case Format::Litequeue014:
-        return "litequeue-0.14";
-    case Format::Litequeue013:
-        return "litequeue-0.13";
-    case Format::LitequeueLegacy:
-        return "litequeue-legacy";
-    case Format::LitequeueMulti:
-        return "litequeue-multi";
-    case Format::LitequeueOther:
-        return "litequeue-unknown";
-    case Format::JobsLease:
-        return "jobs-lease";
-    case Format::Liteque:
-        return "liteque";
-    case Format::SolidQueue:
-        return "solid-queue";
-    case Format::Plainjob:
-        return "plainjob";
-    case Format::Goqite:
-        return "goqite";
-    case Format::Backlite:
-        return "backlite";
-    case Format::ObanLite:
-        return "oban-lite";
-    case Format::RiverSqlite:
-        return "river-sqlite";
-    case Format::LaravelDatabase:
-        return "laravel-database";
-    }
-    return "unknown";
-}
-
-std::optional<Format> formatFromId(std::string_view id) noexcept {
-    for (int f = 0; f <= static_cast<int>(Format::LaravelDatabase); ++f)
-        if (id == formatId(static_cast<Format>(f)))
-            return static_cast<Format>(f);
-    return std::nullopt;
-}
+// formatId() and formatFromId(): core/formats/registry.cpp, the one table
+// of formats.
 
 std::int64_t FormatSettings::value(std::string_view key, const std::string& queue,
                                    bool inherit) const {

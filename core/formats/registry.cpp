@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The formats lqcore knows, by Format and by id.
+// The formats lqcore knows: one table (kTable) of handle, id, implementation.
 #include "backlite.h"
 #include "goqite.h"
 #include "jobslease.h"
@@ -12,6 +12,9 @@
 #include "solidqueue.h"
 
 #include <array>
+#include <optional>
+#include <string_view>
+#include <vector>
 
 namespace lq::core {
 
@@ -32,50 +35,66 @@ const ObanFormat kOban;
 const RiverFormat kRiver;
 const LaravelFormat kLaravel;
 
-const std::array<const QueueFormat*, 14> kAll = {
-    &kLq014,      &kLq013,    &kLegacy, &kMulti,    &kOther, &kJobs,  &kLiteque,
-    &kSolidQueue, &kPlainjob, &kGoqite, &kBacklite, &kOban,  &kRiver, &kLaravel};
+/// The one table of formats: each format's handle, id (on the wire, in
+/// --json, in settings), implementation, and whether it is asked to
+/// recognise a file (one per family: the litequeue recogniser tells its
+/// versions apart). Adding a format is one row here.
+struct Registered {
+    Format format;
+    const char* id;
+    const QueueFormat* kind;
+    bool recognises;
+};
+
+const std::array<Registered, 14> kTable = {{
+    {Format::Litequeue014, "litequeue-0.14", &kLq014, true},
+    {Format::Litequeue013, "litequeue-0.13", &kLq013, false},
+    {Format::LitequeueLegacy, "litequeue-legacy", &kLegacy, false},
+    {Format::LitequeueMulti, "litequeue-multi", &kMulti, false},
+    {Format::LitequeueOther, "litequeue-unknown", &kOther, false},
+    {Format::JobsLease, "jobs-lease", &kJobs, true},
+    {Format::Liteque, "liteque", &kLiteque, true},
+    {Format::SolidQueue, "solid-queue", &kSolidQueue, true},
+    {Format::Plainjob, "plainjob", &kPlainjob, true},
+    {Format::Goqite, "goqite", &kGoqite, true},
+    {Format::Backlite, "backlite", &kBacklite, true},
+    {Format::ObanLite, "oban-lite", &kOban, true},
+    {Format::RiverSqlite, "river-sqlite", &kRiver, true},
+    {Format::LaravelDatabase, "laravel-database", &kLaravel, true},
+}};
+
+const Registered* registered(Format f) noexcept {
+    for (const Registered& r : kTable)
+        if (r.format == f)
+            return &r;
+    return nullptr;
+}
 
 } // namespace
 
+const char* formatId(Format f) noexcept {
+    const Registered* r = registered(f);
+    return r ? r->id : "unknown";
+}
+
+std::optional<Format> formatFromId(std::string_view id) noexcept {
+    for (const Registered& r : kTable)
+        if (id == r.id)
+            return r.format;
+    return std::nullopt;
+}
+
 const QueueFormat& QueueFormat::of(Format f) noexcept {
-    switch (f) {
-    case Format::Litequeue014:
-        return kLq014;
-    case Format::Litequeue013:
-        return kLq013;
-    case Format::LitequeueLegacy:
-        return kLegacy;
-    case Format::LitequeueMulti:
-        return kMulti;
-    case Format::LitequeueOther:
-        return kOther;
-    case Format::JobsLease:
-        return kJobs;
-    case Format::Liteque:
-        return kLiteque;
-    case Format::SolidQueue:
-        return kSolidQueue;
-    case Format::Plainjob:
-        return kPlainjob;
-    case Format::Goqite:
-        return kGoqite;
-    case Format::Backlite:
-        return kBacklite;
-    case Format::ObanLite:
-        return kOban;
-    case Format::RiverSqlite:
-        return kRiver;
-    case Format::LaravelDatabase:
-        return kLaravel;
-    }
-    return kLq014;
+    const Registered* r = registered(f);
+    return r ? *r->kind : *kTable.front().kind;
 }
 
 std::vector<const QueueFormat*> QueueFormat::recognisers() {
-    // One per family: the litequeue recogniser tells its versions apart.
-    return {&kLq014,  &kJobs,     &kLiteque, &kSolidQueue, &kPlainjob,
-            &kGoqite, &kBacklite, &kOban,    &kRiver,      &kLaravel};
+    std::vector<const QueueFormat*> out;
+    for (const Registered& r : kTable)
+        if (r.recognises)
+            out.push_back(r.kind);
+    return out;
 }
 
 std::string QueueFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) const {
@@ -87,9 +106,9 @@ std::string QueueFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) c
 }
 
 const QueueFormat* QueueFormat::byId(std::string_view id) noexcept {
-    for (const QueueFormat* f : kAll)
-        if (id == f->id())
-            return f;
+    for (const Registered& r : kTable)
+        if (id == r.id)
+            return r.kind;
     return nullptr;
 }
 
