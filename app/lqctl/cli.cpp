@@ -50,7 +50,7 @@ const OptionDef kOptions[] = {
     {"max-receive", "[QUEUE=]N", "goqite: the app's maxReceive, deliveries after which a message is a dead letter (not stored in the file; default 3, goqite's). N: every queue; QUEUE=N (repeatable): one named queue, as goqite.New(NewOpts{Name, MaxReceive})."},
     {"release-after", "SECONDS", "backlite: the app's ReleaseAfter, claim age after which a task is fetched again (not stored in the file; default 600)."},
     {"retry-after", "SECONDS", "Laravel: the connection's retry_after, reservation age after which a job is taken over (not stored in the file; default 90)."},
-    {"status", "S", "ready|locked|done|failed|stuck|scheduled|leased|expired, or a state of the file's format (retryable, blocked, ...: see info); several: ready,locked."},
+    {"status", "S", "Only messages in state S: one of the States below that the file's format has (lqctl info FILE); several: ready,locked."},
     {"older-than", "SECONDS", "list: age over SECONDS; prune: finished more than SECONDS ago; retry-expired: locked more than SECONDS ago."},
     {"search", "TEXT", "Only messages whose id, idempotency key or payload contains TEXT."},
     {"limit", "N", "At most N messages (default 100 for the table, no limit for --json/--csv; 0 = no limit)."},
@@ -191,6 +191,39 @@ std::string pruneHelp() {
     return s;
 }
 
+/// The formats' own states --status takes (Oban's retryable, goqite's
+/// dead_letter), from the registry of formats: whether the file's format
+/// has one is known once the file is open.
+std::set<std::string> formatStatusNames() {
+    std::set<std::string> own;
+    for (const core::QueueFormat* f : core::QueueFormat::recognisers()) {
+        for (const auto& x : f->extraStates())
+            own.insert(x.name);
+        for (const auto& p : core::partitionStates(*f))
+            if (!p.canonical)
+                own.insert(p.name);
+    }
+    return own;
+}
+
+/// Every name --status takes, canonical first: what `list --help` lists
+/// under "States:" and shell completion offers.
+std::vector<std::string> statusNames() {
+    std::vector<std::string> names;
+    for (int i = 0; i <= static_cast<int>(core::State::Expired); ++i) {
+        std::string n = core::stateName(static_cast<core::State>(i));
+        std::transform(n.begin(), n.end(), n.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+        if (n != "unknown")
+            names.push_back(std::move(n));
+    }
+    names.emplace_back("stuck");
+    for (const std::string& n : formatStatusNames())
+        if (std::find(names.begin(), names.end(), n) == names.end())
+            names.push_back(n);
+    return names;
+}
+
 /// `lqctl COMMAND --help`; without `withGlobals`, one entry of --help-all.
 std::string commandHelp(const CommandDef& c, bool withGlobals = true) {
     const std::string usage = std::string("lqctl ") + c.name +
@@ -213,6 +246,15 @@ std::string commandHelp(const CommandDef& c, bool withGlobals = true) {
     }
     if (std::strcmp(c.name, "prune") == 0)
         s += pruneHelp();
+    if (std::find_if(c.options.begin(), c.options.end(), [](const char* o) {
+            return std::strcmp(o, "status") == 0;
+        }) != c.options.end()) {
+        // One line, read by the shell completion (packaging/completion/).
+        s += "\nStates:";
+        for (const std::string& n : statusNames())
+            s += " " + n;
+        s += "\n";
+    }
     s += "\nGlobal options:\n";
     for (const char* g : kGlobalOptions)
         s += optionLine(optionDef(g));
@@ -287,22 +329,12 @@ void parseStatus(const std::string& text, Options& o) {
         }
         // A format's own state (Oban's retryable, goqite's dead_letter):
         // whether the file's format has it is known once the file is open.
-        std::set<std::string> own;
-        for (const core::QueueFormat* f : core::QueueFormat::recognisers()) {
-            for (const auto& x : f->extraStates())
-                own.insert(x.name);
-            for (const auto& p : core::partitionStates(*f))
-                if (!p.canonical)
-                    own.insert(p.name);
-        }
-        if (!own.contains(name)) {
+        if (!formatStatusNames().contains(name)) {
             std::string names;
-            for (const std::string& x : own)
+            for (const std::string& x : statusNames())
                 names += ", " + x;
-            throw UsageError("--status: unknown status \"" + name +
-                             "\" (ready, locked, done, failed, stuck, scheduled, leased, "
-                             "expired, or a format's own state" +
-                             (names.empty() ? std::string() : ": " + names.substr(2)) + ")");
+            throw UsageError("--status: unknown status \"" + name + "\" (one of " +
+                             names.substr(2) + ")");
         }
         if (std::find(o.extraStates.begin(), o.extraStates.end(), name) == o.extraStates.end())
             o.extraStates.push_back(name);

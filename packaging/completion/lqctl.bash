@@ -65,10 +65,10 @@ _lqctl()
             # A comma-separated list: complete the name after the last comma.
             local done=""
             [[ $cur == *,* ]] && done=${cur%,*},
-            # Then the formats' own states (lqctl list --help).
-            COMPREPLY=($(compgen -P "$done" -W 'ready locked done failed stuck scheduled
-                leased expired blocked cancelled dead_letter locked_expired pending
-                pending_retry retryable suspended' -- "${cur##*,}"))
+            # The names the installed lqctl takes (the "States:" line of
+            # `lqctl COMMAND --help`, made from its formats).
+            COMPREPLY=($(compgen -P "$done" -W "$("$lqctl" "$cmd" --help 2>/dev/null |
+                sed -n 's/^States: //p')" -- "${cur##*,}"))
             return
             ;;
         --*)

@@ -92,6 +92,7 @@ offers locked lqctl list orders.sqlite3 --status l
 offers leased lqctl list orders.sqlite3 --status l
 offers ready,failed lqctl list orders.sqlite3 --status ready,f
 offers failed,blocked lqctl list orders.sqlite3 --status failed,bl
+offers dead_letter lqctl list orders.sqlite3 --status dead
 # --status=l: readline splits the word at "=", bash-completion joins it again.
 COMP_WORDS=(lqctl list orders.sqlite3 --status = l)
 COMP_CWORD=5
