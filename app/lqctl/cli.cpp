@@ -34,49 +34,95 @@ void onStopSignal(int) {
 }
 
 struct OptionDef {
-    const char* name;
-    const char* valueName; ///< nullptr: a flag
-    const char* help;
+    std::string name;
+    std::string valueName; ///< empty: a flag
+    std::string help;
 };
 
 // clang-format off
-const OptionDef kOptions[] = {
-    {"json", nullptr, "Print JSON instead of text."},
+const OptionDef kFixedOptions[] = {
+    {"json", "", "Print JSON instead of text."},
     {"now", "T", "Evaluate time thresholds at T: ns since the epoch or ISO 8601 (default: now)."},
     {"stuck-after", "SECONDS", "Lock age after which a LOCKED message counts as stuck (default 300)."},
     {"busy-timeout", "SECONDS", "How long to wait for a file another process has locked (default 5)."},
     {"table", "NAME", "The queue table to use in a multi-queue file."},
     {"queue", "NAME", "Only the named queue NAME inside the file (formats with named queues)."},
-    {"max-receive", "[QUEUE=]N", "goqite: the app's maxReceive, deliveries after which a message is a dead letter (not stored in the file; default 3, goqite's). N: every queue; QUEUE=N (repeatable): one named queue, as goqite.New(NewOpts{Name, MaxReceive})."},
-    {"release-after", "SECONDS", "backlite: the app's ReleaseAfter, claim age after which a task is fetched again (not stored in the file; default 600)."},
-    {"retry-after", "SECONDS", "Laravel: the connection's retry_after, reservation age after which a job is taken over (not stored in the file; default 90)."},
     {"status", "S", "Only messages in state S: one of the States below that the file's format has (lqctl info FILE); several: ready,locked."},
     {"older-than", "SECONDS", "list: age over SECONDS; prune: finished more than SECONDS ago; retry-expired: locked more than SECONDS ago."},
     {"search", "TEXT", "Only messages whose id, idempotency key or payload contains TEXT."},
     {"limit", "N", "At most N messages (default 100 for the table, no limit for --json/--csv; 0 = no limit)."},
-    {"csv", nullptr, "Print RFC 4180 CSV with a header row."},
-    {"prometheus", nullptr, "Print the Prometheus text format (for node_exporter's textfile collector)."},
+    {"csv", "", "Print RFC 4180 CSV with a header row."},
+    {"prometheus", "", "Print the Prometheus text format (for node_exporter's textfile collector)."},
     {"key", "K", "Idempotency key: a put with a stored key and the same data returns the stored message."},
     {"claim", "N", "Act only if the message still holds claim token N (what you saw)."},
-    {"create", nullptr, "Create a new litequeue queue (the current 0.14 format) if FILE does not exist."},
+    {"create", "", "Create a new litequeue queue (the current 0.14 format) if FILE does not exist."},
     {"maxsize", "N", "With --create (or demo): the new queue's limit on READY messages."},
-    {"keep-failed", nullptr, "Keep FAILED messages; prune only DONE ones."},
-    {"yes", nullptr, "Do not ask for confirmation (needed when stdin is not a terminal)."},
+    {"keep-failed", "", "Keep FAILED messages; prune only DONE ones."},
+    {"yes", "", "Do not ask for confirmation (needed when stdin is not a terminal)."},
     {"interval", "SECONDS", "How often to poll for changes (default 0.2); exporter: read each file at most once per SECONDS."},
     {"listen", "ADDR:PORT", "exporter: the address to serve /metrics on, e.g. 127.0.0.1:9187 (port 0: any free port)."},
     {"rate", "N", "Puts per second (default 20)."},
     {"workers", "N", "Worker threads (default 4)."},
     {"fail-ratio", "R", "Share of messages a worker marks failed (default 0.05)."},
     {"duration", "SECONDS", "Stop after SECONDS (default 0: until Ctrl-C)."},
-    {"quiet", nullptr, "Do not print a line of counts per second."},
+    {"quiet", "", "Do not print a line of counts per second."},
     {"delay", "SECONDS", "reschedule: run the job again SECONDS from now."},
     {"record", "ID", "undo: the audit record to undo (default: the newest undoable one; see `lqctl audit`)."},
 };
 // clang-format on
 
-const char* const kGlobalOptions[] = {"json",         "now",           "stuck-after",
-                                      "busy-timeout", "table",         "queue",
-                                      "max-receive",  "release-after", "retry-after"};
+/// The library settings the formats read and do not store (goqite's
+/// maxReceive, backlite's ReleaseAfter, Laravel's retry_after), from the
+/// registry of formats: each is an option named by the format
+/// (QueueFormat::Setting::option), parsed and kept as keyed data.
+struct SettingOption {
+    core::QueueFormat::Setting setting;
+    std::string name; ///< the option without "--"
+};
+
+const std::vector<SettingOption>& settingOptions() {
+    static const std::vector<SettingOption> all = [] {
+        std::vector<SettingOption> out;
+        for (const core::QueueFormat* f : core::QueueFormat::recognisers())
+            for (const auto& st : f->settings())
+                if (std::none_of(out.begin(), out.end(),
+                                 [&](const SettingOption& o) { return o.setting.key == st.key; }))
+                    out.push_back(
+                        {st, st.option.rfind("--", 0) == 0 ? st.option.substr(2) : st.option});
+        return out;
+    }();
+    return all;
+}
+
+/// Every option: the fixed ones, then one per library setting.
+const std::vector<OptionDef>& allOptions() {
+    static const std::vector<OptionDef> all = [] {
+        std::vector<OptionDef> out(std::begin(kFixedOptions), std::end(kFixedOptions));
+        for (const SettingOption& o : settingOptions()) {
+            const auto& st = o.setting;
+            const bool seconds = st.unit == "seconds";
+            std::string help = st.description + " (default " + std::to_string(st.libraryDefault) +
+                               (seconds ? " s" : "") + ").";
+            if (st.perQueue)
+                help += " N: every queue; QUEUE=N (repeatable): one named queue.";
+            out.push_back({o.name, st.perQueue ? "[QUEUE=]N" : seconds ? "SECONDS" : "N", help});
+        }
+        return out;
+    }();
+    return all;
+}
+
+/// The options every command takes: the fixed ones, then the settings.
+const std::vector<std::string>& globalOptions() {
+    static const std::vector<std::string> all = [] {
+        std::vector<std::string> out = {"json",         "now",   "stuck-after",
+                                        "busy-timeout", "table", "queue"};
+        for (const SettingOption& o : settingOptions())
+            out.push_back(o.name);
+        return out;
+    }();
+    return all;
+}
 
 struct CommandDef {
     const char* name;
@@ -131,7 +177,7 @@ bool takesRemote(const CommandDef& c) {
 }
 
 const OptionDef& optionDef(std::string_view name) {
-    for (const auto& d : kOptions) {
+    for (const auto& d : allOptions()) {
         if (name == d.name)
             return d;
     }
@@ -143,9 +189,9 @@ QString qs(const char* s) {
 }
 
 std::string optionLine(const OptionDef& d) {
-    std::string left = std::string("  --") + d.name;
-    if (d.valueName)
-        left += std::string(" ") + d.valueName;
+    std::string left = "  --" + d.name;
+    if (!d.valueName.empty())
+        left += " " + d.valueName;
     if (left.size() < 26)
         left.append(26 - left.size(), ' ');
     else
@@ -168,7 +214,7 @@ std::string generalHelp() {
         s += left + c.summary + "\n";
     }
     s += "\nGlobal options:\n";
-    for (const char* g : kGlobalOptions)
+    for (const std::string& g : globalOptions())
         s += optionLine(optionDef(g));
     s += "  -h, --help              Show help (lqctl COMMAND --help for a command).\n"
          "  --help-all              Show help for every command.\n"
@@ -256,7 +302,7 @@ std::string commandHelp(const CommandDef& c, bool withGlobals = true) {
         s += "\n";
     }
     s += "\nGlobal options:\n";
-    for (const char* g : kGlobalOptions)
+    for (const std::string& g : globalOptions())
         s += optionLine(optionDef(g));
     return s;
 }
@@ -295,18 +341,34 @@ std::int64_t parseInt(const QCommandLineParser& p, const char* name, std::int64_
     return parseInt(p.value(qs(name)), name, min);
 }
 
-/// --max-receive N (every queue) and --max-receive QUEUE=N (one queue).
-void parseMaxReceive(const QCommandLineParser& p, core::FormatSettings& s) {
-    for (const QString& v : p.values(QStringLiteral("max-receive"))) {
-        const qsizetype eq = v.lastIndexOf(u'=');
-        if (eq < 0) {
-            s.maxReceive = parseInt(v, "max-receive", 1);
-            continue;
+/// The library settings' options (settingOptions()): --NAME N, and
+/// --NAME QUEUE=N for a setting the library takes per named queue; kept as
+/// keyed data (core::FormatSettings::set).
+void parseSettings(const QCommandLineParser& p, core::FormatSettings& s) {
+    for (const SettingOption& o : settingOptions()) {
+        const auto& st = o.setting;
+        for (const QString& v : p.values(QString::fromStdString(o.name))) {
+            const qsizetype eq = st.perQueue ? v.lastIndexOf(u'=') : -1;
+            const QString queue = eq < 0 ? QString() : v.left(eq);
+            if (eq >= 0 && queue.isEmpty())
+                throw UsageError("--" + o.name + ": expected QUEUE=N, got \"" + v.toStdString() +
+                                 "\"");
+            const QString number = eq < 0 ? v : v.mid(eq + 1);
+            std::int64_t n = 0;
+            if (st.unit == "seconds") {
+                bool ok = false;
+                const double d = number.toDouble(&ok);
+                if (!ok || !(d >= double(st.minimum)) || d > 1e12)
+                    throw UsageError("--" + o.name +
+                                     ": expected seconds >= " + std::to_string(st.minimum) +
+                                     ", got \"" + number.toStdString() + "\"");
+                n = static_cast<std::int64_t>(d);
+            } else {
+                n = parseInt(number, o.name.c_str(), st.minimum);
+            }
+            if (!s.set(st.key, n, queue.toStdString()))
+                throw UsageError("--" + o.name + ": cannot set " + v.toStdString());
         }
-        const QString queue = v.left(eq);
-        if (queue.isEmpty())
-            throw UsageError("--max-receive: expected QUEUE=N, got \"" + v.toStdString() + "\"");
-        s.maxReceiveByQueue[queue.toStdString()] = parseInt(v.mid(eq + 1), "max-receive", 1);
     }
 }
 
@@ -352,14 +414,16 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
 
     QCommandLineParser p;
     p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    std::vector<const char*> names(std::begin(kGlobalOptions), std::end(kGlobalOptions));
+    std::vector<std::string> names = globalOptions();
     names.insert(names.end(), cmd.options.begin(), cmd.options.end());
-    for (const char* n : names) {
+    for (const std::string& n : names) {
         const OptionDef& d = optionDef(n);
-        if (d.valueName)
-            p.addOption(QCommandLineOption(qs(d.name), qs(d.help), qs(d.valueName)));
+        const QString name = QString::fromStdString(d.name);
+        const QString help = QString::fromStdString(d.help);
+        if (!d.valueName.empty())
+            p.addOption(QCommandLineOption(name, help, QString::fromStdString(d.valueName)));
         else
-            p.addOption(QCommandLineOption(qs(d.name), qs(d.help)));
+            p.addOption(QCommandLineOption(name, help));
     }
     // args: program, command, rest...
     QStringList forParser = args;
@@ -400,19 +464,7 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
         o.table = p.value(QStringLiteral("table")).toStdString();
     if (has("queue"))
         o.queue = p.value(QStringLiteral("queue")).toStdString();
-    parseMaxReceive(p, o.settings);
-    if (has("release-after")) {
-        o.settings.releaseAfter =
-            std::chrono::seconds(static_cast<std::int64_t>(parseSeconds(p, "release-after")));
-        if (o.settings.releaseAfter.count() < 1)
-            throw UsageError("--release-after: at least 1 second");
-    }
-    if (has("retry-after")) {
-        o.settings.retryAfter =
-            std::chrono::seconds(static_cast<std::int64_t>(parseSeconds(p, "retry-after")));
-        if (o.settings.retryAfter.count() < 1)
-            throw UsageError("--retry-after: at least 1 second");
-    }
+    parseSettings(p, o.settings);
 
     const auto allowed = [&](const char* n) {
         return std::any_of(cmd.options.begin(), cmd.options.end(),

@@ -3,6 +3,10 @@
 
 #include "../audit.h"
 
+#include <map>
+#include <string>
+#include <string_view>
+
 namespace lq::core::remote {
 
 namespace {
@@ -127,20 +131,25 @@ Json toJson(const FormatInfo& i) {
     return j;
 }
 
+// Settings travel as keyed data (FormatSettings::entries() and set()): a
+// file-wide value as "KEY": N, a named queue's as "KEY_by_queue": {QUEUE: N}.
+// A new library setting needs no edit here.
+constexpr std::string_view kByQueue = "_by_queue";
+
 Json toJson(const FormatSettings& s) {
     Json j = Json::object();
-    if (s.maxReceive > 0)
-        j.set("max_receive", s.maxReceive);
-    if (!s.maxReceiveByQueue.empty()) {
-        Json byQueue = Json::object();
-        for (const auto& [queue, v] : s.maxReceiveByQueue)
-            byQueue.set(queue, v);
-        j.set("max_receive_by_queue", std::move(byQueue));
+    std::map<std::string, Json> byQueue;
+    for (const FormatSettings::Entry& e : s.entries()) {
+        if (e.queue.empty()) {
+            j.set(e.key, e.value);
+        } else {
+            auto [it, added] = byQueue.try_emplace(e.key + std::string(kByQueue), Json::object());
+            (void)added;
+            it->second.set(e.queue, e.value);
+        }
     }
-    if (s.releaseAfter.count() > 0)
-        j.set("release_after", static_cast<std::int64_t>(s.releaseAfter.count()));
-    if (s.retryAfter.count() > 0)
-        j.set("retry_after", static_cast<std::int64_t>(s.retryAfter.count()));
+    for (auto& [key, queues] : byQueue)
+        j.set(key, std::move(queues));
     return j;
 }
 
@@ -148,21 +157,29 @@ FormatSettings settingsFromJson(const Json& j) {
     FormatSettings s;
     if (!j.isObject())
         return s;
-    const auto positive = [](const Json& v, const char* what) {
+    const auto set = [&s](const std::string& key, const Json& v, const std::string& queue) {
         if (!v.isInt() || v.toInt() < 1)
             throw Error(ErrorKind::InvalidArgument, {},
-                        std::string("settings: ") + what + " must be a whole number of 1 or more");
-        return v.toInt();
+                        "settings: " + key + " must be a whole number of 1 or more");
+        if (!s.set(key, v.toInt(), queue))
+            throw Error(ErrorKind::Unsupported, {},
+                        "settings: " + key + (queue.empty() ? "" : " of queue " + queue) +
+                            " is not a setting this lqctl knows: update it to the peer's version");
     };
-    if (j.contains("max_receive"))
-        s.maxReceive = positive(j["max_receive"], "max_receive");
-    if (j["max_receive_by_queue"].isObject())
-        for (const auto& [queue, v] : j["max_receive_by_queue"].toObject())
-            s.maxReceiveByQueue[queue] = positive(v, "max_receive_by_queue");
-    if (j.contains("release_after"))
-        s.releaseAfter = std::chrono::seconds(positive(j["release_after"], "release_after"));
-    if (j.contains("retry_after"))
-        s.retryAfter = std::chrono::seconds(positive(j["retry_after"], "retry_after"));
+    const Json::Object& fields = j.toObject();
+    for (const auto& [key, v] : fields) {
+        const bool perQueue = key.size() > kByQueue.size() && key.ends_with(kByQueue);
+        if (!perQueue) {
+            set(key, v, {});
+            continue;
+        }
+        const std::string base = key.substr(0, key.size() - kByQueue.size());
+        if (!v.isObject())
+            throw Error(ErrorKind::InvalidArgument, {}, "settings: " + key + " must be an object");
+        const Json::Object& queues = v.toObject();
+        for (const auto& [queue, n] : queues)
+            set(base, n, queue);
+    }
     return s;
 }
 

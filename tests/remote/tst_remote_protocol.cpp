@@ -8,6 +8,7 @@
 #include <core/dashboard.h>
 #include <core/error.h>
 #include <core/fleet.h>
+#include <core/formats/queueformat.h>
 #include <core/operator.h>
 #include <core/queue.h>
 #include <core/remote/client.h>
@@ -388,6 +389,35 @@ private slots:
             QVERIFY2(std::string(e.what()).find("max_receive") != std::string::npos, e.what());
         }
         QVERIFY(alive(*s));
+        // A setting this side does not know (a newer peer's) is named, not
+        // ignored.
+        Json p2 = Json::object();
+        p2.set("path", m_path);
+        Json unknown = Json::object();
+        unknown.set("visibility_timeout", 30);
+        p2.set("settings", std::move(unknown));
+        try {
+            s->call("open", std::move(p2));
+            QFAIL("open with an unknown setting succeeded");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("visibility_timeout") != std::string::npos,
+                     e.what());
+        }
+        QVERIFY(alive(*s));
+    }
+
+    /// Settings travel as keyed data: every key and per-queue value of
+    /// every format's settings survives the codec.
+    void settingsRoundTrip() {
+        FormatSettings all;
+        for (const QueueFormat* f : QueueFormat::recognisers())
+            for (const auto& st : f->settings()) {
+                QVERIFY(all.set(st.key, st.libraryDefault + 7));
+                if (st.perQueue)
+                    QVERIFY(all.set(st.key, st.libraryDefault + 9, "thumbnails"));
+            }
+        QVERIFY(all.entries().size() >= 4);
+        QCOMPARE(lq::core::remote::settingsFromJson(lq::core::remote::toJson(all)), all);
     }
 
     void malformedJsonKeepsTheSession() {
