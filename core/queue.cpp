@@ -76,7 +76,7 @@ const FormatInfo& Queue::info() const noexcept {
     return d->info();
 }
 
-Queue::FileIdentity Queue::identity() const noexcept {
+FileStamp Queue::identity() const noexcept {
     return d->identity;
 }
 
@@ -97,10 +97,7 @@ void Queue::setClock(Clock c) {
 std::unique_ptr<Queue> Queue::open(const std::string& path, OpenOptions opts) {
     checkPathForOpen(path);
     std::unique_ptr<Queue> q(new Queue(path, std::move(opts)));
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0)
-        q->d->identity = {static_cast<std::uint64_t>(st.st_dev),
-                          static_cast<std::uint64_t>(st.st_ino)};
+    q->d->identity = fileStamp(path);
     q->d->publish(detectFormat(q->d->reader(), q->d->opts.table));
     return q;
 }

@@ -31,6 +31,7 @@
 #include "actions.h"
 #include "clock.h"
 #include "error.h"
+#include "filestamp.h"
 #include "format.h"
 #include "message.h"
 #include "query.h"
@@ -220,11 +221,7 @@ public:
     /// ErrorKind::FileChanged when it was deleted, replaced or moved. The
     /// library calls (put, pop, done, ...) do not: they are a worker's hot
     /// path and behave as litequeue does.
-    struct FileIdentity {
-        std::uint64_t device = 0;
-        std::uint64_t inode = 0;
-    };
-    FileIdentity identity() const noexcept;
+    FileStamp identity() const noexcept;
     /// Empty when the path still names the opened file; else what happened.
     std::string fileChange() const;
 

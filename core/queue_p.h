@@ -24,7 +24,7 @@ struct Queue::Impl {
     ~Impl();
 
     std::string path;
-    FileIdentity identity;
+    FileStamp identity; ///< the file as opened
     OpenOptions opts;
     Clock clock;
     mutable std::mutex clockMutex;

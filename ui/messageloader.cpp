@@ -501,7 +501,7 @@ void MessageLoader::finishPoll(PollResult&& r, bool reset) {
     m_lastJobMs = r.elapsedMs;
     m_walBytes = r.walBytes;
     MessageModel::FileState fs = MessageModel::FileState::Ok;
-    if (r.identity.missing) {
+    if (!r.identity.exists) {
         fs = MessageModel::FileState::Missing;
     } else if (m_inode != 0 && r.identity.inode != m_inode) {
         fs = MessageModel::FileState::Replaced;

@@ -60,7 +60,7 @@ struct PollResult {
     bool busy = false;
     bool changed = false;
     std::int64_t version = -1;
-    FileIdentity identity;
+    core::FileStamp identity;
     qint64 walBytes = 0;
 };
 

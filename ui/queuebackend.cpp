@@ -62,16 +62,8 @@ std::optional<std::int64_t> LocalQueueBackend::maxsize() const {
     return m_queue->maxsize();
 }
 
-FileIdentity LocalQueueBackend::fileIdentity() const {
-    const core::FileStamp s = core::fileStamp(m_queue->path());
-    FileIdentity id;
-    id.missing = !s.exists;
-    if (s.exists) {
-        id.inode = s.inode;
-        id.size = s.size;
-        id.mtimeNs = s.mtimeNs;
-    }
-    return id;
+core::FileStamp LocalQueueBackend::fileIdentity() const {
+    return core::fileStamp(m_queue->path());
 }
 
 std::int64_t LocalQueueBackend::dataVersion() {

@@ -16,6 +16,7 @@
 
 #include "core/audit.h"
 #include "core/dashboard.h"
+#include "core/filestamp.h"
 #include "core/format.h"
 #include "core/message.h"
 #include "core/operator.h"
@@ -37,15 +38,6 @@ class Queue;
 
 namespace lq::ui {
 
-/// What identifies the file on disk now: a different inode is a replaced
-/// file, `missing` a deleted or moved one.
-struct FileIdentity {
-    bool missing = false;
-    std::uint64_t inode = 0;
-    std::int64_t size = -1;
-    std::int64_t mtimeNs = -1;
-};
-
 class QueueBackend {
 public:
     virtual ~QueueBackend() = default;
@@ -63,7 +55,9 @@ public:
     virtual std::optional<std::int64_t> maxsize() const = 0;
 
     // ---- change detection ---------------------------------------------------
-    virtual FileIdentity fileIdentity() const = 0;
+    /// The file on disk now: a different inode is a replaced file, not
+    /// `exists` a deleted or moved one.
+    virtual core::FileStamp fileIdentity() const = 0;
     virtual std::int64_t dataVersion() = 0;
     virtual std::int64_t walSize() const = 0;
 
@@ -161,7 +155,7 @@ public:
     bool readOnly() const override;
     core::TimeNs now() const override;
     std::optional<std::int64_t> maxsize() const override;
-    FileIdentity fileIdentity() const override;
+    core::FileStamp fileIdentity() const override;
     std::int64_t dataVersion() override;
     std::int64_t walSize() const override;
     std::vector<std::int64_t> orderedRowids(const core::Filter& f, const core::Sort& s) override;

@@ -193,9 +193,10 @@ std::optional<std::int64_t> RemoteQueueBackend::maxsize() const {
     return std::nullopt;
 }
 
-FileIdentity RemoteQueueBackend::fileIdentity() const {
+core::FileStamp RemoteQueueBackend::fileIdentity() const {
     const auto q = queue();
-    FileIdentity id;
+    core::FileStamp id;
+    id.exists = true;
     id.inode = q->inode();
     id.size = q->fileSize();
     return id;

@@ -42,7 +42,7 @@ public:
     bool readOnly() const override;
     core::TimeNs now() const override;
     std::optional<std::int64_t> maxsize() const override;
-    FileIdentity fileIdentity() const override;
+    core::FileStamp fileIdentity() const override;
     std::int64_t dataVersion() override;
     std::int64_t walSize() const override;
     std::vector<std::int64_t> orderedRowids(const core::Filter& f, const core::Sort& s) override;
