@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "ui/filewatcher.h"
 
+#include "core/filestamp.h"
+
 #include <QFileInfo>
 #include <QFileSystemWatcher>
+#include <QHash>
 #include <QSet>
+
+#include <utility>
 
 namespace lq::ui {
 
@@ -21,13 +26,15 @@ public:
             if (m_wanted.contains(path) && !m_watcher->files().contains(path)) {
                 m_missing.insert(path);
             }
-            emit touched();
+            touch();
         });
-        connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, &WatchEngine::touched);
+        connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, &WatchEngine::touch);
     }
     void add(const QString& path) {
         m_wanted.insert(path);
-        if (!QFileInfo::exists(path) || !m_watcher->addPath(path)) {
+        if (m_paused) {
+            m_missing.insert(path); // watched again by resume()
+        } else if (!QFileInfo::exists(path) || !m_watcher->addPath(path)) {
             m_missing.insert(path);
         }
     }
@@ -43,20 +50,61 @@ public:
         }
         m_wanted.clear();
         m_missing.clear();
+        m_paused = false;
+        m_stamps.clear();
     }
-    void reAddMissing() {
+    /// The change was passed on: watch again. A change while not watched
+    /// (its stamp moved) is passed on at once.
+    void resume() {
+        if (m_paused) {
+            m_paused = false;
+            for (const QString& path : std::as_const(m_wanted)) {
+                if (!QFileInfo::exists(path) || !m_watcher->addPath(path)) {
+                    m_missing.insert(path);
+                }
+            }
+        }
         m_missing.removeIf([this](const QString& path) {
             return QFileInfo::exists(path) && m_watcher->addPath(path);
         });
+        bool moved = false;
+        for (auto it = m_stamps.cbegin(); it != m_stamps.cend() && !moved; ++it) {
+            moved = !(core::fileStamp(it.key().toStdString()) == it.value());
+        }
+        m_stamps.clear();
+        if (moved) {
+            touch();
+        }
     }
 
 signals:
     void touched();
 
 private:
+    /// A change: passed on once, then the paths are not watched until
+    /// resume(). A live file's -wal changes on every write of every
+    /// commit (thousands of inotify events a second under a busy worker):
+    /// each one took this thread and the UI thread's event loop.
+    void touch() {
+        if (m_paused) {
+            return;
+        }
+        m_paused = true;
+        const QStringList watched = m_watcher->files() + m_watcher->directories();
+        for (const QString& path : watched) {
+            m_stamps.insert(path, core::fileStamp(path.toStdString()));
+        }
+        if (!watched.isEmpty()) {
+            m_watcher->removePaths(watched);
+        }
+        emit touched();
+    }
+
     QFileSystemWatcher* m_watcher = nullptr;
     QSet<QString> m_wanted;
     QSet<QString> m_missing; ///< wanted but not on disk (or dropped by the watcher)
+    bool m_paused = false;   ///< a change was passed on; not watching until resume()
+    QHash<QString, core::FileStamp> m_stamps; ///< of the paths when watching paused
 };
 
 namespace {
@@ -80,7 +128,7 @@ FileWatcher::FileWatcher(QObject* parent)
     // several times) without delaying what the operator sees.
     m_timer.setInterval(30);
     connect(&m_timer, &QTimer::timeout, this, [this] {
-        onEngine(m_engine, [e = m_engine] { e->reAddMissing(); });
+        onEngine(m_engine, [e = m_engine] { e->resume(); });
         emit changed();
     });
     connect(m_engine, &WatchEngine::touched, this, [this] {

@@ -205,6 +205,8 @@ MessageLoader::MessageLoader(RequestSource source, QObject* parent)
     connect(&m_fallback, &QTimer::timeout, this, [this] { requestPoll(false); });
     m_paceTimer.setSingleShot(true);
     connect(&m_paceTimer, &QTimer::timeout, this, &MessageLoader::kick);
+    m_peekTimer.setSingleShot(true);
+    connect(&m_peekTimer, &QTimer::timeout, this, &MessageLoader::startPeek);
     connect(m_watcher, &FileWatcher::changed, this, [this] { requestPoll(false); });
 }
 
@@ -221,10 +223,13 @@ void MessageLoader::setBackend(std::shared_ptr<QueueBackend> backend, const QStr
     }
     m_fallback.stop();
     m_paceTimer.stop();
+    m_peekTimer.stop();
     m_backend = std::move(backend);
     m_pacer.reset();
+    m_peekPacer.reset();
     if (m_backend) {
         m_pacer.setFactor(core::ReadPacing::factorFor(m_backend->info().journalMode));
+        m_peekPacer.setFactor(m_pacer.factor());
     }
     m_dataVersion = -1;
     m_fileSize = -1;
@@ -275,11 +280,18 @@ void MessageLoader::startPeek() {
     if (m_peekRunning || !m_backend || m_backend->pushesChanges()) {
         return;
     }
+    if (const TimeNs wait = m_peekPacer.waitAt(core::steadyNowNs()); wait > 0) {
+        if (!m_peekTimer.isActive()) {
+            m_peekTimer.start(int(std::min<TimeNs>(wait / 1'000'000 + 1, INT_MAX)));
+        }
+        return;
+    }
     PollRequest req = m_source(false);
     if (req.cached.empty()) {
         return;
     }
     m_peekRunning = true;
+    const TimeNs peekStart = core::steadyNowNs();
     // Its own thread and so its own read connection (and data_version).
     auto work = [q = m_backend, cached = std::move(req.cached),
                  last = m_peekVersion]() -> std::pair<std::int64_t, std::vector<MessageRow>> {
@@ -294,9 +306,10 @@ void MessageLoader::startPeek() {
         }
     };
     runAsync(this, &m_peekPool, std::move(work),
-             [this, gen = m_generation,
-              layout = req.layout](const std::pair<std::int64_t, std::vector<MessageRow>>& r) {
+             [this, gen = m_generation, layout = req.layout,
+              peekStart](const std::pair<std::int64_t, std::vector<MessageRow>>& r) {
                  m_peekRunning = false;
+                 m_peekPacer.ran(peekStart, core::steadyNowNs());
                  m_peekVersion = r.first;
                  if (gen == m_generation && !r.second.empty()) {
                      emit earlyRows(gen, layout, r.second);

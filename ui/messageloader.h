@@ -164,6 +164,10 @@ private:
     /// The next live poll, when the pace holds it back.
     QTimer m_paceTimer;
     core::ReadPacer m_pacer;
+    /// The peeks keep a pace of their own (a live file changes on every
+    /// commit; a peek is cheap, not free), and a held-back one runs later.
+    core::ReadPacer m_peekPacer;
+    QTimer m_peekTimer;
     bool m_live = true;
 
     quint64 m_generation = 0;
