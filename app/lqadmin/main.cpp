@@ -8,6 +8,7 @@
 
 #include <lqversion.h>
 
+#include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
@@ -31,6 +32,10 @@ struct CommandLine {
                                             "sidebar and follow files that appear or disappear "
                                             "(repeatable)."),
         QStringLiteral("DIR")};
+    QCommandLineOption dashboard{
+        QStringLiteral("dashboard"),
+        QCoreApplication::translate("main", "Show the Dashboard tab of the open queue instead of "
+                                            "its messages.")};
     QCommandLineOption dark{QStringLiteral("dark"),
                             QCoreApplication::translate(
                                 "main", "Use a dark theme (Fusion style with a dark palette).")};
@@ -47,6 +52,7 @@ struct CommandLine {
             QStringLiteral("[FILE...]"));
         parser.addOption(select);
         parser.addOption(watch);
+        parser.addOption(dashboard);
         parser.addOption(dark);
     }
 };
@@ -110,6 +116,12 @@ int main(int argc, char* argv[]) {
 
     lq::ui::MainWindow window;
     window.show();
+    if (cli.parser.isSet(cli.dashboard)) {
+        // As Go to Dashboard (Ctrl+Shift+D) does.
+        if (QAction* show = window.action(QStringLiteral("showDashboard"))) {
+            show->trigger();
+        }
+    }
     const QStringList files = cli.parser.positionalArguments();
     if (cli.parser.isSet(cli.select)) {
         window.selectMessage(cli.parser.value(cli.select));
