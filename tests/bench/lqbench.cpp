@@ -5,12 +5,15 @@
 #include "formatbench.h"
 #include "guibench.h"
 #include "launchbench.h"
+#include "observerbench.h"
 #include "remotebench.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace {
 int usage() {
@@ -21,7 +24,17 @@ int usage() {
                  "       lqbench remote [--url ssh://USER@HOST[:PORT]] [--rows N] [--file F] "
                  "[--queues N] [--queue-rows N] [--dir D] [--json]\n"
                  "       lqbench formats --fixture F [--rows N] [--launches R] [--changes C] "
-                 "[--dir D] [--check FACTOR] [--keep]\n");
+                 "[--dir D] [--check FACTOR] [--keep]\n"
+                 "       lqbench observer [--rows N] [--seconds S] [--formats laravel,solidqueue] "
+                 "[--observers none,lqadmin,dashboard,watch,exporter,fleet] [--busy-timeout-ms MS] "
+                 "[--rate JOBS_PER_S] [--dir D] [--keep] [--no-cache] [--json] [--check]\n"
+                 "         (observers: one run each, a+b for both at once; none, the workers "
+                 "alone, always runs\n"
+                 "         first and last; the grown files stay in --dir for the next run "
+                 "unless --no-cache;\n"
+                 "         --keep keeps the runs' copies and logs; --check: exit 1 when a write "
+                 "said \"database is\n"
+                 "         locked\" after waiting out the busy timeout)\n");
     return 2;
 }
 } // namespace
@@ -134,6 +147,64 @@ int main(int argc, char** argv) {
             return usage();
         try {
             return lq::bench::runFormats(o);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "lqbench: %s\n", e.what());
+            return 1;
+        }
+    }
+    if (cmd == "observer") {
+        lq::bench::ObserverOptions o;
+        o.lqadmin = LQ_LQADMIN;
+        o.lqctl = LQ_LQCTL;
+        o.scripts = LQ_OBSERVER_SCRIPTS;
+        o.fixtures = LQ_FORMAT_FIXTURES;
+        const auto list = [](const char* v) {
+            std::vector<std::string> out;
+            std::string s = v;
+            for (std::size_t at = 0; at <= s.size();) {
+                const std::size_t comma = std::min(s.find(',', at), s.size());
+                if (comma > at)
+                    out.push_back(s.substr(at, comma - at));
+                at = comma + 1;
+            }
+            return out;
+        };
+        for (int i = 2; i < argc; ++i) {
+            const std::string a = argv[i];
+            const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
+            if (a == "--keep" || a == "--json" || a == "--check" || a == "--no-cache") {
+                (a == "--keep"    ? o.keep
+                 : a == "--json"  ? o.json
+                 : a == "--check" ? o.check
+                                  : o.noCache) = true;
+                continue;
+            }
+            if (!v)
+                return usage();
+            ++i;
+            if (a == "--rows")
+                o.rows = std::atol(v);
+            else if (a == "--seconds")
+                o.seconds = std::atoi(v);
+            else if (a == "--formats")
+                o.formats = list(v);
+            else if (a == "--observers")
+                o.observers = list(v);
+            else if (a == "--busy-timeout-ms")
+                o.busyTimeoutMs = std::atoi(v);
+            else if (a == "--rate")
+                o.rate = std::atoi(v);
+            else if (a == "--dir")
+                o.dir = v;
+            else
+                return usage();
+        }
+        if (o.rows <= 0 || o.seconds <= 0 || o.busyTimeoutMs < 0 || o.rate <= 0 ||
+            o.formats.empty())
+            return usage();
+        try {
+            int qargc = 1;
+            return lq::bench::runObserver(qargc, argv, o);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "lqbench: %s\n", e.what());
             return 1;
