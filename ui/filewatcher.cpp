@@ -32,9 +32,8 @@ public:
     }
     void add(const QString& path) {
         m_wanted.insert(path);
-        if (m_paused) {
-            m_missing.insert(path); // watched again by resume()
-        } else if (!QFileInfo::exists(path) || !m_watcher->addPath(path)) {
+        // While paused, resume() watches it.
+        if (m_paused || !QFileInfo::exists(path) || !m_watcher->addPath(path)) {
             m_missing.insert(path);
         }
     }
