@@ -25,6 +25,8 @@ std::int64_t FormatSettings::value(std::string_view key, const std::string& queu
         return releaseAfter.count();
     if (key == kRetryAfter)
         return retryAfter.count();
+    if (key == kMaxRunTime)
+        return maxRunTime.count();
     return 0;
 }
 
@@ -46,6 +48,8 @@ bool FormatSettings::set(std::string_view key, std::int64_t v, const std::string
         releaseAfter = std::chrono::seconds(v);
     else if (key == kRetryAfter)
         retryAfter = std::chrono::seconds(v);
+    else if (key == kMaxRunTime)
+        maxRunTime = std::chrono::seconds(v);
     else
         return false;
     return true;
@@ -62,6 +66,8 @@ std::vector<FormatSettings::Entry> FormatSettings::entries() const {
         out.push_back({std::string(kReleaseAfter), {}, releaseAfter.count()});
     if (retryAfter.count() > 0)
         out.push_back({std::string(kRetryAfter), {}, retryAfter.count()});
+    if (maxRunTime.count() > 0)
+        out.push_back({std::string(kMaxRunTime), {}, maxRunTime.count()});
     return out;
 }
 

@@ -29,6 +29,7 @@ enum class Format {
     ObanLite,        ///< "oban-lite": Oban.Engines.Lite (core/formats/oban.*)
     RiverSqlite,     ///< "river-sqlite": River's riversqlite (core/formats/river.*)
     LaravelDatabase, ///< "laravel-database": Laravel's database queue (core/formats/laravel.*)
+    DelayedJob,      ///< "delayed-job": Delayed::Job, Active Record (core/formats/delayedjob*)
 };
 
 /// The file's one time unit (litequeue, jobs-lease); formats that mix units
@@ -43,6 +44,7 @@ struct FormatSettings {
     static constexpr std::string_view kMaxReceive = "max_receive";
     static constexpr std::string_view kReleaseAfter = "release_after";
     static constexpr std::string_view kRetryAfter = "retry_after";
+    static constexpr std::string_view kMaxRunTime = "max_run_time";
 
     /// goqite's maxReceive: deliveries after which a message is a dead letter.
     std::int64_t maxReceive = 0;
@@ -54,12 +56,15 @@ struct FormatSettings {
     /// Laravel's retry_after (config/queue.php): reservation age after which
     /// the next pop takes a job over.
     std::chrono::seconds retryAfter{0};
+    /// Delayed::Worker.max_run_time: lock age after which a worker takes the
+    /// job again.
+    std::chrono::seconds maxRunTime{0};
 
     bool operator==(const FormatSettings&) const = default;
     bool empty() const { return *this == FormatSettings{}; }
 
     /// The value of setting `key` (QueueFormat::Setting::key: "max_receive",
-    /// "release_after", "retry_after") for named queue `queue` ("": the
+    /// "release_after", "retry_after", "max_run_time") for named queue `queue` ("": the
     /// file-wide value); 0 when not set (the library's default applies).
     /// A queue without a value of its own has the file-wide one, unless
     /// `inherit` is false (then 0).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The formats lqcore knows: one table (kTable) of handle, id, implementation.
 #include "backlite.h"
+#include "delayedjob.h"
 #include "goqite.h"
 #include "jobslease.h"
 #include "laravel.h"
@@ -34,6 +35,7 @@ const BackliteFormat kBacklite;
 const ObanFormat kOban;
 const RiverFormat kRiver;
 const LaravelFormat kLaravel;
+const DelayedJobFormat kDelayedJob;
 
 /// The one table of formats: each format's handle, id (on the wire, in
 /// --json, in settings), implementation, and whether it is asked to
@@ -46,7 +48,7 @@ struct Registered {
     bool recognises;
 };
 
-const std::array<Registered, 14> kTable = {{
+const std::array<Registered, 15> kTable = {{
     {Format::Litequeue014, "litequeue-0.14", &kLq014, true},
     {Format::Litequeue013, "litequeue-0.13", &kLq013, false},
     {Format::LitequeueLegacy, "litequeue-legacy", &kLegacy, false},
@@ -61,6 +63,7 @@ const std::array<Registered, 14> kTable = {{
     {Format::ObanLite, "oban-lite", &kOban, true},
     {Format::RiverSqlite, "river-sqlite", &kRiver, true},
     {Format::LaravelDatabase, "laravel-database", &kLaravel, true},
+    {Format::DelayedJob, "delayed-job", &kDelayedJob, true},
 }};
 
 const Registered* registered(Format f) noexcept {

@@ -46,6 +46,7 @@ const Shape kShapes[] = {
     {"goqite.sqlite3", "goqite", "", "timeout", "received", "body"},
     {"backlite.sqlite3", "backlite_tasks", "", "wait_until", "claimed_at", "task"},
     {"plainjob.sqlite3", "plainjob_jobs", "status", "next_run_at", "next_run_at", "data"},
+    {"delayed-job.sqlite3", "delayed_jobs", "", "run_at", "locked_at", "handler"},
 };
 
 /// The format id facts.json gives the fixture ("solid-queue", ...).

@@ -37,7 +37,7 @@ private slots:
         QTest::addColumn<QString>("fixture");
         for (const char* f : {"formats/solid-queue.sqlite3", "formats/laravel-database.sqlite3",
                               "formats/oban-lite.sqlite3", "formats/river-v7.sqlite3",
-                              "litequeue-head-mixed.sqlite3"})
+                              "formats/delayed-job.sqlite3", "litequeue-head-mixed.sqlite3"})
             QTest::newRow(f) << QString::fromLatin1(f);
     }
     void waitOverTimeIsTheHistogramsWait() {
@@ -78,6 +78,12 @@ private slots:
         // due 08:05:02.45, attempted 08:06:01.455.
         QTest::newRow("river") << "formats/river-v7.sqlite3" << qint64(15) << "6"
                                << qint64(14349'993) << "10" << qint64(59'005);
+        // Delayed::Job: wait = locked_at - run_at of the 3 locked and the 2
+        // failed jobs (fail! keeps the lock of the last run). Job 1: due
+        // 07:00:00.0015, locked 07:30:12.350178 by the crashed worker; job 6
+        // due for its retry 09:10:21.009, locked 09:20:00.0045.
+        QTest::newRow("delayed-job") << "formats/delayed-job.sqlite3" << qint64(5) << "1"
+                                     << qint64(1812'348) << "6" << qint64(578'995);
     }
     void waitStartsAtTheDueTime() {
         QFETCH(QString, fixture);

@@ -142,6 +142,9 @@ private slots:
         QTest::newRow("laravel retry_after")
             << QStringLiteral("formats/laravel-database.sqlite3") << QString()
             << QStringLiteral("retry_after") << qint64(10);
+        QTest::newRow("delayed-job max_run_time")
+            << QStringLiteral("formats/delayed-job.sqlite3") << QString()
+            << QStringLiteral("max_run_time") << qint64(600);
     }
     void settingsTravelInOpen() {
         QFETCH(QString, fixture);
@@ -198,6 +201,7 @@ private slots:
             << QStringLiteral("formats/river-v7.sqlite3");
         QTest::newRow("solid queue") << QStringLiteral("formats/solid-queue.sqlite3");
         QTest::newRow("laravel") << QStringLiteral("formats/laravel-database.sqlite3");
+        QTest::newRow("delayed-job") << QStringLiteral("formats/delayed-job.sqlite3");
     }
     void dashboardMatchesLocal() {
         QFETCH(QString, fixture);

@@ -11,6 +11,7 @@
 #include <QByteArray>
 #include <QCryptographicHash>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -154,6 +155,29 @@ public:
             qWarning("lqctl %s: exit %d: %s", qPrintable(args.join(QLatin1Char(' '))), r.code,
                      r.err.constData());
         return QJsonDocument::fromJson(r.out);
+    }
+
+    /// `lqctl list --queue NAME` lists as many jobs as facts.json's
+    /// per-queue counts of NAME add up to, for every named queue: "" when
+    /// all do, else the first that does not.
+    QString perQueueListMismatch(const QString& path) const {
+        const QJsonObject perQueue = m_facts.value(QStringLiteral("per_queue")).toObject();
+        for (auto it = perQueue.begin(); it != perQueue.end(); ++it) {
+            qint64 n = 0;
+            const QJsonObject w = it.value().toObject();
+            for (auto j = w.begin(); j != w.end(); ++j)
+                n += j.value().toInteger();
+            const qint64 listed =
+                runJson({QStringLiteral("list"), path, QStringLiteral("--queue"), it.key()})
+                    .array()
+                    .size();
+            if (listed != n)
+                return QStringLiteral("queue %1: %2 listed, facts %3")
+                    .arg(it.key())
+                    .arg(listed)
+                    .arg(n);
+        }
+        return {};
     }
 
     /// The token lqctl shows for job `id` right now.

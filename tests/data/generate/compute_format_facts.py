@@ -12,6 +12,8 @@ into tests/data/FIXTURES.md.
 
 Usage: python3 compute_format_facts.py <tests/data/formats> [--node-modules <dir with better-sqlite3>]
            [--splice <tests/data/FIXTURES.md>]   (replace the generated block in place)
+           [--only <file>]   (recompute one file's facts: its entry of facts.json and, with
+                              --splice, its section of the block; the others are kept as they are)
 """
 import hashlib
 import json
@@ -23,6 +25,7 @@ import tempfile
 
 FORMATS_DIR = sys.argv[1]
 NODE_MODULES = sys.argv[sys.argv.index("--node-modules") + 1] if "--node-modules" in sys.argv else None
+ONLY = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
 TMP = tempfile.mkdtemp(prefix="lqa-facts-")
 SHELL_VERSION = subprocess.run(["sqlite3", "--version"], capture_output=True, text=True).stdout.split()[0]
 
@@ -371,6 +374,39 @@ FROM plainjob_jobs""",
             ("plainjob_scheduled_jobs", "next_run_at"), ("plainjob_scheduled_jobs", "created_at")],
 ))
 
+# ---------------------------------------------------------------- delayed job
+DJ_NOW = "2026-11-30 12:00:00"
+SPECS.append(dict(
+    file="delayed-job.sqlite3", format="delayed-job",
+    library="delayed_job 4.1.9 + delayed_job_active_record 4.1.6 on Active Record 6.1.7.10, Active Job 6.1.7.10, sqlite3 1.4.2, Ruby 3.1.2 (Debian 12 ruby-delayed-job 4.1.9-1.1, ruby-delayed-job-active-record 4.1.6-3.1), REAL library",
+    real_library=True, now="2026-11-30T12:00:00Z", now_stored=DJ_NOW,
+    queue_tables=["delayed_jobs"],
+    state_sql=f"""SELECT id, coalesce(queue, '(default)') AS queue,
+  CASE WHEN failed_at IS NOT NULL THEN 'FAILED'
+       WHEN locked_at IS NOT NULL THEN 'LOCKED'
+       WHEN run_at > '{DJ_NOW}' THEN 'SCHEDULED'
+       ELSE 'READY' END AS state
+FROM delayed_jobs""",
+    extra_states=["locked_expired"],
+    extra_sql={"locked_expired": f"SELECT count(*) AS n FROM delayed_jobs WHERE failed_at IS NULL AND locked_at IS NOT NULL AND locked_at < datetime('{DJ_NOW}', '-4 hours')"},
+    stored={"done_kept": False, "failed_kept": True},
+    facts=[
+        ("locks; stuck (the library takes the job again) = locked_at < now - max_run_time (4 h)",
+         f"SELECT id, queue, locked_by, locked_at, failed_at IS NOT NULL AS failed, CASE WHEN failed_at IS NOT NULL THEN 'failed (lock kept by fail!)' WHEN locked_at < datetime('{DJ_NOW}', '-4 hours') THEN 'expired' ELSE 'live' END AS lock FROM delayed_jobs WHERE locked_at IS NOT NULL ORDER BY id"),
+        ("failed rows (destroy_failed_jobs = false, max_attempts 3)", "SELECT id, queue, attempts, failed_at, substr(last_error, 1, instr(last_error, char(10)) - 1) AS error_line FROM delayed_jobs WHERE failed_at IS NOT NULL ORDER BY id"),
+        ("waiting for a retry (attempts > 0, not failed)", "SELECT id, coalesce(queue, '(default)') AS queue, attempts, run_at, substr(last_error, 1, instr(last_error, char(10)) - 1) AS error_line FROM delayed_jobs WHERE attempts > 0 AND failed_at IS NULL ORDER BY id"),
+        ("handler YAML tags (first line)", "SELECT substr(handler, 1, instr(handler, char(10)) - 1) AS first_line, count(*) AS n FROM delayed_jobs GROUP BY 1 ORDER BY 1"),
+        ("Active Job wrapper job_class (as text)", "SELECT id, trim(substr(handler, instr(handler, 'job_class: ') + 11, instr(substr(handler, instr(handler, 'job_class: ') + 11), char(10)) - 1)) AS job_class FROM delayed_jobs WHERE handler LIKE '%DelayedJobAdapter::JobWrapper%' ORDER BY id"),
+        ("priorities", "SELECT priority, count(*) AS n FROM delayed_jobs GROUP BY priority ORDER BY priority"),
+        ("application tables", "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'delayed_jobs' AND name NOT LIKE 'sqlite_%' ORDER BY name"),
+        ("DDL of delayed_jobs (the gem's migration through Active Record 6.1)", "SELECT sql FROM sqlite_master WHERE name IN ('delayed_jobs', 'delayed_jobs_priority') ORDER BY type DESC"),
+    ],
+    samples_sql="SELECT id, coalesce(queue, '(default)') AS queue, locked_at, locked_by, attempts, failed_at FROM delayed_jobs WHERE id IN (1, 6, 9, 10, 11, 12, 13, 17, 18) ORDER BY id",
+    sample_token=lambda r: {"locked_at": r["locked_at"], "locked_by": r["locked_by"], "attempts": r["attempts"], "failed_at": r["failed_at"]},
+    other_samples_sql=None,
+    timing=[("delayed_jobs", c) for c in ("created_at", "run_at", "locked_at", "failed_at", "updated_at")],
+))
+
 # ---------------------------------------------------------------- hostile
 SPECS.append(dict(
     file="not-liteque-tasks.sqlite3", format=None,
@@ -399,6 +435,8 @@ def main():
     facts, md = {}, []
     for sp in SPECS:
         f = sp["file"]
+        if ONLY and f != ONLY:
+            continue
         path = os.path.join(FORMATS_DIR, f)
         raw = open(path, "rb").read()
         header_jm = {1: "rollback", 2: "wal"}[raw[18]]
@@ -492,11 +530,33 @@ def main():
             md.append("- %s [**computed with better-sqlite3 12.11.1, SQLite %s**, not the 3.40 shell]: %s — `%s`" % (label, res["v"], md_rows(res["rows"]), q))
         md.append("")
         facts[f] = entry
+    if ONLY:
+        with open(os.path.join(FORMATS_DIR, "facts.json")) as fh:
+            kept = json.load(fh)
+        kept[ONLY] = facts[ONLY]
+        order = [sp["file"] for sp in SPECS]
+        facts = {k: kept[k] for k in sorted(kept, key=lambda k: order.index(k) if k in order else len(order))}
     with open(os.path.join(FORMATS_DIR, "facts.json"), "w") as fh:
         json.dump(facts, fh, indent=2, ensure_ascii=False)
         fh.write("\n")
     text = "\n".join(md)
-    if "--splice" in sys.argv:
+    if ONLY and "--splice" in sys.argv:
+        target = sys.argv[sys.argv.index("--splice") + 1]
+        doc = open(target).read()
+        end = doc.index("<!-- END generated by generate/compute_format_facts.py")
+        head = "### `formats/%s`" % ONLY
+        if head in doc:
+            b = doc.index(head)
+            e = doc.find("\n### ", b + 1)
+            e = end if e < 0 or e > end else e + 1
+        else:  # before the next file's section in SPECS order, or at the end
+            order = [sp["file"] for sp in SPECS]
+            later = [doc.index("### `formats/%s`" % f) for f in order[order.index(ONLY) + 1:]
+                     if "### `formats/%s`" % f in doc]
+            b = e = min(later) if later else end
+        with open(target, "w") as fh:
+            fh.write(doc[:b] + text + "\n" + doc[e:])
+    elif "--splice" in sys.argv:
         target = sys.argv[sys.argv.index("--splice") + 1]
         doc = open(target).read()
         begin = doc.index("<!-- BEGIN generated by generate/compute_format_facts.py")
