@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -160,7 +161,54 @@ bool isWal(const std::string& journalMode) {
     return m == "wal";
 }
 
+/// The pause between two chunks of a long read (OpenOptions::walChunkRows).
+/// In WAL mode, when another connection committed while a chunk was read
+/// (PRAGMA data_version moved), the next chunk waits as long as that one
+/// took: the writer's next commit then runs its checkpoint with no read of
+/// ours open, the checkpoint copies the whole WAL back and the WAL restarts
+/// at its beginning instead of growing. Reads run off the UI thread; with
+/// no writer they go on at once. On a rollback-journal file a waiting
+/// writer's PENDING lock already keeps the next chunk out: no pause.
+class ChunkGap {
+public:
+    ChunkGap(Connection& c, bool wal)
+        : m_c(c)
+        , m_wal(wal) {
+        if (m_wal) {
+            m_version = version();
+            m_start = Steady::now();
+        }
+    }
+    void operator()() {
+        if (!m_wal)
+            return;
+        const auto took = Steady::now() - m_start;
+        if (const std::int64_t v = version(); v != m_version) {
+            std::this_thread::sleep_for(std::clamp<Steady::duration>(took, kMin, kMax));
+            m_version = version();
+        }
+        m_start = Steady::now();
+    }
+
+private:
+    using Steady = std::chrono::steady_clock;
+    static constexpr Steady::duration kMin = std::chrono::microseconds(200);
+    static constexpr Steady::duration kMax = std::chrono::milliseconds(50);
+    std::int64_t version() {
+        auto st = m_c.cached("PRAGMA data_version");
+        return st->step() ? st->int64(0) : 0;
+    }
+    Connection& m_c;
+    bool m_wal;
+    std::int64_t m_version = 0;
+    Steady::time_point m_start;
+};
+
 } // namespace
+
+std::int64_t Queue::Impl::chunkRows() const {
+    return isWal(info().journalMode) ? opts.walChunkRows : opts.scanChunkRows;
+}
 
 Queue::Impl::Where Queue::Impl::inRange(Where w, const std::string& key,
                                         std::pair<std::int64_t, std::int64_t> range) {
@@ -249,8 +297,8 @@ std::uint64_t Queue::Impl::keysPerRange(std::int64_t lo, std::int64_t hi, std::i
 }
 
 std::vector<std::pair<std::int64_t, std::int64_t>> Queue::Impl::scanChunks() {
-    const std::int64_t n = opts.scanChunkRows;
-    if (n <= 0 || driver().scanKey().empty() || inOwnTransaction() || isWal(info().journalMode))
+    const std::int64_t n = chunkRows();
+    if (n <= 0 || driver().scanKey().empty() || inOwnTransaction())
         return {};
     const auto bounds = scanBounds();
     if (!bounds)
@@ -275,9 +323,11 @@ Counts Queue::counts(const std::string& queueName, TimeNs stuckAfterNs) {
     // Chunk by chunk at one "now": a writer waits for one chunk at most.
     const TimeNs t = now();
     Counts total;
+    ChunkGap gap(d->reader(), isWal(info().journalMode));
     for (const auto& range : chunks) {
         const Impl::Where c = Impl::inRange(w, drv.scanKey(), range);
         total += drv.counts(d->reader(), t, stuckAfterNs, c.sql, c.binds);
+        gap();
     }
     return total;
 }
@@ -286,6 +336,38 @@ Queue::CountsWithQueues Queue::countsWithQueues(TimeNs stuckAfterNs) {
     CountsWithQueues r;
     if (!QueueFormat::of(info()).namedQueues()) {
         r.total = counts(stuckAfterNs);
+        return r;
+    }
+    // One pass for every queue where the format groups its counts (chunk by
+    // chunk, at one "now"), else one count per queue.
+    const FormatDriver& drv = d->driver();
+    const TimeNs t = now();
+    FormatDriver::QueueCountsMap groups;
+    bool grouped = true;
+    const auto add = [&](const Impl::Where& w) {
+        auto part = drv.countsByQueue(d->reader(), t, stuckAfterNs, w.sql, w.binds);
+        if (!part)
+            return false;
+        for (auto& [name, c] : *part)
+            groups[name] += c;
+        return true;
+    };
+    if (const auto chunks = d->scanChunks(); chunks.empty()) {
+        grouped = add(Impl::Where{});
+    } else {
+        ChunkGap gap(d->reader(), isWal(info().journalMode));
+        for (const auto& range : chunks) {
+            if (!(grouped = add(Impl::inRange(Impl::Where{}, drv.scanKey(), range))))
+                break;
+            gap();
+        }
+    }
+    if (grouped) {
+        for (auto& [name, c] : groups) {
+            r.total += c;
+            if (name)
+                r.queues.emplace_back(*name, std::move(c));
+        }
         return r;
     }
     Counts sum;
@@ -415,7 +497,8 @@ std::vector<std::int64_t> Queue::orderedRowids(const Filter& f, const Sort& s) {
     // On a rollback-journal file a long ordering is read in keyset chunks,
     // each its own read transaction, so a writer waits for one chunk only.
     const bool chunked = !d->scanChunks().empty();
-    const std::int64_t limit = chunked ? d->opts.scanChunkRows : -1;
+    const std::int64_t limit = chunked ? d->chunkRows() : -1;
+    ChunkGap gap(d->reader(), isWal(info().journalMode));
     // Reads `key` ascending (or descending) from `from`, chunk by chunk;
     // pushes the rowid `sign * key` of each row.
     const auto keyset = [&](const std::string& from, const std::string& key, bool desc,
@@ -449,6 +532,7 @@ std::vector<std::int64_t> Queue::orderedRowids(const Filter& f, const Sort& s) {
             st->reset(); // ends the read transaction between chunks
             if (limit < 0 || got < limit)
                 return;
+            gap();
         }
     };
     if (bool desc = false; byRowid(drv, s, desc)) {
@@ -579,15 +663,19 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
         read(w);
         return cols;
     }
-    // On a rollback-journal file the range is read in chunks, each its own
-    // read transaction, so a writer waits for one chunk only.
-    if (opts.scanChunkRows <= 0 || isWal(info().journalMode)) {
+    // The range is read in chunks, each its own read transaction: on a
+    // rollback-journal file a writer waits for one chunk only; in WAL mode
+    // the WAL can restart between chunks (ChunkGap).
+    if (chunkRows() <= 0 || inOwnTransaction()) {
         read(inRange(w, key, *rows));
         return cols;
     }
+    ChunkGap gap(reader(), isWal(info().journalMode));
     for (const auto& range : splitKeys(rows->first, rows->second,
-                                       keysPerRange(rows->first, rows->second, opts.scanChunkRows)))
+                                       keysPerRange(rows->first, rows->second, chunkRows()))) {
         read(inRange(w, key, range));
+        gap();
+    }
     return cols;
 }
 

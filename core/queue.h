@@ -61,9 +61,16 @@ struct OpenOptions {
     /// is split into reads of at most this many rows, each its own read
     /// transaction, so a writer waits for one chunk, never for the whole
     /// scan (a reader's SHARED lock blocks a rollback-journal commit).
-    /// 0: one read. WAL files are always read in one (readers never block
-    /// writers there).
+    /// 0: one read.
     std::int64_t scanChunkRows = 32768;
+    /// The same in WAL mode, where readers never block writers but a read
+    /// open across a writer's checkpoint keeps the WAL from restarting at
+    /// its beginning, so it grows by what the writers write meanwhile. The
+    /// chunks are small (a millisecond or so: the WAL grows by what a busy
+    /// worker writes meanwhile), and when another connection committed
+    /// during one, the next waits as long as that one took, so a commit's
+    /// checkpoint finds no read open. 0: one read.
+    std::int64_t walChunkRows = 512;
 };
 
 struct PutItem {

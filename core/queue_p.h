@@ -91,10 +91,13 @@ struct Queue::Impl {
     Where buildWhere(const Filter& f) const;
     std::string orderBy(const Sort& s) const;
     std::optional<Message> getOn(Connection& c, std::string_view messageId) const;
+    /// Rows per chunk of a long read in this file's journal mode
+    /// (opts.scanChunkRows, or opts.walChunkRows in WAL mode); 0: one read.
+    std::int64_t chunkRows() const;
     /// Inclusive ranges [first, second] of driver().scanKey() that split a
-    /// long read into reads of about opts.scanChunkRows rows, each its own
-    /// read transaction; empty when the file is read in one (WAL, a small
-    /// table, inside our own transaction, or no scan key).
+    /// long read into reads of about chunkRows() rows, each its own read
+    /// transaction; empty when the file is read in one (a small table,
+    /// inside our own transaction, or no scan key).
     std::vector<std::pair<std::int64_t, std::int64_t>> scanChunks();
     /// `w` narrowed to `key` in [range.first, range.second] (inclusive: a
     /// range may end at the largest rowid).

@@ -4,6 +4,8 @@
 #include "error.h"
 #include "timefmt.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -283,6 +285,16 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
     m_db.reset(raw);
     if (rc != SQLITE_OK)
         throwSqlite(raw, rc, path);
+    if (std::getenv("LQ_SQL_PROFILE"))
+        sqlite3_trace_v2(
+            raw, SQLITE_TRACE_PROFILE,
+            [](unsigned, void*, void* p, void* x) -> int {
+                const char* sql = sqlite3_sql(static_cast<sqlite3_stmt*>(p));
+                std::fprintf(stderr, "SQLPROF %.3f ms %.160s\n",
+                             double(*static_cast<sqlite3_int64*>(x)) / 1e6, sql ? sql : "");
+                return 0;
+            },
+            nullptr);
     // Hardening for untrusted files (docs/RELIABILITY.md#hostile-files). A setting that does not
     // take is an error: the file must not be read without it.
     const auto harden = [&](int op, int value, const char* what) {

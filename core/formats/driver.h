@@ -18,6 +18,7 @@
 #include "../timefmt.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -150,6 +151,17 @@ public:
     virtual std::string metricCondition(Filter::Metric m, TimeNs lo, TimeNs hi, Binds& binds) const;
     /// The ORDER BY key of `k`; may flip `desc` (Age).
     virtual std::string orderKey(SortKey k, bool& desc) const = 0;
+    /// Counts per value of queueColumn() in one pass over the rows `where`
+    /// selects (NULL, a row in no named queue: the key nullopt), at `now`;
+    /// nullopt when the format counts one queue at a time (Queue then runs
+    /// counts() per queue).
+    using QueueCountsMap = std::map<std::optional<std::string>, Counts>;
+    virtual std::optional<QueueCountsMap> countsByQueue(Connection& c, TimeNs now,
+                                                        TimeNs stuckAfter, const std::string& where,
+                                                        const Binds& binds) const {
+        (void)c, (void)now, (void)stuckAfter, (void)where, (void)binds;
+        return std::nullopt;
+    }
     /// Exact counts at `now`; `where` narrows (" WHERE ..." or "").
     virtual Counts counts(Connection& c, TimeNs now, TimeNs stuckAfter, const std::string& where,
                           const Binds& binds) const = 0;

@@ -343,35 +343,60 @@ public:
     // becomes a REAL of the same sign, still beyond the bound).
     Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,
                   const Binds& binds) const override {
-        Counts c;
+        QueueCountsMap m = countsGrouped(r, now, where, binds, false);
+        return m.empty() ? Counts{} : std::move(m.begin()->second);
+    }
+
+    std::optional<QueueCountsMap> countsByQueue(Connection& r, TimeNs now, TimeNs,
+                                                const std::string& where,
+                                                const Binds& binds) const override {
+        return countsGrouped(r, now, where, binds, true);
+    }
+
+    // Grouped by queue (the key nullopt for a NULL queue), or one group
+    // (nullopt) with `grouped` false.
+    QueueCountsMap countsGrouped(Connection& r, TimeNs now, const std::string& where,
+                                 const Binds& binds, bool grouped) const {
+        const std::string group = grouped ? "queue" : "NULL";
+        const std::string groupBy = grouped ? " GROUP BY queue" : "";
+        const auto key = [](const Statement& st) {
+            return st.isNull(0) ? std::nullopt : std::optional<std::string>(st.text(0));
+        };
+        QueueCountsMap out;
         auto jobs = r.cached(
-            "SELECT count(*), coalesce(sum(CASE WHEN reserved_at IS NOT NULL THEN 0 WHEN "
+            "SELECT " + group +
+            ", count(*), coalesce(sum(CASE WHEN reserved_at IS NOT NULL THEN 0 WHEN "
             "typeof(available_at) = 'integer' THEN available_at <= ?1 ELSE 0 END), 0), "
             "coalesce(sum(reserved_at IS NOT NULL), 0), coalesce(sum(CASE WHEN reserved_at IS "
             "NULL THEN 0 WHEN typeof(reserved_at) IN ('integer', 'real') THEN CAST(reserved_at AS "
             "INTEGER) <= ?2 ELSE 0 END), 0) FROM (" +
-            m_arms[0].sql + ")" + where);
+            m_arms[0].sql + ")" + where + groupBy);
         bindValues(*jobs, {toSeconds(now), toSeconds(now) - m_retryAfterS});
         bindValues(*jobs, binds, 3);
-        if (jobs->step()) {
-            c.stored = jobs->int64(0);
-            c.ready = jobs->int64(1);
-            c.locked = jobs->int64(2);
+        while (jobs->step()) {
+            Counts& c = out[key(*jobs)];
+            c.stored = jobs->int64(1);
+            c.ready = jobs->int64(2);
+            c.locked = jobs->int64(3);
             c.scheduled = c.stored - c.ready - c.locked; // not reserved, not due
-            c.stuck = jobs->int64(3);
+            c.stuck = jobs->int64(4);
         }
         if (m_arms.size() > 1) {
-            auto failed = r.cached("SELECT count(*) FROM (" + m_arms[1].sql + ")" + where);
+            auto failed = r.cached("SELECT " + group + ", count(*) FROM (" + m_arms[1].sql + ")" +
+                                   where + groupBy);
             bindValues(*failed, binds);
-            if (failed->step()) {
-                c.failed = failed->int64(0);
+            while (failed->step()) {
+                Counts& c = out[key(*failed)];
+                c.failed = failed->int64(1);
                 c.stored += c.failed;
             }
         }
-        c.extra["locked_expired"] = c.stuck;
-        c.leased = c.locked - c.stuck;
-        c.expired = c.stuck;
-        return c;
+        for (auto& [name, c] : out) {
+            c.extra["locked_expired"] = c.stuck;
+            c.leased = c.locked - c.stuck;
+            c.expired = c.stuck;
+        }
+        return out;
     }
 
     std::string timingColumns() const override {

@@ -374,7 +374,14 @@ public:
         if (where.empty())
             if (auto c = consistentCounts(r, now))
                 return *c;
-        return countsByJob(r, now, where, binds);
+        QueueCountsMap m = countsByJob(r, now, where, binds, false);
+        return m.empty() ? Counts{} : std::move(m.begin()->second);
+    }
+
+    std::optional<QueueCountsMap> countsByQueue(Connection& r, TimeNs now, TimeNs,
+                                                const std::string& where,
+                                                const Binds& binds) const override {
+        return countsByJob(r, now, where, binds, true);
     }
 
     /// consistentCountsSql()'s figures, or nullopt when the file is not
@@ -408,42 +415,60 @@ public:
     // from the jobs table, and the state of each unfinished job (found through
     // the finished_at index) from its executions. The same sums as one pass
     // over every job.
-    Counts countsByJob(Connection& r, TimeNs now, const std::string& where,
-                       const Binds& binds) const {
+    // Grouped by queue_name (the key nullopt for a job in none), or one
+    // group (nullopt) with `grouped` false.
+    QueueCountsMap countsByJob(Connection& r, TimeNs now, const std::string& where,
+                               const Binds& binds, bool grouped) const {
         const std::string also = where.empty() ? " WHERE " : where + " AND ";
+        const std::string group = grouped ? "queue_name" : "NULL";
+        const std::string groupBy = grouped ? " GROUP BY queue_name" : "";
+        const auto key = [](const Statement& st) {
+            return st.isNull(0) ? std::nullopt : std::optional<std::string>(st.text(0));
+        };
+        QueueCountsMap out;
         // `where` narrows by queue_name only (Queue::counts), a column of the
         // jobs table itself: no execution row is read for finished jobs.
-        auto fin =
-            r.cached("SELECT count(*) FROM solid_queue_jobs" + also + "finished_at IS NOT NULL");
+        // Narrowed to a key range (a chunk), the rowid range is the index to
+        // search: `+` keeps the finished_at index, which holds every
+        // finished job of the file, out of the plan.
+        auto fin = r.cached("SELECT " + group + ", count(*) FROM solid_queue_jobs" + also +
+                            (where.empty() ? "" : "+") + "finished_at IS NOT NULL" + groupBy);
         bindValues(*fin, binds);
-        const std::int64_t finished = fin->step() ? fin->int64(0) : 0;
+        while (fin->step()) {
+            Counts& c = out[key(*fin)];
+            c.done = c.stored = fin->int64(1);
+        }
         auto st = r.cached(
-            "SELECT count(*), "
+            "SELECT " + group +
+            ", count(*), "
             "coalesce(sum(kind = 'ready' OR (kind = 'scheduled' AND (due_ns IS NULL OR due_ns "
             "<= ?1))), 0), coalesce(sum(kind = 'scheduled' AND due_ns > ?1), 0), "
             "coalesce(sum(kind = 'claimed'), 0), coalesce(sum(kind = 'claimed' AND (process_id "
             "IS NULL OR process_row IS NULL OR heartbeat_ns <= ?2)), 0), "
             "coalesce(sum(kind = 'finished'), 0), coalesce(sum(kind = 'failed'), 0), "
             "coalesce(sum(kind = 'blocked'), 0), coalesce(sum(kind = 'inconsistent'), 0) FROM " +
-            m_source + also + "finished_at IS NULL");
+            m_source + also + "finished_at IS NULL" + groupBy);
         bindValues(*st, {now, now - kAliveThreshold});
         bindValues(*st, binds, 3);
-        Counts c;
-        if (st->step()) {
-            c.stored = st->int64(0) + finished;
-            c.ready = st->int64(1);
-            c.scheduled = st->int64(2);
-            c.locked = st->int64(3);
-            c.stuck = st->int64(4);
-            c.done = st->int64(5) + finished; // 0: kind is 'finished' iff finished_at is set
-            c.failed = st->int64(6);
-            c.extra["blocked"] = st->int64(7);
-            c.unknown = st->int64(8);
+        while (st->step()) {
+            Counts& c = out[key(*st)];
+            c.stored += st->int64(1);
+            c.ready = st->int64(2);
+            c.scheduled = st->int64(3);
+            c.locked = st->int64(4);
+            c.stuck = st->int64(5);
+            c.done += st->int64(6); // 0: kind is 'finished' iff finished_at is set
+            c.failed = st->int64(7);
+            c.extra["blocked"] = st->int64(8);
+            c.unknown = st->int64(9);
+        }
+        for (auto& [name, c] : out) {
+            c.extra["blocked"] += 0; // present in every group, as in counts()
             c.extra["locked_expired"] = c.stuck;
             c.leased = c.locked - c.stuck;
             c.expired = c.stuck;
         }
-        return c;
+        return out;
     }
 
     std::vector<std::string> queueNames(Connection& c) const override {
