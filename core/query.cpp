@@ -546,7 +546,7 @@ std::vector<std::int64_t> Queue::orderedRowids(const Filter& f, const Sort& s) {
         }
         return out.take();
     }
-    if (bool desc = false;
+    if (bool desc = s.descending;
         chunked && drv.scanKey() == "rowid" && drv.orderKey(s.key, desc) == "rowid") {
         keyset(drv.source(), "rowid", desc, 1);
         return out.take();

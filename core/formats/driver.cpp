@@ -189,15 +189,62 @@ std::vector<std::string> FormatDriver::queueNames(Connection& c) const {
     if (froms.empty())
         froms.push_back(source());
     std::set<std::string> names;
-    for (const std::string& from : froms) {
-        std::string sql = "SELECT DISTINCT " + col;
-        sql.append(" FROM ").append(from).append(" WHERE ").append(col).append(" IS NOT NULL");
-        auto st = c.cached(sql);
-        while (st->step())
-            names.insert(st->text(0));
-    }
+    for (const std::string& from : froms)
+        distinctValues(c, from, col, names);
     out.assign(names.begin(), names.end());
     return out;
+}
+
+void FormatDriver::distinctValues(Connection& c, const std::string& from, const std::string& col,
+                                  std::set<std::string>& out) {
+    const std::string next = "SELECT min(" + col + ") FROM " + from + " WHERE " + col + " > ?";
+    bool seek = false;
+    {
+        auto plan = c.cached("EXPLAIN QUERY PLAN " + next);
+        plan->bind(1, std::string_view());
+        while (plan->step())
+            seek = seek || plan->text(3).find("SEARCH") != std::string::npos;
+    }
+    if (!seek) {
+        auto st =
+            c.cached("SELECT DISTINCT " + col + " FROM " + from + " WHERE " + col + " IS NOT NULL");
+        while (st->step())
+            out.insert(st->text(0));
+        return;
+    }
+    // The seek binds each value as the type it is stored as (a hostile file
+    // may mix numbers, text and blobs in the column: each sorts in its class).
+    auto first =
+        c.cached("SELECT min(" + col + ") FROM " + from + " WHERE " + col + " IS NOT NULL");
+    if (!first->step() || first->isNull(0))
+        return;
+    auto take = [](const Statement& st, int& type, std::int64_t& i, double& d, std::string& t) {
+        type = st.columnType(0);
+        i = type == SQLITE_INTEGER ? st.int64(0) : 0;
+        d = type == SQLITE_FLOAT ? st.real(0) : 0;
+        t = st.text(0);
+    };
+    int type = 0;
+    std::int64_t i = 0;
+    double d = 0;
+    std::string t;
+    take(*first, type, i, d, t);
+    first->reset();
+    for (;;) {
+        out.insert(t);
+        auto st = c.cached(next);
+        if (type == SQLITE_INTEGER)
+            st->bind(1, i);
+        else if (type == SQLITE_FLOAT)
+            st->bind(1, d);
+        else if (type == SQLITE_BLOB)
+            st->bindBlob(1, t);
+        else
+            st->bind(1, std::string_view(t));
+        if (!st->step() || st->isNull(0))
+            return;
+        take(*st, type, i, d, t);
+    }
 }
 
 void FormatDriver::unsupported(const std::string& what) const {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -167,6 +168,11 @@ public:
                           const Binds& binds) const = 0;
     /// The distinct queue names, sorted (empty when none).
     virtual std::vector<std::string> queueNames(Connection& c) const;
+    /// The distinct non-NULL values of `col` in `from`, into `out`. Where an
+    /// index on `col` serves it, one seek per value (`min(col) WHERE col >
+    /// ?`), each its own short read; else one DISTINCT scan.
+    static void distinctValues(Connection& c, const std::string& from, const std::string& col,
+                               std::set<std::string>& out);
     /// The select list of timing() and the row decoder.
     virtual std::string timingColumns() const = 0;
     virtual void timingRow(const Statement& st, TimeNs now, TimingColumns& out) const = 0;

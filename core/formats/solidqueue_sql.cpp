@@ -343,7 +343,9 @@ public:
     std::string orderKey(SortKey k, bool& desc) const override {
         switch (k) {
         case SortKey::Arrival:
-            return "id";
+            // The job id is the source's rowid: ordered by it, a long
+            // ordering is read in keyset chunks (Queue::orderedRowids).
+            return "rowid";
         case SortKey::InTime:
             return "created_ns";
         case SortKey::Age:
@@ -472,12 +474,9 @@ public:
     }
 
     std::vector<std::string> queueNames(Connection& c) const override {
-        std::vector<std::string> out;
-        auto st = c.cached("SELECT DISTINCT queue_name FROM solid_queue_jobs WHERE queue_name IS "
-                           "NOT NULL ORDER BY 1");
-        while (st->step())
-            out.push_back(st->text(0));
-        return out;
+        std::set<std::string> names;
+        distinctValues(c, "solid_queue_jobs", "queue_name", names);
+        return {names.begin(), names.end()};
     }
 
     std::string timingColumns() const override {
