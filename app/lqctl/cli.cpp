@@ -139,6 +139,7 @@ const std::vector<CommandDef>& commands() {
     static const std::vector<CommandDef> defs = {
         {"info", "", 0, 0, "Format, schema facts, sizes and counts of a queue file.", {}, cmdInfo},
         {"stats", "", 0, 0, "Counts and latency percentiles (wait, processing, total).", {"prometheus"}, cmdStats},
+        {"errors", "", 0, 0, "Failed jobs grouped by error class: count, first and last failure, queues, a sample.", {}, cmdErrors},
         {"list", "", 0, 0, "List messages in arrival order.", {"status", "older-than", "search", "limit", "csv"}, cmdList},
         {"get", "ID", 1, 1, "Show one message with every column.", {}, cmdGet},
         {"put", "DATA|-", 1, 1, "Enqueue DATA (or stdin with -); prints the message id.", {"key", "create", "maxsize"}, cmdPut},
