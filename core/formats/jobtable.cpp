@@ -288,7 +288,8 @@ std::string JobTableDriver::stuckCondition(Binds& binds, TimeNs now, TimeNs) con
 }
 
 std::vector<std::string> JobTableDriver::searchColumns() const {
-    return {"CAST(id AS TEXT)", m_spec.kindCol, "queue", "CAST(args AS TEXT)"};
+    return {"CAST(id AS TEXT)", m_spec.kindCol, "queue", "CAST(args AS TEXT)",
+            "CAST(errors AS TEXT)"};
 }
 
 std::string JobTableDriver::metricCondition(Filter::Metric metric, TimeNs lo, TimeNs hi,

@@ -317,7 +317,7 @@ public:
     }
 
     std::vector<std::string> searchColumns() const override {
-        return {"id", "class_name", "arguments", "active_job_id"};
+        return {"id", "class_name", "arguments", "active_job_id", "error"};
     }
     std::string queueColumn() const override { return "queue_name"; }
     std::string arrivalColumn() const override { return "created_ns"; }

@@ -95,6 +95,36 @@ private slots:
             QCOMPARE(perQueue, grouped);
     }
 
+    void searchLooksInTheErrorText_data() {
+        QTest::addColumn<QString>("fixture");
+        QTest::addColumn<QString>("search");
+        QTest::newRow("solid queue") << "solid-queue.sqlite3"
+                                     << "ENOSPC";
+        QTest::newRow("laravel") << "laravel-database.sqlite3"
+                                 << "mailbox for user 3";
+        QTest::newRow("oban") << "oban-lite.sqlite3"
+                              << "KeyError";
+        QTest::newRow("river") << "river-v7.sqlite3"
+                               << "card_declined";
+        QTest::newRow("delayed job") << "delayed-job.sqlite3"
+                                     << "image 7 is corrupt";
+    }
+    void searchLooksInTheErrorText() {
+        QFETCH(QString, fixture);
+        QFETCH(QString, search);
+        QTemporaryDir dir;
+        const std::string path = copyFixture(dir, QStringLiteral("formats/") + fixture);
+        auto q = openAtFactsNow(path);
+        Filter f;
+        f.search = search.toStdString();
+        // Exactly the failed job whose error says it (the payloads do not).
+        const auto rowids = q->orderedRowids(f, Sort{});
+        QCOMPARE(rowids.size(), std::size_t(1));
+        const auto m = q->fetchRowids(rowids);
+        QVERIFY(m.at(0).lastError.has_value());
+        QVERIFY(m.at(0).lastError->find(f.search) != std::string::npos);
+    }
+
     void groupsMatchTheFileSql_data() {
         QTest::addColumn<QString>("fixture");
         QTest::addColumn<QString>("sql");
