@@ -661,7 +661,7 @@ template <class Q> int cmdListOn(const Options& o) {
     // Queue and job columns where the format has them: queue for a format
     // with named queues, job when any listed message has a job name.
     const std::size_t queueCol = header.size();
-    bool anyJob = false;
+    bool anyJob = false, anyError = false;
     std::vector<std::vector<std::string>> rows;
     forEachMessage([&](const Message& m) {
         std::vector<std::string> row;
@@ -682,6 +682,10 @@ template <class Q> int cmdListOn(const Options& o) {
         anyJob = anyJob || m.jobName.has_value();
         if (info.hasIdempotencyKey)
             row.push_back(m.idempotencyKey ? terminalSafe(*m.idempotencyKey, 24) : "-");
+        // The error's class (core::errorClassOf), as `lqctl errors` groups it.
+        const std::string error = m.lastError ? core::errorClassOf(*m.lastError) : std::string();
+        row.push_back(error.empty() ? "-" : terminalSafe(error, 40));
+        anyError = anyError || !error.empty();
         row.push_back(terminalSafe(m.data, 48));
         rows.push_back(std::move(row));
     });
@@ -692,14 +696,19 @@ template <class Q> int cmdListOn(const Options& o) {
         header.emplace_back("KEY");
         right.push_back(false);
     }
+    const std::size_t errorCol = header.size();
+    header.emplace_back("ERROR");
+    right.push_back(false);
     header.emplace_back("DATA");
-    // Drop the columns this format does not have (job first: it is after queue).
+    // Drop the columns this format does not have (the later ones first).
     const auto drop = [&](std::size_t col) {
         header.erase(header.begin() + static_cast<std::ptrdiff_t>(col));
         right.erase(right.begin() + static_cast<std::ptrdiff_t>(col));
         for (auto& row : rows)
             row.erase(row.begin() + static_cast<std::ptrdiff_t>(col));
     };
+    if (!anyError)
+        drop(errorCol);
     if (!anyJob)
         drop(queueCol + 1);
     if (!named)
