@@ -697,8 +697,11 @@ TimingColumns Queue::timing(const Filter& f) {
     const std::uint64_t span = keySpan(lo, hi);
     const std::int64_t keys = keysIn(lo, hi, kSplitAbove);
     const std::int64_t rows = keys < kSplitAbove ? keys : std::min(kSplitAbove, d->rowsAtMost());
-    if (rows < kSplitAbove) {
-        // Read by key range: timingRange() chunks it on a rollback-journal file.
+    // In WAL mode, one thread: two readers taking turns would leave no
+    // moment without a read open, and the WAL could not restart for the
+    // whole scan (ChunkGap paces each reader, not the pair).
+    if (rows < kSplitAbove || (isWal(info().journalMode) && d->chunkRows() > 0)) {
+        // Read by key range: timingRange() chunks it.
         return d->timingRange(f, std::make_pair(lo, hi));
     }
     const auto mid = static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + span / 2);
