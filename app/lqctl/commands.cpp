@@ -108,8 +108,6 @@ void checkOwnStates(const Options& o, const core::QueueFormat& format) {
     }
 }
 
-std::string relativeTime(const std::optional<TimeNs>& t, TimeNs now);
-
 std::string instantText(const std::optional<TimeNs>& t) {
     if (!t)
         return "-";
@@ -203,25 +201,6 @@ std::string countsLine(const core::Counts& c, const core::FormatInfo& info,
             s += " (" + parts + ")";
     }
     return s + "; " + num(c.stored) + " stored";
-}
-
-/// "in 5 m 0 s" / "3 m 0 s ago" / "-".
-// now - t, humanely; "?" when a damaged file's timestamp makes it overflow.
-std::string ageText(TimeNs now, TimeNs t) {
-    const auto d = core::diffNs(now, t);
-    return d ? core::humanDuration(*d) : std::string("?");
-}
-
-std::string relativeTime(const std::optional<TimeNs>& t, TimeNs now) {
-    if (!t)
-        return "-";
-    // Damaged files can hold any timestamp: no difference may overflow.
-    const auto ahead = core::diffNs(*t, now);
-    if (!ahead)
-        return "?";
-    if (*ahead >= 0)
-        return "in " + core::humanDuration(*ahead);
-    return ageText(now, *t) + " ago";
 }
 
 std::string summaryLine(const core::Summary& s, const std::string& notStored = {}) {
@@ -509,54 +488,6 @@ template <class Q> int cmdStatsOn(const Options& o) {
 
 int cmdStats(const Options& o) {
     return isRemote(o) ? cmdStatsOn<core::remote::RemoteQueue>(o) : cmdStatsOn<Queue>(o);
-}
-
-int cmdErrors(const Options& o) {
-    auto q = openAs<Queue>(o, false);
-    if (!o.queue.empty())
-        checkQueueName(o, q->info(), q->queueNames());
-    const std::vector<core::ErrorGroup> groups = core::groupFailures(*q, o.queue);
-    if (o.json) {
-        Json arr = Json::array();
-        for (const auto& g : groups) {
-            Json j = Json::object();
-            j.set("error", g.error);
-            j.set("count", g.count);
-            j.set("first_failed_at_ns", g.firstFailedAt);
-            j.set("last_failed_at_ns", g.lastFailedAt);
-            Json qs = Json::array();
-            for (const auto& n : g.queues)
-                qs.push(Json(n));
-            j.set("queues", std::move(qs));
-            j.set("sample", g.sample);
-            Json ids = Json::array();
-            for (const auto& id : g.messageIds)
-                ids.push(Json(id));
-            j.set("message_ids", std::move(ids));
-            arr.push(std::move(j));
-        }
-        Json top = Json::object();
-        top.set("groups", std::move(arr));
-        printJson(top);
-        return ExitOk;
-    }
-    if (groups.empty()) {
-        out("no failed jobs\n");
-        return ExitOk;
-    }
-    const TimeNs now = q->now();
-    Table t({"count", "error", "last failed", "first failed", "queues"});
-    for (const auto& g : groups) {
-        std::string queues;
-        for (const auto& n : g.queues)
-            queues += (queues.empty() ? "" : ", ") + terminalSafe(n, 40);
-        t.addRow({num(g.count),
-                  g.error.empty() ? std::string("(no error stored)") : terminalSafe(g.error, 80),
-                  relativeTime(g.lastFailedAt, now), relativeTime(g.firstFailedAt, now),
-                  queues.empty() ? std::string("-") : queues});
-    }
-    out(t.render());
-    return ExitOk;
 }
 
 template <class Q> int cmdListOn(const Options& o) {

@@ -270,6 +270,25 @@ std::string durationOrDash(const std::optional<TimeNs>& ns) {
     return ns ? core::humanDuration(*ns) : std::string("-");
 }
 
+/// "in 5 m 0 s" / "3 m 0 s ago" / "-".
+// now - t, humanely; "?" when a damaged file's timestamp makes it overflow.
+std::string ageText(TimeNs now, TimeNs t) {
+    const auto d = core::diffNs(now, t);
+    return d ? core::humanDuration(*d) : std::string("?");
+}
+
+std::string relativeTime(const std::optional<TimeNs>& t, TimeNs now) {
+    if (!t)
+        return "-";
+    // Damaged files can hold any timestamp: no difference may overflow.
+    const auto ahead = core::diffNs(*t, now);
+    if (!ahead)
+        return "?";
+    if (*ahead >= 0)
+        return "in " + core::humanDuration(*ahead);
+    return ageText(now, *t) + " ago";
+}
+
 Json summaryJson(const core::Summary& s) {
     Json o = Json::object();
     o.set("count", s.count);

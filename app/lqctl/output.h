@@ -73,6 +73,10 @@ std::string optionalInt(const std::optional<std::int64_t>& v);
 
 /// Humane duration or "-" when unset.
 std::string durationOrDash(const std::optional<core::TimeNs>& ns);
+/// now - t, humanely ("?" when a damaged file's timestamp overflows).
+std::string ageText(core::TimeNs now, core::TimeNs t);
+/// "in 5 m 0 s" / "3 m 0 s ago" / "-".
+std::string relativeTime(const std::optional<core::TimeNs>& t, core::TimeNs now);
 
 /// {"count","p50","p90","p99","max"}; p-values null when count is 0.
 core::Json summaryJson(const core::Summary& s);
