@@ -6,6 +6,8 @@
 #include "formats/schema.h"
 #include "sqlite.h"
 
+#include <optional>
+
 namespace lq::core {
 
 // formatId() and formatFromId(): core/formats/registry.cpp, the one table
@@ -13,61 +15,51 @@ namespace lq::core {
 
 std::int64_t FormatSettings::value(std::string_view key, const std::string& queue,
                                    bool inherit) const {
-    if (key == kMaxReceive) {
-        const auto it = queue.empty() ? maxReceiveByQueue.end() : maxReceiveByQueue.find(queue);
-        if (it != maxReceiveByQueue.end())
+    const std::string k(key);
+    if (!queue.empty()) {
+        if (const auto it = m_values.find({k, queue}); it != m_values.end())
             return it->second;
-        return queue.empty() || inherit ? maxReceive : 0;
+        if (!inherit)
+            return 0;
     }
-    if (!queue.empty() && !inherit)
-        return 0;
-    if (key == kReleaseAfter)
-        return releaseAfter.count();
-    if (key == kRetryAfter)
-        return retryAfter.count();
-    if (key == kMaxRunTime)
-        return maxRunTime.count();
-    return 0;
+    const auto it = m_values.find({k, std::string()});
+    return it == m_values.end() ? 0 : it->second;
 }
 
 bool FormatSettings::set(std::string_view key, std::int64_t v, const std::string& queue) {
     if (v < 0)
         return false;
-    if (key == kMaxReceive) {
-        if (queue.empty())
-            maxReceive = v;
-        else if (v == 0)
-            maxReceiveByQueue.erase(queue);
-        else
-            maxReceiveByQueue[queue] = v;
-        return true;
-    }
-    if (!queue.empty())
+    // The keys are the formats' own (QueueFormat::settings()): one that no
+    // format declares, or per queue where its library takes one value, is
+    // refused rather than kept unread.
+    std::optional<bool> perQueue;
+    for (const QueueFormat* f : QueueFormat::recognisers())
+        for (const QueueFormat::Setting& s : f->settings())
+            if (s.key == key)
+                perQueue = perQueue.value_or(false) || s.perQueue;
+    if (!perQueue || (!queue.empty() && !*perQueue))
         return false;
-    if (key == kReleaseAfter)
-        releaseAfter = std::chrono::seconds(v);
-    else if (key == kRetryAfter)
-        retryAfter = std::chrono::seconds(v);
-    else if (key == kMaxRunTime)
-        maxRunTime = std::chrono::seconds(v);
+    std::pair<std::string, std::string> k{std::string(key), queue};
+    if (v == 0)
+        m_values.erase(k);
     else
-        return false;
+        m_values[std::move(k)] = v;
     return true;
+}
+
+std::map<std::string, std::int64_t> FormatSettings::byQueue(std::string_view key) const {
+    std::map<std::string, std::int64_t> out;
+    for (const auto& [k, v] : m_values)
+        if (k.first == key && !k.second.empty())
+            out.emplace(k.second, v);
+    return out;
 }
 
 std::vector<FormatSettings::Entry> FormatSettings::entries() const {
     std::vector<Entry> out;
-    if (maxReceive > 0)
-        out.push_back({std::string(kMaxReceive), {}, maxReceive});
-    for (const auto& [queue, v] : maxReceiveByQueue)
-        if (v > 0)
-            out.push_back({std::string(kMaxReceive), queue, v});
-    if (releaseAfter.count() > 0)
-        out.push_back({std::string(kReleaseAfter), {}, releaseAfter.count()});
-    if (retryAfter.count() > 0)
-        out.push_back({std::string(kRetryAfter), {}, retryAfter.count()});
-    if (maxRunTime.count() > 0)
-        out.push_back({std::string(kMaxRunTime), {}, maxRunTime.count()});
+    out.reserve(m_values.size());
+    for (const auto& [k, v] : m_values)
+        out.push_back({k.first, k.second, v});
     return out;
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace lq::core {
@@ -37,43 +38,30 @@ enum class Format {
 enum class TimeUnit { Nanoseconds, Seconds };
 
 /// Settings of a queue's library that its file does not store, which the
-/// state rules depend on (docs/FORMATS.md#goqite, §7). 0: the library's default.
-struct FormatSettings {
-    /// The settings' keys (QueueFormat::Setting::key, lqadmin's stored
-    /// settings, the remote protocol).
-    static constexpr std::string_view kMaxReceive = "max_receive";
-    static constexpr std::string_view kReleaseAfter = "release_after";
-    static constexpr std::string_view kRetryAfter = "retry_after";
-    static constexpr std::string_view kMaxRunTime = "max_run_time";
-
-    /// goqite's maxReceive: deliveries after which a message is a dead letter.
-    std::int64_t maxReceive = 0;
-    /// goqite's maxReceive of one named queue (goqite.New(NewOpts{Name,
-    /// MaxReceive}) is per queue name): overrides maxReceive for that queue.
-    std::map<std::string, std::int64_t> maxReceiveByQueue;
-    /// backlite's ReleaseAfter: claim age after which a task is fetched again.
-    std::chrono::seconds releaseAfter{0};
-    /// Laravel's retry_after (config/queue.php): reservation age after which
-    /// the next pop takes a job over.
-    std::chrono::seconds retryAfter{0};
-    /// Delayed::Worker.max_run_time: lock age after which a worker takes the
-    /// job again.
-    std::chrono::seconds maxRunTime{0};
-
+/// state rules depend on (docs/FORMATS.md#goqite, §7), as keyed data: each
+/// format declares its keys (QueueFormat::settings()) and reads its own;
+/// nothing here knows a library. 0 or unset: the library's default.
+class FormatSettings {
+public:
     bool operator==(const FormatSettings&) const = default;
-    bool empty() const { return *this == FormatSettings{}; }
+    bool empty() const { return m_values.empty(); }
 
     /// The value of setting `key` (QueueFormat::Setting::key: "max_receive",
-    /// "release_after", "retry_after", "max_run_time") for named queue `queue` ("": the
-    /// file-wide value); 0 when not set (the library's default applies).
-    /// A queue without a value of its own has the file-wide one, unless
-    /// `inherit` is false (then 0).
+    /// "retry_after", ...) for named queue `queue` ("": the file-wide
+    /// value); 0 when not set (the library's default applies). A queue
+    /// without a value of its own has the file-wide one, unless `inherit`
+    /// is false (then 0).
     std::int64_t value(std::string_view key, const std::string& queue = {},
                        bool inherit = true) const;
+    /// value() as seconds, for the settings whose unit is seconds.
+    std::chrono::seconds seconds(std::string_view key) const {
+        return std::chrono::seconds(value(key));
+    }
+    /// The values of `key` set for single named queues, by queue.
+    std::map<std::string, std::int64_t> byQueue(std::string_view key) const;
     /// Sets setting `key` (0: back to the default); `queue` non-empty: that
-    /// named queue only (only max_receive is per queue). False for an
-    /// unknown key, a per-queue value of a file-wide setting or a negative
-    /// value.
+    /// named queue only. False for a key no format declares, a per-queue
+    /// value of a setting its library takes file-wide, or a negative value.
     bool set(std::string_view key, std::int64_t v, const std::string& queue = {});
     /// Every value set, as (key, queue, value); queue "" for file-wide ones.
     struct Entry {
@@ -82,6 +70,11 @@ struct FormatSettings {
         std::int64_t value = 0;
     };
     std::vector<Entry> entries() const;
+
+private:
+    /// (key, queue) -> value; queue "" for the file-wide value. Only
+    /// values > 0 are kept, so equal settings compare equal.
+    std::map<std::pair<std::string, std::string>, std::int64_t> m_values;
 };
 
 /// Everything known about a queue file after reading its schema (read-only).

@@ -32,8 +32,8 @@ class BackliteDriver final : public FormatDriver {
 public:
     BackliteDriver(const FormatInfo& fi, const std::string& path)
         : FormatDriver(fi, path)
-        , m_releaseSeconds(fi.settings.releaseAfter.count() > 0
-                               ? fi.settings.releaseAfter.count()
+        , m_releaseSeconds(fi.settings.value(BackliteFormat::kReleaseAfterKey) > 0
+                               ? fi.settings.value(BackliteFormat::kReleaseAfterKey)
                                : BackliteFormat::kReleaseAfterSeconds)
         , m_release(m_releaseSeconds * kNsPerSecond) {}
 
@@ -392,8 +392,8 @@ std::vector<QueueFormat::ExtraState> BackliteFormat::extraStates() const {
 }
 
 std::vector<QueueFormat::Setting> BackliteFormat::settings() const {
-    return {{std::string(FormatSettings::kReleaseAfter), "Release after", "seconds",
-             kReleaseAfterSeconds, 1, false,
+    return {{std::string(kReleaseAfterKey), "Release after", "seconds", kReleaseAfterSeconds, 1,
+             false,
              "backlite's ClientConfig.ReleaseAfter: claim age after which a task is fetched "
              "again; not stored in the file",
              "--release-after"}};

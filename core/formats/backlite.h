@@ -17,6 +17,8 @@ public:
     }
     /// The release timeout (backlite's ReleaseAfter) the counts assume.
     static constexpr std::int64_t kReleaseAfterSeconds = 600;
+    /// Its setting's key (FormatSettings).
+    static constexpr std::string_view kReleaseAfterKey = "release_after";
 
     const char* id() const noexcept override { return formatId(Format::Backlite); }
     std::vector<State> states() const override;

@@ -152,8 +152,8 @@ std::unique_ptr<FormatDriver> DelayedJobFormat::driver(const FormatInfo& info,
 }
 
 std::vector<QueueFormat::Setting> DelayedJobFormat::settings() const {
-    return {{std::string(FormatSettings::kMaxRunTime), "Max run time", "seconds",
-             kDefaultMaxRunTimeSeconds, 1, false,
+    return {{std::string(kMaxRunTimeKey), "Max run time", "seconds", kDefaultMaxRunTimeSeconds, 1,
+             false,
              "Delayed::Worker.max_run_time (the app's initializer; 4 hours by default): a lock "
              "older than this is taken again by the next worker; not stored in the file",
              "--max-run-time"}};

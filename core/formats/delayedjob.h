@@ -15,6 +15,8 @@ class DelayedJobFormat final : public QueueFormat {
 public:
     /// Delayed::Worker::DEFAULT_MAX_RUN_TIME: 4 hours.
     static constexpr std::int64_t kDefaultMaxRunTimeSeconds = 4LL * 3600;
+    /// Its setting's key (FormatSettings).
+    static constexpr std::string_view kMaxRunTimeKey = "max_run_time";
     /// The name shown for the jobs whose queue is NULL (the default queue).
     static constexpr const char* kDefaultQueue = "(default)";
 

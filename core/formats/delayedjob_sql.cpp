@@ -118,8 +118,8 @@ public:
     DelayedJobDriver(const FormatInfo& fi, const std::string& path)
         : FormatDriver(fi, path)
         , m_t(quoteIdent(fi.table)) {
-        if (fi.settings.maxRunTime.count() > 0)
-            m_maxRunTime = fi.settings.maxRunTime.count() * kNsPerSecond;
+        if (const std::int64_t s = fi.settings.value(DelayedJobFormat::kMaxRunTimeKey); s > 0)
+            m_maxRunTime = s * kNsPerSecond;
     }
 
     // ---- reading -------------------------------------------------------------

@@ -85,9 +85,10 @@ public:
         , m_priority(std::find(fi.columns.begin(), fi.columns.end(), "priority") != fi.columns.end()
                          ? "priority"
                          : "NULL")
-        , m_max(fi.settings.maxReceive > 0 ? fi.settings.maxReceive
-                                           : GoqiteFormat::kDefaultMaxReceive)
-        , m_byQueue(fi.settings.maxReceiveByQueue)
+        , m_max(fi.settings.value(GoqiteFormat::kMaxReceiveKey) > 0
+                    ? fi.settings.value(GoqiteFormat::kMaxReceiveKey)
+                    : GoqiteFormat::kDefaultMaxReceive)
+        , m_byQueue(fi.settings.byQueue(GoqiteFormat::kMaxReceiveKey))
         , m_maxSql(maxReceiveSql(m_max, m_byQueue)) {}
 
     /// maxReceive of a message of queue `queue` (goqite's is per queue name).
@@ -402,8 +403,7 @@ std::string GoqiteFormat::stateDescription(State s) const {
 }
 
 std::vector<QueueFormat::Setting> GoqiteFormat::settings() const {
-    return {{std::string(FormatSettings::kMaxReceive), "Max receive", "receives",
-             kDefaultMaxReceive, 1, true,
+    return {{std::string(kMaxReceiveKey), "Max receive", "receives", kDefaultMaxReceive, 1, true,
              "goqite's MaxReceive (goqite.New(NewOpts{Name, MaxReceive}), per queue name): "
              "receives after which a message is a dead letter; not stored in the file",
              "--max-receive"}};

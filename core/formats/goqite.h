@@ -17,6 +17,8 @@ public:
     }
     /// goqite's default maxReceive (an app option, not stored in the file).
     static constexpr std::int64_t kDefaultMaxReceive = 3;
+    /// Its setting's key (FormatSettings).
+    static constexpr std::string_view kMaxReceiveKey = "max_receive";
 
     const char* id() const noexcept override { return formatId(Format::Goqite); }
     std::vector<State> states() const override;

@@ -148,8 +148,8 @@ std::unique_ptr<FormatDriver> LaravelFormat::driver(const FormatInfo& info,
 }
 
 std::vector<QueueFormat::Setting> LaravelFormat::settings() const {
-    return {{std::string(FormatSettings::kRetryAfter), "Retry after", "seconds",
-             kDefaultRetryAfterSeconds, 1, false,
+    return {{std::string(kRetryAfterKey), "Retry after", "seconds", kDefaultRetryAfterSeconds, 1,
+             false,
              "retry_after of the database connection in Laravel's config/queue.php: reservation "
              "age after which the next pop takes a job over; not stored in the file",
              "--retry-after"}};

@@ -16,6 +16,8 @@ public:
     }
     /// retry_after of Laravel's config/queue.php database connection (90 s).
     static constexpr std::int64_t kDefaultRetryAfterSeconds = 90;
+    /// Its setting's key (FormatSettings).
+    static constexpr std::string_view kRetryAfterKey = "retry_after";
 
     const char* id() const noexcept override { return formatId(Format::LaravelDatabase); }
     std::vector<State> states() const override;

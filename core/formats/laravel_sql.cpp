@@ -21,7 +21,7 @@ namespace lq::core {
 namespace {
 
 /// retry_after of the skeleton's config/queue.php: 90 s (not stored; the
-/// operator's setting, FormatSettings::retryAfter, when given).
+/// operator's setting, the setting LaravelFormat::kRetryAfterKey, when given).
 constexpr std::int64_t kDefaultRetryAfterS = LaravelFormat::kDefaultRetryAfterSeconds;
 
 std::string q(const std::string& name) {
@@ -95,8 +95,8 @@ public:
         if (c.size() >= 2 && c[0] == "failed_table")
             m_failed = c[1];
         m_uuid = std::find(c.begin(), c.end(), "failed_uuid") != c.end();
-        if (fi.settings.retryAfter.count() > 0)
-            m_retryAfterS = fi.settings.retryAfter.count();
+        if (const std::int64_t s = fi.settings.value(LaravelFormat::kRetryAfterKey); s > 0)
+            m_retryAfterS = s;
         // Failed rows have rowid -id: ids of the two tables never collide.
         m_arms.push_back(
             {"SELECT id AS rowid, 'jobs:' || id AS id, 'job' AS kind, queue, payload, attempts, "

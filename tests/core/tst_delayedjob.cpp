@@ -5,6 +5,7 @@
 // own tables, max_run_time as a setting, and each action (retry, release,
 // delete, prune) with its lock guard refusing a stale token, audited and
 // undone back to the same rows.
+#include "core/formats/delayedjob.h"
 #include "core/sqlite.h"
 #include "formatfacts.h"
 
@@ -40,7 +41,8 @@ std::string one(const std::string& path, const std::string& sql) {
 std::unique_ptr<Queue> openWithMaxRunTime(const std::string& path, std::int64_t seconds) {
     OpenOptions o;
     o.clock = fixedClock(kFactsNow);
-    o.settings.maxRunTime = std::chrono::seconds(seconds);
+    if (!o.settings.set(DelayedJobFormat::kMaxRunTimeKey, seconds))
+        qFatal("max_run_time refused");
     return Queue::open(path, o);
 }
 
@@ -224,14 +226,14 @@ void TstDelayedJob::maxRunTimeIsAKeyedSetting() {
     const QueueFormat& f = QueueFormat::of(Format::DelayedJob);
     const auto s = f.settings();
     QCOMPARE(s.size(), std::size_t(1));
-    QCOMPARE(s.front().key, std::string(FormatSettings::kMaxRunTime));
+    QCOMPARE(s.front().key, std::string(DelayedJobFormat::kMaxRunTimeKey));
     QCOMPARE(s.front().option, std::string("--max-run-time"));
     QCOMPARE(s.front().libraryDefault, std::int64_t(4 * 3600));
     FormatSettings fs;
-    QVERIFY(fs.set(FormatSettings::kMaxRunTime, 600));
-    QCOMPARE(fs.value(FormatSettings::kMaxRunTime), std::int64_t(600));
+    QVERIFY(fs.set(DelayedJobFormat::kMaxRunTimeKey, 600));
+    QCOMPARE(fs.value(DelayedJobFormat::kMaxRunTimeKey), std::int64_t(600));
     QCOMPARE(fs.entries().size(), std::size_t(1));
-    QVERIFY(!fs.set(FormatSettings::kMaxRunTime, 600, "mailers")); // file-wide only
+    QVERIFY(!fs.set(DelayedJobFormat::kMaxRunTimeKey, 600, "mailers")); // file-wide only
     // With max_run_time 10 min, the 09:30 lock is stuck too; 11:50:30 is not.
     QTemporaryDir dir;
     auto q = openWithMaxRunTime(copyFixture(dir, kFixture), 600);

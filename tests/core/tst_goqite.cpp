@@ -3,6 +3,7 @@
 // (tests/data/formats/facts.json), goqite's own trigger accepted exactly,
 // dead letters retried, deleted and pruned with undo, the (id, received,
 // timeout) compare-and-swap, and opening that changes nothing.
+#include "core/formats/backlite.h"
 #include "core/formats/goqite.h"
 #include "core/operator.h"
 #include "core/statemodel.h"
@@ -216,8 +217,9 @@ void TstGoqite::maxReceivePerQueue() {
 
     OpenOptions o;
     o.clock = fixedClock(kFactsNow);
-    o.settings.maxReceiveByQueue["thumbnails"] = 2;
-    o.settings.maxReceiveByQueue["it's"] = 1; // a name that needs quoting in SQL
+    QVERIFY(o.settings.set(GoqiteFormat::kMaxReceiveKey, 2, "thumbnails"));
+    QVERIFY(o.settings.set(GoqiteFormat::kMaxReceiveKey, 1,
+                           "it's")); // a name that needs quoting in SQL
     auto q = Queue::open(path, o);
     for (const QString& name : perQueue.keys()) {
         const Counts c = q->counts(name.toStdString());
@@ -261,22 +263,22 @@ void TstGoqite::maxReceivePerQueue() {
 void TstGoqite::settingsDeclared() {
     const auto settings = QueueFormat::of(Format::Goqite).settings();
     QCOMPARE(settings.size(), std::size_t(1));
-    QCOMPARE(settings.front().key, std::string(FormatSettings::kMaxReceive));
+    QCOMPARE(settings.front().key, std::string(GoqiteFormat::kMaxReceiveKey));
     QCOMPARE(settings.front().libraryDefault, GoqiteFormat::kDefaultMaxReceive);
     QVERIFY(settings.front().perQueue);
     QVERIFY(QueueFormat::of(Format::LitequeueLegacy).settings().empty());
 
     FormatSettings s;
     QVERIFY(s.empty());
-    QVERIFY(s.set(FormatSettings::kMaxReceive, 5));
-    QVERIFY(s.set(FormatSettings::kMaxReceive, 2, "emails"));
-    QVERIFY(!s.set(FormatSettings::kReleaseAfter, 60, "emails")); // not per queue
+    QVERIFY(s.set(GoqiteFormat::kMaxReceiveKey, 5));
+    QVERIFY(s.set(GoqiteFormat::kMaxReceiveKey, 2, "emails"));
+    QVERIFY(!s.set(BackliteFormat::kReleaseAfterKey, 60, "emails")); // not per queue
     QVERIFY(!s.set("no_such_setting", 1));
-    QCOMPARE(s.value(FormatSettings::kMaxReceive, "emails"), std::int64_t(2));
-    QCOMPARE(s.value(FormatSettings::kMaxReceive, "jobs"), std::int64_t(5));
+    QCOMPARE(s.value(GoqiteFormat::kMaxReceiveKey, "emails"), std::int64_t(2));
+    QCOMPARE(s.value(GoqiteFormat::kMaxReceiveKey, "jobs"), std::int64_t(5));
     QCOMPARE(s.entries().size(), std::size_t(2));
-    QVERIFY(s.set(FormatSettings::kMaxReceive, 0, "emails")); // back to the file-wide value
-    QCOMPARE(s.value(FormatSettings::kMaxReceive, "emails"), std::int64_t(5));
+    QVERIFY(s.set(GoqiteFormat::kMaxReceiveKey, 0, "emails")); // back to the file-wide value
+    QCOMPARE(s.value(GoqiteFormat::kMaxReceiveKey, "emails"), std::int64_t(5));
 }
 
 QTEST_GUILESS_MAIN(TstGoqite)

@@ -3,6 +3,7 @@
 // library's fixture (tests/data/formats/facts.json), the reservation token,
 // queue:retry of a failed row (refused for another connection), release of
 // an expired reservation with undo, and opening without changing the file.
+#include "core/formats/laravel.h"
 #include "core/sqlite.h"
 #include "formatfacts.h"
 
@@ -263,7 +264,7 @@ void TstLaravel::retryAfterSetting() {
     }
     OpenOptions o;
     o.clock = fixedClock(kFactsNow);
-    o.settings.retryAfter = std::chrono::seconds(10);
+    QVERIFY(o.settings.set(LaravelFormat::kRetryAfterKey, 10));
     auto q = Queue::open(path, o);
     QCOMPARE(q->get("jobs:20")->extraState, std::string("locked_expired"));
     QCOMPARE(q->counts().stuck, std::int64_t(2));

@@ -5,6 +5,7 @@
 // lqadmin's settings, and applied by opening the file again: goqite's
 // maxReceive for one queue moves exactly that queue's dead letters.
 
+#include "core/formats/goqite.h"
 #include "core/formats/queueformat.h"
 #include "core/queue.h"
 #include "testhelpers.h"
@@ -86,7 +87,8 @@ private slots:
         QAbstractItemModelTester tester2(&model,
                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model.rowCount(), 1 + int(queues.size()));
-        const QString key = QString::fromStdString(std::string(FormatSettings::kMaxReceive));
+        const QString key =
+            QString::fromStdString(std::string(lq::core::GoqiteFormat::kMaxReceiveKey));
         const int all = model.rowOf(key);
         const int thumbs = model.rowOf(key, QStringLiteral("thumbnails"));
         QVERIFY(all >= 0 && thumbs > all);
@@ -100,8 +102,10 @@ private slots:
         QVERIFY(model.setData(model.index(thumbs, QueueSettingsModel::Value), 2));
         QVERIFY(inUse(thumbs).startsWith(QStringLiteral("2")));
         QVERIFY(!model.setValue(thumbs, -1));
-        QCOMPARE(model.settings().value(FormatSettings::kMaxReceive, "thumbnails"), qint64(2));
-        QCOMPARE(model.settings().value(FormatSettings::kMaxReceive, "emails"), qint64(5));
+        QCOMPARE(model.settings().value(lq::core::GoqiteFormat::kMaxReceiveKey, "thumbnails"),
+                 qint64(2));
+        QCOMPARE(model.settings().value(lq::core::GoqiteFormat::kMaxReceiveKey, "emails"),
+                 qint64(5));
         model.clearValues();
         QVERIFY(model.settings().empty());
         QVERIFY(!model.data(model.index(all, QueueSettingsModel::Setting), Qt::ToolTipRole)
@@ -113,7 +117,7 @@ private slots:
         QTemporaryDir dir;
         const QString path = copyFixture(dir, QStringLiteral("formats/goqite.sqlite3"));
         FormatSettings wanted;
-        QVERIFY(wanted.set(FormatSettings::kMaxReceive, 2, "thumbnails"));
+        QVERIFY(wanted.set(lq::core::GoqiteFormat::kMaxReceiveKey, 2, "thumbnails"));
         const qint64 before = deadLetters(path, {});
         const qint64 after = deadLetters(path, wanted);
         QVERIFY2(after != before, "the fixture has a thumbnails message received twice");
