@@ -70,7 +70,8 @@ bool isUndoable(Action a) noexcept {
 std::string refusalReason(Action a, const Message& m) {
     if (a == Action::Enqueue || a == Action::Vacuum || a == Action::Upgrade)
         return std::string(actionName(a)) + " is not a per-message action";
-    const bool leaseRow = isLeaseState(m.state) || (m.runAt.has_value() && !m.inTime.has_value());
+    const bool leaseRow =
+        isLeaseState(m.state) || (m.scheduledAt.has_value() && !m.inTime.has_value());
     if (isLeaseAction(a) != leaseRow)
         return std::string(actionName(a)) + " does not apply to this queue format";
     if (m.state == State::Unknown)

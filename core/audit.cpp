@@ -105,14 +105,11 @@ Json messageToJson(const Message& m) {
     j.set("in_time", m.inTime);
     j.set("lock_time", m.lockTime);
     j.set("done_time", m.doneTime);
-    if (m.runAt || m.lockedUntil || m.attempts) {
-        j.set("run_at", m.runAt);
-        j.set("locked_until", m.lockedUntil);
+    if (m.attempts)
         j.set("attempts", m.attempts);
-    }
     j.set("rowid", m.rowid);
     // The fields of the formats beyond litequeue: only when the format has
-    // them, so litequeue and jobs-lease records stay as they were.
+    // them, so litequeue records stay as they were.
     const auto opt = [&](const char* key, const auto& v) {
         if (v)
             j.set(key, v);
@@ -153,8 +150,6 @@ Message messageFromJson(const Json& j) {
     m.inTime = optTime(j["in_time"]);
     m.lockTime = optTime(j["lock_time"]);
     m.doneTime = optTime(j["done_time"]);
-    m.runAt = optTime(j["run_at"]);
-    m.lockedUntil = optTime(j["locked_until"]);
     m.attempts = j["attempts"].toInt();
     m.rowid = j["rowid"].toInt();
     const auto optText = [&](const char* key) -> std::optional<std::string> {
@@ -176,6 +171,12 @@ Message messageFromJson(const Json& j) {
     m.scheduledAt = optTime(j["scheduled_at"]);
     m.waitFrom = optTime(j["wait_from"]);
     m.leaseExpiry = optTime(j["lease_expiry"]);
+    // Records written before jobs-lease declared its fields like every other
+    // format kept its run_at and locked_until under their column names.
+    if (!m.scheduledAt)
+        m.scheduledAt = optTime(j["run_at"]);
+    if (!m.leaseExpiry)
+        m.leaseExpiry = optTime(j["locked_until"]);
     m.formatRow = optText("format_row");
     m.dataNote = optText("data_note");
     m.extraState = optText("extra_state").value_or("");

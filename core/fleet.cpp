@@ -83,7 +83,7 @@ std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeN
             if (auto oldest = use->list(ready, Sort{SortKey::Arrival, false}, 0, 1);
                 !oldest.empty())
                 e.oldestReadyInTime =
-                    oldest.front().inTime ? oldest.front().inTime : oldest.front().runAt;
+                    oldest.front().inTime ? oldest.front().inTime : oldest.front().scheduledAt;
             e.fileBytes = use->fileSize();
             e.walBytes = use->walSize();
             e.journalMode = use->info().journalMode;

@@ -43,11 +43,8 @@ struct Message {
     std::optional<TimeNs> lockTime;
     std::optional<TimeNs> doneTime;
     std::optional<std::string> idempotencyKey;
-    std::int64_t claimId = 0; ///< 0.13/0.14 only
-    // jobs-lease only
-    std::optional<TimeNs> runAt;
-    std::optional<TimeNs> lockedUntil;
-    std::int64_t attempts = 0;
+    std::int64_t claimId = 0;  ///< 0.13/0.14 only
+    std::int64_t attempts = 0; ///< claims or runs so far, where the format counts them
 
     /// The claim token actions compare against (docs/FORMATS.md#the-state-model): claim_id for
     /// 0.13/0.14, the raw lock_time for legacy files (0 when NULL), attempts

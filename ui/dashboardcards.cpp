@@ -132,7 +132,7 @@ void DashboardCards::setFormat(const core::QueueFormat& format) {
     m_stuckRule = fromStd(format.ownStuckRule());
     m_stateNames.clear();
     m_stateDetails.clear();
-    const bool schedule = format.hasSchedule();
+    const bool schedule = format.hasField(core::QueueFormat::Field::ScheduledAt);
     for (const core::PartitionState& p : core::partitionStates(format)) {
         m_stateNames.push_back(p.name);
         QString detail;

@@ -111,8 +111,6 @@ MessageDetailPane::MessageDetailPane(QWidget* parent)
         {"processing", tr("Processing")},
         {"total", tr("Total")},
         {"age", tr("Age")},
-        {"runat", tr("Run at")},
-        {"lockeduntil", tr("Locked until")},
     };
     for (const auto& [key, title] : fields) {
         addField(QString::fromLatin1(key), title);
@@ -242,19 +240,24 @@ QLabel* MessageDetailPane::addField(const QString& key, const QString& title) {
 bool MessageDetailPane::shows(const QString& key) const {
     using Field = core::QueueFormat::Field;
     const core::QueueFormat* f = m_backend ? &core::QueueFormat::of(m_backend->info()) : nullptr;
-    const bool declares = f && !f->fields().empty();
     for (int i = 0; i < core::QueueFormat::kFieldCount; ++i) {
         const auto field = Field(i);
         if (key == QLatin1String(core::QueueFormat::fieldKey(field))) {
             return f && f->hasField(field);
         }
     }
-    if (key == QLatin1String("runat") || key == QLatin1String("lockeduntil")) {
-        // run_at/locked_until; formats that declare fields show theirs.
-        return f && f->hasSchedule() && !declares;
-    }
     if (key == QLatin1String("key")) {
         return !f || f->hasKeys(m_backend->info());
+    }
+    // litequeue's times, where the format stores them.
+    using BaseTime = core::QueueFormat::BaseTime;
+    const std::pair<const char*, BaseTime> times[] = {{"enqueued", BaseTime::Enqueued},
+                                                      {"claimed", BaseTime::Claimed},
+                                                      {"finished", BaseTime::Finished}};
+    for (const auto& [name, t] : times) {
+        if (key == QLatin1String(name)) {
+            return !f || f->storesTime(t);
+        }
     }
     if (key == QLatin1String("concurrency")) {
         // From the first message of this queue that has one on.
@@ -583,8 +586,6 @@ void MessageDetailPane::refreshTimes() {
     instant(QStringLiteral("enqueued"), m.inTime);
     instant(QStringLiteral("claimed"), m.lockTime);
     instant(QStringLiteral("finished"), m.doneTime);
-    instant(QStringLiteral("runat"), m.runAt);
-    instant(QStringLiteral("lockeduntil"), m.lockedUntil);
     instant(QStringLiteral("scheduled"), m.scheduledAt);
     instant(QStringLiteral("lease"), m.leaseExpiry);
     setField(QStringLiteral("concurrency"), concurrency);

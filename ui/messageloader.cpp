@@ -49,8 +49,6 @@ MessageRow makeRow(Message&& m) {
     h = mix(h, optTime(m.inTime));
     h = mix(h, optTime(m.lockTime));
     h = mix(h, optTime(m.doneTime));
-    h = mix(h, optTime(m.runAt));
-    h = mix(h, optTime(m.lockedUntil));
     const auto text = [&h](const std::string& s) {
         h = mix(h, qHash(QByteArrayView(s.data(), qsizetype(s.size()))));
     };

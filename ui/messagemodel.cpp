@@ -113,10 +113,6 @@ void MessageModel::setBackend(std::shared_ptr<QueueBackend> backend, const QStri
     beginResetModel();
     m_format = backend ? &core::QueueFormat::of(backend->info()) : nullptr;
     m_fields = m_format ? m_format->fields() : std::vector<core::QueueFormat::Field>{};
-    // A scheduled format without declared fields names its time columns after
-    // run_at and locked_until; one that declares its fields has columns of
-    // its own for them.
-    m_showsSchedule = m_format && m_format->hasSchedule() && m_fields.empty();
     replaceOrder(std::make_shared<Ordering>());
     m_windowStart = 0;
     m_hasOrdering = false;
@@ -125,7 +121,7 @@ void MessageModel::setBackend(std::shared_ptr<QueueBackend> backend, const QStri
     m_counts = {};
     m_lastRefresh = {};
     endResetModel();
-    // Formats with a schedule name the columns differently.
+    // Each format names its field columns in its own words.
     emit headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
     m_loader->setBackend(std::move(backend), path);
     emit countsChanged(m_counts);
@@ -328,47 +324,6 @@ bool MessageModel::isSortable(int column) {
     return column != IdempotencyKey && column != Payload && column >= 0 && column < Queue;
 }
 
-bool MessageModel::showsSchedule() const {
-    return m_showsSchedule;
-}
-
-std::optional<TimeNs> MessageModel::leaseRemaining(const Message& m, TimeNs now) {
-    if (m.state != State::Leased || !m.lockedUntil) {
-        return std::nullopt;
-    }
-    return *m.lockedUntil - now;
-}
-
-QVariant MessageModel::jobsDisplayData(const MessageRow& r, int column) const {
-    const Message& m = r.msg;
-    const TimeNs now = core::systemNowNs();
-    switch (Column(column)) {
-    case Enqueued:
-        return formatInstant(m.runAt, m_utc, false, false);
-    case Claimed:
-        return formatInstant(m.lockedUntil, m_utc, false, false);
-    case Finished:
-        return humanDuration(leaseRemaining(m, now));
-    case Age:
-        if (!m.runAt) {
-            return QString();
-        }
-        if (m.state == State::Scheduled) {
-            return tr("in %1").arg(humanDuration(core::diffNs(*m.runAt, now)));
-        }
-        if (m.state == State::Ready || m.state == State::Expired) {
-            return humanDuration(core::diffNs(now, *m.runAt));
-        }
-        return QString();
-    case IdempotencyKey:
-    case Wait:
-    case Processing:
-        return QString();
-    default:
-        return displayData(r, column);
-    }
-}
-
 QVariant MessageModel::displayData(const MessageRow& r, int column) const {
     const Message& m = r.msg;
     if (fieldOf(column)) {
@@ -510,26 +465,8 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
     const Message& m = r.msg;
     switch (role) {
     case Qt::DisplayRole:
-        return showsSchedule() ? jobsDisplayData(r, column) : displayData(r, column);
+        return displayData(r, column);
     case Qt::ToolTipRole:
-        if (showsSchedule()) {
-            switch (column) {
-            case Enqueued:
-                return m.runAt ? plainToolTip(exactInstant(*m.runAt)) : QVariant();
-            case Claimed:
-                return m.lockedUntil ? plainToolTip(exactInstant(*m.lockedUntil)) : QVariant();
-            case Finished:
-                if (auto left = leaseRemaining(m, core::systemNowNs())) {
-                    return plainToolTip(exactDuration(*left));
-                }
-                return {};
-            case Claim:
-                return plainToolTip(tr("%n attempt(s): the claim token of a lease queue", nullptr,
-                                       int(m.attempts)));
-            default:
-                break;
-            }
-        }
         return toolTipData(r, column);
     case Qt::DecorationRole:
         if (column == Status) {
@@ -579,20 +516,6 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
         auto v = [](const std::optional<TimeNs>& t) {
             return t ? QVariant(qint64(*t)) : QVariant();
         };
-        if (showsSchedule()) {
-            switch (column) {
-            case Enqueued:
-                return v(m.runAt);
-            case Claimed:
-                return v(m.lockedUntil);
-            case Finished:
-                return v(leaseRemaining(m, core::systemNowNs()));
-            case Claim:
-                return qint64(m.token);
-            default:
-                return {};
-            }
-        }
         switch (column) {
         case Enqueued:
             return v(m.inTime);
@@ -630,29 +553,6 @@ QVariant MessageModel::headerData(int section, Qt::Orientation orientation, int 
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         if (QVariant v = fieldHeader(section, role); v.isValid()) {
             return v;
-        }
-    }
-    if (showsSchedule() && (role == Qt::DisplayRole || role == Qt::ToolTipRole)) {
-        const bool tip = role == Qt::ToolTipRole;
-        switch (Column(section)) {
-        case MessageId:
-            return tip ? tr("The job id") : tr("Id");
-        case Claim:
-            return tip ? tr("attempts: how many times the job was claimed (the claim token)")
-                       : tr("Attempts");
-        case Enqueued:
-            return tip ? tr("run_at: when the job is due") : tr("Run at");
-        case Claimed:
-            return tip ? tr("locked_until: the end of the current or last lease")
-                       : tr("Locked until");
-        case Finished:
-            return tip ? tr("locked_until - now, for LEASED jobs") : tr("Lease remaining");
-        case Age:
-            return tip ? tr("How long a due job has waited (now - run_at), or when a scheduled "
-                            "job is due")
-                       : tr("Due");
-        default:
-            break;
         }
     }
     if (role == Qt::DisplayRole) {
@@ -722,8 +622,7 @@ void MessageModel::sort(int column, Qt::SortOrder order) {
         s.key = core::SortKey::LockTime;
         break;
     case Finished:
-        // With a schedule: lease remaining orders as locked_until.
-        s.key = showsSchedule() ? core::SortKey::LockTime : core::SortKey::DoneTime;
+        s.key = core::SortKey::DoneTime;
         break;
     case Wait:
         s.key = core::SortKey::Wait;

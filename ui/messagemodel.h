@@ -229,9 +229,6 @@ private:
     QVariant displayData(const MessageRow& r, int column) const;
     /// formats with a schedule: the same columns show run_at, locked_until, the
     /// lease remaining and attempts (see headerData()).
-    QVariant jobsDisplayData(const MessageRow& r, int column) const;
-    bool showsSchedule() const;
-    static std::optional<core::TimeNs> leaseRemaining(const core::Message& m, core::TimeNs now);
     QVariant toolTipData(const MessageRow& r, int column) const;
     /// The declared-field columns (Queue..LeaseExpiry) and Claim's text token.
     QVariant fieldDisplayData(const core::Message& m, int column) const;
@@ -245,7 +242,6 @@ private:
     core::Sort m_sort;
     int m_stuckSeconds = core::kDefaultStuckAfterSeconds;
     bool m_utc = false;
-    bool m_showsSchedule = false;
     /// The open format's declared fields and their labels (empty: none).
     const core::QueueFormat* m_format = nullptr;
     std::vector<core::QueueFormat::Field> m_fields;

@@ -115,6 +115,16 @@ bool MessagesPage::formatHasColumn(int column) const {
     if (column == MessageModel::IdempotencyKey) {
         return format.hasKeys(m_doc->info());
     }
+    using BaseTime = core::QueueFormat::BaseTime;
+    if (column == MessageModel::Enqueued) {
+        return format.storesTime(BaseTime::Enqueued);
+    }
+    if (column == MessageModel::Claimed) {
+        return format.storesTime(BaseTime::Claimed);
+    }
+    if (column == MessageModel::Finished) {
+        return format.storesTime(BaseTime::Finished);
+    }
     if (column == MessageModel::Wait) {
         return format.storesMetric(core::Filter::Metric::Wait, m_doc->info());
     }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -66,8 +67,6 @@ void confirm(const Options& o, const std::string& question, const std::string& w
         throw Refused("cancelled; nothing was changed");
 }
 
-namespace {
-
 core::Filter filterFrom(const Options& o, const core::QueueFormat& format) {
     core::Filter f;
     f.states = o.states;
@@ -108,6 +107,8 @@ void checkOwnStates(const Options& o, const core::QueueFormat& format) {
     }
 }
 
+namespace {
+
 std::string instantText(const std::optional<TimeNs>& t) {
     if (!t)
         return "-";
@@ -136,22 +137,30 @@ void printMessagePlain(const Message& m, const core::FormatInfo& info, TimeNs no
         t.addRow({"token text", text(m.tokenText)});
     if (info.hasIdempotencyKey)
         t.addRow({"idempotency_key", text(m.idempotencyKey)});
-    t.addRow({"in_time", instantText(m.inTime)});
-    t.addRow({"lock_time", instantText(m.lockTime)});
-    t.addRow({"done_time", instantText(m.doneTime)});
-    if (const auto& qf = core::QueueFormat::of(info); qf.hasSchedule() && qf.fields().empty()) {
-        t.addRow({"run_at", instantText(m.runAt)});
-        t.addRow({"locked_until", instantText(m.lockedUntil)});
+    using Field = core::QueueFormat::Field;
+    using BaseTime = core::QueueFormat::BaseTime;
+    const core::QueueFormat& qf = core::QueueFormat::of(info);
+    if (qf.storesTime(BaseTime::Enqueued))
+        t.addRow({"in_time", instantText(m.inTime)});
+    if (qf.storesTime(BaseTime::Claimed))
+        t.addRow({"lock_time", instantText(m.lockTime)});
+    if (qf.storesTime(BaseTime::Finished))
+        t.addRow({"done_time", instantText(m.doneTime)});
+    if (qf.hasField(Field::Attempts))
         t.addRow({"attempts", m.maxAttempts ? num(m.attempts) + " of " + num(*m.maxAttempts)
                                             : num(m.attempts)});
-    } else if (m.maxAttempts) {
-        t.addRow({"attempts", num(m.attempts) + " of " + num(*m.maxAttempts)});
-    }
+    // The format's times under its own words ("run at", "locked until").
+    const auto lower = [](std::string s) {
+        for (char& c : s)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return s;
+    };
     if (m.scheduledAt)
-        t.addRow({"scheduled", instantText(m.scheduledAt)});
+        t.addRow({lower(qf.fieldLabel(Field::ScheduledAt)),
+                  instantText(m.scheduledAt) + "  " + relativeTime(m.scheduledAt, now)});
     if (m.leaseExpiry)
-        t.addRow(
-            {"lease expiry", instantText(m.leaseExpiry) + "  " + relativeTime(m.leaseExpiry, now)});
+        t.addRow({lower(qf.fieldLabel(Field::LeaseExpiry)),
+                  instantText(m.leaseExpiry) + "  " + relativeTime(m.leaseExpiry, now)});
     t.addRow({"wait", durationOrDash(m.waitNs())});
     t.addRow({"processing", durationOrDash(m.processingNs())});
     t.addRow({"age", durationOrDash(m.ageNs(now))});
@@ -488,179 +497,6 @@ template <class Q> int cmdStatsOn(const Options& o) {
 
 int cmdStats(const Options& o) {
     return isRemote(o) ? cmdStatsOn<core::remote::RemoteQueue>(o) : cmdStatsOn<Queue>(o);
-}
-
-template <class Q> int cmdListOn(const Options& o) {
-    auto q = openAs<Q>(o, false);
-    const auto& info = q->info();
-    checkOwnStates(o, core::QueueFormat::of(info));
-    const core::Filter f = filterFrom(o, core::QueueFormat::of(info));
-    const TimeNs now = o.now ? *o.now : q->now();
-    const bool plain = !o.json && !o.csv;
-    const std::int64_t limit = o.limit ? *o.limit : (plain ? 100 : 0);
-
-    // With a limit: one page and an exact count. Without: a stable snapshot
-    // of every matching rowid, fetched in blocks so memory stays bounded.
-    std::vector<Message> page;
-    std::vector<std::int64_t> rowids;
-    std::size_t total = 0;
-    if (limit > 0) {
-        page = q->list(f, core::Sort{}, 0, limit);
-        total = static_cast<std::size_t>(q->count(f));
-    } else {
-        rowids = q->orderedRowids(f, core::Sort{});
-        total = rowids.size();
-    }
-
-    constexpr std::size_t kBlock = 1000;
-    auto forEachMessage = [&](auto&& fn) {
-        for (const auto& m : page)
-            fn(m);
-        for (std::size_t i = 0; i < rowids.size(); i += kBlock) {
-            const std::size_t end = std::min(rowids.size(), i + kBlock);
-            const std::vector<std::int64_t> block(rowids.begin() + static_cast<std::ptrdiff_t>(i),
-                                                  rowids.begin() +
-                                                      static_cast<std::ptrdiff_t>(end));
-            for (const auto& m : q->fetchRowids(block))
-                fn(m);
-        }
-    };
-
-    if (o.json) {
-        out("[");
-        bool first = true;
-        forEachMessage([&](const Message& m) {
-            out(first ? "\n" : ",\n");
-            first = false;
-            out(messageJson(m, now, info.format).dump());
-        });
-        out(first ? "]\n" : "\n]\n");
-        return ExitOk;
-    }
-    if (o.csv) {
-        std::vector<std::string> header = {
-            "message_id", "status",    "claim_id",  "token",   "idempotency_key", "data",
-            "in_time",    "lock_time", "done_time", "wait_ns", "processing_ns",   "age_ns"};
-        const bool jobs = core::QueueFormat::of(info).hasSchedule();
-        if (jobs) {
-            header.insert(header.end(), {"run_at", "locked_until", "attempts"});
-        }
-        const bool named = core::QueueFormat::of(info).namedQueues();
-        if (named)
-            header.insert(header.end(), {"queue", "job"});
-        out(csvRecord(header));
-        forEachMessage([&](const Message& m) {
-            std::vector<std::string> row = {m.messageId,
-                                            statusText(m),
-                                            num(m.claimId),
-                                            num(m.token),
-                                            m.idempotencyKey.value_or(std::string()),
-                                            m.data,
-                                            optionalInt(m.inTime),
-                                            optionalInt(m.lockTime),
-                                            optionalInt(m.doneTime),
-                                            optionalInt(m.waitNs()),
-                                            optionalInt(m.processingNs()),
-                                            optionalInt(m.ageNs(now))};
-            if (jobs) {
-                row.insert(row.end(),
-                           {optionalInt(m.runAt), optionalInt(m.lockedUntil), num(m.attempts)});
-            }
-            if (named)
-                row.insert(row.end(), {m.queueName.value_or(std::string()),
-                                       m.jobName.value_or(std::string())});
-            out(csvRecord(row));
-        });
-        return ExitOk;
-    }
-
-    const bool jobs = core::QueueFormat::of(info).hasSchedule();
-    const bool named = core::QueueFormat::of(info).namedQueues();
-    std::vector<std::string> header;
-    std::vector<bool> right;
-    if (jobs) {
-        // The jobs-with-leases words for that format; the due time and the
-        // end of the claim for the others.
-        const bool lease = core::QueueFormat::of(info).fields().empty();
-        header = {"ID", "STATE", "ATTEMPTS", lease ? "RUN AT" : "DUE",
-                  lease ? "LEASE UNTIL" : "CLAIM ENDS"};
-        right = {false, false, true, true, true};
-    } else {
-        header = {"MESSAGE ID", "STATUS", "CLAIM", "AGE", "WAIT", "PROCESSING"};
-        right = {false, false, true, true, true, true};
-    }
-    // Queue and job columns where the format has them: queue for a format
-    // with named queues, job when any listed message has a job name.
-    const std::size_t queueCol = header.size();
-    bool anyJob = false, anyError = false;
-    std::vector<std::vector<std::string>> rows;
-    forEachMessage([&](const Message& m) {
-        std::vector<std::string> row;
-        if (jobs) {
-            row = {terminalSafe(m.messageId, 40), statusLabel(m),
-                   m.maxAttempts ? num(m.attempts) + "/" + num(*m.maxAttempts) : num(m.attempts),
-                   relativeTime(m.runAt, now), relativeTime(m.lockedUntil, now)};
-        } else {
-            row = {terminalSafe(m.messageId, 40),
-                   statusLabel(m),
-                   num(m.token),
-                   durationOrDash(m.ageNs(now)),
-                   durationOrDash(m.waitNs()),
-                   durationOrDash(m.processingNs())};
-        }
-        row.push_back(m.queueName ? terminalSafe(*m.queueName, 24) : "-");
-        row.push_back(m.jobName ? terminalSafe(*m.jobName, 32) : "-");
-        anyJob = anyJob || m.jobName.has_value();
-        if (info.hasIdempotencyKey)
-            row.push_back(m.idempotencyKey ? terminalSafe(*m.idempotencyKey, 24) : "-");
-        // The error's class (core::errorClassOf), as `lqctl errors` groups it.
-        const std::string error = m.lastError ? core::errorClassOf(*m.lastError) : std::string();
-        row.push_back(error.empty() ? "-" : terminalSafe(error, 40));
-        anyError = anyError || !error.empty();
-        row.push_back(terminalSafe(m.data, 48));
-        rows.push_back(std::move(row));
-    });
-    header.emplace_back("QUEUE");
-    header.emplace_back("JOB");
-    right.insert(right.end(), {false, false});
-    if (info.hasIdempotencyKey) {
-        header.emplace_back("KEY");
-        right.push_back(false);
-    }
-    const std::size_t errorCol = header.size();
-    header.emplace_back("ERROR");
-    right.push_back(false);
-    header.emplace_back("DATA");
-    // Drop the columns this format does not have (the later ones first).
-    const auto drop = [&](std::size_t col) {
-        header.erase(header.begin() + static_cast<std::ptrdiff_t>(col));
-        right.erase(right.begin() + static_cast<std::ptrdiff_t>(col));
-        for (auto& row : rows)
-            row.erase(row.begin() + static_cast<std::ptrdiff_t>(col));
-    };
-    if (!anyError)
-        drop(errorCol);
-    if (!anyJob)
-        drop(queueCol + 1);
-    if (!named)
-        drop(queueCol);
-    Table t(header, right);
-    for (auto& row : rows)
-        t.addRow(std::move(row));
-    if (t.rowCount() == 0) {
-        err("no messages match\n");
-        return ExitOk;
-    }
-    out(t.render());
-    if (t.rowCount() < total) {
-        err("showing " + num(static_cast<std::int64_t>(t.rowCount())) + " of " +
-            num(static_cast<std::int64_t>(total)) + " messages (--limit 0 shows all)\n");
-    }
-    return ExitOk;
-}
-
-int cmdList(const Options& o) {
-    return isRemote(o) ? cmdListOn<core::remote::RemoteQueue>(o) : cmdListOn<Queue>(o);
 }
 
 template <class Q> int cmdGetOn(const Options& o) {

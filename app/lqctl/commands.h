@@ -94,6 +94,12 @@ template <class Q> core::Queue::CountsWithQueues countsWithQueues(Q& q, core::Ti
     }
 }
 
+/// The filter of --status, --stuck, --search, --older-than and --queue on
+/// a file of `format` (a state with the library's own word included).
+core::Filter filterFrom(const Options& o, const core::QueueFormat& format);
+/// --status names a state of another format's: a usage error naming the
+/// file's own states.
+void checkOwnStates(const Options& o, const core::QueueFormat& format);
 /// The OpenOptions the global options describe.
 core::OpenOptions openOptions(const Options& o, bool write);
 

@@ -70,13 +70,7 @@ Json messageJson(const core::Message& m, TimeNs now, core::Format format) {
     o.set("processing_ns", optTime(m.processingNs()));
     o.set("age_ns", optTime(m.ageNs(now)));
     const core::QueueFormat& qf = core::QueueFormat::of(format);
-    if (qf.hasSchedule() && qf.fields().empty()) {
-        // The jobs-with-leases columns, for that format alone; the others
-        // name their fields below (scheduled_at, lease_expiry, attempts).
-        o.set("run_at", optTime(m.runAt));
-        o.set("locked_until", optTime(m.lockedUntil));
-        o.set("attempts", m.attempts);
-    } else if (qf.hasField(core::QueueFormat::Field::Attempts)) {
+    if (qf.hasField(core::QueueFormat::Field::Attempts)) {
         o.set("attempts", m.attempts);
     }
     // The fields of the formats beyond litequeue, where the message has them.

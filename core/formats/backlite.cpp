@@ -62,7 +62,8 @@ public:
             m.state = State::Locked;
             if (*m.lockTime / 1'000'000 < std::get<std::int64_t>(encodeTime(now - m_release, kMs)))
                 m.extraState = "locked_expired";
-        } else if (m.runAt && *m.runAt / 1'000'000 > std::get<std::int64_t>(encodeTime(now, kMs))) {
+        } else if (m.scheduledAt &&
+                   *m.scheduledAt / 1'000'000 > std::get<std::int64_t>(encodeTime(now, kMs))) {
             m.state = State::Scheduled;
         } else {
             m.state = State::Ready;
@@ -81,8 +82,7 @@ public:
         m.dataIsBlob = !st.isNull(1);
         m.messageId = st.text(2);
         m.inTime = readTime(st, 3, kMs);
-        m.runAt = readTime(st, 4, kMs);
-        m.scheduledAt = m.runAt;
+        m.scheduledAt = readTime(st, 4, kMs);
         m.lockTime = readTime(st, 5, kMs);
         const auto started = readTime(st, 6, kMs);
         m.attempts = st.int64(7);
@@ -99,7 +99,6 @@ public:
             m.leaseExpiry = readTime(st, 10, kMs); // expires_at: retention ends
         } else if (m.lockTime) {
             m.leaseExpiry = *m.lockTime + m_release;
-            m.lockedUntil = m.leaseExpiry;
         }
         m.token = tokenOf(st.optInt64(5), m.attempts);
         classify(m, completed, succeeded, now);
@@ -224,7 +223,7 @@ public:
         Message m;
         const bool completed = st.int64(0) != 0;
         m.lockTime = readTime(st, 2, kMs);
-        m.runAt = readTime(st, 3, kMs);
+        m.scheduledAt = readTime(st, 3, kMs);
         classify(m, completed, st.optInt64(1), now);
         cols.state.push_back(static_cast<std::int8_t>(m.state));
         cols.ownStuck.push_back(m.extraState == "locked_expired" ? 1 : 0);
@@ -315,7 +314,7 @@ public:
     }
 
     bool holdsWritten(const Message& m, const Message& wrote) const override {
-        return m.token == wrote.token && m.runAt == wrote.runAt;
+        return m.token == wrote.token && m.scheduledAt == wrote.scheduledAt;
     }
 
     std::int64_t restoreRow(Connection& c, const Message& m, const Message& before,
@@ -326,7 +325,7 @@ public:
         bindOptTime(*st, 2, m.lockTime, kMs);
         st->bind(3, m.attempts);
         bindOptTime(*st, 4, before.lockTime, kMs);
-        bindOptTime(*st, 5, before.runAt, kMs);
+        bindOptTime(*st, 5, before.scheduledAt, kMs);
         st->exec();
         return c.changes();
     }
@@ -363,7 +362,7 @@ public:
         st->bind(1, std::string_view(b.messageId));
         bindOptTime(*st, 2, b.inTime, kMs);
         st->bind(3, b.queueName).bindBlob(4, b.data);
-        bindOptTime(*st, 5, b.runAt, kMs);
+        bindOptTime(*st, 5, b.scheduledAt, kMs);
         bindOptTime(*st, 6, b.lockTime, kMs);
         st->bindNull(7);
         st->bind(8, b.attempts);

@@ -23,7 +23,6 @@ public:
     const char* id() const noexcept override { return formatId(Format::Backlite); }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return true; }
-    bool hasSchedule() const noexcept override { return true; }
     bool hasKeys(const FormatInfo&) const noexcept override { return false; }
     bool namedQueues() const noexcept override { return true; }
     std::string tokenLabel(const FormatInfo&) const override { return "claimed_at/attempts"; }

@@ -145,7 +145,6 @@ public:
         m.lastError = st.optText(4);
         m.rawStatus = -1;
         m.scheduledAt = readTime(st, 5, TimeEncoding::Text);
-        m.runAt = m.scheduledAt;
         m.waitFrom = m.scheduledAt; // wait = locked_at - run_at (docs/FORMATS.md#delayed-job)
         m.lockTime = readTime(st, 6, TimeEncoding::Text);
         m.inTime = readTime(st, 10, TimeEncoding::Text);

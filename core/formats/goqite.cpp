@@ -152,12 +152,8 @@ public:
         m.tokenText = timeout;
         m.token = tokenOf(m.attempts, timeout);
         classify(m, timeout, goqiteTime(now));
-        if (m.state == State::Locked) {
+        if (m.state == State::Locked)
             m.leaseExpiry = m.scheduledAt;
-            m.lockedUntil = m.scheduledAt;
-        } else {
-            m.runAt = m.scheduledAt;
-        }
         return m;
     }
 

@@ -10,6 +10,30 @@ std::vector<State> JobsLeaseFormat::states() const {
     return {State::Ready, State::Scheduled, State::Leased, State::Expired};
 }
 
+std::string JobsLeaseFormat::fieldLabel(Field f) const {
+    switch (f) {
+    case Field::ScheduledAt:
+        return "Run at";
+    case Field::LeaseExpiry:
+        return "Locked until";
+    default:
+        return defaultFieldLabel(f);
+    }
+}
+
+std::string JobsLeaseFormat::fieldDescription(Field f) const {
+    switch (f) {
+    case Field::Attempts:
+        return "attempts: how many times the job was claimed (also its claim token)";
+    case Field::ScheduledAt:
+        return "run_at: when the job is due";
+    case Field::LeaseExpiry:
+        return "locked_until: the end of the current or last lease";
+    default:
+        return defaultFieldDescription(f);
+    }
+}
+
 std::vector<Action> JobsLeaseFormat::rowActions() const {
     return {Action::Release, Action::Reschedule, Action::Delete};
 }

@@ -15,7 +15,12 @@ public:
     const char* id() const noexcept override { return formatId(Format::JobsLease); }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return false; }
-    bool hasSchedule() const noexcept override { return true; }
+    bool storesTime(BaseTime) const noexcept override { return false; }
+    std::vector<Field> fields() const override {
+        return {Field::Attempts, Field::ScheduledAt, Field::LeaseExpiry};
+    }
+    std::string fieldLabel(Field f) const override;
+    std::string fieldDescription(Field f) const override;
     bool hasKeys(const FormatInfo&) const noexcept override { return false; }
     std::string tokenLabel(const FormatInfo&) const override { return "attempts"; }
     std::vector<Action> rowActions() const override;

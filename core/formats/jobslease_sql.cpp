@@ -26,11 +26,11 @@ public:
     std::string columns() const override { return kCols; }
 
     static void classify(Message& m, TimeNs now) {
-        if (m.lockedUntil && *m.lockedUntil >= now)
+        if (m.leaseExpiry && *m.leaseExpiry >= now)
             m.state = State::Leased;
-        else if (m.runAt && *m.runAt > now)
+        else if (m.scheduledAt && *m.scheduledAt > now)
             m.state = State::Scheduled;
-        else if (m.lockedUntil)
+        else if (m.leaseExpiry)
             m.state = State::Expired;
         else
             m.state = State::Ready;
@@ -44,10 +44,8 @@ public:
         m.messageId = st.text(2);
         m.rawStatus = -1; // no status column
         m.attempts = st.int64(3);
-        m.runAt = readTime(st, 4, kEnc);
-        m.lockedUntil = readTime(st, 5, kEnc);
-        m.scheduledAt = m.runAt;
-        m.leaseExpiry = m.lockedUntil;
+        m.scheduledAt = readTime(st, 4, kEnc);
+        m.leaseExpiry = readTime(st, 5, kEnc);
         classify(m, now);
         return m;
     }
@@ -126,10 +124,10 @@ public:
     void timingRow(const Statement& st, TimeNs now, TimingColumns& cols) const override {
         constexpr TimeNs none = TimingColumns::kNoTime;
         Message m;
-        m.runAt = readTime(st, 1, kEnc);
-        m.lockedUntil = readTime(st, 0, kEnc);
+        m.scheduledAt = readTime(st, 1, kEnc);
+        m.leaseExpiry = readTime(st, 0, kEnc);
         classify(m, now);
-        cols.inTime.push_back(m.runAt.value_or(none));
+        cols.inTime.push_back(m.scheduledAt.value_or(none));
         cols.lockTime.push_back(none);
         cols.doneTime.push_back(none);
         cols.attempts.push_back(st.int64(2));
@@ -160,7 +158,7 @@ public:
         Message m;
         m.data = data;
         m.messageId = buf;
-        m.runAt = now;
+        m.scheduledAt = now;
         auto st = c.cached("INSERT INTO " + m_t + " (id, payload, run_at) VALUES (?1, ?2, ?3)");
         st->bind(1, std::string_view(m.messageId)).bind(2, std::string_view(m.data));
         bindTime(*st, 3, now, kEnc);
@@ -254,8 +252,8 @@ public:
     }
 
     bool holdsWritten(const Message& m, const Message& wrote) const override {
-        return m.token == wrote.token && m.runAt == wrote.runAt &&
-               m.lockedUntil == wrote.lockedUntil;
+        return m.token == wrote.token && m.scheduledAt == wrote.scheduledAt &&
+               m.leaseExpiry == wrote.leaseExpiry;
     }
 
     std::int64_t restoreRow(Connection& c, const Message& m, const Message& before,
@@ -264,8 +262,8 @@ public:
             c.cached("UPDATE " + m_t +
                      " SET run_at = ?3, locked_until = ?4 WHERE rowid = ?1 AND attempts = ?2");
         st->bind(1, m.rowid).bind(2, m.token);
-        bindTime(*st, 3, before.runAt.value_or(now), kEnc);
-        bindOptTime(*st, 4, before.lockedUntil, kEnc);
+        bindTime(*st, 3, before.scheduledAt.value_or(now), kEnc);
+        bindOptTime(*st, 4, before.leaseExpiry, kEnc);
         st->exec();
         return c.changes();
     }
@@ -275,9 +273,9 @@ public:
                            " (id, payload, run_at, locked_until, attempts) VALUES (?1, ?2, ?3, "
                            "?4, ?5)");
         st->bind(1, std::string_view(before.messageId)).bind(2, std::string_view(before.data));
-        bindTime(*st, 3, before.runAt.value_or(now), kEnc);
-        if (before.lockedUntil)
-            bindTime(*st, 4, *before.lockedUntil, kEnc);
+        bindTime(*st, 3, before.scheduledAt.value_or(now), kEnc);
+        if (before.leaseExpiry)
+            bindTime(*st, 4, *before.leaseExpiry, kEnc);
         st->bind(5, before.attempts).exec();
         return {};
     }

@@ -139,7 +139,6 @@ Message JobTableDriver::readRow(const Statement& st, TimeNs now) const {
     m.priority = st.optInt64(10);
     m.inTime = readTime(st, 11, TimeEncoding::Text);
     m.scheduledAt = readTime(st, 12, TimeEncoding::Text);
-    m.runAt = m.scheduledAt;
     m.waitFrom =
         m.scheduledAt; // wait = attempted_at - scheduled_at (docs/FORMATS.md#oban-lite, §5.4)
     m.lockTime = readTime(st, 13, TimeEncoding::Text);

@@ -131,7 +131,6 @@ class JobTableFormat : public QueueFormat {
 public:
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return true; }
-    bool hasSchedule() const noexcept override { return true; }
     bool hasKeys(const FormatInfo&) const noexcept override { return false; }
     bool namedQueues() const noexcept override { return true; }
     std::string tokenLabel(const FormatInfo&) const override {

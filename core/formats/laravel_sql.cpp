@@ -211,7 +211,6 @@ public:
             m.inTime = readTime(st, 8, TimeEncoding::Ns);
             m.lockTime = readTime(st, 9, TimeEncoding::Ns);
             m.scheduledAt = readTime(st, 10, TimeEncoding::Ns);
-            m.runAt = m.scheduledAt;
             m.waitFrom =
                 m.scheduledAt; // wait = reserved - available (docs/FORMATS.md#laravel-database)
             const bool reserved = !st.isNull(6);

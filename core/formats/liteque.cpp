@@ -106,8 +106,6 @@ public:
         m.priority = st.optInt64(11);
         m.queueName = st.optText(12);
         // The schedule columns the front ends already show.
-        m.runAt = m.scheduledAt;
-        m.lockedUntil = m.leaseExpiry;
         classify(m, now);
         return m;
     }

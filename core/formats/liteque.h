@@ -14,7 +14,6 @@ public:
     const char* id() const noexcept override { return formatId(Format::Liteque); }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return false; }
-    bool hasSchedule() const noexcept override { return true; }
     bool hasKeys(const FormatInfo& info) const noexcept override;
     bool namedQueues() const noexcept override { return true; }
     std::string tokenLabel(const FormatInfo&) const override { return "allocationId"; }

@@ -13,7 +13,6 @@ public:
     const char* id() const noexcept override;
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return true; }
-    bool hasSchedule() const noexcept override { return false; }
     std::string unknownText() const override { return "status not 0–3"; }
     bool hasKeys(const FormatInfo& info) const noexcept override;
     bool multiTable() const noexcept override;

@@ -83,7 +83,6 @@ public:
         m.lastError = st.optText(7);
         m.queueName = st.optText(8);
         m.jobName = m.queueName;
-        m.runAt = m.scheduledAt;
         m.token = tokenOf(m.rawStatus, m.scheduledAt);
         classify(m, now);
         return m;

@@ -57,8 +57,14 @@ public:
     virtual std::vector<State> states() const = 0;
     /// Finished messages stay (DONE/FAILED), so latency metrics exist.
     virtual bool keepsHistory() const noexcept = 0;
-    /// Scheduling columns: run_at, locked_until, attempts.
-    virtual bool hasSchedule() const noexcept = 0;
+    /// The times of litequeue's rows (enqueued, claimed, finished) a format
+    /// may lack: their columns and detail rows show only where it stores
+    /// them (jobs-lease stores none: its times are declared fields).
+    enum class BaseTime { Enqueued, Claimed, Finished };
+    virtual bool storesTime(BaseTime t) const noexcept {
+        (void)t;
+        return true;
+    }
     /// Idempotency keys stored with the messages.
     virtual bool hasKeys(const FormatInfo& info) const noexcept = 0;
     /// Several queue tables in one file, each shown as its own queue.

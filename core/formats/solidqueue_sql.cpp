@@ -230,7 +230,6 @@ public:
         m.waitFrom =
             readTime(st, 7, TimeEncoding::Ns); // wait = claim - due (docs/FORMATS.md#solid-queue)
         m.scheduledAt = kind == "scheduled" ? due : m.waitFrom;
-        m.runAt = m.scheduledAt;
         if (kind == "claimed") {
             m.lockTime = readTime(st, 13, TimeEncoding::Ns);
             if (const auto hb = readTime(st, 12, TimeEncoding::Ns); hb && !st.isNull(11))

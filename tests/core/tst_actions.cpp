@@ -34,8 +34,8 @@ void sameMessage(const Message& a, const Message& b) {
     QCOMPARE(a.doneTime, b.doneTime);
     QCOMPARE(a.idempotencyKey, b.idempotencyKey);
     QCOMPARE(a.claimId, b.claimId);
-    QCOMPARE(a.runAt, b.runAt);
-    QCOMPARE(a.lockedUntil, b.lockedUntil);
+    QCOMPARE(a.scheduledAt, b.scheduledAt);
+    QCOMPARE(a.leaseExpiry, b.leaseExpiry);
     QCOMPARE(a.attempts, b.attempts);
     QCOMPARE(a.token, b.token);
 }
@@ -616,8 +616,8 @@ void TstActions::undoJobsLease() {
         const Message now = q->get(b.messageId).value();
         QCOMPARE(now.state, b.state);
         QCOMPARE(now.attempts, b.attempts);
-        QVERIFY(now.lockedUntil && std::llabs(*now.lockedUntil - *b.lockedUntil) <= 1000);
-        QVERIFY(std::llabs(*now.runAt - *b.runAt) <= 1000);
+        QVERIFY(now.leaseExpiry && std::llabs(*now.leaseExpiry - *b.leaseExpiry) <= 1000);
+        QVERIFY(std::llabs(*now.scheduledAt - *b.scheduledAt) <= 1000);
     }
     const Counts c = q->counts();
     QCOMPARE(c.leased, 3);
@@ -695,14 +695,14 @@ void TstActions::jobsLease() {
     QVERIFY(after);
     QCOMPARE(after->attempts, before.attempts); // only a claim counts an attempt
     const TimeNs wantRun = action == Action::Release ? kJobsRef : kJobsRef + 600 * kSec;
-    QVERIFY2(std::llabs(after->runAt.value() - wantRun) <= 1000,
-             std::to_string(after->runAt.value() - wantRun).c_str());
+    QVERIFY2(std::llabs(after->scheduledAt.value() - wantRun) <= 1000,
+             std::to_string(after->scheduledAt.value() - wantRun).c_str());
     if (action == Action::Release) {
-        QVERIFY(!after->lockedUntil);
+        QVERIFY(!after->leaseExpiry);
         QCOMPARE(after->state, State::Ready);
     } else {
         QCOMPARE(after->state, State::Scheduled);
-        QCOMPARE(after->lockedUntil, before.lockedUntil);
+        QCOMPARE(after->leaseExpiry, before.leaseExpiry);
     }
     // Raw file: REAL seconds.
     Db db(q->path(), true);

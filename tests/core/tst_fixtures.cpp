@@ -379,19 +379,19 @@ void TstFixtures::jobsLease() {
         ++byState[m.state];
         ++attempts[m.attempts];
         QCOMPARE(m.token, m.attempts);
-        QVERIFY(m.runAt);
-        minRun = minRun ? std::min(*minRun, *m.runAt) : *m.runAt;
-        maxRun = maxRun ? std::max(*maxRun, *m.runAt) : *m.runAt;
-        lockedUntil += m.lockedUntil.has_value();
+        QVERIFY(m.scheduledAt);
+        minRun = minRun ? std::min(*minRun, *m.scheduledAt) : *m.scheduledAt;
+        maxRun = maxRun ? std::max(*maxRun, *m.scheduledAt) : *m.scheduledAt;
+        lockedUntil += m.leaseExpiry.has_value();
         gt1 += m.attempts > 1;
         schedAfterRetry += m.state == State::Scheduled && m.attempts >= 1;
         // docs/FORMATS.md#the-state-model's order: LEASED, SCHEDULED, EXPIRED, READY.
         State expect = State::Ready;
-        if (m.lockedUntil && *m.lockedUntil >= ref)
+        if (m.leaseExpiry && *m.leaseExpiry >= ref)
             expect = State::Leased;
-        else if (*m.runAt > ref)
+        else if (*m.scheduledAt > ref)
             expect = State::Scheduled;
-        else if (m.lockedUntil)
+        else if (m.leaseExpiry)
             expect = State::Expired;
         QCOMPARE(m.state, expect);
     }

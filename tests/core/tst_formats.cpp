@@ -95,10 +95,17 @@ void TstFormats::offeredActions() {
 void TstFormats::litequeueHasHistoryLeasesHaveSchedule() {
     const QueueFormat& lq = QueueFormat::of(Format::Litequeue014);
     const QueueFormat& jobs = QueueFormat::of(Format::JobsLease);
-    QVERIFY(lq.keepsHistory() && !lq.hasSchedule() &&
+    using Field = QueueFormat::Field;
+    QVERIFY(lq.keepsHistory() && !lq.hasField(Field::ScheduledAt) &&
             lq.hasKeys(keyedInfoOf(Format::Litequeue014)));
-    QVERIFY(!jobs.keepsHistory() && jobs.hasSchedule() &&
+    // jobs-lease declares its run_at, locked_until and attempts like every
+    // other format, and has none of litequeue's enqueue/claim/finish times.
+    QVERIFY(!jobs.keepsHistory() && jobs.hasField(Field::ScheduledAt) &&
+            jobs.hasField(Field::LeaseExpiry) && jobs.hasField(Field::Attempts) &&
             !jobs.hasKeys(keyedInfoOf(Format::JobsLease)));
+    QCOMPARE(jobs.fieldLabel(Field::ScheduledAt), std::string("Run at"));
+    QVERIFY(!jobs.storesTime(QueueFormat::BaseTime::Enqueued));
+    QVERIFY(lq.storesTime(QueueFormat::BaseTime::Enqueued));
     QCOMPARE(jobs.retryAction(), Action::Release);
     QCOMPARE(lq.retryAction(), Action::Retry);
     QCOMPARE(lq.tokenLabel(keyedInfoOf(Format::Litequeue014)), std::string("claim"));

@@ -528,15 +528,19 @@ void TestFleet::jobsLeaseActions() {
     QCOMPARE(h.model()->rowCount(), 16);
     QTRY_VERIFY(allLoaded(h.model()));
 
-    // jobs-lease columns.
-    QCOMPARE(h.model()->headerData(MessageModel::Enqueued, Qt::Horizontal).toString(),
+    // jobs-lease declares its columns as every format does: run_at and
+    // locked_until under its own words; no enqueue, claim or finish times.
+    QCOMPARE(h.model()->headerData(MessageModel::ScheduledAt, Qt::Horizontal).toString(),
              QStringLiteral("Run at"));
-    QCOMPARE(h.model()->headerData(MessageModel::Claimed, Qt::Horizontal).toString(),
+    QCOMPARE(h.model()->headerData(MessageModel::LeaseExpiry, Qt::Horizontal).toString(),
              QStringLiteral("Locked until"));
-    QCOMPARE(h.model()->headerData(MessageModel::Finished, Qt::Horizontal).toString(),
-             QStringLiteral("Lease remaining"));
-    QCOMPARE(h.model()->headerData(MessageModel::Claim, Qt::Horizontal).toString(),
+    QCOMPARE(h.model()->headerData(MessageModel::Attempts, Qt::Horizontal).toString(),
              QStringLiteral("Attempts"));
+    for (const int c :
+         {int(MessageModel::Enqueued), int(MessageModel::Claimed), int(MessageModel::Finished)}) {
+        QVERIFY(h.w.view()->isColumnHidden(c));
+    }
+    QVERIFY(!h.w.view()->isColumnHidden(MessageModel::ScheduledAt));
     QVERIFY(h.w.view()->isColumnHidden(MessageModel::Wait));
     QVERIFY(h.w.view()->isColumnHidden(MessageModel::IdempotencyKey));
 
