@@ -31,6 +31,8 @@ enum class Format {
     RiverSqlite,     ///< "river-sqlite": River's riversqlite (core/formats/river.*)
     LaravelDatabase, ///< "laravel-database": Laravel's database queue (core/formats/laravel.*)
     DelayedJob,      ///< "delayed-job": Delayed::Job, Active Record (core/formats/delayedjob*)
+    /// "symfony-messenger": Messenger's Doctrine transport (core/formats/messenger*)
+    SymfonyMessenger,
 };
 
 /// The file's one time unit (litequeue, jobs-lease); formats that mix units

@@ -7,6 +7,7 @@
 #include "laravel.h"
 #include "liteque.h"
 #include "litequeue.h"
+#include "messenger.h"
 #include "oban.h"
 #include "plainjob.h"
 #include "river.h"
@@ -36,6 +37,7 @@ const ObanFormat kOban;
 const RiverFormat kRiver;
 const LaravelFormat kLaravel;
 const DelayedJobFormat kDelayedJob;
+const MessengerFormat kMessenger;
 
 /// The one table of formats: each format's handle, id (on the wire, in
 /// --json, in settings), implementation, and whether it is asked to
@@ -48,7 +50,7 @@ struct Registered {
     bool recognises;
 };
 
-const std::array<Registered, 15> kTable = {{
+const std::array<Registered, 16> kTable = {{
     {Format::Litequeue014, "litequeue-0.14", &kLq014, true},
     {Format::Litequeue013, "litequeue-0.13", &kLq013, false},
     {Format::LitequeueLegacy, "litequeue-legacy", &kLegacy, false},
@@ -64,6 +66,7 @@ const std::array<Registered, 15> kTable = {{
     {Format::RiverSqlite, "river-sqlite", &kRiver, true},
     {Format::LaravelDatabase, "laravel-database", &kLaravel, true},
     {Format::DelayedJob, "delayed-job", &kDelayedJob, true},
+    {Format::SymfonyMessenger, "symfony-messenger", &kMessenger, true},
 }};
 
 const Registered* registered(Format f) noexcept {

@@ -141,6 +141,14 @@ private slots:
             << "SELECT CASE WHEN instr(last_error, char(10)) > 0 THEN substr(last_error, 1, "
                "instr(last_error, char(10)) - 1) ELSE last_error END, count(*) FROM delayed_jobs "
                "WHERE failed_at IS NOT NULL GROUP BY 1";
+        // Symfony Messenger: the failure transport's rows, by the
+        // ErrorDetailsStamp's exceptionClass as the addslashes'd body stores it.
+        QTest::newRow("symfony messenger")
+            << "symfony-messenger.sqlite3"
+            << "SELECT replace(substr(v, 1, instr(v, '\\\"') - 1), '\\\\', '\\'), count(*) "
+               "FROM (SELECT substr(r, instr(r, ':\\\"') + 3) AS v FROM (SELECT substr(body, "
+               "instr(body, 'ErrorDetailsStamp\\0exceptionClass\\\";s:') + 38) AS r FROM "
+               "messenger_messages WHERE queue_name = 'failed')) GROUP BY 1";
     }
     void groupsMatchTheFileSql() {
         QFETCH(QString, fixture);

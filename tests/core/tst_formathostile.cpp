@@ -47,6 +47,7 @@ const Shape kShapes[] = {
     {"backlite.sqlite3", "backlite_tasks", "", "wait_until", "claimed_at", "task"},
     {"plainjob.sqlite3", "plainjob_jobs", "status", "next_run_at", "next_run_at", "data"},
     {"delayed-job.sqlite3", "delayed_jobs", "", "run_at", "locked_at", "handler"},
+    {"symfony-messenger.sqlite3", "messenger_messages", "", "available_at", "delivered_at", "body"},
 };
 
 /// The format id facts.json gives the fixture ("solid-queue", ...).

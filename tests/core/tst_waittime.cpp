@@ -37,7 +37,8 @@ private slots:
         QTest::addColumn<QString>("fixture");
         for (const char* f : {"formats/solid-queue.sqlite3", "formats/laravel-database.sqlite3",
                               "formats/oban-lite.sqlite3", "formats/river-v7.sqlite3",
-                              "formats/delayed-job.sqlite3", "litequeue-head-mixed.sqlite3"})
+                              "formats/delayed-job.sqlite3", "formats/symfony-messenger.sqlite3",
+                              "litequeue-head-mixed.sqlite3"})
             QTest::newRow(f) << QString::fromLatin1(f);
     }
     void waitOverTimeIsTheHistogramsWait() {
@@ -84,6 +85,11 @@ private slots:
         // due for its retry 09:10:21.009, locked 09:20:00.0045.
         QTest::newRow("delayed-job") << "formats/delayed-job.sqlite3" << qint64(5) << "1"
                                      << qint64(1812'348) << "6" << qint64(578'995);
+        // Symfony Messenger: wait = delivered_at - available_at of the 2
+        // delivered messages. Message 1: due 07:00, delivered 07:30 to the
+        // worker that died; message 16: due 11:30, delivered 11:40.
+        QTest::newRow("symfony-messenger") << "formats/symfony-messenger.sqlite3" << qint64(2)
+                                           << "1" << qint64(1800'000) << "16" << qint64(600'000);
     }
     void waitStartsAtTheDueTime() {
         QFETCH(QString, fixture);

@@ -145,6 +145,12 @@ private slots:
         QTest::newRow("delayed-job max_run_time")
             << QStringLiteral("formats/delayed-job.sqlite3") << QString()
             << QStringLiteral("max_run_time") << qint64(600);
+        QTest::newRow("symfony-messenger redeliver_timeout")
+            << QStringLiteral("formats/symfony-messenger.sqlite3") << QString()
+            << QStringLiteral("redeliver_timeout") << qint64(600);
+        QTest::newRow("symfony-messenger redeliver_timeout of one queue")
+            << QStringLiteral("formats/symfony-messenger.sqlite3") << QStringLiteral("high")
+            << QStringLiteral("redeliver_timeout") << qint64(600);
     }
     void settingsTravelInOpen() {
         QFETCH(QString, fixture);
@@ -202,6 +208,7 @@ private slots:
         QTest::newRow("solid queue") << QStringLiteral("formats/solid-queue.sqlite3");
         QTest::newRow("laravel") << QStringLiteral("formats/laravel-database.sqlite3");
         QTest::newRow("delayed-job") << QStringLiteral("formats/delayed-job.sqlite3");
+        QTest::newRow("symfony-messenger") << QStringLiteral("formats/symfony-messenger.sqlite3");
     }
     void dashboardMatchesLocal() {
         QFETCH(QString, fixture);

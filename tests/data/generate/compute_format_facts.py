@@ -407,6 +407,60 @@ FROM delayed_jobs""",
     timing=[("delayed_jobs", c) for c in ("created_at", "run_at", "locked_at", "failed_at", "updated_at")],
 ))
 
+# ---------------------------------------------------------------- symfony messenger
+MS_NOW = "2026-11-30 12:00:00"
+
+
+def ms_text(after, alias):
+    """A serialize()d string value stored after `after` in the addslashes'd body, as text:
+    the characters between the `:\"` that opens it and the `\"` that closes it, with the
+    doubled backslashes undone. Plain SQL on the stored text: nothing is unserialized."""
+    rest = "substr(body, instr(body, '%s') + %d)" % (after, len(after))
+    val = "substr(%s, instr(%s, ':\\\"') + 3)" % (rest, rest)
+    return ("CASE WHEN instr(body, '%s') = 0 THEN NULL ELSE replace(substr(%s, 1, instr(%s, '\\\"') - 1), '\\\\', '\\') END AS %s"
+            % (after, val, val, alias))
+
+
+SPECS.append(dict(
+    file="symfony-messenger.sqlite3", format="symfony-messenger",
+    library="symfony/messenger + symfony/doctrine-messenger 5.4.53 (Debian 12 php-symfony-messenger, php-symfony-doctrine-messenger 5.4.53+dfsg-0+deb12u1) on doctrine/dbal 3.6.1 (php-doctrine-dbal 3.6.1+dfsg-1, pdo_sqlite), PHP 8.2, REAL library",
+    real_library=True, now="2026-11-30T12:00:00Z", now_stored=MS_NOW,
+    queue_tables=["messenger_messages"],
+    state_sql=f"""SELECT id, queue_name AS queue,
+  CASE WHEN queue_name = 'failed' THEN 'FAILED'
+       WHEN delivered_at IS NOT NULL THEN 'LOCKED'
+       WHEN available_at > '{MS_NOW}' THEN 'SCHEDULED'
+       ELSE 'READY' END AS state
+FROM messenger_messages""",
+    extra_states=["locked_expired"],
+    extra_sql={"locked_expired": f"SELECT count(*) AS n FROM messenger_messages WHERE queue_name <> 'failed' AND delivered_at IS NOT NULL AND delivered_at < datetime('{MS_NOW}', '-3600 seconds')"},
+    stored={"done_kept": False, "failed_kept": True},
+    facts=[
+        ("deliveries; stuck (the next get() delivers it again) = delivered_at < now - redeliver_timeout (3600 s)",
+         f"SELECT id, queue_name, available_at, delivered_at, CASE WHEN delivered_at < datetime('{MS_NOW}', '-3600 seconds') THEN 'redelivered by the next get()' ELSE 'live' END AS delivery FROM messenger_messages WHERE delivered_at IS NOT NULL ORDER BY id"),
+        ("message class per row (the envelope's message, read as text)",
+         "SELECT id, queue_name, " + ms_text("Envelope\\0message\\\";O:", "message_class") + " FROM messenger_messages ORDER BY id"),
+        ("errors (the last ErrorDetailsStamp; one per row here) and the transport a failed message came from (SentToFailureTransportStamp)",
+         "SELECT id, queue_name, " + ms_text("ErrorDetailsStamp\\0exceptionClass\\\";s:", "exception_class") + ", "
+         + ms_text("ErrorDetailsStamp\\0exceptionMessage\\\";s:", "exception_message") + ", "
+         + ms_text("originalReceiverName\\\";s:", "failed_on_transport")
+         + " FROM messenger_messages WHERE body LIKE '%ErrorDetailsStamp%' ORDER BY id"),
+        ("stamps per row: RedeliveryStamp and ErrorDetailsStamp objects (retry history; the failure transport adds RedeliveryStamp(0))",
+         "SELECT id, (length(body) - length(replace(body, 'RedeliveryStamp\\0retryCount', ''))) / length('RedeliveryStamp\\0retryCount') AS redelivery_stamps, (length(body) - length(replace(body, 'ErrorDetailsStamp\\0exceptionClass', ''))) / length('ErrorDetailsStamp\\0exceptionClass') AS error_stamps FROM messenger_messages ORDER BY id"),
+        ("delays: available_at - created_at in seconds (DelayStamp, retry delay)",
+         "SELECT id, queue_name, CAST(strftime('%s', available_at) AS INTEGER) - CAST(strftime('%s', created_at) AS INTEGER) AS delay_s FROM messenger_messages WHERE available_at <> created_at ORDER BY id"),
+        ("encodings: headers and the start of the body (PhpSerializer: addslashes(serialize()))",
+         "SELECT headers, substr(body, 1, 44) AS body_start, count(*) AS n FROM messenger_messages GROUP BY 1, 2"),
+        ("body sizes (FlattenException traces make failures large)", "SELECT id, length(body) AS bytes FROM messenger_messages ORDER BY id"),
+        ("ids consumed (acked or rejected: deleted) — sqlite_sequence", "SELECT name, seq FROM sqlite_sequence"),
+        ("DDL of messenger_messages (Connection::setup() through DBAL 3.6's SQLite platform)", "SELECT sql FROM sqlite_master WHERE tbl_name = 'messenger_messages' ORDER BY type DESC, name"),
+    ],
+    samples_sql="SELECT id, queue_name AS queue, delivered_at, available_at FROM messenger_messages ORDER BY id",
+    sample_token=lambda r: {"delivered_at": r["delivered_at"], "available_at": r["available_at"], "queue_name": r["queue"]},
+    other_samples_sql=None,
+    timing=[("messenger_messages", c) for c in ("created_at", "available_at", "delivered_at")],
+))
+
 # ---------------------------------------------------------------- hostile
 SPECS.append(dict(
     file="not-liteque-tasks.sqlite3", format=None,
