@@ -3,7 +3,6 @@
 
 #include "formats/queueformat.h"
 #include "json.h"
-#include "queue.h"
 
 #include <algorithm>
 #include <cctype>
@@ -95,46 +94,60 @@ std::string errorClassOf(std::string_view text) {
     return fromText(t);
 }
 
-std::vector<ErrorGroup> groupFailures(Queue& q, const std::string& queue) {
+std::vector<Target> ErrorGroup::targets() const {
+    std::vector<Target> out;
+    out.reserve(messageIds.size());
+    for (std::size_t i = 0; i < messageIds.size(); ++i)
+        out.push_back({messageIds[i], i < tokens.size() ? tokens[i] : 0});
+    return out;
+}
+
+Filter failuresFilter(const FormatInfo& info, const std::string& queue) {
     Filter f;
     f.states = {State::Failed};
-    f.extraStates = QueueFormat::of(q.info()).failureStates();
+    f.extraStates = QueueFormat::of(info).failureStates();
     f.queue = queue;
-    const std::vector<std::int64_t> rowids = q.orderedRowids(f, Sort{});
-    std::map<std::string, ErrorGroup> groups;
-    std::map<std::string, std::set<std::string>> queues;
-    constexpr std::size_t kBatch = 500;
-    for (std::size_t i = 0; i < rowids.size(); i += kBatch) {
-        const std::vector<std::int64_t> part(
-            rowids.begin() + static_cast<std::ptrdiff_t>(i),
-            rowids.begin() + static_cast<std::ptrdiff_t>(std::min(rowids.size(), i + kBatch)));
-        for (const Message& m : q.fetchRowids(part)) {
-            const std::string key = m.lastError ? errorClassOf(*m.lastError) : std::string();
-            ErrorGroup& g = groups[key];
-            if (g.count == 0) {
-                g.error = key;
-                g.sample = m.lastError.value_or(std::string());
-            }
-            ++g.count;
-            if (m.doneTime) {
-                if (!g.firstFailedAt || *m.doneTime < *g.firstFailedAt)
-                    g.firstFailedAt = m.doneTime;
-                if (!g.lastFailedAt || *m.doneTime > *g.lastFailedAt)
-                    g.lastFailedAt = m.doneTime;
-            }
-            if (m.queueName)
-                queues[key].insert(*m.queueName);
-            g.messageIds.push_back(m.messageId);
-        }
+    return f;
+}
+
+void ErrorGrouper::add(const Message& m) {
+    const std::string key = m.lastError ? errorClassOf(*m.lastError) : std::string();
+    ErrorGroup& g = m_groups[key];
+    if (g.count == 0) {
+        g.error = key;
+        g.sample = m.lastError.value_or(std::string());
     }
+    ++g.count;
+    if (m.doneTime) {
+        if (!g.firstFailedAt || *m.doneTime < *g.firstFailedAt)
+            g.firstFailedAt = m.doneTime;
+        if (!g.lastFailedAt || *m.doneTime > *g.lastFailedAt)
+            g.lastFailedAt = m.doneTime;
+    }
+    if (m.queueName)
+        m_queues[key].insert(*m.queueName);
+    g.messageIds.push_back(m.messageId);
+    g.tokens.push_back(m.token);
+}
+
+std::vector<ErrorGroup> ErrorGrouper::take() {
     std::vector<ErrorGroup> out;
-    for (auto& [key, g] : groups) {
-        g.queues.assign(queues[key].begin(), queues[key].end());
+    for (auto& [key, g] : m_groups) {
+        g.queues.assign(m_queues[key].begin(), m_queues[key].end());
         out.push_back(std::move(g));
     }
+    m_groups.clear();
+    m_queues.clear();
     std::stable_sort(out.begin(), out.end(),
                      [](const ErrorGroup& a, const ErrorGroup& b) { return a.count > b.count; });
     return out;
+}
+
+std::optional<ErrorGroup> findGroup(std::vector<ErrorGroup> groups, const std::string& error) {
+    for (ErrorGroup& g : groups)
+        if (g.error == error)
+            return std::move(g);
+    return std::nullopt;
 }
 
 } // namespace lq::core

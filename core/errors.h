@@ -4,10 +4,17 @@
 // Failures grouped by error (issue 39): what operators look for first. One
 // rule for the GUI, lqctl and the remote protocol.
 
+#include "actions.h"
 #include "clock.h"
+#include "formats/queueformat.h"
 #include "message.h"
+#include "query.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,11 +38,49 @@ struct ErrorGroup {
     std::vector<std::string> queues;     ///< named queues, sorted
     std::string sample;                  ///< one job's whole error text
     std::vector<std::string> messageIds; ///< every job in the group, in arrival order
+    /// The claim token each job held when it was grouped (messageIds' order):
+    /// an action on the group changes only the jobs still as they were.
+    std::vector<std::int64_t> tokens;
+
+    /// The group's jobs as the targets of one action (Operator::planTargets).
+    std::vector<Target> targets() const;
 };
 
-/// The failed jobs of `q` (FAILED and the format's own failure states), or
-/// of its named queue `queue`, grouped by errorClassOf(); the largest group
-/// first, then by name.
-std::vector<ErrorGroup> groupFailures(Queue& q, const std::string& queue = {});
+/// The failed jobs (FAILED and the format's own failure states) of a file of
+/// `info`'s format, or of its named queue `queue`.
+Filter failuresFilter(const FormatInfo& info, const std::string& queue = {});
+
+/// Builds the groups from failed jobs handed to it one by one.
+class ErrorGrouper {
+public:
+    void add(const Message& m);
+    /// The groups: the largest first, then by name.
+    std::vector<ErrorGroup> take();
+
+private:
+    std::map<std::string, ErrorGroup> m_groups;
+    std::map<std::string, std::set<std::string>> m_queues;
+};
+
+/// The failed jobs of `q` (a local Queue or a queue served over ssh), or of
+/// its named queue `queue`, grouped by errorClassOf(); read in batches.
+template <class Q> std::vector<ErrorGroup> groupFailures(Q& q, const std::string& queue = {}) {
+    const std::vector<std::int64_t> rowids =
+        q.orderedRowids(failuresFilter(q.info(), queue), Sort{});
+    ErrorGrouper grouper;
+    constexpr std::size_t kBatch = 500;
+    for (std::size_t i = 0; i < rowids.size(); i += kBatch) {
+        const std::vector<std::int64_t> part(
+            rowids.begin() + static_cast<std::ptrdiff_t>(i),
+            rowids.begin() + static_cast<std::ptrdiff_t>(std::min(rowids.size(), i + kBatch)));
+        for (const Message& m : q.fetchRowids(part))
+            grouper.add(m);
+    }
+    return grouper.take();
+}
+
+/// The group of error class `error` ("" : the jobs with no error stored),
+/// or nullopt when no failed job has it.
+std::optional<ErrorGroup> findGroup(std::vector<ErrorGroup> groups, const std::string& error);
 
 } // namespace lq::core

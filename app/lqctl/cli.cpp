@@ -49,7 +49,8 @@ const OptionDef kFixedOptions[] = {
     {"queue", "NAME", "Only the named queue NAME inside the file (formats with named queues)."},
     {"status", "S", "Only messages in state S: one of the States below that the file's format has (lqctl info FILE); several: ready,locked."},
     {"older-than", "SECONDS", "list: age over SECONDS; prune: finished more than SECONDS ago; retry-expired: locked more than SECONDS ago."},
-    {"search", "TEXT", "Only messages whose id, idempotency key or payload contains TEXT."},
+    {"search", "TEXT", "Only messages whose id, idempotency key, payload or error text contains TEXT."},
+    {"error", "CLASS", "retry/delete: every failed job whose error class is CLASS, as `lqctl errors` groups them (\"\": no error stored); asks first."},
     {"limit", "N", "At most N messages (default 100 for the table, no limit for --json/--csv; 0 = no limit)."},
     {"csv", "", "Print RFC 4180 CSV with a header row."},
     {"prometheus", "", "Print the Prometheus text format (for node_exporter's textfile collector)."},
@@ -143,11 +144,11 @@ const std::vector<CommandDef>& commands() {
         {"list", "", 0, 0, "List messages in arrival order.", {"status", "older-than", "search", "limit", "csv"}, cmdList},
         {"get", "ID", 1, 1, "Show one message with every column.", {}, cmdGet},
         {"put", "DATA|-", 1, 1, "Enqueue DATA (or stdin with -); prints the message id.", {"key", "create", "maxsize"}, cmdPut},
-        {"retry", "ID", 1, 1, "LOCKED/FAILED -> READY, if the message still holds the claim.", {"claim"}, cmdRetry},
+        {"retry", "[ID]", 0, 1, "LOCKED/FAILED -> READY, if the message still holds the claim; with --error CLASS, every failed job of that error.", {"claim", "error", "yes"}, cmdRetry},
         {"fail", "ID", 1, 1, "LOCKED/READY -> FAILED, if the message still holds the claim.", {"claim"}, cmdFail},
         {"release", "ID", 1, 1, "Lease queues: end the lease, due now, if attempts still match.", {"claim"}, cmdRelease},
         {"reschedule", "ID", 1, 1, "Lease queues: run again --delay seconds from now, if attempts still match.", {"claim", "delay"}, cmdReschedule},
-        {"delete", "ID", 1, 1, "Lease queues: delete the job (finish), if attempts still match.", {"claim"}, cmdDelete},
+        {"delete", "[ID]", 0, 1, "Delete the job, if it still holds its claim; with --error CLASS, every failed job of that error.", {"claim", "error", "yes"}, cmdDelete},
         {"retry-expired", "", 0, 0, "Every LOCKED message locked longer than --older-than -> READY.", {"older-than"}, cmdRetryExpired},
         {"prune", "", 0, 0, "Delete finished messages: what the format's own library prunes (see prune --help), or DONE and FAILED with --older-than; asks first.", {"keep-failed", "older-than", "yes"}, cmdPrune},
         {"vacuum", "", 0, 0, "Rebuild the file to reclaim free pages; prints the sizes.", {}, cmdVacuum},
@@ -171,8 +172,9 @@ bool isFolderCommand(const CommandDef& c) {
 /// The commands that accept ssh://HOST/PATH (serve.cpp).
 bool takesRemote(const CommandDef& c) {
     static const char* const remote[] = {
-        "info",       "stats",  "list",  "get",           "put",  "retry", "fail",   "release",
-        "reschedule", "delete", "prune", "retry-expired", "undo", "audit", "vacuum", "upgrade"};
+        "info",          "stats", "errors",  "list",       "get",    "put",
+        "retry",         "fail",  "release", "reschedule", "delete", "prune",
+        "retry-expired", "undo",  "audit",   "vacuum",     "upgrade"};
     return std::any_of(std::begin(remote), std::end(remote),
                        [&](const char* n) { return std::strcmp(n, c.name) == 0; });
 }
@@ -476,6 +478,8 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
         parseStatus(p.value(QStringLiteral("status")).toStdString(), o);
     if (set("older-than"))
         o.olderThan = parseSeconds(p, "older-than");
+    if (set("error"))
+        o.errorClass = p.value(QStringLiteral("error")).toStdString();
     if (set("search"))
         o.search = p.value(QStringLiteral("search")).toStdString();
     if (set("limit"))

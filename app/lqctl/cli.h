@@ -66,6 +66,8 @@ struct Options {
     bool stuckOnly = false;
     std::optional<double> olderThan;
     std::string search;
+    /// --error CLASS: retry/delete act on that error group (core/errors.h).
+    std::optional<std::string> errorClass;
     std::optional<std::int64_t> limit;
     bool csv = false;
     bool keepFailed = false;

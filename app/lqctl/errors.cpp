@@ -11,10 +11,9 @@ using core::Json;
 using core::Queue;
 using core::TimeNs;
 
-int cmdErrors(const Options& o) {
-    auto q = openAs<Queue>(o, false);
-    if (!o.queue.empty())
-        checkQueueName(o, q->info(), q->queueNames());
+template <class Q> int cmdErrorsOn(const Options& o) {
+    // openAs() refuses a --queue the file does not hold.
+    auto q = openAs<Q>(o, false);
     const std::vector<core::ErrorGroup> groups = core::groupFailures(*q, o.queue);
     if (o.json) {
         Json arr = Json::array();
@@ -57,6 +56,10 @@ int cmdErrors(const Options& o) {
     }
     out(t.render());
     return ExitOk;
+}
+
+int cmdErrors(const Options& o) {
+    return isRemote(o) ? cmdErrorsOn<core::remote::RemoteQueue>(o) : cmdErrorsOn<Queue>(o);
 }
 
 } // namespace lq::ctl

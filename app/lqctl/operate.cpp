@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "output.h"
 
+#include <core/errors.h>
 #include <core/formats/queueformat.h>
 #include <core/operator.h>
 #include <core/timefmt.h>
@@ -88,9 +89,72 @@ void requireOffered(const core::FormatInfo& info, core::Action a) {
         throw Refused(why + " (this is " + format.id() + "); nothing was changed");
 }
 
+/// `retry/delete FILE --error CLASS`: every failed job of one error group
+/// (core::groupFailures, as `lqctl errors` shows it), fixed with the tokens
+/// they hold now, confirmed with an exact preview, then applied as one
+/// recorded, undoable action; a job that changed since is skipped.
+template <class Q> int errorGroupActionOn(Q& q, const Options& o, core::Action a) {
+    const std::string& error = *o.errorClass;
+    const std::string shown = error.empty() ? std::string("(no error stored)") : error;
+    auto group = core::findGroup(core::groupFailures(q, o.queue), error);
+    if (!group)
+        throw Refused("no failed job" + (o.queue.empty() ? std::string() : " in queue " + o.queue) +
+                      " has error " + terminalSafe(shown) +
+                      " (lqctl errors lists the classes); nothing was changed");
+    OperatorFor<Q> op(q, kTool);
+    core::Plan plan = op.planTargets(a, group->targets());
+    // The record names the group it was made for.
+    Json why = Json::object();
+    why.set("error", error);
+    if (!o.queue.empty())
+        why.set("queue", o.queue);
+    plan.filterJson = why.dump();
+    std::string queues;
+    for (const auto& n : group->queues)
+        queues += (queues.empty() ? "" : ", ") + terminalSafe(n, 40);
+    const std::string what =
+        std::string(core::actionName(a)) + " " + core::groupedNumber(group->count) + " failed " +
+        (group->count == 1 ? "job" : "jobs") + " with error " + terminalSafe(shown, 120) +
+        (queues.empty() ? std::string() : " (queues: " + queues + ")");
+    if (!o.json) {
+        out(what + "\n");
+        out("sample: " + terminalSafe(group->sample.substr(0, group->sample.find('\n')), 160) +
+            "\n");
+    }
+    confirm(o, what + "?", what);
+    const core::Report r = op.run(plan);
+    if (o.json) {
+        Json j = Json::object();
+        j.set("action", core::actionName(a));
+        j.set("error_class", error);
+        j.set("planned", static_cast<std::int64_t>(plan.count()));
+        j.set("applied", static_cast<std::int64_t>(r.applied()));
+        j.set("skipped", skippedRowsJson(r.result.skipped));
+        setReportJson(j, r);
+        printJson(j);
+    } else {
+        out(r.summary() + (r.recordId.empty() ? "" : "; record " + r.recordId) + "\n");
+    }
+    finish(o, r);
+    return ExitOk;
+}
+
 /// The single-message actions. The format says which it offers and what
 /// "retry" means (a lease queue releases: run now).
 template <class Q> int singleActionOn(const Options& o, core::Action a, const char* verb) {
+    if (o.errorClass) {
+        if (!o.args.empty())
+            throw UsageError(std::string(verb) + ": give an ID or --error CLASS, not both");
+        auto q = openAs<Q>(o, true);
+        if (a == core::Action::Retry)
+            a = core::QueueFormat::of(q->info()).retryAction();
+        requireOffered(q->info(), a);
+        if (!o.queue.empty())
+            checkQueueName(o, q->info(), q->queueNames());
+        return errorGroupActionOn(*q, o, a);
+    }
+    if (o.args.empty())
+        throw UsageError(o.command + ": missing ID (or --error CLASS for a whole error group)");
     const std::string& id = requireArg(o, 0);
     auto q = openAs<Q>(o, true);
     const core::QueueFormat& format = core::QueueFormat::of(q->info());

@@ -28,6 +28,14 @@ class TstLqctlErrors : public QObject {
 
 private:
     FixtureLqctl m_lqctl{kFixture};
+    FixtureLqctl m_laravel{QStringLiteral("formats/laravel-database.sqlite3")};
+
+    static qint64 groupCount(const QJsonDocument& errors, const QString& cls) {
+        for (const QJsonValue& v : errors.object().value(QLatin1String("groups")).toArray())
+            if (v.toObject().value(QLatin1String("error")).toString() == cls)
+                return v.toObject().value(QLatin1String("count")).toInteger();
+        return 0;
+    }
 
 private slots:
     void groupsByExceptionClass() {
@@ -80,6 +88,54 @@ private slots:
         QCOMPARE(nosuch.code, 1);
         QVERIFY(nosuch.err.contains("no queue nosuch"));
         QCOMPARE(fileDigest(path), before);
+    }
+
+    /// retry FILE --error CLASS on a Laravel file (two RuntimeException
+    /// failures in two queues): refused without --yes, file untouched; with
+    /// it, exactly the group moves back to `jobs`, in one recorded action that
+    /// undo reverts; an unknown class is refused.
+    void retryAnErrorGroupAndUndo() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, QStringLiteral("formats/laravel-database.sqlite3"));
+        const QString cls = QStringLiteral("RuntimeException");
+        const QByteArray digest = fileDigest(path);
+        const qint64 group = groupCount(m_laravel.runJson({QStringLiteral("errors"), path}), cls);
+        const QByteArray like = "WHERE exception LIKE 'RuntimeException:%'";
+        QCOMPARE(group, sqlInt(path, "SELECT count(*) FROM failed_jobs " + like));
+        QVERIFY(group >= 2);
+        const qint64 failed = sqlInt(path, "SELECT count(*) FROM failed_jobs");
+        const qint64 jobs = sqlInt(path, "SELECT count(*) FROM jobs");
+
+        const LqctlResult asked =
+            m_laravel.run({QStringLiteral("retry"), path, QStringLiteral("--error"), cls});
+        QCOMPARE(asked.code, 1);
+        QVERIFY2(
+            asked.out.contains(QByteArray("retry " + QByteArray::number(group) + " failed jobs")),
+            asked.out.constData());
+        QVERIFY(asked.err.contains("without --yes"));
+        QCOMPARE(fileDigest(path), digest);
+
+        const QJsonObject done =
+            m_laravel
+                .runJson({QStringLiteral("retry"), path, QStringLiteral("--error"), cls,
+                          QStringLiteral("--yes")})
+                .object();
+        QCOMPARE(done.value(QLatin1String("applied")).toInteger(), group);
+        QCOMPARE(sqlInt(path, "SELECT count(*) FROM failed_jobs " + like), qint64(0));
+        QCOMPARE(sqlInt(path, "SELECT count(*) FROM failed_jobs"), failed - group);
+        QCOMPARE(sqlInt(path, "SELECT count(*) FROM jobs"), jobs + group);
+        QCOMPARE(groupCount(m_laravel.runJson({QStringLiteral("errors"), path}), cls), qint64(0));
+
+        QCOMPARE(m_laravel.run({QStringLiteral("undo"), path}).code, 0);
+        QCOMPARE(sqlInt(path, "SELECT count(*) FROM failed_jobs " + like), group);
+        QCOMPARE(sqlInt(path, "SELECT count(*) FROM jobs"), jobs);
+        QCOMPARE(groupCount(m_laravel.runJson({QStringLiteral("errors"), path}), cls), group);
+
+        const LqctlResult none =
+            m_laravel.run({QStringLiteral("delete"), path, QStringLiteral("--error"),
+                           QStringLiteral("NoSuchError"), QStringLiteral("--yes")});
+        QCOMPARE(none.code, 1);
+        QVERIFY(none.err.contains("no failed job has error NoSuchError"));
     }
 
     void listShowsTheErrorClass() {

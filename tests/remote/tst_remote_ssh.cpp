@@ -247,6 +247,43 @@ private slots:
         QVERIFY(s.out.contains("\"extra\""));
     }
 
+    /// Failures grouped by error (issue 39) over ssh: `errors` equal to the
+    /// local file's, and `retry --error CLASS` acting on the same group,
+    /// undone over ssh as locally.
+    void errorGroupsOverSsh() {
+        const QString local = path("laravel-local.db");
+        const QString remote = path("laravel-remote.db");
+        QVERIFY(copyTwice(QStringLiteral("laravel-database.sqlite3"), local, remote));
+        const QString url = m_url.left(m_url.indexOf(m_remote)) + remote;
+        const QString now = QStringLiteral("--now=2026-11-30T12:00:00Z");
+        const auto run = [&](const QString& where, QStringList args) {
+            args.insert(1, where);
+            const Result r = lqctl(args);
+            if (r.code != 0)
+                qWarning("%s", r.err.constData());
+            return r;
+        };
+        const Result a = run(local, {QStringLiteral("errors"), QStringLiteral("--json"), now});
+        const Result b = run(url, {QStringLiteral("errors"), QStringLiteral("--json"), now});
+        QCOMPARE(a.code, 0);
+        QCOMPARE(b.code, 0);
+        QCOMPARE(b.out, a.out);
+        QVERIFY(a.out.contains("RuntimeException"));
+        const QStringList retry = {
+            QStringLiteral("retry"), QStringLiteral("--error"), QStringLiteral("RuntimeException"),
+            QStringLiteral("--yes"), QStringLiteral("--json"),  now};
+        const Result ra = run(local, retry), rb = run(url, retry);
+        QCOMPARE(ra.code, 0);
+        QCOMPARE(rb.code, 0);
+        const Json ja = Json::parse(ra.out.toStdString()), jb = Json::parse(rb.out.toStdString());
+        QVERIFY(ja["applied"].toInt() >= 2);
+        QCOMPARE(jb["applied"].toInt(), ja["applied"].toInt());
+        const Result after = run(url, {QStringLiteral("errors"), QStringLiteral("--json"), now});
+        QVERIFY(!after.out.contains("RuntimeException"));
+        QCOMPARE(run(url, {QStringLiteral("undo"), now}).code, 0);
+        QCOMPARE(run(url, {QStringLiteral("errors"), QStringLiteral("--json"), now}).out, a.out);
+    }
+
     /// `lqctl --max-receive ... stats ssh://...`: the server opens the file
     /// with the settings, so the remote counts are the local ones with them.
     void unstoredSettingsTravel() {
