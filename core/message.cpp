@@ -63,8 +63,13 @@ std::optional<TimeNs> Message::totalNs() const {
 }
 
 std::optional<TimeNs> Message::ageNs(TimeNs now) const {
-    if (!inTime)
+    if (!inTime) {
+        // A format that stores no enqueue time (jobs-lease): how long the
+        // job has been due, nothing before it is due.
+        if (scheduledAt && *scheduledAt <= now)
+            return diffNs(now, *scheduledAt);
         return std::nullopt;
+    }
     return diffNs(now, *inTime);
 }
 

@@ -76,6 +76,8 @@ struct Message {
     std::optional<TimeNs> waitNs() const;       ///< lock - (waitFrom or in)
     std::optional<TimeNs> processingNs() const; ///< done - lock, DONE rows
     std::optional<TimeNs> totalNs() const;      ///< done - in, DONE rows
+    /// now - inTime; where the format stores no enqueue time, now - the due
+    /// time once due (nullopt before).
     std::optional<TimeNs> ageNs(TimeNs now) const;
     std::optional<TimeNs> lockAgeNs(TimeNs now) const; ///< LOCKED rows
     bool isStuck(TimeNs now, TimeNs stuckAfterNs) const;

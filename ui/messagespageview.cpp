@@ -112,6 +112,9 @@ bool MessagesPage::formatHasColumn(int column) const {
     // dashboard's rule: Laravel keeps reservations, so a wait, but no
     // finish); a key column where it has keys; the field columns it declares.
     const core::QueueFormat& format = m_doc->format();
+    if (column == MessageModel::Claim) {
+        return !format.tokenField();
+    }
     if (column == MessageModel::IdempotencyKey) {
         return format.hasKeys(m_doc->info());
     }

@@ -54,9 +54,8 @@ std::vector<Column> plainColumns(const core::QueueFormat& qf, const core::Format
                             return m.maxAttempts ? num(m.attempts) + "/" + num(*m.maxAttempts)
                                                  : num(m.attempts);
                         }});
-    if (qf.storesTime(BaseTime::Enqueued))
-        cols.push_back(
-            {"AGE", true, [now](const Message& m) { return durationOrDash(m.ageNs(now)); }});
+    cols.push_back({"AGE", true, [now](const Message& m) { return durationOrDash(m.ageNs(now)); },
+                    !qf.storesTime(BaseTime::Enqueued)});
     if (qf.storesMetric(Metric::Wait, info))
         cols.push_back(
             {"WAIT", true, [](const Message& m) { return durationOrDash(m.waitNs()); }, true});

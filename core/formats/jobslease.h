@@ -19,6 +19,7 @@ public:
     std::vector<Field> fields() const override {
         return {Field::Attempts, Field::ScheduledAt, Field::LeaseExpiry};
     }
+    std::optional<Field> tokenField() const noexcept override { return Field::Attempts; }
     std::string fieldLabel(Field f) const override;
     std::string fieldDescription(Field f) const override;
     bool hasKeys(const FormatInfo&) const noexcept override { return false; }

@@ -125,6 +125,10 @@ public:
     /// columns only).
     virtual std::vector<Field> fields() const { return {}; }
     bool hasField(Field f) const;
+    /// The declared field the claim token is, where it is one (jobs-lease's
+    /// attempts): the views show it once, as that field.
+    virtual std::optional<Field> tokenField() const noexcept { return std::nullopt; }
+
     /// What this format calls field `f` ("Class" for Solid Queue's job
     /// class); the default is a neutral name ("Job").
     virtual std::string fieldLabel(Field f) const { return defaultFieldLabel(f); }
