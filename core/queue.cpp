@@ -348,6 +348,14 @@ std::vector<std::string> Queue::queueNames() {
     return d->driver().queueNames(d->reader());
 }
 
+ProcessList Queue::processes(std::optional<TimeNs> now) {
+    return d->driver().processes(d->reader(), now.value_or(this->now()));
+}
+
+std::vector<PausedQueue> Queue::pausedQueues() {
+    return d->driver().pausedQueues(d->reader());
+}
+
 void Queue::upgrade() {
     d->requireSameFile(); // even the no-op: the path must still name the opened file
     const QueueFormat& format = QueueFormat::of(info());

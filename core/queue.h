@@ -34,6 +34,7 @@
 #include "filestamp.h"
 #include "format.h"
 #include "message.h"
+#include "processes.h"
 #include "query.h"
 #include "stats.h"
 
@@ -144,6 +145,11 @@ public:
     /// The named queues inside the file, sorted (empty for formats without
     /// named queues, e.g. litequeue: one file, one queue).
     std::vector<std::string> queueNames();
+    /// The worker processes the file records, alive or dead at `now` (the
+    /// clock's now when unset) by the library's rule, or why it records none.
+    ProcessList processes(std::optional<TimeNs> now = {});
+    /// The named queues the file records as paused (workers skip them).
+    std::vector<PausedQueue> pausedQueues();
     /// Migrates a legacy or 0.13 file to 0.14 in one transaction (docs/FORMATS.md#litequeue).
     /// Old workers must be stopped first. No-op on 0.14.
     void upgrade();

@@ -141,6 +141,7 @@ const std::vector<CommandDef>& commands() {
         {"info", "", 0, 0, "Format, schema facts, sizes and counts of a queue file.", {}, cmdInfo},
         {"stats", "", 0, 0, "Counts and latency percentiles (wait, processing, total).", {"prometheus"}, cmdStats},
         {"errors", "", 0, 0, "Failed jobs grouped by error class: count, first and last failure, queues, a sample.", {}, cmdErrors},
+        {"processes", "", 0, 0, "The worker processes the file records: heartbeat, alive or dead by the library's rule, claims held.", {}, cmdProcesses},
         {"list", "", 0, 0, "List messages in arrival order.", {"status", "older-than", "search", "limit", "csv"}, cmdList},
         {"get", "ID", 1, 1, "Show one message with every column.", {}, cmdGet},
         {"put", "DATA|-", 1, 1, "Enqueue DATA (or stdin with -); prints the message id.", {"key", "create", "maxsize"}, cmdPut},
@@ -172,9 +173,9 @@ bool isFolderCommand(const CommandDef& c) {
 /// The commands that accept ssh://HOST/PATH (serve.cpp).
 bool takesRemote(const CommandDef& c) {
     static const char* const remote[] = {
-        "info",          "stats", "errors",  "list",       "get",    "put",
-        "retry",         "fail",  "release", "reschedule", "delete", "prune",
-        "retry-expired", "undo",  "audit",   "vacuum",     "upgrade"};
+        "info",  "stats",         "errors", "processes", "list",       "get",
+        "put",   "retry",         "fail",   "release",   "reschedule", "delete",
+        "prune", "retry-expired", "undo",   "audit",     "vacuum",     "upgrade"};
     return std::any_of(std::begin(remote), std::end(remote),
                        [&](const char* n) { return std::strcmp(n, c.name) == 0; });
 }

@@ -388,6 +388,10 @@ template <class Q> int cmdInfoOn(const Options& o) {
             }
         }
         j.set("queues", std::move(queues));
+        Json paused = Json::array();
+        for (const auto& p : q->pausedQueues())
+            paused.push(Json(p.queue));
+        j.set("paused_queues", std::move(paused));
         printJson(j);
         return ExitOk;
     }
@@ -423,6 +427,12 @@ template <class Q> int cmdInfoOn(const Options& o) {
         for (const auto& name : names)
             list += (list.empty() ? "" : ", ") + terminalSafe(name, 40);
         t.addRow({"queues", names.empty() ? std::string("-") : list});
+        std::string paused;
+        for (const auto& p : q->pausedQueues())
+            paused += (paused.empty() ? "" : ", ") + terminalSafe(p.queue, 40) +
+                      (p.since ? " (since " + core::isoUtc(*p.since) + ")" : std::string());
+        if (!paused.empty())
+            t.addRow({"paused", paused + ": workers skip them"});
     }
     if (const std::string notice = core::QueueFormat::of(info).notice(info); !notice.empty())
         t.addRow({"note", terminalSafe(notice)});

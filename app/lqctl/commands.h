@@ -22,6 +22,7 @@ namespace lq::ctl {
 int cmdInfo(const Options& o);
 int cmdStats(const Options& o);
 int cmdErrors(const Options& o);
+int cmdProcesses(const Options& o);
 int cmdList(const Options& o);
 int cmdGet(const Options& o);
 int cmdPut(const Options& o);

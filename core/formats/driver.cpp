@@ -175,6 +175,15 @@ std::string FormatDriver::metricCondition(Filter::Metric m, TimeNs lo, TimeNs hi
     return {};
 }
 
+ProcessList FormatDriver::processes(Connection& c, TimeNs now) const {
+    (void)c;
+    (void)now;
+    ProcessList out;
+    out.notStored = std::string(formatId(info().format)) +
+                    " files record no worker processes: there are no heartbeats to show";
+    return out;
+}
+
 std::vector<std::string> FormatDriver::queueNames(Connection& c) const {
     std::vector<std::string> out;
     const std::string col = queueColumn();

@@ -13,6 +13,7 @@
 #include "../actions.h"
 #include "../format.h"
 #include "../message.h"
+#include "../processes.h"
 #include "../query.h"
 #include "../stats.h"
 #include "../timefmt.h"
@@ -168,6 +169,15 @@ public:
                           const Binds& binds) const = 0;
     /// The distinct queue names, sorted (empty when none).
     virtual std::vector<std::string> queueNames(Connection& c) const;
+    /// The worker processes the file records, alive or dead at `now` by the
+    /// library's rule; by default none, with the reason.
+    virtual ProcessList processes(Connection& c, TimeNs now) const;
+    /// The queues the file records as paused (none by default: the format
+    /// stores no pause).
+    virtual std::vector<PausedQueue> pausedQueues(Connection& c) const {
+        (void)c;
+        return {};
+    }
     /// The distinct non-NULL values of `col` in `from`, into `out`. Where an
     /// index on `col` serves it, one seek per value (`min(col) WHERE col >
     /// ?`), each its own short read; else one DISTINCT scan.

@@ -14,6 +14,7 @@
 #include "../sqlite.h"
 #include "driver.h"
 #include "solidqueue.h"
+#include "solidqueue_ops.h"
 #include "solidqueue_text.h"
 
 #include <sqlite3.h>
@@ -27,9 +28,6 @@ namespace lq::core {
 namespace {
 
 using namespace solidqueue;
-
-/// process_alive_threshold (lib/solid_queue.rb): 5 minutes.
-constexpr TimeNs kAliveThreshold = 5LL * 60 * kNsPerSecond;
 
 const char* const kJobs = "solid_queue_jobs";
 
@@ -470,6 +468,13 @@ public:
             c.expired = c.stuck;
         }
         return out;
+    }
+
+    ProcessList processes(Connection& c, TimeNs now) const override {
+        return solidqueue::processes(c, now);
+    }
+    std::vector<PausedQueue> pausedQueues(Connection& c) const override {
+        return solidqueue::pausedQueues(c, info());
     }
 
     std::vector<std::string> queueNames(Connection& c) const override {

@@ -404,6 +404,17 @@ std::vector<std::string> RemoteQueue::queueNames() {
     return names;
 }
 
+ProcessList RemoteQueue::processes(std::optional<TimeNs> now) {
+    Json p = Json::object();
+    if (now)
+        p.set("now", *now);
+    return processesFromJson(m_session->call("processes", p));
+}
+
+std::vector<PausedQueue> RemoteQueue::pausedQueues() {
+    return pausedFromJson(m_session->call("paused_queues"));
+}
+
 std::int64_t RemoteQueue::count(const Filter& f) {
     Json p = Json::object();
     p.set("filter", toJson(f));

@@ -23,6 +23,7 @@
 #include "../json.h"
 #include "../message.h"
 #include "../operator.h"
+#include "../processes.h"
 #include "../query.h"
 #include "../stats.h"
 
@@ -145,6 +146,9 @@ public:
     /// The counts of one named queue ("": the whole file).
     Counts counts(const std::string& queueName, TimeNs stuckAfterNs = kDefaultStuckAfterNs);
     std::vector<std::string> queueNames();
+    /// Queue::processes() and pausedQueues() of the served file.
+    ProcessList processes(std::optional<TimeNs> now = {});
+    std::vector<PausedQueue> pausedQueues();
     std::int64_t count(const Filter& f);
     std::vector<Message> list(const Filter& f, const Sort& s, std::int64_t offset,
                               std::int64_t limit);

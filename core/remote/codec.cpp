@@ -218,6 +218,77 @@ FormatInfo formatInfoFromJson(const Json& j) {
     return i;
 }
 
+Json toJson(const ProcessList& p) {
+    Json j = Json::object();
+    j.set("not_stored", p.notStored);
+    j.set("alive_rule", p.aliveRule);
+    j.set("orphaned_claims", p.orphanedClaims);
+    Json w = Json::array();
+    for (const auto& s : p.warnings)
+        w.push(Json(s));
+    j.set("warnings", std::move(w));
+    Json a = Json::array();
+    for (const ProcessInfo& x : p.processes) {
+        Json e = Json::object();
+        e.set("id", x.id);
+        e.set("kind", x.kind);
+        e.set("name", x.name);
+        e.set("host", x.host);
+        e.set("pid", x.pid);
+        e.set("supervisor_id", x.supervisorId ? Json(*x.supervisorId) : Json());
+        e.set("last_heartbeat_at_ns", optTime(x.lastHeartbeat));
+        e.set("alive", x.alive);
+        e.set("claimed", x.claimed);
+        e.set("metadata", x.metadata);
+        a.push(std::move(e));
+    }
+    j.set("processes", std::move(a));
+    return j;
+}
+
+ProcessList processesFromJson(const Json& j) {
+    ProcessList p;
+    p.notStored = j["not_stored"].toString();
+    p.aliveRule = j["alive_rule"].toString();
+    p.orphanedClaims = j["orphaned_claims"].toInt();
+    for (const Json& w : j["warnings"].toArray())
+        p.warnings.push_back(w.toString());
+    for (const Json& e : j["processes"].toArray()) {
+        ProcessInfo x;
+        x.id = e["id"].toString();
+        x.kind = e["kind"].toString();
+        x.name = e["name"].toString();
+        x.host = e["host"].toString();
+        x.pid = e["pid"].toInt();
+        if (e["supervisor_id"].isString())
+            x.supervisorId = e["supervisor_id"].toString();
+        x.lastHeartbeat = timeFrom(e["last_heartbeat_at_ns"]);
+        x.alive = e["alive"].toBool();
+        x.claimed = e["claimed"].toInt();
+        x.metadata = e["metadata"].toString();
+        p.processes.push_back(std::move(x));
+    }
+    return p;
+}
+
+Json toJson(const std::vector<PausedQueue>& paused) {
+    Json a = Json::array();
+    for (const PausedQueue& q : paused) {
+        Json e = Json::object();
+        e.set("queue", q.queue);
+        e.set("since_ns", optTime(q.since));
+        a.push(std::move(e));
+    }
+    return a;
+}
+
+std::vector<PausedQueue> pausedFromJson(const Json& j) {
+    std::vector<PausedQueue> out;
+    for (const Json& e : j.toArray())
+        out.push_back({e["queue"].toString(), timeFrom(e["since_ns"])});
+    return out;
+}
+
 Json toJson(const Counts& c) {
     Json j = Json::object();
     j.set("ready", c.ready);

@@ -12,6 +12,7 @@
 #include "../format.h"
 #include "../json.h"
 #include "../operator.h"
+#include "../processes.h"
 #include "../query.h"
 #include "../stats.h"
 
@@ -26,6 +27,11 @@ FormatInfo formatInfoFromJson(const Json& j);
 Json toJson(const FormatSettings& s);
 /// Unknown keys are ignored (a newer client's settings on an older server).
 FormatSettings settingsFromJson(const Json& j);
+/// The processes a file records (lqctl processes, issue 39).
+Json toJson(const ProcessList& p);
+ProcessList processesFromJson(const Json& j);
+Json toJson(const std::vector<PausedQueue>& paused);
+std::vector<PausedQueue> pausedFromJson(const Json& j);
 Json toJson(const Counts& c);
 Counts countsFromJson(const Json& j);
 Json toJson(const QueueStats& s);

@@ -264,6 +264,13 @@ void Server::Impl::registerHandlers() {
             a.push(n);
         return a;
     };
+    handlers["processes"] = [this](const Json& p, std::int64_t) {
+        return toJson(current().processes(p["now"].isInt() ? std::optional<TimeNs>(p["now"].toInt())
+                                                           : std::nullopt));
+    };
+    handlers["paused_queues"] = [this](const Json&, std::int64_t) {
+        return toJson(current().pausedQueues());
+    };
     handlers["count"] = [this](const Json& p, std::int64_t) {
         return Json(current().count(filterFromJson(p["filter"])));
     };

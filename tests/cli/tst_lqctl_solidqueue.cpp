@@ -17,6 +17,7 @@ using lq::test::copyFixture;
 using lq::test::fileDigest;
 using lq::test::FixtureLqctl;
 using lq::test::LqctlResult;
+using lq::test::sqlInt;
 using lq::test::sqlText;
 
 namespace {
@@ -52,6 +53,50 @@ private:
     }
 
 private slots:
+    /// `lqctl processes` and the paused queues of `info` against SQL on the
+    /// file at its facts' now: alive = a heartbeat within 5 minutes
+    /// (process_alive_threshold), the claims each holds, the claims of a
+    /// process whose row is gone; the file untouched.
+    void processesAndPausedQueues() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, kFixture);
+        const QByteArray digest = fileDigest(path);
+        const QJsonObject top = runJson({QStringLiteral("processes"), path}).object();
+        const QJsonArray procs = top.value(QLatin1String("processes")).toArray();
+        QCOMPARE(qint64(procs.size()), sqlInt(path, "SELECT count(*) FROM solid_queue_processes"));
+        // Seconds from the fixture's now to the heartbeat (julianday: the
+        // system SQLite may predate unixepoch()'s 'subsec').
+        const QByteArray age =
+            "(julianday(last_heartbeat_at) - julianday('2026-11-30 12:00:00')) * 86400.0";
+        qint64 alive = 0;
+        for (const QJsonValue& v : procs) {
+            const QJsonObject p = v.toObject();
+            const QByteArray id = p.value(QLatin1String("id")).toString().toUtf8();
+            alive += p.value(QLatin1String("alive")).toBool();
+            QCOMPARE(p.value(QLatin1String("alive")).toBool(),
+                     sqlInt(path, "SELECT " + age +
+                                      " > -300 FROM solid_queue_processes WHERE id = " + id) == 1);
+            QCOMPARE(p.value(QLatin1String("claimed")).toInteger(),
+                     sqlInt(path, "SELECT count(*) FROM solid_queue_claimed_executions WHERE "
+                                  "process_id = " +
+                                      id));
+        }
+        QCOMPARE(alive, sqlInt(path, "SELECT count(*) FROM solid_queue_processes WHERE " + age +
+                                         " > -300"));
+        QVERIFY(alive > 0 && alive < procs.size()); // the fixture has both
+        QCOMPARE(top.value(QLatin1String("orphaned_claims")).toInteger(),
+                 sqlInt(path, "SELECT count(*) FROM solid_queue_claimed_executions WHERE "
+                              "process_id NOT IN (SELECT id FROM solid_queue_processes)"));
+        const QJsonArray paused = runJson({QStringLiteral("info"), path})
+                                      .object()
+                                      .value(QLatin1String("paused_queues"))
+                                      .toArray();
+        QCOMPARE(qint64(paused.size()), sqlInt(path, "SELECT count(*) FROM solid_queue_pauses"));
+        QCOMPARE(paused.at(0).toString(),
+                 sqlText(path, "SELECT min(queue_name) FROM solid_queue_pauses"));
+        QCOMPARE(fileDigest(path), digest);
+    }
+
     void readCommandsChangeNothing() {
         QTemporaryDir dir;
         const QString path = copyFixture(dir, kFixture);

@@ -284,6 +284,24 @@ private slots:
         QCOMPARE(run(url, {QStringLiteral("errors"), QStringLiteral("--json"), now}).out, a.out);
     }
 
+    /// The processes a Solid Queue file records, and its paused queues, over
+    /// ssh as locally.
+    void processesOverSsh() {
+        const QString local = path("sq-local.db");
+        const QString remote = path("sq-remote.db");
+        QVERIFY(copyTwice(QStringLiteral("solid-queue.sqlite3"), local, remote));
+        const QString url = m_url.left(m_url.indexOf(m_remote)) + remote;
+        const QString now = QStringLiteral("--now=2026-11-30T12:00:00Z");
+        const Result a = lqctl({QStringLiteral("processes"), local, QStringLiteral("--json"), now});
+        const Result b = lqctl({QStringLiteral("processes"), url, QStringLiteral("--json"), now});
+        QVERIFY2(a.code == 0, a.err.constData());
+        QVERIFY2(b.code == 0, b.err.constData());
+        QCOMPARE(b.out, a.out);
+        QVERIFY(a.out.contains("\"alive\": false"));
+        const Result info = lqctl({QStringLiteral("info"), url, QStringLiteral("--json"), now});
+        QVERIFY(Json::parse(info.out.toStdString())["paused_queues"].toArray().size() == 1);
+    }
+
     /// `lqctl --max-receive ... stats ssh://...`: the server opens the file
     /// with the settings, so the remote counts are the local ones with them.
     void unstoredSettingsTravel() {
