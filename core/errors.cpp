@@ -150,4 +150,12 @@ std::optional<ErrorGroup> findGroup(std::vector<ErrorGroup> groups, const std::s
     return std::nullopt;
 }
 
+std::string errorGroupFilterJson(const std::string& error, const std::string& queue) {
+    Json why = Json::object();
+    why.set("error", error);
+    if (!queue.empty())
+        why.set("queue", queue);
+    return why.dump();
+}
+
 } // namespace lq::core

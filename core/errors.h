@@ -83,4 +83,20 @@ template <class Q> std::vector<ErrorGroup> groupFailures(Q& q, const std::string
 /// or nullopt when no failed job has it.
 std::optional<ErrorGroup> findGroup(std::vector<ErrorGroup> groups, const std::string& error);
 
+/// What an action on error group `error` (of named queue `queue`, "" : the
+/// whole file) records as its filter: {"error": CLASS[, "queue": Q]}.
+std::string errorGroupFilterJson(const std::string& error, const std::string& queue = {});
+
+/// The plan of action `a` on every job of `group` as it was grouped (its
+/// claim tokens: a job that changed since is skipped), recorded as made for
+/// that group (errorGroupFilterJson). `op`: anything with planTargets(),
+/// core::Operator, remote::RemoteOperator or a front end's backend. One
+/// rule for lqctl's `--error CLASS` and lqadmin's Failures view.
+template <class Op>
+auto planErrorGroup(Op& op, Action a, const ErrorGroup& group, const std::string& queue = {}) {
+    auto plan = op.planTargets(a, group.targets());
+    plan.filterJson = errorGroupFilterJson(group.error, queue);
+    return plan;
+}
+
 } // namespace lq::core

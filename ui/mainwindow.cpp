@@ -6,6 +6,7 @@
 #include "ui/aboutdialog.h"
 #include "ui/bannerbar.h"
 #include "ui/dashboardwidget.h"
+#include "ui/failuresview.h"
 #include "ui/fleetmodel.h"
 #include "ui/gettingstarted.h"
 #include "ui/messagedetailpane.h"
@@ -43,10 +44,12 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <memory>
 
 Q_LOGGING_CATEGORY(lcWindow, "lq.ui.window")
 
@@ -178,6 +181,12 @@ void MainWindow::createActions() {
                            QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
     connect(m_showDashboard, &QAction::triggered, this,
             [this] { m_tabs->setCurrentWidget(m_dashboard); });
+    // Ctrl+E is Enqueue.
+    m_showFailures = make("showFailures", tr("Go to &Failures"), nullptr,
+                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    m_showFailures->setToolTip(tr("The failed jobs grouped by error"));
+    connect(m_showFailures, &QAction::triggered, this,
+            [this] { m_tabs->setCurrentWidget(m_failures); });
     m_focusSidebar =
         make("focusSidebar", tr("Go to the &queue sidebar"), nullptr, QKeySequence(Qt::Key_F6));
     connect(m_focusSidebar, &QAction::triggered, this, [this] {
@@ -255,7 +264,7 @@ void MainWindow::createMenus() {
     view->addSeparator();
     view->addActions({m_queuesDock->toggleViewAction(), m_detailDock->toggleViewAction()});
     view->addSeparator();
-    view->addActions({m_showMessages, m_showDashboard, m_focusSidebar});
+    view->addActions({m_showMessages, m_showDashboard, m_showFailures, m_focusSidebar});
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addActions({m_gettingStarted, m_shortcuts});
@@ -303,6 +312,8 @@ void MainWindow::createWidgets() {
     m_dashboard = new DashboardWidget(m_tabs);
     m_dashboard->setObjectName(QStringLiteral("dashboard"));
     m_tabs->addTab(m_dashboard, QIcon(QStringLiteral(":/icons/chart.svg")), tr("&Dashboard"));
+    m_failures = new FailuresView(m_doc, m_model, m_handler, m_tabs);
+    m_tabs->addTab(m_failures, QIcon(QStringLiteral(":/icons/fail.svg")), tr("&Failures"));
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
@@ -382,6 +393,7 @@ void MainWindow::connectParts() {
     connect(m_utc, &QAction::toggled, this, [this](bool on) {
         m_messages->setUtc(on);
         m_dashboard->setUtc(on);
+        m_failures->setUtc(on);
     });
     connect(m_messages, &MessagesPage::stuckThresholdChanged, this, [this](int s) {
         settings::setValue(QStringLiteral("stuckThresholdSeconds"), s); // kept at once
@@ -403,14 +415,18 @@ void MainWindow::connectParts() {
             });
     // The message detail belongs to the table: it makes room for the charts
     // while the dashboard is shown, and comes back with the table.
-    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
-        if (index == 1) {
-            m_detailWasVisible = m_detailDock->isVisible();
-            m_detailDock->hide();
-        } else if (m_detailWasVisible) {
-            m_detailDock->show();
-        }
-    });
+    connect(m_tabs, &QTabWidget::currentChanged, this,
+            [this, onMessages = true](int index) mutable {
+                const bool wasOnMessages =
+                    std::exchange(onMessages, m_tabs->widget(index) == m_messages);
+                if (!onMessages) {
+                    if (wasOnMessages)
+                        m_detailWasVisible = m_detailDock->isVisible();
+                    m_detailDock->hide();
+                } else if (m_detailWasVisible) {
+                    m_detailDock->show();
+                }
+            });
     connect(m_messages->detailPane(), &MessageDetailPane::errorOccurred, this,
             [this](const QString& e) { showError(e, false); });
     connect(m_messages->view()->selectionModel(), &QItemSelectionModel::selectionChanged, this,
@@ -444,6 +460,31 @@ void MainWindow::connectParts() {
     });
     // The dashboard recomputes when the file changed (skipped while hidden).
     connect(m_model, &MessageModel::dataVersionChanged, m_dashboard, &DashboardWidget::refreshLive);
+    // So do the failures (paced, skipped while hidden), and when the table's
+    // named queue changed; an action's report may have moved some.
+    connect(m_model, &MessageModel::dataVersionChanged, m_failures, &FailuresView::refreshLive);
+    connect(m_model, &MessageModel::orderingReset, m_failures, &FailuresView::followQueue);
+    connect(m_handler, &QueueActionHandler::reportFinished, m_failures, &FailuresView::refresh);
+    connect(m_failures, &FailuresView::showJobsRequested, this, [this](const QString& id) {
+        // The table cannot be narrowed to one group's ids: it shows the
+        // failed jobs (every state when the format has failure states of its
+        // own) with the group's first job selected, once the new filter's
+        // rows are in.
+        const StatusFilterBar::Choice c = m_doc->format().failureStates().empty()
+                                              ? StatusFilterBar::Failed
+                                              : StatusFilterBar::All;
+        m_tabs->setCurrentWidget(m_messages);
+        if (filterBar()->choice() == c) {
+            m_messages->selectMessage(id);
+            return;
+        }
+        auto once = std::make_shared<QMetaObject::Connection>();
+        *once = connect(m_model, &QAbstractItemModel::modelReset, this, [this, id, once] {
+            disconnect(*once);
+            QTimer::singleShot(0, m_messages, [this, id] { m_messages->selectMessage(id); });
+        });
+        filterBar()->setChoice(c);
+    });
     connect(m_model, &MessageModel::refreshed, this, [this] {
         updateStatusBar();
         m_queueBanners->offerAttention(m_model->counts(), stuckSpinBox()->value());

@@ -24,6 +24,7 @@ namespace lq::ui {
 
 class BannerBar;
 class DashboardWidget;
+class FailuresView;
 class FleetModel;
 class MessageDetailPane;
 class MessagesPage;
@@ -91,6 +92,8 @@ public:
     MessagesPage* messagesPage() const { return m_messages; }
     FleetModel* fleetModel() const { return m_fleet; }
     DashboardWidget* dashboard() const { return m_dashboard; }
+    /// The Failures tab: failed jobs grouped by error.
+    FailuresView* failuresView() const { return m_failures; }
     QTabWidget* tabs() const { return m_tabs; }
     QueueSidebar* sidebar() const { return m_sidebar; }
 
@@ -167,6 +170,7 @@ private:
     QTabWidget* m_tabs = nullptr;
     MessagesPage* m_messages = nullptr;
     DashboardWidget* m_dashboard = nullptr;
+    FailuresView* m_failures = nullptr;
     QDockWidget* m_detailDock = nullptr;
     QDockWidget* m_queuesDock = nullptr;
     bool m_detailWasVisible = true;
@@ -200,6 +204,7 @@ private:
     QAction* m_shortcuts = nullptr;
     QAction* m_showMessages = nullptr;
     QAction* m_showDashboard = nullptr;
+    QAction* m_showFailures = nullptr;
     QAction* m_focusSidebar = nullptr;
     std::vector<QAction*> m_filterActions; ///< Ctrl+1 … Ctrl+9
     QMenu* m_recentMenu = nullptr;

@@ -6,6 +6,7 @@
 
 #include "core/remote/client.h"
 #include "ui/dashboardwidget.h"
+#include "ui/failuresview.h"
 #include "ui/fleetmodel.h"
 #include "ui/messagespage.h"
 #include "ui/openremotedialog.h"
@@ -225,6 +226,7 @@ void MainWindow::onOpened(bool samePath) {
         m_queueBanners->expectAttention();
     }
     m_dashboard->setBackend(m_doc->backend());
+    m_failures->documentOpened();
     m_messages->documentOpened(samePath);
     addRecent(m_doc->path());
     m_sidebar->setCurrent(m_doc->path(), m_doc->table());
@@ -238,6 +240,7 @@ void MainWindow::showSkipped(const QString& path, const QString& reason) {
     m_doc->close();
     m_messages->documentClosed();
     m_dashboard->setBackend(nullptr);
+    m_failures->documentClosed();
     m_queueBanners->showSkipped(path, reason);
     updateTitle();
     updateActions();

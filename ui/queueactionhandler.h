@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/actions.h"
+#include "core/errors.h"
 #include "core/operator.h"
 #include "ui/actionreport.h"
 #include "ui/confirmdialog.h"
@@ -82,6 +83,13 @@ public slots:
     void enqueue(const QString& payload, const QString& idempotencyKey);
     void upgradeFile();
     void undoLastAction();
+    /// `action` (Retry: the format's retryAction(); or Delete) on every job
+    /// of error group `group` of named queue `queue` ("": the whole file) as
+    /// it was grouped: planned in a worker (core::planErrorGroup), confirmed
+    /// with the exact preview, run, reported, undoable like any action
+    /// (queueactionhandler_errors.cpp).
+    void runErrorGroup(lq::core::Action action, const lq::core::ErrorGroup& group,
+                       const QString& queue = {});
     /// Enables each action from the document and the selection.
     void updateActions();
 

@@ -113,6 +113,10 @@ std::vector<core::AuditEntry> LocalQueueBackend::auditEntries() const {
     return core::AuditLog().entries(m_queue->path());
 }
 
+std::vector<core::ErrorGroup> LocalQueueBackend::errorGroups(const std::string& queue) {
+    return core::groupFailures(*m_queue, queue);
+}
+
 core::Plan LocalQueueBackend::planTargets(core::Action a, std::vector<core::Target> targets) {
     return op().planTargets(a, std::move(targets));
 }

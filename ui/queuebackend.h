@@ -16,6 +16,7 @@
 
 #include "core/audit.h"
 #include "core/dashboard.h"
+#include "core/errors.h"
 #include "core/filestamp.h"
 #include "core/format.h"
 #include "core/message.h"
@@ -86,6 +87,9 @@ public:
     virtual core::DashboardFigures dashboard(const core::DashboardQuery& q) = 0;
     /// The audit records of this file (the dashboard notes prunes).
     virtual std::vector<core::AuditEntry> auditEntries() const = 0;
+    /// The failed jobs of named queue `queue` ("": the whole file) grouped
+    /// by error (core::groupFailures), the largest group first.
+    virtual std::vector<core::ErrorGroup> errorGroups(const std::string& queue) = 0;
 
     // ---- operator actions (core::Operator, docs/ARCHITECTURE.md#how-a-user-action-travels)
     // -------------------------
@@ -167,6 +171,7 @@ public:
     std::vector<std::string> queueNames() override;
     core::DashboardFigures dashboard(const core::DashboardQuery& q) override;
     std::vector<core::AuditEntry> auditEntries() const override;
+    std::vector<core::ErrorGroup> errorGroups(const std::string& queue) override;
     core::Plan planTargets(core::Action a, std::vector<core::Target> targets) override;
     core::Plan planFilter(core::Action a, core::Filter f) override;
     core::Plan planRetryExpired(std::chrono::nanoseconds threshold) override;

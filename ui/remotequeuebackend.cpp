@@ -248,6 +248,13 @@ std::vector<core::AuditEntry> RemoteQueueBackend::auditEntries() const {
     return core::AuditLog().entries(m_url);
 }
 
+std::vector<core::ErrorGroup> RemoteQueueBackend::errorGroups(const std::string& queue) {
+    // The failed rows are read over the link in batches and grouped here,
+    // by the same rule as a local file (lqctl errors over ssh does the same).
+    const auto q = this->queue();
+    return core::groupFailures(*q, queue);
+}
+
 core::Plan RemoteQueueBackend::planTargets(core::Action a, std::vector<core::Target> targets) {
     const auto q = queue();
     return core::remote::RemoteOperator(*q, kTool).planTargets(a, targets);

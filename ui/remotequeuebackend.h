@@ -54,6 +54,7 @@ public:
     std::vector<std::string> queueNames() override;
     core::DashboardFigures dashboard(const core::DashboardQuery& q) override;
     std::vector<core::AuditEntry> auditEntries() const override;
+    std::vector<core::ErrorGroup> errorGroups(const std::string& queue) override;
     core::Plan planTargets(core::Action a, std::vector<core::Target> targets) override;
     core::Plan planFilter(core::Action a, core::Filter f) override;
     core::Plan planRetryExpired(std::chrono::nanoseconds threshold) override;

@@ -102,13 +102,8 @@ template <class Q> int errorGroupActionOn(Q& q, const Options& o, core::Action a
                       " has error " + terminalSafe(shown) +
                       " (lqctl errors lists the classes); nothing was changed");
     OperatorFor<Q> op(q, kTool);
-    core::Plan plan = op.planTargets(a, group->targets());
     // The record names the group it was made for.
-    Json why = Json::object();
-    why.set("error", error);
-    if (!o.queue.empty())
-        why.set("queue", o.queue);
-    plan.filterJson = why.dump();
+    const core::Plan plan = core::planErrorGroup(op, a, *group, o.queue);
     std::string queues;
     for (const auto& n : group->queues)
         queues += (queues.empty() ? "" : ", ") + terminalSafe(n, 40);

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// An action on a whole error group (issue 39, the Failures view): the same
+// workflow as a row action, with the group's jobs as grouped for targets.
+#include "core/formats/queueformat.h"
+#include "ui/actionreport.h"
+#include "ui/queueactionhandler.h"
+#include "ui/queuebackend.h"
+#include "ui/queuedocument.h"
+#include "ui/uitext.h"
+
+#include <QStringList>
+
+namespace lq::ui {
+
+void QueueActionHandler::runErrorGroup(lq::core::Action action, const lq::core::ErrorGroup& group,
+                                       const QString& queue) {
+    if (!checkWritable()) {
+        return;
+    }
+    // What "retry" means is the format's: a lease queue releases.
+    const core::QueueFormat& format = m_doc->format();
+    const core::Action a = action == core::Action::Retry ? format.retryAction() : action;
+    if (const std::string why = format.whyNot(a, m_doc->info()); !why.empty()) {
+        emit errorOccurred(tr("%1: %2").arg(m_doc->fileName(), fromStd(why)), false);
+        return;
+    }
+    const QString title = actionTitle(a);
+    if (group.messageIds.empty()) {
+        finishNotice(title, tr("no job matches"));
+        return;
+    }
+    QStringList queues;
+    for (const std::string& q : group.queues) {
+        queues << visibleText(q);
+    }
+    const QString error = group.error.empty() ? tr("(no error stored)") : visibleText(group.error);
+    const QString where =
+        queues.isEmpty() ? QString() : tr(" (queues: %1)").arg(queues.join(QStringLiteral(", ")));
+    const qint64 n = group.count;
+    QString text =
+        tr("%1 %2 failed job(s) with error %3%4?").arg(title, localeCount(n), error, where);
+    text += QStringLiteral("\n\n") + tr("In %1. A job that changed since it was shown is "
+                                        "skipped; Undo can revert the rest.")
+                                         .arg(m_doc->fileName());
+    if (!confirm(text, n)) {
+        return;
+    }
+    planAsync([a, group,
+               q = toStd(queue)](QueueBackend& b) { return core::planErrorGroup(b, a, group, q); },
+              [this, title](core::Plan plan) {
+                  if (plan.targets.empty()) {
+                      finishNotice(title, tr("no job matches"));
+                      return;
+                  }
+                  runPlan(std::move(plan), title);
+              });
+}
+
+} // namespace lq::ui
