@@ -33,6 +33,8 @@ enum class Format {
     DelayedJob,      ///< "delayed-job": Delayed::Job, Active Record (core/formats/delayedjob*)
     /// "symfony-messenger": Messenger's Doctrine transport (core/formats/messenger*)
     SymfonyMessenger,
+    /// "django-tasks-db": Django's Tasks, database backend (core/formats/djangotasks*)
+    DjangoTasksDb,
 };
 
 /// The file's one time unit (litequeue, jobs-lease); formats that mix units

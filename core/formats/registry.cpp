@@ -2,6 +2,7 @@
 // The formats lqcore knows: one table (kTable) of handle, id, implementation.
 #include "backlite.h"
 #include "delayedjob.h"
+#include "djangotasks.h"
 #include "goqite.h"
 #include "jobslease.h"
 #include "laravel.h"
@@ -38,6 +39,7 @@ const RiverFormat kRiver;
 const LaravelFormat kLaravel;
 const DelayedJobFormat kDelayedJob;
 const MessengerFormat kMessenger;
+const DjangoTasksFormat kDjangoTasks;
 
 /// The one table of formats: each format's handle, id (on the wire, in
 /// --json, in settings), implementation, and whether it is asked to
@@ -50,7 +52,7 @@ struct Registered {
     bool recognises;
 };
 
-const std::array<Registered, 16> kTable = {{
+const std::array<Registered, 17> kTable = {{
     {Format::Litequeue014, "litequeue-0.14", &kLq014, true},
     {Format::Litequeue013, "litequeue-0.13", &kLq013, false},
     {Format::LitequeueLegacy, "litequeue-legacy", &kLegacy, false},
@@ -67,6 +69,7 @@ const std::array<Registered, 16> kTable = {{
     {Format::LaravelDatabase, "laravel-database", &kLaravel, true},
     {Format::DelayedJob, "delayed-job", &kDelayedJob, true},
     {Format::SymfonyMessenger, "symfony-messenger", &kMessenger, true},
+    {Format::DjangoTasksDb, "django-tasks-db", &kDjangoTasks, true},
 }};
 
 const Registered* registered(Format f) noexcept {

@@ -383,12 +383,20 @@ private slots:
         const std::string why = format->whyNot(lq::core::Action::RetryExpired, fi);
         const Result r = run({QStringLiteral("retry-expired"), path, QStringLiteral("--older-than"),
                               QStringLiteral("1"), QStringLiteral("--now"), nowOf(fixture)});
-        if (why.empty()) {
+        // A file its format opens read-only (django-tasks-db where SQLite
+        // refuses JSON_VALID() in a hardened schema) says that first.
+        const bool readOnly = json({QStringLiteral("info"), path})
+                                  .object()
+                                  .value(QStringLiteral("read_only"))
+                                  .toBool();
+        if (why.empty() && !readOnly) {
             QCOMPARE(r.code, 0);
         } else {
             QCOMPARE(r.code, 1);
-            QVERIFY2(r.err.contains(QByteArray::fromStdString(why)), r.err.constData());
-            QVERIFY(r.err.contains("nothing was changed"));
+            const QByteArray said =
+                readOnly ? QByteArray("read-only") : QByteArray::fromStdString(why);
+            QVERIFY2(r.err.contains(said), r.err.constData());
+            QVERIFY(r.err.toLower().contains("nothing was changed"));
             QCOMPARE(lq::test::fileDigest(path), before);
         }
     }

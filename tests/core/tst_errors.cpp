@@ -108,6 +108,8 @@ private slots:
                                << "card_declined";
         QTest::newRow("delayed job") << "delayed-job.sqlite3"
                                      << "image 7 is corrupt";
+        QTest::newRow("django-tasks-db") << "django-tasks-db.sqlite3"
+                                         << "unknown report";
     }
     void searchLooksInTheErrorText() {
         QFETCH(QString, fixture);
@@ -149,6 +151,11 @@ private slots:
                "FROM (SELECT substr(r, instr(r, ':\\\"') + 3) AS v FROM (SELECT substr(body, "
                "instr(body, 'ErrorDetailsStamp\\0exceptionClass\\\";s:') + 38) AS r FROM "
                "messenger_messages WHERE queue_name = 'failed')) GROUP BY 1";
+        // django-tasks-db: by exception_class_path, what set_failed() stores.
+        QTest::newRow("django-tasks-db")
+            << "django-tasks-db.sqlite3"
+            << "SELECT exception_class_path, count(*) FROM django_tasks_database_dbtaskresult "
+               "WHERE status = 'FAILED' GROUP BY 1";
     }
     void groupsMatchTheFileSql() {
         QFETCH(QString, fixture);

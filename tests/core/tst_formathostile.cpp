@@ -48,6 +48,8 @@ const Shape kShapes[] = {
     {"plainjob.sqlite3", "plainjob_jobs", "status", "next_run_at", "next_run_at", "data"},
     {"delayed-job.sqlite3", "delayed_jobs", "", "run_at", "locked_at", "handler"},
     {"symfony-messenger.sqlite3", "messenger_messages", "", "available_at", "delivered_at", "body"},
+    {"django-tasks-db.sqlite3", "django_tasks_database_dbtaskresult", "status", "run_after",
+     "worker_ids", "args_kwargs"},
 };
 
 /// The format id facts.json gives the fixture ("solid-queue", ...).

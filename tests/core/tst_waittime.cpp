@@ -38,7 +38,7 @@ private slots:
         for (const char* f : {"formats/solid-queue.sqlite3", "formats/laravel-database.sqlite3",
                               "formats/oban-lite.sqlite3", "formats/river-v7.sqlite3",
                               "formats/delayed-job.sqlite3", "formats/symfony-messenger.sqlite3",
-                              "litequeue-head-mixed.sqlite3"})
+                              "formats/django-tasks-db.sqlite3", "litequeue-head-mixed.sqlite3"})
             QTest::newRow(f) << QString::fromLatin1(f);
     }
     void waitOverTimeIsTheHistogramsWait() {
@@ -90,6 +90,13 @@ private slots:
         // worker that died; message 16: due 11:30, delivered 11:40.
         QTest::newRow("symfony-messenger") << "formats/symfony-messenger.sqlite3" << qint64(2)
                                            << "1" << qint64(1800'000) << "16" << qint64(600'000);
+        // django-tasks-db: wait = started_at - max(enqueued_at, run_after) of
+        // the 10 claimed tasks. 7cae94a3...: enqueued 11:59:50, started
+        // 11:59:58.5; 36ebf809...: enqueued 08:00 for run_after 09:00,
+        // started 09:00:01.5.
+        QTest::newRow("django-tasks-db")
+            << "formats/django-tasks-db.sqlite3" << qint64(10) << "7cae94a3218c4610b0efce31ff1eb869"
+            << qint64(8'500) << "36ebf809dfd8438fab874ceb94d3de56" << qint64(1'500);
     }
     void waitStartsAtTheDueTime() {
         QFETCH(QString, fixture);

@@ -209,6 +209,7 @@ private slots:
         QTest::newRow("laravel") << QStringLiteral("formats/laravel-database.sqlite3");
         QTest::newRow("delayed-job") << QStringLiteral("formats/delayed-job.sqlite3");
         QTest::newRow("symfony-messenger") << QStringLiteral("formats/symfony-messenger.sqlite3");
+        QTest::newRow("django-tasks-db") << QStringLiteral("formats/django-tasks-db.sqlite3");
     }
     void dashboardMatchesLocal() {
         QFETCH(QString, fixture);

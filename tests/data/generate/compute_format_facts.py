@@ -461,6 +461,52 @@ FROM messenger_messages""",
     timing=[("messenger_messages", c) for c in ("created_at", "available_at", "delivered_at")],
 ))
 
+# ---------------------------------------------------------------- django-tasks-db
+DT_NOW = "2026-11-30 12:00:00"
+DT_T = "django_tasks_database_dbtaskresult"
+SPECS.append(dict(
+    file="django-tasks-db.sqlite3", format="django-tasks-db",
+    library="django-tasks-db (RealOrangeOne/django-tasks-db@c7230a36520a, 0.12.0+) on django-tasks (RealOrangeOne/django-tasks@e8520fe85de9): migrations 0001-0020 and the enqueue / db_worker statements as Django 5.2's SQLite backend emits them, Python 3.11 sqlite3, reproduced",
+    real_library=False, now="2026-11-30T12:00:00Z", now_stored=DT_NOW,
+    queue_tables=[DT_T],
+    state_sql=f"""SELECT id, queue_name AS queue,
+  CASE WHEN status = 'RUNNING' THEN 'LOCKED'
+       WHEN status IN ('SUCCESSFUL', 'SUCCEEDED') THEN 'DONE'
+       WHEN status = 'FAILED' THEN 'FAILED'
+       WHEN status = 'READY' AND run_after > '{DT_NOW}' AND run_after < '9998-12-31' THEN 'SCHEDULED'
+       WHEN status = 'READY' THEN 'READY'
+       ELSE status END AS state
+FROM {DT_T}""",
+    extra_states=[],
+    stored={"done_kept": True, "failed_kept": True},
+    facts=[
+        ("statuses as stored", f"SELECT status, count(*) AS n FROM {DT_T} GROUP BY status ORDER BY status"),
+        ("RUNNING tasks (no heartbeat): claimed by, started_at, whole seconds since, and stuck at the operator's threshold of 300 s (the default) and of 3600 s",
+         f"SELECT id, queue_name, worker_ids, started_at, CAST(strftime('%s', '{DT_NOW}') AS INTEGER) - CAST(strftime('%s', started_at) AS INTEGER) AS age_s, started_at < datetime('{DT_NOW}', '-300 seconds') AS stuck_300, started_at < datetime('{DT_NOW}', '-3600 seconds') AS stuck_3600 FROM {DT_T} WHERE status = 'RUNNING' ORDER BY rowid"),
+        ("run_after set (not 9999-01-01 00:00:00, the library's \"none\")",
+         f"SELECT id, status, queue_name, enqueued_at, run_after FROM {DT_T} WHERE run_after < '9998-12-31' ORDER BY rowid"),
+        ("wait in ms of every claimed task: started_at - max(enqueued_at, run_after) (julianday: ms resolution)",
+         f"SELECT id, status, CAST(round((julianday(started_at) - julianday(CASE WHEN run_after < '9998-12-31' AND run_after > enqueued_at THEN run_after ELSE enqueued_at END)) * 86400000) AS INTEGER) AS wait_ms FROM {DT_T} WHERE started_at IS NOT NULL ORDER BY rowid"),
+        ("failed tasks: exception class path and the traceback's last line",
+         f"SELECT id, queue_name, task_path, exception_class_path, finished_at, replace(rtrim(traceback, char(10)), rtrim(rtrim(traceback, char(10)), replace(rtrim(traceback, char(10)), char(10), '')), '') AS last_line FROM {DT_T} WHERE status = 'FAILED' ORDER BY rowid"),
+        ("errors by exception_class_path (what lqctl errors groups by)",
+         f"SELECT exception_class_path, count(*) AS n, min(finished_at) AS first, max(finished_at) AS last FROM {DT_T} WHERE status = 'FAILED' GROUP BY 1 ORDER BY n DESC, 1"),
+        ("finished 14 days or more before now (prune_db_task_results' default --min-age-days)",
+         f"SELECT id, status, queue_name, finished_at FROM {DT_T} WHERE status IN ('SUCCESSFUL', 'FAILED') AND finished_at <= datetime('{DT_NOW}', '-14 days') ORDER BY rowid"),
+        ("return values (SUCCESSFUL; NULL when the task returned None)", f"SELECT id, task_path, return_value FROM {DT_T} WHERE status = 'SUCCESSFUL' ORDER BY rowid"),
+        ("priorities", f"SELECT priority, count(*) AS n FROM {DT_T} GROUP BY priority ORDER BY priority"),
+        ("worker ids (db_worker --worker-id, get_random_string(32))", f"SELECT worker_ids, count(*) AS n FROM {DT_T} GROUP BY 1 ORDER BY 1"),
+        ("applied migrations (django_migrations)", "SELECT app, count(*) AS n, min(name) AS first, max(name) AS last FROM django_migrations GROUP BY app"),
+        ("DDL of the table and its indexes (after migrations 0001-0020: status, remade last at 0018, is the last column)",
+         f"SELECT sql FROM sqlite_master WHERE tbl_name = '{DT_T}' ORDER BY type DESC, name"),
+    ],
+    samples_sql=f"SELECT id, queue_name AS queue, status, started_at, finished_at FROM {DT_T} ORDER BY rowid",
+    sample_limit=16,
+    sample_token=lambda r: {"status": r["status"], "started_at": r["started_at"], "finished_at": r["finished_at"]},
+    other_samples_sql=None,
+    timing=[(DT_T, c) for c in ("enqueued_at", "run_after", "started_at", "finished_at")],
+))
+
 # ---------------------------------------------------------------- hostile
 SPECS.append(dict(
     file="not-liteque-tasks.sqlite3", format=None,
