@@ -49,9 +49,13 @@ void QueueBanners::offerAttention(const core::Counts& c, int stuckSeconds) {
             rule.empty() ? tr("locked longer than %1")
                                .arg(humanDuration(core::TimeNs(stuckSeconds) * core::kNsPerSecond))
                          : fromStd(rule);
-        m_bar->setBanner(QStringLiteral("attention"), BannerBar::Level::Warning,
-                         tr("%1 stuck message(s) (%2) and %3 failed need attention.")
-                             .arg(l.toString(c.stuck), why, l.toString(failed)),
+        // "and 0 failed" once the failures were retried says nothing.
+        const QString text =
+            failed > 0
+                ? tr("%1 stuck message(s) (%2) and %3 failed need attention.")
+                      .arg(l.toString(c.stuck), why, l.toString(failed))
+                : tr("%1 stuck message(s) (%2) need attention.").arg(l.toString(c.stuck), why);
+        m_bar->setBanner(QStringLiteral("attention"), BannerBar::Level::Warning, text,
                          tr("Show stuck"), [this] { emit showChoice(StatusFilterBar::Stuck); });
     } else if (failed > 0) {
         m_bar->setBanner(QStringLiteral("attention"), BannerBar::Level::Info,
