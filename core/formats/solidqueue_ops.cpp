@@ -2,22 +2,12 @@
 #include "solidqueue_ops.h"
 
 #include "../error.h"
-#include "../timefmt.h"
-
-#include <sqlite3.h>
+#include "solidqueue_text.h"
 
 #include <algorithm>
 #include <map>
 
 namespace lq::core::solidqueue {
-
-namespace {
-
-std::optional<TimeNs> railsTime(const Statement& st, int col) {
-    return st.columnType(col) == SQLITE_TEXT ? parseTextTime(st.textView(col)) : std::nullopt;
-}
-
-} // namespace
 
 ProcessList processes(Connection& c, TimeNs now) {
     ProcessList out;
@@ -51,7 +41,7 @@ ProcessList processes(Connection& c, TimeNs now) {
         p.host = st.text(3);
         if (!st.isNull(4))
             p.supervisorId = std::to_string(st.int64(4));
-        p.lastHeartbeat = railsTime(st, 5);
+        p.lastHeartbeat = storedRailsTime(st, 5);
         // SolidQueue::Process.prunable: last_heartbeat_at <= alive threshold ago.
         p.alive = p.lastHeartbeat && *p.lastHeartbeat > now - kAliveThreshold;
         p.metadata = st.text(6);
@@ -93,7 +83,7 @@ std::vector<PausedQueue> pausedQueues(Connection& c, const FormatInfo& info) {
     Statement st = c.prepare("SELECT queue_name, created_at FROM solid_queue_pauses ORDER BY "
                              "queue_name");
     while (st.step())
-        out.push_back({st.text(0), railsTime(st, 1)});
+        out.push_back({st.text(0), storedRailsTime(st, 1)});
     return out;
 }
 

@@ -31,11 +31,6 @@ using namespace solidqueue;
 
 const char* const kJobs = "solid_queue_jobs";
 
-/// The same as ns() of a column read as stored: TEXT only, parsed here.
-std::optional<TimeNs> storedRailsTime(const Statement& st, int col) {
-    return st.columnType(col) == SQLITE_TEXT ? parseTextTime(st.textView(col)) : std::nullopt;
-}
-
 bool has(const FormatInfo& info, const char* table) {
     // SolidQueueFormat::recognise lists the optional tables in `columns`.
     return std::find(info.columns.begin(), info.columns.end(), table) != info.columns.end();

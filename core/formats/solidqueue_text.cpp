@@ -2,6 +2,10 @@
 // Solid Queue's SQL text and execution tokens (solidqueue_text.h).
 #include "solidqueue_text.h"
 
+#include "../timefmt.h"
+
+#include <sqlite3.h>
+
 namespace lq::core::solidqueue {
 
 namespace {
@@ -72,6 +76,10 @@ std::string consistentCountsSql(const std::vector<std::string>& executions) {
 /// A Rails datetime(6) TEXT column as integer ns, NULL when it is not a
 /// text time: parseTextTime() in SQL (Connection), as storedRailsTime()
 /// reads it.
+std::optional<std::int64_t> storedRailsTime(const Statement& st, int col) {
+    return st.columnType(col) == SQLITE_TEXT ? parseTextTime(st.textView(col)) : std::nullopt;
+}
+
 std::string ns(const std::string& col) {
     return "lq_text_ns(" + col + ")";
 }

@@ -18,6 +18,8 @@ namespace lq::core::solidqueue {
 /// parseable text time): whole seconds by strftime, the fraction padded to
 /// microseconds.
 std::string ns(const std::string& col);
+/// The same as ns() of a column read as stored: TEXT only, parsed here.
+std::optional<std::int64_t> storedRailsTime(const Statement& st, int col);
 
 /// The whole file's counts in one statement, with the proof that they are
 /// the figures of one pass over the jobs (see the definition).
