@@ -13,29 +13,7 @@
 namespace lq::core {
 
 class Connection;
-
-/// The queue formats of docs/FORMATS.md.
-enum class Format {
-    Litequeue014,    ///< "litequeue-0.14": user_version 3, ns, claim_id
-    Litequeue013,    ///< "litequeue-0.13": user_version 2, seconds, claim_id
-    LitequeueLegacy, ///< "litequeue-legacy": 0.6–0.12, six columns, ns, lock_time token
-    LitequeueMulti,  ///< "litequeue-multi": ≤ 0.9, several queue tables; read-only
-    LitequeueOther,  ///< eight columns, unknown user_version; read-only
-    JobsLease,       ///< "jobs-lease": seed 000, REAL seconds, attempts token
-    Liteque,         ///< "liteque": Karakeep's queue.db (core/formats/liteque.*)
-    SolidQueue,      ///< "solid-queue": Rails Solid Queue (core/formats/solidqueue.*)
-    Plainjob,        ///< "plainjob": core/formats/plainjob.*
-    Goqite,          ///< "goqite": core/formats/goqite.*
-    Backlite,        ///< "backlite": core/formats/backlite.*
-    ObanLite,        ///< "oban-lite": Oban.Engines.Lite (core/formats/oban.*)
-    RiverSqlite,     ///< "river-sqlite": River's riversqlite (core/formats/river.*)
-    LaravelDatabase, ///< "laravel-database": Laravel's database queue (core/formats/laravel.*)
-    DelayedJob,      ///< "delayed-job": Delayed::Job, Active Record (core/formats/delayedjob*)
-    /// "symfony-messenger": Messenger's Doctrine transport (core/formats/messenger*)
-    SymfonyMessenger,
-    /// "django-tasks-db": Django's Tasks, database backend (core/formats/djangotasks*)
-    DjangoTasksDb,
-};
+class QueueFormat;
 
 /// The file's one time unit (litequeue, jobs-lease); formats that mix units
 /// per column say so in their own code (core/formats/).
@@ -83,7 +61,10 @@ private:
 
 /// Everything known about a queue file after reading its schema (read-only).
 struct FormatInfo {
-    Format format = Format::Litequeue014;
+    /// The recognised format: one object of core/formats/registry.cpp's
+    /// table (its id(), states, actions, driver). Null only in a FormatInfo
+    /// that no recogniser made.
+    const QueueFormat* format = nullptr;
     std::int64_t userVersion = 0;
     TimeUnit timeUnit = TimeUnit::Nanoseconds;
     std::string table; ///< the queue table in use ("Queue", "jobs", or a multi table)
@@ -107,11 +88,9 @@ struct FormatInfo {
     bool formatReadOnly() const { return !readOnlyReason.empty(); }
 };
 
-/// "litequeue-0.14", "litequeue-0.13", "litequeue-legacy", "litequeue-multi",
-/// "litequeue-unknown", "jobs-lease".
-const char* formatId(Format f) noexcept;
-/// The format of id `id` (formatId()'s inverse); nullopt for an unknown id.
-std::optional<Format> formatFromId(std::string_view id) noexcept;
+/// The id of format `f` ("litequeue-0.14", "solid-queue", ...: the name on
+/// the wire, in --json and in settings); "none" for null.
+const char* formatId(const QueueFormat* f) noexcept;
 
 /// Reads the schema through `c` and recognises the format. Throws NotAQueue
 /// ("not a queue file: found tables users, orders", "empty database"),

@@ -516,7 +516,7 @@ template <class Q> int cmdGetOn(const Options& o) {
     if (!m)
         throw Refused("no message with id " + terminalSafe(id));
     if (o.json)
-        printJson(messageJson(*m, q->now(), q->info().format));
+        printJson(messageJson(*m, q->now(), q->info()));
     else
         printMessagePlain(*m, q->info(), q->now());
     return ExitOk;

@@ -160,7 +160,7 @@ template <class Q> int cmdListOn(const Options& o) {
         forEachMessage([&](const Message& m) {
             out(first ? "\n" : ",\n");
             first = false;
-            out(messageJson(m, now, info.format).dump());
+            out(messageJson(m, now, info).dump());
         });
         out(first ? "]\n" : "\n]\n");
         return ExitOk;

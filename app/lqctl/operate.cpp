@@ -187,8 +187,7 @@ template <class Q> int singleActionOn(const Options& o, core::Action a, const ch
         j.set("skipped", skippedRowsJson(r.result.skipped));
         setReportJson(j, r);
         if (r.applied() > 0)
-            j.set("message",
-                  messageJson(r.result.applied.front().after, q->now(), q->info().format));
+            j.set("message", messageJson(r.result.applied.front().after, q->now(), q->info()));
         printJson(j);
     }
     finish(o, r);
@@ -402,7 +401,7 @@ template <class Q> int cmdPutOn(const Options& o, const std::string& data) {
     Message m;
     op.enqueue(data, o.key, &m);
     if (o.json)
-        printJson(messageJson(m, q->now(), q->info().format));
+        printJson(messageJson(m, q->now(), q->info()));
     else
         out(m.messageId + "\n");
     return ExitOk;

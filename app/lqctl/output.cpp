@@ -53,7 +53,7 @@ Json optTime(const std::optional<TimeNs>& t) {
 
 } // namespace
 
-Json messageJson(const core::Message& m, TimeNs now, core::Format format) {
+Json messageJson(const core::Message& m, TimeNs now, const core::FormatInfo& info) {
     Json o = Json::object();
     o.set("message_id", m.messageId);
     o.set("status", statusText(m));
@@ -69,7 +69,7 @@ Json messageJson(const core::Message& m, TimeNs now, core::Format format) {
     o.set("wait_ns", optTime(m.waitNs()));
     o.set("processing_ns", optTime(m.processingNs()));
     o.set("age_ns", optTime(m.ageNs(now)));
-    const core::QueueFormat& qf = core::QueueFormat::of(format);
+    const core::QueueFormat& qf = core::QueueFormat::of(info);
     if (qf.hasField(core::QueueFormat::Field::Attempts)) {
         o.set("attempts", m.attempts);
     }

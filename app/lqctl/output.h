@@ -33,7 +33,7 @@ void err(std::string_view s);
 /// the fields a format has beyond litequeue follow where the message has
 /// them: extra_state, stored_status, queue, job, priority, max_attempts,
 /// error, token_text, scheduled_at, lease_expiry, data_note.
-core::Json messageJson(const core::Message& m, core::TimeNs now, core::Format format);
+core::Json messageJson(const core::Message& m, core::TimeNs now, const core::FormatInfo& info);
 /// "READY", ..., the format's own state ("retryable", "blocked") or
 /// "UNKNOWN(7)" / "UNKNOWN(weird)". Terminal-safe.
 std::string statusText(const core::Message& m);

@@ -451,7 +451,7 @@ std::optional<FormatInfo> BackliteFormat::recognise(const SchemaFacts& s,
     if (!s.hasColumns("backlite_tasks", kLive) || !s.hasColumns("backlite_tasks_completed", kDone))
         return std::nullopt;
     FormatInfo info;
-    info.format = Format::Backlite;
+    info.format = this;
     info.table = "backlite_tasks";
     info.queueTables = {"backlite_tasks", "backlite_tasks_completed"};
     info.userVersion = s.userVersion;

@@ -20,7 +20,7 @@ public:
     /// Its setting's key (FormatSettings).
     static constexpr std::string_view kReleaseAfterKey = "release_after";
 
-    const char* id() const noexcept override { return formatId(Format::Backlite); }
+    const char* id() const noexcept override { return "backlite"; }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return true; }
     bool hasKeys(const FormatInfo&) const noexcept override { return false; }

@@ -119,7 +119,7 @@ std::optional<FormatInfo> DelayedJobFormat::recognise(const SchemaFacts& s,
     if (table.empty())
         return std::nullopt;
     FormatInfo info;
-    info.format = Format::DelayedJob;
+    info.format = this;
     info.table = table;
     info.userVersion = s.userVersion;
     info.journalMode = s.journalMode;

@@ -20,7 +20,7 @@ public:
     /// The name shown for the jobs whose queue is NULL (the default queue).
     static constexpr const char* kDefaultQueue = "(default)";
 
-    const char* id() const noexcept override { return formatId(Format::DelayedJob); }
+    const char* id() const noexcept override { return "delayed-job"; }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return false; }
     bool hasKeys(const FormatInfo&) const noexcept override { return false; }

@@ -149,7 +149,7 @@ std::optional<FormatInfo> DjangoTasksFormat::recognise(const SchemaFacts& s,
     if (table.empty())
         return std::nullopt;
     FormatInfo info;
-    info.format = Format::DjangoTasksDb;
+    info.format = this;
     info.table = table;
     info.userVersion = s.userVersion;
     info.journalMode = s.journalMode;

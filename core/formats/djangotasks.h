@@ -24,7 +24,7 @@ public:
     /// prune_db_task_results' --min-age-days default: 14 days.
     static constexpr std::int64_t kPruneMinAgeDays = 14;
 
-    const char* id() const noexcept override { return formatId(Format::DjangoTasksDb); }
+    const char* id() const noexcept override { return "django-tasks-db"; }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return true; }
     bool hasKeys(const FormatInfo&) const noexcept override { return false; }

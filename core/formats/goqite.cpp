@@ -447,7 +447,7 @@ std::optional<FormatInfo> GoqiteFormat::recognise(const SchemaFacts& s,
     if (!s.hasColumns("goqite", kSignature))
         return std::nullopt;
     FormatInfo info;
-    info.format = Format::Goqite;
+    info.format = this;
     info.table = "goqite";
     info.queueTables = {"goqite"};
     info.userVersion = s.userVersion;

@@ -20,7 +20,7 @@ public:
     /// Its setting's key (FormatSettings).
     static constexpr std::string_view kMaxReceiveKey = "max_receive";
 
-    const char* id() const noexcept override { return formatId(Format::Goqite); }
+    const char* id() const noexcept override { return "goqite"; }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return false; }
     bool hasKeys(const FormatInfo&) const noexcept override { return false; }

@@ -12,7 +12,7 @@ public:
     std::string stuckRule() const override {
         return "none: a lapsed lease makes the job claimable again";
     }
-    const char* id() const noexcept override { return formatId(Format::JobsLease); }
+    const char* id() const noexcept override { return "jobs-lease"; }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return false; }
     bool storesTime(BaseTime) const noexcept override { return false; }

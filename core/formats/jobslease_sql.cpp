@@ -306,7 +306,7 @@ std::optional<FormatInfo> JobsLeaseFormat::recognise(const SchemaFacts& s,
     if (s.tables.size() != 1 || s.tables[0] != "jobs" || !s.hasColumns("jobs", kJobsColumns))
         return std::nullopt;
     FormatInfo info;
-    info.format = Format::JobsLease;
+    info.format = this;
     info.table = "jobs";
     info.queueTables = {"jobs"};
     info.timeUnit = TimeUnit::Seconds;

@@ -104,7 +104,7 @@ std::optional<FormatInfo> LaravelFormat::recognise(const SchemaFacts& s,
     if (jobs.empty())
         return std::nullopt;
     FormatInfo info;
-    info.format = Format::LaravelDatabase;
+    info.format = this;
     info.table = jobs;
     info.userVersion = s.userVersion;
     info.journalMode = s.journalMode;

@@ -19,7 +19,7 @@ public:
     /// Its setting's key (FormatSettings).
     static constexpr std::string_view kRetryAfterKey = "retry_after";
 
-    const char* id() const noexcept override { return formatId(Format::LaravelDatabase); }
+    const char* id() const noexcept override { return "laravel-database"; }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return false; }
     bool hasKeys(const FormatInfo&) const noexcept override { return false; }

@@ -445,7 +445,7 @@ std::optional<FormatInfo> LitequeFormat::recognise(const SchemaFacts& s,
     if (!s.hasColumns("tasks", kSignature))
         return std::nullopt;
     FormatInfo info;
-    info.format = Format::Liteque;
+    info.format = this;
     info.table = "tasks";
     info.queueTables = {"tasks"};
     info.userVersion = s.userVersion;

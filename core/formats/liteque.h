@@ -11,7 +11,7 @@ namespace lq::core {
 class LitequeFormat final : public QueueFormat {
 public:
     std::string stuckRule() const override { return "running with its lease (expireAt) lapsed"; }
-    const char* id() const noexcept override { return formatId(Format::Liteque); }
+    const char* id() const noexcept override { return "liteque"; }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return false; }
     bool hasKeys(const FormatInfo& info) const noexcept override;

@@ -13,11 +13,46 @@
 
 namespace lq::core {
 
-LitequeueFormat::LitequeueFormat(Format f) noexcept
-    : m_format(f) {}
+LitequeueFormat::LitequeueFormat(Version v) noexcept
+    : m_version(v) {}
+
+const LitequeueFormat& LitequeueFormat::of(Version v) noexcept {
+    static const LitequeueFormat k014(Version::V014), k013(Version::V013), legacy(Version::Legacy),
+        multi(Version::Multi), other(Version::Other);
+    switch (v) {
+    case Version::V014:
+        return k014;
+    case Version::V013:
+        return k013;
+    case Version::Legacy:
+        return legacy;
+    case Version::Multi:
+        return multi;
+    case Version::Other:
+        break;
+    }
+    return other;
+}
+
+LitequeueFormat::Version LitequeueFormat::versionOf(const FormatInfo& info) noexcept {
+    const auto* f = dynamic_cast<const LitequeueFormat*>(&QueueFormat::of(info));
+    return f ? f->version() : Version::V014;
+}
 
 const char* LitequeueFormat::id() const noexcept {
-    return formatId(m_format);
+    switch (m_version) {
+    case Version::V014:
+        return "litequeue-0.14";
+    case Version::V013:
+        return "litequeue-0.13";
+    case Version::Legacy:
+        return "litequeue-legacy";
+    case Version::Multi:
+        return "litequeue-multi";
+    case Version::Other:
+        break;
+    }
+    return "litequeue-unknown";
 }
 
 std::vector<State> LitequeueFormat::states() const {
@@ -29,7 +64,7 @@ bool LitequeueFormat::hasKeys(const FormatInfo& info) const noexcept {
 }
 
 bool LitequeueFormat::multiTable() const noexcept {
-    return m_format == Format::LitequeueMulti;
+    return m_version == Version::Multi;
 }
 
 std::string LitequeueFormat::tokenLabel(const FormatInfo& info) const {
@@ -67,11 +102,11 @@ std::string LitequeueFormat::whyNot(Action a, const FormatInfo& info) const {
 }
 
 QueueFormat::UpgradeState LitequeueFormat::upgradeState() const noexcept {
-    switch (m_format) {
-    case Format::LitequeueLegacy:
-    case Format::Litequeue013:
+    switch (m_version) {
+    case Version::Legacy:
+    case Version::V013:
         return UpgradeState::Offered;
-    case Format::Litequeue014:
+    case Version::V014:
         return UpgradeState::Current;
     default:
         return UpgradeState::NotApplicable;
@@ -80,11 +115,11 @@ QueueFormat::UpgradeState LitequeueFormat::upgradeState() const noexcept {
 
 std::string LitequeueFormat::notice(const FormatInfo& info) const {
     (void)info;
-    switch (m_format) {
-    case Format::LitequeueLegacy:
+    switch (m_version) {
+    case Version::Legacy:
         return "Legacy litequeue file (0.6–0.12): no claim ids, so actions check lock_time as "
                "the claim token. Upgrading to 0.14 adds claim ids and idempotency keys.";
-    case Format::Litequeue013:
+    case Version::V013:
         return "litequeue 0.13 file (times in seconds). Upgrading to 0.14 converts the times to "
                "nanoseconds.";
     default:
@@ -183,12 +218,12 @@ std::optional<FormatInfo> LitequeueFormat::recognise(const SchemaFacts& s,
         info.hasIdempotencyKey = cols.count("idempotency_key") > 0;
         if (info.hasClaimId && info.hasIdempotencyKey) {
             if (info.userVersion == 3) {
-                info.format = Format::Litequeue014;
+                info.format = &of(Version::V014);
             } else if (info.userVersion == 2) {
-                info.format = Format::Litequeue013;
+                info.format = &of(Version::V013);
                 info.timeUnit = TimeUnit::Seconds;
             } else {
-                info.format = Format::LitequeueOther;
+                info.format = &of(Version::Other);
                 auto st = s.conn->prepare(
                     "SELECT in_time FROM \"Queue\" WHERE in_time IS NOT NULL LIMIT 1");
                 if (st.step() && st.real(0) < 1e12)
@@ -197,13 +232,13 @@ std::optional<FormatInfo> LitequeueFormat::recognise(const SchemaFacts& s,
                                       std::to_string(info.userVersion) + ": shown read-only";
             }
         } else {
-            info.format = Format::LitequeueLegacy;
+            info.format = &of(Version::Legacy);
         }
         if (!others.empty())
             info.readOnlyReason = "unexpected table(s) " + joinNames(others) +
                                   " beside Queue (litequeue refuses such files): read-only";
     } else if (!queueShaped.empty() && others.empty()) {
-        info.format = Format::LitequeueMulti;
+        info.format = &of(Version::Multi);
         info.queueTables = queueShaped;
         info.table = queueShaped.front();
         if (!preferTable.empty()) {

@@ -8,7 +8,19 @@ namespace lq::core {
 /// litequeue-0.14, -0.13, -legacy, -multi and an unknown user_version.
 class LitequeueFormat final : public QueueFormat {
 public:
-    explicit LitequeueFormat(Format f) noexcept;
+    /// The versions one recogniser tells apart (docs/FORMATS.md#litequeue).
+    enum class Version {
+        V014,   ///< "litequeue-0.14": user_version 3, ns, claim_id
+        V013,   ///< "litequeue-0.13": user_version 2, seconds, claim_id
+        Legacy, ///< "litequeue-legacy": 0.6–0.12, six columns, ns, lock_time token
+        Multi,  ///< "litequeue-multi": ≤ 0.9, several queue tables; read-only
+        Other,  ///< "litequeue-unknown": eight columns, unknown user_version; read-only
+    };
+    /// The one object of each version (the registry's rows).
+    static const LitequeueFormat& of(Version v) noexcept;
+    /// The version of a file this format recognised.
+    static Version versionOf(const FormatInfo& info) noexcept;
+    Version version() const noexcept { return m_version; }
 
     const char* id() const noexcept override;
     std::vector<State> states() const override;
@@ -22,7 +34,7 @@ public:
     std::string whyNot(Action a, const FormatInfo& info) const override;
     std::string notice(const FormatInfo& info) const override;
     UpgradeState upgradeState() const noexcept override;
-    const char* upgradeTarget() const noexcept override { return formatId(Format::Litequeue014); }
+    const char* upgradeTarget() const noexcept override { return of(Version::V014).id(); }
 
     std::optional<FormatInfo> recognise(const SchemaFacts& s,
                                         const std::string& preferTable) const override;
@@ -34,7 +46,9 @@ public:
     static void createSchema(Connection& c, std::optional<std::int64_t> maxsize);
 
 private:
-    Format m_format;
+    explicit LitequeueFormat(Version v) noexcept;
+
+    Version m_version;
 };
 
 } // namespace lq::core

@@ -303,14 +303,14 @@ public:
     }
 
     void upgrade(Connection& c) const override {
-        if (info().format == Format::LitequeueLegacy) {
+        if (LitequeueFormat::versionOf(info()) == LitequeueFormat::Version::Legacy) {
             if (!info().hasIdempotencyKey)
                 c.exec("ALTER TABLE " + m_t + " ADD COLUMN idempotency_key TEXT");
             if (!info().hasClaimId)
                 c.exec("ALTER TABLE " + m_t + " ADD COLUMN claim_id INTEGER NOT NULL DEFAULT 0");
             // Their workers cannot hold a claim id: give the messages back.
             c.exec("UPDATE " + m_t + " SET status = 0 WHERE status = 1");
-        } else if (info().format == Format::Litequeue013) {
+        } else if (LitequeueFormat::versionOf(info()) == LitequeueFormat::Version::V013) {
             c.exec("UPDATE " + m_t +
                    " SET in_time = CAST(round(in_time * 1000000000.0) AS INTEGER), "
                    "lock_time = CAST(round(lock_time * 1000000000.0) AS INTEGER), "

@@ -131,7 +131,7 @@ std::optional<FormatInfo> MessengerFormat::recognise(const SchemaFacts& s,
     if (table.empty())
         return std::nullopt;
     FormatInfo info;
-    info.format = Format::SymfonyMessenger;
+    info.format = this;
     info.table = table;
     info.userVersion = s.userVersion;
     info.journalMode = s.journalMode;

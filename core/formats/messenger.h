@@ -24,7 +24,7 @@ public:
     /// `doctrine://default?queue_name=failed`): its rows are FAILED.
     static constexpr const char* kFailedQueue = "failed";
 
-    const char* id() const noexcept override { return formatId(Format::SymfonyMessenger); }
+    const char* id() const noexcept override { return "symfony-messenger"; }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return false; }
     bool hasKeys(const FormatInfo&) const noexcept override { return false; }

@@ -137,7 +137,7 @@ std::optional<FormatInfo> ObanFormat::recognise(const SchemaFacts& s,
     if (!s.hasColumns("oban_jobs", kSignature))
         return std::nullopt;
     FormatInfo info;
-    info.format = Format::ObanLite;
+    info.format = this;
     info.table = "oban_jobs";
     info.queueTables = {"oban_jobs"};
     info.userVersion = s.userVersion;

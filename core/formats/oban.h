@@ -13,7 +13,7 @@ public:
     std::string stuckRule() const override {
         return "executing, attempted more than 60 min ago (Lifeline's rescue_after)";
     }
-    const char* id() const noexcept override { return formatId(Format::ObanLite); }
+    const char* id() const noexcept override { return "oban-lite"; }
     std::string timeUnits(const FormatInfo&) const override {
         return "TEXT UTC (ISO 8601, microseconds when Ecto writes them)";
     }

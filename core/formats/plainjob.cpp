@@ -410,7 +410,7 @@ std::optional<FormatInfo> PlainjobFormat::recognise(const SchemaFacts& s,
         !s.hasColumns("plainjob_scheduled_jobs", kScheduled))
         return std::nullopt;
     FormatInfo info;
-    info.format = Format::Plainjob;
+    info.format = this;
     info.table = "plainjob_jobs";
     info.queueTables = {"plainjob_jobs", "plainjob_scheduled_jobs"};
     info.userVersion = s.userVersion;

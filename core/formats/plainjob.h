@@ -15,7 +15,7 @@ public:
     std::string stuckRule() const override {
         return "processing, due more than 30 min ago (the library's timeout)";
     }
-    const char* id() const noexcept override { return formatId(Format::Plainjob); }
+    const char* id() const noexcept override { return "plainjob"; }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return true; }
     bool hasKeys(const FormatInfo&) const noexcept override { return false; }

@@ -28,9 +28,9 @@ class QueueFormat {
 public:
     virtual ~QueueFormat() = default;
 
-    /// The implementation for a recognised format (never null).
-    static const QueueFormat& of(Format f) noexcept;
-    static const QueueFormat& of(const FormatInfo& info) noexcept { return of(info.format); }
+    /// The implementation of a recognised file's format (info.format; a
+    /// FormatInfo no recogniser made reads as litequeue-0.14).
+    static const QueueFormat& of(const FormatInfo& info) noexcept;
     /// By id ("litequeue-0.14", "jobs-lease", ...); null for an unknown id.
     static const QueueFormat* byId(std::string_view id) noexcept;
     /// One per format family, in the order detectFormat() asks them.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The formats lqcore knows: one table (kTable) of handle, id, implementation.
+// The formats lqcore knows: one table (kTable) of their implementations.
 #include "backlite.h"
 #include "delayedjob.h"
 #include "djangotasks.h"
@@ -23,11 +23,6 @@ namespace lq::core {
 
 namespace {
 
-const LitequeueFormat kLq014(Format::Litequeue014);
-const LitequeueFormat kLq013(Format::Litequeue013);
-const LitequeueFormat kLegacy(Format::LitequeueLegacy);
-const LitequeueFormat kMulti(Format::LitequeueMulti);
-const LitequeueFormat kOther(Format::LitequeueOther);
 const JobsLeaseFormat kJobs;
 const LitequeFormat kLiteque;
 const SolidQueueFormat kSolidQueue;
@@ -41,61 +36,44 @@ const DelayedJobFormat kDelayedJob;
 const MessengerFormat kMessenger;
 const DjangoTasksFormat kDjangoTasks;
 
-/// The one table of formats: each format's handle, id (on the wire, in
-/// --json, in settings), implementation, and whether it is asked to
-/// recognise a file (one per family: the litequeue recogniser tells its
-/// versions apart). Adding a format is one row here.
+/// The one table of formats: each format's implementation (which declares
+/// its id, states, fields, actions, recogniser and driver) and whether it is
+/// asked to recognise a file (one per family: the litequeue recogniser tells
+/// its versions apart). Adding a format is one row here.
 struct Registered {
-    Format format;
-    const char* id;
     const QueueFormat* kind;
     bool recognises;
 };
 
+using V = LitequeueFormat::Version;
 const std::array<Registered, 17> kTable = {{
-    {Format::Litequeue014, "litequeue-0.14", &kLq014, true},
-    {Format::Litequeue013, "litequeue-0.13", &kLq013, false},
-    {Format::LitequeueLegacy, "litequeue-legacy", &kLegacy, false},
-    {Format::LitequeueMulti, "litequeue-multi", &kMulti, false},
-    {Format::LitequeueOther, "litequeue-unknown", &kOther, false},
-    {Format::JobsLease, "jobs-lease", &kJobs, true},
-    {Format::Liteque, "liteque", &kLiteque, true},
-    {Format::SolidQueue, "solid-queue", &kSolidQueue, true},
-    {Format::Plainjob, "plainjob", &kPlainjob, true},
-    {Format::Goqite, "goqite", &kGoqite, true},
-    {Format::Backlite, "backlite", &kBacklite, true},
-    {Format::ObanLite, "oban-lite", &kOban, true},
-    {Format::RiverSqlite, "river-sqlite", &kRiver, true},
-    {Format::LaravelDatabase, "laravel-database", &kLaravel, true},
-    {Format::DelayedJob, "delayed-job", &kDelayedJob, true},
-    {Format::SymfonyMessenger, "symfony-messenger", &kMessenger, true},
-    {Format::DjangoTasksDb, "django-tasks-db", &kDjangoTasks, true},
+    {&LitequeueFormat::of(V::V014), true},
+    {&LitequeueFormat::of(V::V013), false},
+    {&LitequeueFormat::of(V::Legacy), false},
+    {&LitequeueFormat::of(V::Multi), false},
+    {&LitequeueFormat::of(V::Other), false},
+    {&kJobs, true},
+    {&kLiteque, true},
+    {&kSolidQueue, true},
+    {&kPlainjob, true},
+    {&kGoqite, true},
+    {&kBacklite, true},
+    {&kOban, true},
+    {&kRiver, true},
+    {&kLaravel, true},
+    {&kDelayedJob, true},
+    {&kMessenger, true},
+    {&kDjangoTasks, true},
 }};
-
-const Registered* registered(Format f) noexcept {
-    for (const Registered& r : kTable)
-        if (r.format == f)
-            return &r;
-    return nullptr;
-}
 
 } // namespace
 
-const char* formatId(Format f) noexcept {
-    const Registered* r = registered(f);
-    return r ? r->id : "unknown";
+const char* formatId(const QueueFormat* f) noexcept {
+    return f ? f->id() : "none";
 }
 
-std::optional<Format> formatFromId(std::string_view id) noexcept {
-    for (const Registered& r : kTable)
-        if (id == r.id)
-            return r.format;
-    return std::nullopt;
-}
-
-const QueueFormat& QueueFormat::of(Format f) noexcept {
-    const Registered* r = registered(f);
-    return r ? *r->kind : *kTable.front().kind;
+const QueueFormat& QueueFormat::of(const FormatInfo& info) noexcept {
+    return info.format ? *info.format : LitequeueFormat::of(LitequeueFormat::Version::V014);
 }
 
 std::vector<const QueueFormat*> QueueFormat::recognisers() {
@@ -116,7 +94,7 @@ std::string QueueFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) c
 
 const QueueFormat* QueueFormat::byId(std::string_view id) noexcept {
     for (const Registered& r : kTable)
-        if (id == r.id)
+        if (id == r.kind->id())
             return r.kind;
     return nullptr;
 }

@@ -261,7 +261,7 @@ std::optional<FormatInfo> RiverFormat::recognise(const SchemaFacts& s,
         !s.hasColumns("river_migration", {"line", "version"}))
         return std::nullopt;
     FormatInfo info;
-    info.format = Format::RiverSqlite;
+    info.format = this;
     info.table = "river_job";
     info.queueTables = {"river_job"};
     info.journalMode = s.journalMode;

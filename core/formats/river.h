@@ -15,7 +15,7 @@ public:
     std::string stuckRule() const override {
         return "running, attempted more than 1 h ago (the JobRescuer's RescueStuckJobsAfter)";
     }
-    const char* id() const noexcept override { return formatId(Format::RiverSqlite); }
+    const char* id() const noexcept override { return "river-sqlite"; }
     std::string timeUnits(const FormatInfo&) const override {
         return "TEXT UTC (\"2006-01-02 15:04:05.999\", or Go's time.String())";
     }

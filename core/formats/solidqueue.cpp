@@ -148,7 +148,7 @@ std::optional<FormatInfo> SolidQueueFormat::recognise(const SchemaFacts& s,
         if (!s.hasColumns(r.table, r.columns))
             return std::nullopt;
     FormatInfo info;
-    info.format = Format::SolidQueue;
+    info.format = this;
     info.table = "solid_queue_jobs";
     info.userVersion = s.userVersion;
     info.journalMode = s.journalMode;

@@ -18,7 +18,7 @@ public:
     /// countsByJob()'s "inconsistent": unfinished, in no execution table
     /// or in several.
     std::string unknownText() const override { return "not in one execution table"; }
-    const char* id() const noexcept override { return formatId(Format::SolidQueue); }
+    const char* id() const noexcept override { return "solid-queue"; }
     std::vector<State> states() const override;
     bool keepsHistory() const noexcept override { return true; }
     bool hasKeys(const FormatInfo&) const noexcept override { return false; }

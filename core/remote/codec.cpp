@@ -2,7 +2,9 @@
 #include "codec.h"
 
 #include "../audit.h"
+#include "../formats/queueformat.h"
 
+#include <array>
 #include <map>
 #include <string>
 #include <string_view>
@@ -113,7 +115,7 @@ std::optional<std::chrono::nanoseconds> secondsFrom(const Json& j) {
 
 Json toJson(const FormatInfo& i) {
     Json j = Json::object();
-    j.set("format", formatId(i.format)); // by id: the enum's order is no contract
+    j.set("format", formatId(i.format)); // by id: no list's order is a contract
     j.set("user_version", i.userVersion);
     j.set("time_unit", static_cast<int>(i.timeUnit));
     j.set("table", i.table);
@@ -186,20 +188,25 @@ FormatSettings settingsFromJson(const Json& j) {
 FormatInfo formatInfoFromJson(const Json& j) {
     FormatInfo i;
     if (j["format"].isString()) {
-        const auto f = formatFromId(j["format"].toString());
-        if (!f)
+        i.format = QueueFormat::byId(j["format"].toString());
+        if (!i.format)
             throw Error(ErrorKind::Unsupported, {},
                         "the host's queue is of format " + j["format"].toString() +
                             ", which this lqctl does not know: update it to the host's version");
-        i.format = *f;
     } else {
-        // A peer of protocol 1 before format ids: its enum index, checked.
+        // A peer of protocol 1 before format ids sent the index of a format
+        // in its own list, which was, in this order:
+        static constexpr std::array<const char*, 14> kProtocol1 = {
+            "litequeue-0.14",    "litequeue-0.13",  "litequeue-legacy", "litequeue-multi",
+            "litequeue-unknown", "jobs-lease",      "liteque",          "solid-queue",
+            "plainjob",          "goqite",          "backlite",         "oban-lite",
+            "river-sqlite",      "laravel-database"};
         const std::int64_t n = j["format"].toInt();
-        if (n < 0 || n > static_cast<std::int64_t>(Format::LaravelDatabase))
+        if (n < 0 || n >= static_cast<std::int64_t>(kProtocol1.size()))
             throw Error(ErrorKind::Unsupported, {},
                         "the host's queue is of a format this lqctl does not know (" +
                             std::to_string(n) + "): update it to the host's version");
-        i.format = static_cast<Format>(n);
+        i.format = QueueFormat::byId(kProtocol1[static_cast<std::size_t>(n)]);
     }
     i.userVersion = j["user_version"].toInt();
     i.timeUnit = static_cast<TimeUnit>(j["time_unit"].toInt());

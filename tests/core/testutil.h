@@ -9,6 +9,7 @@
 #include "core/actions.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "core/formats/queueformat.h"
 #include "core/message.h"
 #include "core/queue.h"
 #include "support/fixtures.h"
@@ -51,7 +52,7 @@ template <> inline char* toString(const lq::core::ErrorKind& k) {
 template <> inline char* toString(const lq::core::State& s) {
     return qstrdup(lq::core::stateName(s));
 }
-template <> inline char* toString(const lq::core::Format& f) {
+template <> inline char* toString(const lq::core::QueueFormat* const& f) {
     return qstrdup(lq::core::formatId(f));
 }
 } // namespace QTest

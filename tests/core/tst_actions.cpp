@@ -158,7 +158,7 @@ void TstActions::casMatrix() {
         m_clock.set(kMixedEnd);
         q = Queue::open(copyFixture(*m_dir, QStringLiteral("litequeue-head-mixed.sqlite3")),
                         optionsWith(m_clock.clock()));
-        QCOMPARE(q->info().format, Format::LitequeueLegacy);
+        QCOMPARE(q->info().format, lq::core::QueueFormat::byId("litequeue-legacy"));
     } else {
         q = fresh014();
     }
@@ -667,7 +667,7 @@ void TstActions::jobsLease() {
     m_clock.set(kJobsRef);
     auto q = Queue::open(copyFixture(*m_dir, QStringLiteral("seed-jobs-leases.sqlite3")),
                          optionsWith(m_clock.clock()));
-    QCOMPARE(q->info().format, Format::JobsLease);
+    QCOMPARE(q->info().format, lq::core::QueueFormat::byId("jobs-lease"));
     const Message before = q->get(toStd(id)).value();
     QCOMPARE(before.state, from);
     QCOMPARE(before.token, before.attempts);

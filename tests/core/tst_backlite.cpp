@@ -177,9 +177,9 @@ private slots:
     }
 
     void capabilities() {
-        checkNamedAndOffersRowActions(Format::Backlite, "backlite");
-        const QueueFormat& f = QueueFormat::of(Format::Backlite);
-        const FormatInfo info = infoOf(Format::Backlite);
+        checkNamedAndOffersRowActions("backlite");
+        const QueueFormat& f = *lq::core::QueueFormat::byId("backlite");
+        const FormatInfo info = infoOf("backlite");
         QVERIFY(!f.whyNot(Action::Retry, info).empty());
         QVERIFY(!f.whyNot(Action::MarkFailed, info).empty());
     }

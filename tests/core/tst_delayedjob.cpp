@@ -75,16 +75,16 @@ void TstDelayedJob::recognisedAndOpeningChangesNothing() {
         QCOMPARE(q.info().table, std::string("delayed_jobs"));
         QVERIFY(q.info().warnings.empty());
     });
-    checkNamedAndOffersRowActions(Format::DelayedJob, "delayed-job");
-    const QueueFormat& f = QueueFormat::of(Format::DelayedJob);
+    checkNamedAndOffersRowActions("delayed-job");
+    const QueueFormat& f = *lq::core::QueueFormat::byId("delayed-job");
     QVERIFY(!f.keepsHistory());
-    QVERIFY(!f.offers(Action::MarkFailed, infoOf(Format::DelayedJob)));
-    QVERIFY(!f.offers(Action::Enqueue, infoOf(Format::DelayedJob)));
-    QVERIFY(f.offers(Action::Prune, infoOf(Format::DelayedJob)));
+    QVERIFY(!f.offers(Action::MarkFailed, infoOf("delayed-job")));
+    QVERIFY(!f.offers(Action::Enqueue, infoOf("delayed-job")));
+    QVERIFY(f.offers(Action::Prune, infoOf("delayed-job")));
     QCOMPARE(f.pruneRules().size(), std::size_t(1));
     QVERIFY(f.pruneRules().front().states == std::vector<State>{State::Failed});
-    QVERIFY(!f.storesMetric(Filter::Metric::Processing, infoOf(Format::DelayedJob)));
-    QVERIFY(f.storesMetric(Filter::Metric::Wait, infoOf(Format::DelayedJob)));
+    QVERIFY(!f.storesMetric(Filter::Metric::Processing, infoOf("delayed-job")));
+    QVERIFY(f.storesMetric(Filter::Metric::Wait, infoOf("delayed-job")));
 }
 
 void TstDelayedJob::countsAndQueuesMatchTheFacts() {
@@ -223,7 +223,7 @@ void TstDelayedJob::recognisedBesideOtherTablesAndRefusedWhenIncomplete() {
 }
 
 void TstDelayedJob::maxRunTimeIsAKeyedSetting() {
-    const QueueFormat& f = QueueFormat::of(Format::DelayedJob);
+    const QueueFormat& f = *lq::core::QueueFormat::byId("delayed-job");
     const auto s = f.settings();
     QCOMPARE(s.size(), std::size_t(1));
     QCOMPARE(s.front().key, std::string(DelayedJobFormat::kMaxRunTimeKey));

@@ -141,9 +141,9 @@ void TstDjangoTasks::recognisedAndOpeningChangesNothing() {
         QCOMPARE(sha256(path), before);
         QCOMPARE(before, factsOf(kFixture).value(QStringLiteral("sha256")).toString().toLatin1());
     }
-    checkNamedAndOffersRowActions(Format::DjangoTasksDb, "django-tasks-db");
-    const QueueFormat& f = QueueFormat::of(Format::DjangoTasksDb);
-    const FormatInfo info = infoOf(Format::DjangoTasksDb);
+    checkNamedAndOffersRowActions("django-tasks-db");
+    const QueueFormat& f = *lq::core::QueueFormat::byId("django-tasks-db");
+    const FormatInfo info = infoOf("django-tasks-db");
     QVERIFY(f.keepsHistory());
     QVERIFY(f.namedQueues());
     QVERIFY(f.ownStuckRule().empty()); // no heartbeat: the operator's threshold

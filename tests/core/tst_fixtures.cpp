@@ -102,19 +102,20 @@ static void addQueueFixtures() {
     QTest::addColumn<QString>("file");
     QTest::addColumn<bool>("mainOnly");
     QTest::addColumn<QString>("table");
-    QTest::addColumn<Format>("format");
-    const Format legacy = Format::LitequeueLegacy;
+    QTest::addColumn<const QueueFormat*>("format");
+    const QueueFormat* legacy = lq::core::QueueFormat::byId("litequeue-legacy");
     const auto add = [](const char* tag, const char* file, bool mainOnly, const char* table,
-                        Format f) {
+                        const QueueFormat* f) {
         QTest::newRow(tag) << QString::fromLatin1(file) << mainOnly << QString::fromLatin1(table)
                            << f;
     };
     add("head-empty", "litequeue-head-empty.sqlite3", false, "Queue", legacy);
     add("head-maxsize", "litequeue-head-maxsize.sqlite3", false, "Queue", legacy);
     add("head-mixed", kMixed, false, "Queue", legacy);
-    add("oldmulti/emails", "litequeue-oldmulti.sqlite3", false, "emails", Format::LitequeueMulti);
+    add("oldmulti/emails", "litequeue-oldmulti.sqlite3", false, "emails",
+        lq::core::QueueFormat::byId("litequeue-multi"));
     add("oldmulti/image-resize", "litequeue-oldmulti.sqlite3", false, "image-resize",
-        Format::LitequeueMulti);
+        lq::core::QueueFormat::byId("litequeue-multi"));
     add("wal-pending with its WAL", kWal, false, "Queue", legacy);
     add("wal-pending main file alone", kWal, true, "Queue", legacy);
 }
@@ -127,7 +128,7 @@ void TstFixtures::facts() {
     QFETCH(QString, file);
     QFETCH(bool, mainOnly);
     QFETCH(QString, table);
-    QFETCH(Format, format);
+    QFETCH(const QueueFormat*, format);
 
     const QJsonObject ff = m_facts.value(file).toObject();
     QVERIFY(!ff.isEmpty());
@@ -150,7 +151,7 @@ void TstFixtures::facts() {
     QCOMPARE(info.timeUnit, TimeUnit::Nanoseconds);
     QCOMPARE(info.journalMode, at(ff, "journal_mode").toString().toStdString());
     QVERIFY(!info.hasClaimId);
-    if (format == Format::LitequeueMulti) {
+    if (format == lq::core::QueueFormat::byId("litequeue-multi")) {
         QCOMPARE(std::set<std::string>(info.queueTables.begin(), info.queueTables.end()),
                  (std::set<std::string>{"emails", "image-resize"}));
         QVERIFY(q->readOnly());
@@ -322,7 +323,7 @@ void TstFixtures::jobsLease() {
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, QStringLiteral("seed-jobs-leases.sqlite3"));
     auto q = Queue::open(path, optionsWith(fixedClock(ref)));
-    QCOMPARE(q->info().format, Format::JobsLease);
+    QCOMPARE(q->info().format, lq::core::QueueFormat::byId("jobs-lease"));
     QCOMPARE(q->info().table, std::string("jobs"));
     QCOMPARE(q->info().timeUnit, TimeUnit::Seconds);
     QVERIFY(!q->readOnly());
@@ -563,7 +564,7 @@ void TstFixtures::otherUserVersion() {
     const QByteArray sha = sha256(path);
     {
         auto q = Queue::open(path);
-        QCOMPARE(q->info().format, Format::LitequeueOther);
+        QCOMPARE(q->info().format, lq::core::QueueFormat::byId("litequeue-unknown"));
         QCOMPARE(q->info().userVersion, 9);
         QVERIFY(q->readOnly());
         QVERIFY(!q->info().readOnlyReason.empty());
@@ -579,8 +580,8 @@ void TstFixtures::otherUserVersion() {
 
 void TstFixtures::neverModifies_data() {
     addQueueFixtures();
-    QTest::newRow("seed-jobs-leases")
-        << QStringLiteral("seed-jobs-leases.sqlite3") << false << QString() << Format::JobsLease;
+    QTest::newRow("seed-jobs-leases") << QStringLiteral("seed-jobs-leases.sqlite3") << false
+                                      << QString() << lq::core::QueueFormat::byId("jobs-lease");
 }
 
 void TstFixtures::neverModifies() {
@@ -715,7 +716,8 @@ void TstFixtures::queryLayer() {
     const std::string path =
         seconds ? mixedAs013(dir) : copyFixture(dir, QString::fromLatin1(kMixed));
     auto q = Queue::open(path, optionsWith(fixedClock(end)));
-    QCOMPARE(q->info().format, seconds ? Format::Litequeue013 : Format::LitequeueLegacy);
+    QCOMPARE(q->info().format, seconds ? lq::core::QueueFormat::byId("litequeue-0.13")
+                                       : lq::core::QueueFormat::byId("litequeue-legacy"));
     const auto all = allRows(*q);
     QCOMPARE(all.size(), std::size_t(400));
     const Counts c = q->counts(600 * kNsPerSecond);

@@ -11,7 +11,6 @@
 
 using namespace lqtest;
 using lq::core::Action;
-using lq::core::Format;
 using lq::core::FormatInfo;
 using lq::core::QueueFormat;
 using lq::core::State;
@@ -22,10 +21,10 @@ const Action kAll[] = {Action::Retry,  Action::MarkFailed, Action::Release,     
                        Action::Delete, Action::Prune,      Action::RetryExpired, Action::Enqueue,
                        Action::Vacuum, Action::Upgrade};
 
-FormatInfo keyedInfoOf(Format f) {
+FormatInfo keyedInfoOf(const char* id) {
     FormatInfo i;
-    i.format = f;
-    i.hasClaimId = f == Format::Litequeue014 || f == Format::Litequeue013;
+    i.format = QueueFormat::byId(id);
+    i.hasClaimId = std::string(id) == "litequeue-0.14" || std::string(id) == "litequeue-0.13";
     i.hasIdempotencyKey = i.hasClaimId;
     return i;
 }
@@ -36,7 +35,7 @@ class TstFormats : public QObject {
     Q_OBJECT
 
 private slots:
-    void everyFormatByIdAndEnum();
+    void everyFormatById();
     void offeredActions_data();
     void offeredActions();
     void litequeueHasHistoryLeasesHaveSchedule();
@@ -45,11 +44,13 @@ private slots:
     void ownStatesFilterAsCounted();
 };
 
-void TstFormats::everyFormatByIdAndEnum() {
-    for (Format f : {Format::Litequeue014, Format::Litequeue013, Format::LitequeueLegacy,
-                     Format::LitequeueMulti, Format::LitequeueOther, Format::JobsLease}) {
-        const QueueFormat& q = QueueFormat::of(f);
-        QCOMPARE(std::string(q.id()), std::string(lq::core::formatId(f)));
+void TstFormats::everyFormatById() {
+    for (const char* f : {"litequeue-0.14", "litequeue-0.13", "litequeue-legacy", "litequeue-multi",
+                          "litequeue-unknown", "jobs-lease"}) {
+        QVERIFY2(QueueFormat::byId(f), f);
+        const QueueFormat& q = *QueueFormat::byId(f);
+        QCOMPARE(std::string(q.id()), std::string(f));
+        QCOMPARE(&QueueFormat::of(keyedInfoOf(f)), &q);
         QCOMPARE(QueueFormat::byId(q.id()), &q);
         QVERIFY(!q.states().empty());
         // Every action is offered or refused with words an operator can read.
@@ -67,23 +68,25 @@ void TstFormats::everyFormatByIdAndEnum() {
 }
 
 void TstFormats::offeredActions_data() {
-    QTest::addColumn<int>("format");
+    QTest::addColumn<QString>("format");
     QTest::addColumn<QString>("offered");
     QTest::newRow("litequeue-0.14")
-        << int(Format::Litequeue014)
+        << QStringLiteral("litequeue-0.14")
         << QStringLiteral("enqueue mark-failed prune retry retry-expired vacuum");
     QTest::newRow("litequeue-legacy")
-        << int(Format::LitequeueLegacy)
+        << QStringLiteral("litequeue-legacy")
         << QStringLiteral("enqueue mark-failed prune retry retry-expired upgrade vacuum");
-    QTest::newRow("jobs-lease") << int(Format::JobsLease)
+    QTest::newRow("jobs-lease") << QStringLiteral("jobs-lease")
                                 << QStringLiteral("delete release reschedule vacuum");
 }
 
 void TstFormats::offeredActions() {
-    QFETCH(int, format);
+    QFETCH(QString, format);
     QFETCH(QString, offered);
-    const auto f = Format(format);
-    const QueueFormat& q = QueueFormat::of(f);
+    const QByteArray id = format.toLatin1();
+    const char* f = id.constData();
+    QVERIFY(QueueFormat::byId(f));
+    const QueueFormat& q = *QueueFormat::byId(f);
     QStringList got;
     for (Action a : kAll)
         if (q.offers(a, keyedInfoOf(f)))
@@ -93,42 +96,41 @@ void TstFormats::offeredActions() {
 }
 
 void TstFormats::litequeueHasHistoryLeasesHaveSchedule() {
-    const QueueFormat& lq = QueueFormat::of(Format::Litequeue014);
-    const QueueFormat& jobs = QueueFormat::of(Format::JobsLease);
+    const QueueFormat& lq = *QueueFormat::byId("litequeue-0.14");
+    const QueueFormat& jobs = *QueueFormat::byId("jobs-lease");
     using Field = QueueFormat::Field;
     QVERIFY(lq.keepsHistory() && !lq.hasField(Field::ScheduledAt) &&
-            lq.hasKeys(keyedInfoOf(Format::Litequeue014)));
+            lq.hasKeys(keyedInfoOf("litequeue-0.14")));
     // jobs-lease declares its run_at, locked_until and attempts like every
     // other format, and has none of litequeue's enqueue/claim/finish times.
     QVERIFY(!jobs.keepsHistory() && jobs.hasField(Field::ScheduledAt) &&
             jobs.hasField(Field::LeaseExpiry) && jobs.hasField(Field::Attempts) &&
-            !jobs.hasKeys(keyedInfoOf(Format::JobsLease)));
+            !jobs.hasKeys(keyedInfoOf("jobs-lease")));
     QCOMPARE(jobs.fieldLabel(Field::ScheduledAt), std::string("Run at"));
     QVERIFY(!jobs.storesTime(QueueFormat::BaseTime::Enqueued));
     QVERIFY(lq.storesTime(QueueFormat::BaseTime::Enqueued));
     QCOMPARE(jobs.retryAction(), Action::Release);
     QCOMPARE(lq.retryAction(), Action::Retry);
-    QCOMPARE(lq.tokenLabel(keyedInfoOf(Format::Litequeue014)), std::string("claim"));
-    QCOMPARE(
-        QueueFormat::of(Format::LitequeueLegacy).tokenLabel(keyedInfoOf(Format::LitequeueLegacy)),
-        std::string("lock_time token"));
-    QCOMPARE(jobs.tokenLabel(keyedInfoOf(Format::JobsLease)), std::string("attempts"));
+    QCOMPARE(lq.tokenLabel(keyedInfoOf("litequeue-0.14")), std::string("claim"));
+    QCOMPARE(QueueFormat::byId("litequeue-legacy")->tokenLabel(keyedInfoOf("litequeue-legacy")),
+             std::string("lock_time token"));
+    QCOMPARE(jobs.tokenLabel(keyedInfoOf("jobs-lease")), std::string("attempts"));
     const auto states = jobs.states();
     QVERIFY(std::find(states.begin(), states.end(), State::Leased) != states.end());
     QVERIFY(std::find(states.begin(), states.end(), State::Done) == states.end());
-    QVERIFY(QueueFormat::of(Format::LitequeueMulti).multiTable());
+    QVERIFY(QueueFormat::byId("litequeue-multi")->multiTable());
     QVERIFY(!lq.multiTable());
 }
 
 void TstFormats::upgradeOnlyFromOlderVersions() {
     using U = QueueFormat::UpgradeState;
-    QCOMPARE(QueueFormat::of(Format::LitequeueLegacy).upgradeState(), U::Offered);
-    QCOMPARE(QueueFormat::of(Format::Litequeue013).upgradeState(), U::Offered);
-    QCOMPARE(QueueFormat::of(Format::Litequeue014).upgradeState(), U::Current);
-    QCOMPARE(QueueFormat::of(Format::JobsLease).upgradeState(), U::NotApplicable);
-    QCOMPARE(QueueFormat::of(Format::LitequeueMulti).upgradeState(), U::NotApplicable);
-    QVERIFY(contains(QueueFormat::of(Format::LitequeueLegacy).notice({}), "Upgrading"));
-    QVERIFY(QueueFormat::of(Format::Litequeue014).notice({}).empty());
+    QCOMPARE(QueueFormat::byId("litequeue-legacy")->upgradeState(), U::Offered);
+    QCOMPARE(QueueFormat::byId("litequeue-0.13")->upgradeState(), U::Offered);
+    QCOMPARE(QueueFormat::byId("litequeue-0.14")->upgradeState(), U::Current);
+    QCOMPARE(QueueFormat::byId("jobs-lease")->upgradeState(), U::NotApplicable);
+    QCOMPARE(QueueFormat::byId("litequeue-multi")->upgradeState(), U::NotApplicable);
+    QVERIFY(contains(QueueFormat::byId("litequeue-legacy")->notice({}), "Upgrading"));
+    QVERIFY(QueueFormat::byId("litequeue-0.14")->notice({}).empty());
 }
 
 void TstFormats::ownStatesFilterAsCounted_data() {

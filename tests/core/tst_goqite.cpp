@@ -99,9 +99,9 @@ void TstGoqite::samplesTokensAndFields() {
 }
 
 void TstGoqite::capabilities() {
-    checkNamedAndOffersRowActions(Format::Goqite, "goqite");
-    const QueueFormat& f = QueueFormat::of(Format::Goqite);
-    const FormatInfo info = infoOf(Format::Goqite);
+    checkNamedAndOffersRowActions("goqite");
+    const QueueFormat& f = *lq::core::QueueFormat::byId("goqite");
+    const FormatInfo info = infoOf("goqite");
     QVERIFY(!f.whyNot(Action::Release, info).empty());
     QVERIFY(!f.whyNot(Action::MarkFailed, info).empty());
     QVERIFY(f.whyNoMetric(Filter::Metric::Wait, info).size() > 20);
@@ -261,12 +261,12 @@ void TstGoqite::maxReceivePerQueue() {
 }
 
 void TstGoqite::settingsDeclared() {
-    const auto settings = QueueFormat::of(Format::Goqite).settings();
+    const auto settings = lq::core::QueueFormat::byId("goqite")->settings();
     QCOMPARE(settings.size(), std::size_t(1));
     QCOMPARE(settings.front().key, std::string(GoqiteFormat::kMaxReceiveKey));
     QCOMPARE(settings.front().libraryDefault, GoqiteFormat::kDefaultMaxReceive);
     QVERIFY(settings.front().perQueue);
-    QVERIFY(QueueFormat::of(Format::LitequeueLegacy).settings().empty());
+    QVERIFY(lq::core::QueueFormat::byId("litequeue-legacy")->settings().empty());
 
     FormatSettings s;
     QVERIFY(s.empty());

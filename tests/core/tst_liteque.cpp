@@ -131,9 +131,9 @@ void TstLiteque::listingFilteringSearch() {
 }
 
 void TstLiteque::capabilities() {
-    checkNamedAndOffersRowActions(Format::Liteque, "liteque");
-    const QueueFormat& f = QueueFormat::of(Format::Liteque);
-    const FormatInfo info = infoOf(Format::Liteque);
+    checkNamedAndOffersRowActions("liteque");
+    const QueueFormat& f = *lq::core::QueueFormat::byId("liteque");
+    const FormatInfo info = infoOf("liteque");
     QVERIFY(!f.whyNot(Action::MarkFailed, info).empty());
     QVERIFY(!f.whyNot(Action::Enqueue, info).empty());
     for (auto m : {Filter::Metric::Wait, Filter::Metric::Processing, Filter::Metric::Total,

@@ -155,7 +155,7 @@ void TstMaxsize::fixtureLimit() {
     QTemporaryDir fx;
     const std::string file = copyFixture(fx, QStringLiteral("litequeue-head-maxsize.sqlite3"));
     auto q = Queue::open(file, optionsWith(m_clock.clock()));
-    QCOMPARE(q->info().format, Format::LitequeueLegacy);
+    QCOMPARE(q->info().format, lq::core::QueueFormat::byId("litequeue-legacy"));
     QCOMPARE(q->maxsize(), std::optional<std::int64_t>(25));
     QVERIFY(q->full());
     QCOMPARE(q->qsize(), 25);

@@ -99,9 +99,9 @@ void TstMessenger::recognisedAndOpeningChangesNothing() {
         QCOMPARE(q.info().table, std::string("messenger_messages"));
         QVERIFY(q.info().warnings.empty());
     });
-    checkNamedAndOffersRowActions(Format::SymfonyMessenger, "symfony-messenger");
-    const QueueFormat& f = QueueFormat::of(Format::SymfonyMessenger);
-    const FormatInfo info = infoOf(Format::SymfonyMessenger);
+    checkNamedAndOffersRowActions("symfony-messenger");
+    const QueueFormat& f = *lq::core::QueueFormat::byId("symfony-messenger");
+    const FormatInfo info = infoOf("symfony-messenger");
     QVERIFY(!f.keepsHistory());
     // Messenger retries by handling the message in the app's process: the
     // file does not say which queue it came from, so it is not offered.
@@ -351,7 +351,7 @@ void TstMessenger::recognisedBesideOtherTablesAndRefusedWhenIncomplete() {
 }
 
 void TstMessenger::redeliverTimeoutIsADeclaredSetting() {
-    const QueueFormat& f = QueueFormat::of(Format::SymfonyMessenger);
+    const QueueFormat& f = *lq::core::QueueFormat::byId("symfony-messenger");
     const auto s = f.settings();
     QCOMPARE(s.size(), std::size_t(1));
     QCOMPARE(s.front().key, std::string(MessengerFormat::kRedeliverTimeoutKey));

@@ -88,9 +88,9 @@ private slots:
         QCOMPARE(q->count(s), std::int64_t(1));
     }
     void capabilities() {
-        checkNamedAndOffersRowActions(Format::ObanLite, "oban-lite");
-        const QueueFormat& f = QueueFormat::of(Format::ObanLite);
-        const FormatInfo info = infoOf(Format::ObanLite);
+        checkNamedAndOffersRowActions("oban-lite");
+        const QueueFormat& f = *lq::core::QueueFormat::byId("oban-lite");
+        const FormatInfo info = infoOf("oban-lite");
         QVERIFY(f.offers(Action::Prune, info));
         for (Action a : {Action::MarkFailed, Action::Enqueue, Action::Reschedule,
                          Action::RetryExpired, Action::Upgrade})

@@ -91,9 +91,9 @@ void TstPlainjob::samplesTokensAndFields() {
 }
 
 void TstPlainjob::capabilities() {
-    checkNamedAndOffersRowActions(Format::Plainjob, "plainjob");
-    const QueueFormat& f = QueueFormat::of(Format::Plainjob);
-    const FormatInfo info = infoOf(Format::Plainjob);
+    checkNamedAndOffersRowActions("plainjob");
+    const QueueFormat& f = *lq::core::QueueFormat::byId("plainjob");
+    const FormatInfo info = infoOf("plainjob");
     QVERIFY(!f.whyNot(Action::MarkFailed, info).empty());
     QVERIFY(!f.whyNot(Action::Enqueue, info).empty());
     for (auto m : {Filter::Metric::Wait, Filter::Metric::Processing, Filter::Metric::Total,

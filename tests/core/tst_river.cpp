@@ -126,9 +126,9 @@ private slots:
                      QByteArray::fromStdString(row(*q, "1").data).toHex().toUpper().toStdString()});
     }
     void capabilities() {
-        checkNamedAndOffersRowActions(Format::RiverSqlite, "river-sqlite");
-        const QueueFormat& f = QueueFormat::of(Format::RiverSqlite);
-        const FormatInfo info = infoOf(Format::RiverSqlite);
+        checkNamedAndOffersRowActions("river-sqlite");
+        const QueueFormat& f = *lq::core::QueueFormat::byId("river-sqlite");
+        const FormatInfo info = infoOf("river-sqlite");
         for (Action a : {Action::MarkFailed, Action::Enqueue, Action::Reschedule,
                          Action::RetryExpired, Action::Upgrade})
             QVERIFY(f.whyNot(a, info).size() > 20);

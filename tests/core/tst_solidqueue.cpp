@@ -299,9 +299,9 @@ void TstSolidQueue::listingFilteringSearch() {
 }
 
 void TstSolidQueue::capabilities() {
-    checkNamedAndOffersRowActions(Format::SolidQueue, "solid-queue");
-    const QueueFormat& f = QueueFormat::of(Format::SolidQueue);
-    const FormatInfo info = infoOf(Format::SolidQueue);
+    checkNamedAndOffersRowActions("solid-queue");
+    const QueueFormat& f = *lq::core::QueueFormat::byId("solid-queue");
+    const FormatInfo info = infoOf("solid-queue");
     QVERIFY(f.offers(Action::Prune, info));
     for (Action a : {Action::MarkFailed, Action::RetryExpired, Action::Reschedule, Action::Enqueue,
                      Action::Upgrade})

@@ -111,7 +111,7 @@ void TstTransitions::createdSchema() {
     QCOMPARE(db.integer("SELECT count(*) FROM sqlite_master WHERE type IN ('table', 'view')"), 1);
 
     auto q = Queue::open(path());
-    QCOMPARE(q->info().format, Format::Litequeue014);
+    QCOMPARE(q->info().format, lq::core::QueueFormat::byId("litequeue-0.14"));
     QCOMPARE(q->info().userVersion, 3);
     QVERIFY(q->info().hasClaimId);
     QVERIFY(q->info().hasIdempotencyKey);

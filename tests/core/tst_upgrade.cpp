@@ -110,7 +110,7 @@ void TstUpgrade::legacy() {
     const std::string file = copyFixture(*m_dir, QStringLiteral("litequeue-head-mixed.sqlite3"));
     m_clock.set(1741946700137482911); // the fixture's fake clock end
     auto q = Queue::open(file, optionsWith(m_clock.clock()));
-    QCOMPARE(q->info().format, Format::LitequeueLegacy);
+    QCOMPARE(q->info().format, lq::core::QueueFormat::byId("litequeue-legacy"));
     QVERIFY(!q->info().hasClaimId);
     const Counts before = q->counts();
     QCOMPARE(before.locked, 14);
@@ -155,7 +155,7 @@ void TstUpgrade::legacy() {
         return;
     q.reset();
     auto reopened = Queue::open(file);
-    QCOMPARE(reopened->info().format, Format::Litequeue014);
+    QCOMPARE(reopened->info().format, lq::core::QueueFormat::byId("litequeue-0.14"));
     QCOMPARE(reopened->info().timeUnit, TimeUnit::Nanoseconds);
     check(*reopened);
 }
@@ -166,7 +166,7 @@ void TstUpgrade::legacyKeepsQueueUsable() {
     m_clock.set(1741946700137482911);
     auto q = Queue::open(file, optionsWith(m_clock.clock()));
     q->upgrade();
-    QCOMPARE(q->info().format, Format::Litequeue014);
+    QCOMPARE(q->info().format, lq::core::QueueFormat::byId("litequeue-0.14"));
     QVERIFY(q->info().hasClaimId);
     const Message p = q->pop().value();
     QCOMPARE(p.messageId, std::string("019593ca-78ca-7241-b227-738b3bec0225"));
@@ -203,7 +203,7 @@ void TstUpgrade::refusedOnMulti() {
 void TstUpgrade::read013() {
     make013(path());
     auto q = Queue::open(path(), optionsWith(m_clock.clock()));
-    QCOMPARE(q->info().format, Format::Litequeue013);
+    QCOMPARE(q->info().format, lq::core::QueueFormat::byId("litequeue-0.13"));
     QCOMPARE(q->info().userVersion, 2);
     QCOMPARE(q->info().timeUnit, TimeUnit::Seconds);
     QVERIFY(!q->readOnly());
@@ -265,7 +265,7 @@ void TstUpgrade::upgrade013() {
         auto q = Queue::open(path(), optionsWith(m_clock.clock()));
         putId = q->put("new").messageId;
         q->upgrade();
-        QCOMPARE(q->info().format, Format::Litequeue014);
+        QCOMPARE(q->info().format, lq::core::QueueFormat::byId("litequeue-0.14"));
     }
     QCOMPARE(userVersion(path()), 3);
     Db db(path(), true);
@@ -285,7 +285,7 @@ void TstUpgrade::upgrade013() {
         QCOMPARE(raw[0][4], std::to_string(r.claim));
     }
     auto q = Queue::open(path(), optionsWith(m_clock.clock()));
-    QCOMPARE(q->info().format, Format::Litequeue014);
+    QCOMPARE(q->info().format, lq::core::QueueFormat::byId("litequeue-0.14"));
     QCOMPARE(q->get(putId).value().inTime, std::optional<TimeNs>(1'700'000'100'500'000'000));
     QCOMPARE(q->get(k013Rows[2].id).value().doneTime, nsOf(k013Rows[2].done));
     // The LOCKED worker's claim still works after the upgrade.
@@ -394,7 +394,7 @@ void TstUpgrade::upgradeWhileOtherThreadsRead() {
     stop = true;
     for (auto& t : readers)
         t.join();
-    QCOMPARE(q->info().format, Format::Litequeue014);
+    QCOMPARE(q->info().format, lq::core::QueueFormat::byId("litequeue-0.14"));
     QCOMPARE(q->storedCount(), 400);
     QCOMPARE(failures.load(), 0);
 }

@@ -424,7 +424,7 @@ public:
         try {
             for (std::int64_t round = 0; !stopRequested(m_stop); ++round) {
                 m_q = Queue::open(m_file);
-                if (m_q->info().format != Format::JobsLease) {
+                if (std::string(formatId(m_q->info().format)) != "jobs-lease") {
                     m_log.line("error format %s is not jobs-lease", m_file.c_str());
                     return 2;
                 }

@@ -81,6 +81,7 @@
 //     exited 0 and logged no error (no Busy ever reached a worker).
 
 #include "core/error.h"
+#include "core/formats/queueformat.h"
 #include "core/queue.h"
 #include "fleet.h"
 #include "jobsoracle.h"
@@ -782,7 +783,7 @@ void TestStress::runJobsLease(int seconds, int kills) {
         QVERIFY(create.waitForFinished(30000));
         QCOMPARE(create.exitCode(), 0);
         auto q = Queue::open(toStd(file));
-        QCOMPARE(q->info().format, Format::JobsLease);
+        QCOMPARE(q->info().format, lq::core::QueueFormat::byId("jobs-lease"));
         // The same schema as the seed's own file (a copy: fixtures are never
         // opened in place).
         const QString seed = dir.filePath(QStringLiteral("seed.sqlite3"));
@@ -854,7 +855,7 @@ void TestStress::runJobsLease(int seconds, int kills) {
     std::int64_t releasedAtEnd = 0, leasedAtEnd = 0;
     {
         auto q = Queue::open(toStd(file));
-        QCOMPARE(q->info().format, Format::JobsLease);
+        QCOMPARE(q->info().format, lq::core::QueueFormat::byId("jobs-lease"));
         const Counts c = q->counts();
         QCOMPARE(c.stored, std::int64_t(leftRows.size()));
         QCOMPARE(c.ready + c.scheduled + c.leased + c.expired, c.stored);

@@ -1025,7 +1025,8 @@ void TestMainWindow::upgradeAndVacuum() {
     // Reopened as 0.14: no legacy banner, LOCKED rows became READY.
     QTRY_VERIFY_WITH_TIMEOUT(!h.w.bannerBar()->hasBanner(QStringLiteral("format")), 5000);
     QTRY_VERIFY(h.w.isReady());
-    QCOMPARE(Queue::open(path.toStdString())->info().format, lq::core::Format::Litequeue014);
+    QCOMPARE(Queue::open(path.toStdString())->info().format,
+             lq::core::QueueFormat::byId("litequeue-0.14"));
     QTRY_COMPARE(h.model()->counts().locked, std::int64_t(0));
     QCOMPARE(h.model()->rowCount(), 400);
 

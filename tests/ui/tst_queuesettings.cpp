@@ -78,7 +78,7 @@ private slots:
     }
 
     void modelRowsAndValues() {
-        const QueueFormat& goqite = QueueFormat::of(lq::core::Format::Goqite);
+        const QueueFormat& goqite = *lq::core::QueueFormat::byId("goqite");
         const QStringList queues = {QStringLiteral("emails"), QStringLiteral("thumbnails")};
         QueueSettingsModel m(goqite.settings(), {}, {});
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
