@@ -4,6 +4,7 @@
 #include "delayedjob.h"
 #include "djangotasks.h"
 #include "goqite.h"
+#include "hangfire.h"
 #include "jobslease.h"
 #include "laravel.h"
 #include "liteque.h"
@@ -35,6 +36,7 @@ const LaravelFormat kLaravel;
 const DelayedJobFormat kDelayedJob;
 const MessengerFormat kMessenger;
 const DjangoTasksFormat kDjangoTasks;
+const HangfireFormat kHangfire;
 
 /// The one table of formats: each format's implementation (which declares
 /// its id, states, fields, actions, recogniser and driver) and whether it is
@@ -46,7 +48,7 @@ struct Registered {
 };
 
 using V = LitequeueFormat::Version;
-const std::array<Registered, 17> kTable = {{
+const std::array<Registered, 18> kTable = {{
     {&LitequeueFormat::of(V::V014), true},
     {&LitequeueFormat::of(V::V013), false},
     {&LitequeueFormat::of(V::Legacy), false},
@@ -64,6 +66,7 @@ const std::array<Registered, 17> kTable = {{
     {&kDelayedJob, true},
     {&kMessenger, true},
     {&kDjangoTasks, true},
+    {&kHangfire, true},
 }};
 
 } // namespace

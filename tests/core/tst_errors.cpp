@@ -110,6 +110,8 @@ private slots:
                                      << "image 7 is corrupt";
         QTest::newRow("django-tasks-db") << "django-tasks-db.sqlite3"
                                          << "unknown report";
+        QTest::newRow("hangfire-sqlite") << "hangfire-sqlite.sqlite3"
+                                         << "Unknown report: monthly-churn";
     }
     void searchLooksInTheErrorText() {
         QFETCH(QString, fixture);
@@ -156,6 +158,12 @@ private slots:
             << "django-tasks-db.sqlite3"
             << "SELECT exception_class_path, count(*) FROM django_tasks_database_dbtaskresult "
                "WHERE status = 'FAILED' GROUP BY 1";
+        // hangfire-sqlite: by the current Failed state's ExceptionType.
+        QTest::newRow("hangfire-sqlite")
+            << "hangfire-sqlite.sqlite3"
+            << "SELECT json_extract(s.Data, '$.ExceptionType'), count(*) FROM Job j JOIN State s "
+               "ON s.Id = (SELECT max(Id) FROM State WHERE JobId = j.Id AND Name = j.StateName) "
+               "WHERE j.StateName = 'Failed' GROUP BY 1";
     }
     void groupsMatchTheFileSql() {
         QFETCH(QString, fixture);

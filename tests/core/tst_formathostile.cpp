@@ -50,6 +50,7 @@ const Shape kShapes[] = {
     {"symfony-messenger.sqlite3", "messenger_messages", "", "available_at", "delivered_at", "body"},
     {"django-tasks-db.sqlite3", "django_tasks_database_dbtaskresult", "status", "run_after",
      "worker_ids", "args_kwargs"},
+    {"hangfire-sqlite.sqlite3", "Job", "StateName", "CreatedAt", "InvocationData", "Arguments"},
 };
 
 /// The format id facts.json gives the fixture ("solid-queue", ...).

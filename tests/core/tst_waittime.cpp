@@ -38,7 +38,8 @@ private slots:
         for (const char* f : {"formats/solid-queue.sqlite3", "formats/laravel-database.sqlite3",
                               "formats/oban-lite.sqlite3", "formats/river-v7.sqlite3",
                               "formats/delayed-job.sqlite3", "formats/symfony-messenger.sqlite3",
-                              "formats/django-tasks-db.sqlite3", "litequeue-head-mixed.sqlite3"})
+                              "formats/django-tasks-db.sqlite3", "formats/hangfire-sqlite.sqlite3",
+                              "litequeue-head-mixed.sqlite3"})
             QTest::newRow(f) << QString::fromLatin1(f);
     }
     void waitOverTimeIsTheHistogramsWait() {

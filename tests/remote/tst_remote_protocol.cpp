@@ -210,6 +210,7 @@ private slots:
         QTest::newRow("delayed-job") << QStringLiteral("formats/delayed-job.sqlite3");
         QTest::newRow("symfony-messenger") << QStringLiteral("formats/symfony-messenger.sqlite3");
         QTest::newRow("django-tasks-db") << QStringLiteral("formats/django-tasks-db.sqlite3");
+        QTest::newRow("hangfire-sqlite") << QStringLiteral("formats/hangfire-sqlite.sqlite3");
     }
     void dashboardMatchesLocal() {
         QFETCH(QString, fixture);

@@ -156,7 +156,8 @@ void TestOneTruth::everyViewTellsTheSameCounts_data() {
           "formats/laravel-database.sqlite3", "formats/oban-lite.sqlite3",
           "formats/river-v7.sqlite3", "formats/liteque-queue.db", "formats/goqite.sqlite3",
           "formats/backlite.sqlite3", "formats/plainjob.sqlite3", "formats/delayed-job.sqlite3",
-          "formats/symfony-messenger.sqlite3", "formats/django-tasks-db.sqlite3"}) {
+          "formats/symfony-messenger.sqlite3", "formats/django-tasks-db.sqlite3",
+          "formats/hangfire-sqlite.sqlite3"}) {
         QTest::newRow(f) << QString::fromLatin1(f);
     }
 }

@@ -507,6 +507,59 @@ FROM {DT_T}""",
     timing=[(DT_T, c) for c in ("enqueued_at", "run_after", "started_at", "finished_at")],
 ))
 
+# ---------------------------------------------------------------- hangfire-sqlite
+HF_NOW_TICKS = 639316368000000000  # 2026-11-30 12:00:00 UTC as DateTime.Ticks
+HF_TIMEOUT_TICKS = 30 * 60 * 10_000_000  # InvisibilityTimeout, 30 min
+HF_QUEUE = """coalesce(q.Queue, CASE WHEN json_valid(e.Data) THEN json_extract(e.Data, '$.Queue') END,
+    CASE WHEN json_valid(j.InvocationData) THEN json_extract(j.InvocationData, '$.Queue') END, 'default')"""
+HF_FROM = """FROM Job j
+LEFT JOIN JobQueue q ON q.Id = (SELECT max(Id) FROM JobQueue WHERE JobId = j.Id)
+LEFT JOIN State e ON e.Id = (SELECT max(Id) FROM State WHERE JobId = j.Id AND Name = 'Enqueued')"""
+SPECS.append(dict(
+    file="hangfire-sqlite.sqlite3", format="hangfire-sqlite",
+    library="Hangfire.Storage.SQLite 0.4.2 (raisedapp/Hangfire.Storage.SQLite@a07234959f401f166211aedf1ba42a71462dc753) on sqlite-net-pcl 1.8.116 (praeclarum/sqlite-net@0b23275b085f) and Hangfire.Core 1.8.0 (HangfireIO/Hangfire@858f19dfa5fd): the CreateTable DDL and the storage's statements, Python 3.11 sqlite3, reproduced",
+    real_library=False, now="2026-11-30T12:00:00Z", now_stored=str(HF_NOW_TICKS),
+    queue_tables=["Job", "JobParameter", "JobQueue", "Set", "State"],
+    state_sql=f"""SELECT j.Id AS id, {HF_QUEUE} AS queue,
+  CASE WHEN j.StateName IN ('Enqueued', 'Processing') AND q.Id IS NULL THEN 'UNKNOWN'
+       WHEN j.StateName IN ('Enqueued', 'Processing') AND q.FetchedAt = 0 THEN 'READY'
+       WHEN j.StateName IN ('Enqueued', 'Processing') THEN 'LOCKED'
+       WHEN j.StateName = 'Scheduled' THEN 'SCHEDULED'
+       WHEN j.StateName = 'Succeeded' THEN 'DONE'
+       WHEN j.StateName = 'Failed' THEN 'FAILED'
+       WHEN j.StateName = 'Deleted' THEN 'deleted'
+       WHEN j.StateName = 'Awaiting' THEN 'awaiting'
+       ELSE 'UNKNOWN' END AS state
+{HF_FROM}""",
+    extra_states=["deleted", "awaiting", "locked_expired"],
+    extra_sql={"locked_expired": f"SELECT count(*) AS n FROM Job j JOIN JobQueue q ON q.Id = (SELECT max(Id) FROM JobQueue WHERE JobId = j.Id) WHERE j.StateName IN ('Enqueued', 'Processing') AND q.FetchedAt <> 0 AND q.FetchedAt < {HF_NOW_TICKS} - {HF_TIMEOUT_TICKS}"},
+    stored={"done_kept": True, "failed_kept": True},
+    facts=[
+        ("StateName as stored", "SELECT StateName, count(*) AS n FROM Job GROUP BY StateName ORDER BY StateName"),
+        ("JobQueue rows; FetchedAt 0 = not fetched; stale (fetched again by the next worker) = FetchedAt < now - InvisibilityTimeout (30 min)",
+         f"SELECT q.Id, q.JobId, q.Queue, q.FetchedAt, j.StateName, CASE WHEN q.FetchedAt = 0 THEN 'not fetched' WHEN q.FetchedAt < {HF_NOW_TICKS} - {HF_TIMEOUT_TICKS} THEN 'stale' ELSE 'live' END AS fetch FROM JobQueue q JOIN Job j ON j.Id = q.JobId ORDER BY q.Id"),
+        ("Job.StateId (never written by this storage: the current state is the last State row of StateName)", "SELECT StateId, count(*) AS n FROM Job GROUP BY StateId"),
+        ("state history rows per name", "SELECT Name, count(*) AS n FROM State GROUP BY Name ORDER BY Name"),
+        ("failed jobs: the exception of the current Failed state (what lqctl errors groups by)",
+         "SELECT j.Id, json_extract(s.Data, '$.ExceptionType') AS exception_type, json_extract(s.Data, '$.ExceptionMessage') AS message, s.CreatedAt FROM Job j JOIN State s ON s.Id = (SELECT max(Id) FROM State WHERE JobId = j.Id AND Name = j.StateName) WHERE j.StateName = 'Failed' ORDER BY j.Id"),
+        ("scheduled jobs: EnqueueAt of the Scheduled state and the 'schedule' set (score: Unix seconds; value: [Job.Queue:]Id)",
+         "SELECT j.Id, json_extract(s.Data, '$.EnqueueAt') AS enqueue_at, s.Reason, (SELECT Value || ' @ ' || Score FROM \"Set\" WHERE Key = 'schedule' AND (Value = CAST(j.Id AS TEXT) OR Value GLOB '*:' || j.Id)) AS schedule_set FROM Job j JOIN State s ON s.Id = (SELECT max(Id) FROM State WHERE JobId = j.Id AND Name = j.StateName) WHERE j.StateName = 'Scheduled' ORDER BY j.Id"),
+        ("RetryCount job parameters (AutomaticRetry)", "SELECT JobId, Value FROM JobParameter WHERE Name = 'RetryCount' ORDER BY JobId"),
+        ("Job.ExpireAt set (a day after Succeeded or Deleted) and expired at now (what the ExpirationManager deletes: ExpireAt > 0 AND ExpireAt < now)",
+         f"SELECT Id, StateName, ExpireAt, ExpireAt < {HF_NOW_TICKS} AS expired FROM Job WHERE ExpireAt > 0 ORDER BY Id"),
+        ("servers (heartbeat ticks; alive = within 5 min, ServerTimeout)",
+         f"SELECT Id, LastHeartbeat, LastHeartbeat > {HF_NOW_TICKS} - 3000000000 AS alive FROM Server ORDER BY Id"),
+        ("rows per table", "SELECT (SELECT count(*) FROM Job) AS job, (SELECT count(*) FROM State) AS state, (SELECT count(*) FROM JobParameter) AS job_parameter, (SELECT count(*) FROM JobQueue) AS job_queue, (SELECT count(*) FROM \"Set\") AS \"set\", (SELECT count(*) FROM Hash) AS hash, (SELECT count(*) FROM List) AS list, (SELECT count(*) FROM Counter) AS counter, (SELECT count(*) FROM AggregatedCounter) AS aggregated_counter, (SELECT count(*) FROM Server) AS server, (SELECT count(*) FROM DistributedLock) AS distributed_lock"),
+        ("DDL of Job and JobQueue and their indexes (sqlite-net 1.8 CreateTable)",
+         "SELECT sql FROM sqlite_master WHERE tbl_name IN ('Job', 'JobQueue') ORDER BY tbl_name, type DESC, name"),
+    ],
+    samples_sql=f"SELECT j.Id AS id, {HF_QUEUE} AS queue, j.StateName, q.Id AS queue_id, q.FetchedAt {HF_FROM} ORDER BY j.Id",
+    sample_limit=16,
+    sample_token=lambda r: {"state": r["StateName"], "queue_id": r["queue_id"], "fetched_at": r["FetchedAt"]},
+    other_samples_sql=None,
+    timing=[("Job", "CreatedAt"), ("Job", "ExpireAt"), ("State", "CreatedAt"), ("JobQueue", "FetchedAt"), ("Server", "LastHeartbeat")],
+))
+
 # ---------------------------------------------------------------- hostile
 SPECS.append(dict(
     file="not-liteque-tasks.sqlite3", format=None,
