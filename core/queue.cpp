@@ -352,6 +352,10 @@ ProcessList Queue::processes(std::optional<TimeNs> now) {
     return d->driver().processes(d->reader(), now.value_or(this->now()));
 }
 
+RecurringList Queue::recurringTasks(std::optional<TimeNs> now, int tzOffset) {
+    return d->driver().recurringTasks(d->reader(), now.value_or(this->now()), tzOffset);
+}
+
 std::vector<PausedQueue> Queue::pausedQueues() {
     return d->driver().pausedQueues(d->reader());
 }

@@ -36,6 +36,7 @@
 #include "message.h"
 #include "processes.h"
 #include "query.h"
+#include "recurring.h"
 #include "stats.h"
 
 #include <chrono>
@@ -148,6 +149,10 @@ public:
     /// The worker processes the file records, alive or dead at `now` (the
     /// clock's now when unset) by the library's rule, or why it records none.
     ProcessList processes(std::optional<TimeNs> now = {});
+    /// The recurring tasks the file records, evaluated at `now` (the clock's
+    /// now when unset) with schedules that name no zone at `tzOffset`
+    /// seconds east of UTC, or why it records none.
+    RecurringList recurringTasks(std::optional<TimeNs> now = {}, int tzOffset = 0);
     /// The named queues the file records as paused (workers skip them).
     std::vector<PausedQueue> pausedQueues();
     /// Migrates a legacy or 0.13 file to 0.14 in one transaction (docs/FORMATS.md#litequeue).

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "output.h"
 
+#include <core/cron.h>
 #include <core/error.h>
 #include <core/formats/queueformat.h>
 #include <core/statemodel.h>
@@ -68,6 +69,7 @@ const OptionDef kFixedOptions[] = {
     {"duration", "SECONDS", "Stop after SECONDS (default 0: until Ctrl-C)."},
     {"quiet", "", "Do not print a line of counts per second."},
     {"delay", "SECONDS", "reschedule: run the job again SECONDS from now."},
+    {"tz", "ZONE", "recurring: run schedules that name no zone in ZONE: UTC (default) or a fixed offset such as +09:00 or Etc/GMT-9."},
     {"record", "ID", "undo: the audit record to undo (default: the newest undoable one; see `lqctl audit`)."},
 };
 // clang-format on
@@ -142,6 +144,7 @@ const std::vector<CommandDef>& commands() {
         {"stats", "", 0, 0, "Counts and latency percentiles (wait, processing, total).", {"prometheus"}, cmdStats},
         {"errors", "", 0, 0, "Failed jobs grouped by error class: count, first and last failure, queues, a sample.", {}, cmdErrors},
         {"processes", "", 0, 0, "The worker processes the file records: heartbeat, alive or dead by the library's rule, claims held.", {}, cmdProcesses},
+        {"recurring", "", 0, 0, "The recurring tasks the file records: schedule, last run, next run, runs missed since the last.", {"tz"}, cmdRecurring},
         {"list", "", 0, 0, "List messages in arrival order.", {"status", "older-than", "search", "limit", "csv"}, cmdList},
         {"get", "ID", 1, 1, "Show one message with every column.", {}, cmdGet},
         {"put", "DATA|-", 1, 1, "Enqueue DATA (or stdin with -); prints the message id.", {"key", "create", "maxsize"}, cmdPut},
@@ -173,9 +176,9 @@ bool isFolderCommand(const CommandDef& c) {
 /// The commands that accept ssh://HOST/PATH (serve.cpp).
 bool takesRemote(const CommandDef& c) {
     static const char* const remote[] = {
-        "info",  "stats",         "errors", "processes", "list",       "get",
-        "put",   "retry",         "fail",   "release",   "reschedule", "delete",
-        "prune", "retry-expired", "undo",   "audit",     "vacuum",     "upgrade"};
+        "info",          "stats", "errors", "processes", "recurring",  "list",   "get",
+        "put",           "retry", "fail",   "release",   "reschedule", "delete", "prune",
+        "retry-expired", "undo",  "audit",  "vacuum",    "upgrade"};
     return std::any_of(std::begin(remote), std::end(remote),
                        [&](const char* n) { return std::strcmp(n, c.name) == 0; });
 }
@@ -475,6 +478,14 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
                            [&](const char* c) { return std::strcmp(c, n) == 0; });
     };
     const auto set = [&](const char* n) { return allowed(n) && has(n); };
+    if (set("tz")) {
+        const std::string z = p.value(QStringLiteral("tz")).toStdString();
+        const auto off = core::cron::fixedZoneOffset(z);
+        if (!off)
+            throw UsageError("--tz: expected UTC or a fixed offset (+09:00, Etc/GMT-9), got \"" +
+                             z + "\" (zones with daylight saving are not evaluated)");
+        o.tzOffset = *off;
+    }
     if (set("status"))
         parseStatus(p.value(QStringLiteral("status")).toStdString(), o);
     if (set("older-than"))

@@ -76,6 +76,10 @@ struct Options {
     // stats
     bool prometheus = false;
 
+    // recurring
+    /// --tz: seconds east of UTC at which schedules that name no zone run.
+    int tzOffset = 0;
+
     // put / retry / fail
     std::optional<std::string> key;
     std::optional<std::int64_t> claim;

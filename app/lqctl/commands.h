@@ -23,6 +23,7 @@ int cmdInfo(const Options& o);
 int cmdStats(const Options& o);
 int cmdErrors(const Options& o);
 int cmdProcesses(const Options& o);
+int cmdRecurring(const Options& o);
 int cmdList(const Options& o);
 int cmdGet(const Options& o);
 int cmdPut(const Options& o);

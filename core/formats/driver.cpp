@@ -184,6 +184,16 @@ ProcessList FormatDriver::processes(Connection& c, TimeNs now) const {
     return out;
 }
 
+RecurringList FormatDriver::recurringTasks(Connection& c, TimeNs now, int tzOffset) const {
+    (void)c;
+    (void)now;
+    (void)tzOffset;
+    RecurringList out;
+    out.notStored = std::string(QueueFormat::of(info()).id()) +
+                    " files record no recurring tasks: there is no schedule to show";
+    return out;
+}
+
 std::vector<std::string> FormatDriver::queueNames(Connection& c) const {
     std::vector<std::string> out;
     const std::string col = queueColumn();

@@ -15,6 +15,7 @@
 #include "../message.h"
 #include "../processes.h"
 #include "../query.h"
+#include "../recurring.h"
 #include "../stats.h"
 #include "../timefmt.h"
 
@@ -172,6 +173,10 @@ public:
     /// The worker processes the file records, alive or dead at `now` by the
     /// library's rule; by default none, with the reason.
     virtual ProcessList processes(Connection& c, TimeNs now) const;
+    /// The recurring tasks the file records, with their last, next and
+    /// missed runs at `now`; a schedule that names no zone is evaluated at
+    /// `tzOffset` seconds east of UTC. By default none, with the reason.
+    virtual RecurringList recurringTasks(Connection& c, TimeNs now, int tzOffset) const;
     /// The queues the file records as paused (none by default: the format
     /// stores no pause).
     virtual std::vector<PausedQueue> pausedQueues(Connection& c) const {

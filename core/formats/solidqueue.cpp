@@ -47,6 +47,7 @@ const std::vector<Required>& optionalTables() {
          {"id", "job_id", "queue_name", "priority", "concurrency_key", "expires_at", "created_at"}},
         {"solid_queue_recurring_executions", {"id", "job_id", "task_key", "run_at", "created_at"}},
         {"solid_queue_pauses", {"queue_name", "created_at"}},
+        {"solid_queue_recurring_tasks", {"key", "schedule", "created_at", "updated_at"}},
     };
     return kOpt;
 }

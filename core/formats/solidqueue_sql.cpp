@@ -468,6 +468,9 @@ public:
     ProcessList processes(Connection& c, TimeNs now) const override {
         return solidqueue::processes(c, now);
     }
+    RecurringList recurringTasks(Connection& c, TimeNs now, int tzOffset) const override {
+        return solidqueue::recurringTasks(c, info(), now, tzOffset);
+    }
     std::vector<PausedQueue> pausedQueues(Connection& c) const override {
         return solidqueue::pausedQueues(c, info());
     }

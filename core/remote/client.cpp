@@ -411,6 +411,14 @@ ProcessList RemoteQueue::processes(std::optional<TimeNs> now) {
     return processesFromJson(m_session->call("processes", p));
 }
 
+RecurringList RemoteQueue::recurringTasks(std::optional<TimeNs> now, int tzOffset) {
+    Json p = Json::object();
+    if (now)
+        p.set("now", *now);
+    p.set("tz_offset", static_cast<std::int64_t>(tzOffset));
+    return recurringFromJson(m_session->call("recurring_tasks", p));
+}
+
 std::vector<PausedQueue> RemoteQueue::pausedQueues() {
     return pausedFromJson(m_session->call("paused_queues"));
 }

@@ -25,6 +25,7 @@
 #include "../operator.h"
 #include "../processes.h"
 #include "../query.h"
+#include "../recurring.h"
 #include "../stats.h"
 
 #include <cstdint>
@@ -149,6 +150,8 @@ public:
     /// Queue::processes() and pausedQueues() of the served file.
     ProcessList processes(std::optional<TimeNs> now = {});
     std::vector<PausedQueue> pausedQueues();
+    /// Queue::recurringTasks() of the served file.
+    RecurringList recurringTasks(std::optional<TimeNs> now = {}, int tzOffset = 0);
     std::int64_t count(const Filter& f);
     std::vector<Message> list(const Filter& f, const Sort& s, std::int64_t offset,
                               std::int64_t limit);

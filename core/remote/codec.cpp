@@ -278,6 +278,54 @@ ProcessList processesFromJson(const Json& j) {
     return p;
 }
 
+Json toJson(const RecurringList& r) {
+    Json j = Json::object();
+    j.set("not_stored", r.notStored);
+    j.set("missed_rule", r.missedRule);
+    Json a = Json::array();
+    for (const RecurringTask& t : r.tasks) {
+        Json e = Json::object();
+        e.set("key", t.key);
+        e.set("schedule", t.schedule);
+        e.set("class", t.className);
+        e.set("command", t.command);
+        e.set("queue", t.queue);
+        e.set("priority", t.priority);
+        e.set("static", t.isStatic);
+        e.set("description", t.description);
+        e.set("last_run_ns", optTime(t.lastRunNs));
+        e.set("next_run_ns", optTime(t.nextRunNs));
+        e.set("missed", t.missed);
+        e.set("why", t.why);
+        a.push(std::move(e));
+    }
+    j.set("tasks", std::move(a));
+    return j;
+}
+
+RecurringList recurringFromJson(const Json& j) {
+    RecurringList r;
+    r.notStored = j["not_stored"].toString();
+    r.missedRule = j["missed_rule"].toString();
+    for (const Json& e : j["tasks"].toArray()) {
+        RecurringTask t;
+        t.key = e["key"].toString();
+        t.schedule = e["schedule"].toString();
+        t.className = e["class"].toString();
+        t.command = e["command"].toString();
+        t.queue = e["queue"].toString();
+        t.priority = e["priority"].toInt();
+        t.isStatic = e["static"].toBool();
+        t.description = e["description"].toString();
+        t.lastRunNs = timeFrom(e["last_run_ns"]);
+        t.nextRunNs = timeFrom(e["next_run_ns"]);
+        t.missed = e["missed"].toInt();
+        t.why = e["why"].toString();
+        r.tasks.push_back(std::move(t));
+    }
+    return r;
+}
+
 Json toJson(const std::vector<PausedQueue>& paused) {
     Json a = Json::array();
     for (const PausedQueue& q : paused) {

@@ -14,6 +14,7 @@
 #include "../operator.h"
 #include "../processes.h"
 #include "../query.h"
+#include "../recurring.h"
 #include "../stats.h"
 
 #include <vector>
@@ -30,6 +31,9 @@ FormatSettings settingsFromJson(const Json& j);
 /// The processes a file records (lqctl processes, issue 39).
 Json toJson(const ProcessList& p);
 ProcessList processesFromJson(const Json& j);
+/// The recurring tasks a file records (lqctl recurring, issue 39).
+Json toJson(const RecurringList& r);
+RecurringList recurringFromJson(const Json& j);
 Json toJson(const std::vector<PausedQueue>& paused);
 std::vector<PausedQueue> pausedFromJson(const Json& j);
 Json toJson(const Counts& c);

@@ -268,6 +268,15 @@ void Server::Impl::registerHandlers() {
         return toJson(current().processes(p["now"].isInt() ? std::optional<TimeNs>(p["now"].toInt())
                                                            : std::nullopt));
     };
+    handlers["recurring_tasks"] = [this](const Json& p, std::int64_t) {
+        // An offset beyond a day is no zone: refused like any bad parameter.
+        const std::int64_t tz = p["tz_offset"].isInt() ? p["tz_offset"].toInt() : 0;
+        if (tz < -86400 || tz > 86400)
+            throw badRequest("recurring_tasks: \"tz_offset\" is more than a day");
+        return toJson(current().recurringTasks(
+            p["now"].isInt() ? std::optional<TimeNs>(p["now"].toInt()) : std::nullopt,
+            static_cast<int>(tz)));
+    };
     handlers["paused_queues"] = [this](const Json&, std::int64_t) {
         return toJson(current().pausedQueues());
     };

@@ -9,9 +9,12 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QObject>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sqlite3.h>
 
 using lq::test::copyFixture;
 using lq::test::fileDigest;
@@ -36,6 +39,24 @@ QString dump(const QString& path) {
                                  t + " ORDER BY id) t") +
                QLatin1Char('\n');
     return out;
+}
+
+/// Runs `sql` on the copy at `path` (the tests' own rows beside the fixture's).
+void exec(const QString& path, const QByteArray& sql) {
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(QFile::encodeName(path).constData(), &db, SQLITE_OPEN_READWRITE, nullptr) !=
+        SQLITE_OK)
+        qFatal("cannot open %s", qPrintable(path));
+    char* msg = nullptr;
+    if (sqlite3_exec(db, sql.constData(), nullptr, nullptr, &msg) != SQLITE_OK)
+        qFatal("%s: %s", sql.constData(), msg ? msg : "?");
+    sqlite3_close(db);
+}
+
+/// ns since the epoch of an ISO 8601 UTC time, by the sqlite3 shell's own
+/// strftime (whole seconds).
+qint64 nsOf(const QString& path, const char* iso) {
+    return sqlInt(path, QByteArray("SELECT strftime('%s', '") + iso + "')") * 1000000000LL;
 }
 
 } // namespace
@@ -94,6 +115,126 @@ private slots:
         QCOMPARE(qint64(paused.size()), sqlInt(path, "SELECT count(*) FROM solid_queue_pauses"));
         QCOMPARE(paused.at(0).toString(),
                  sqlText(path, "SELECT min(queue_name) FROM solid_queue_pauses"));
+        QCOMPARE(fileDigest(path), digest);
+    }
+
+    /// `lqctl recurring` at the fixture's now (2026-11-30 12:00:00 UTC, a
+    /// Monday): its one task ("every hour at minute 12", last run 24 h 48 m
+    /// ago) and five added with SQL, for cron and natural-language schedules,
+    /// a run never recorded, the minute of grace, and the schedules Solid
+    /// Queue refuses or this code does not evaluate. Missed = scheduled times
+    /// after the later of the last run and updated_at, up to now - 60 s.
+    void recurringTasks() {
+        QTemporaryDir dir;
+        const QString path = copyFixture(dir, kFixture);
+        exec(path,
+             "INSERT INTO solid_queue_recurring_tasks (key, schedule, command, class_name, "
+             "queue_name, priority, static, created_at, updated_at) VALUES "
+             "('nightly_report', 'at 7am every day', NULL, 'NightlyReportJob', 'reports', 0, 1, "
+             "'2026-11-20 00:00:00', '2026-11-20 00:00:00'),"
+             "('every_five', '*/5 * * * *', NULL, 'PingJob', NULL, 0, 1, "
+             "'2026-11-30 11:40:00', '2026-11-30 11:40:00'),"
+             "('weekly_digest', 'every monday at 9am', NULL, 'DigestJob', NULL, 0, 0, "
+             "'2026-11-01 00:00:00', '2026-11-01 00:00:00'),"
+             "('half_past', '30 59 11 * * *', NULL, 'LateJob', NULL, 0, 1, "
+             "'2026-11-01 00:00:00', '2026-11-01 00:00:00'),"
+             "('fortnightly', 'every 2 weeks', NULL, 'NeverJob', NULL, 0, 1, "
+             "'2026-11-01 00:00:00', '2026-11-01 00:00:00'),"
+             "('tokyo', 'every day at 5 pm in Asia/Tokyo', NULL, 'TokyoJob', NULL, 0, 1, "
+             "'2026-11-01 00:00:00', '2026-11-01 00:00:00');"
+             "INSERT INTO solid_queue_recurring_executions (job_id, task_key, run_at, created_at) "
+             "VALUES (9001, 'nightly_report', '2026-11-27 07:00:00', '2026-11-27 07:00:00.01'),"
+             "(9002, 'nightly_report', '2026-11-28 07:00:00', '2026-11-28 07:00:00.01'),"
+             "(9003, 'weekly_digest', '2026-11-23 09:00:00', '2026-11-23 09:00:00.01'),"
+             "(9004, 'half_past', '2026-11-29 11:59:30', '2026-11-29 11:59:30.01');");
+        const QByteArray digest = fileDigest(path);
+        const QJsonObject top = runJson({QStringLiteral("recurring"), path}).object();
+        QVERIFY(top.value(QLatin1String("not_stored")).isNull());
+        QMap<QString, QJsonObject> tasks;
+        for (const QJsonValue& v : top.value(QLatin1String("tasks")).toArray())
+            tasks.insert(v.toObject().value(QLatin1String("key")).toString(), v.toObject());
+        QCOMPARE(qint64(tasks.size()),
+                 sqlInt(path, "SELECT count(*) FROM solid_queue_recurring_tasks"));
+        const auto ns = [](const QJsonObject& t, const char* k) {
+            return t.value(QLatin1String(k)).isNull() ? qint64(-1)
+                                                      : t.value(QLatin1String(k)).toInteger();
+        };
+        const auto missed = [](const QJsonObject& t) {
+            return t.value(QLatin1String("missed")).toInteger();
+        };
+        // Each last run is the greatest run_at, as RecurringTask#last_enqueued_time.
+        for (auto it = tasks.begin(); it != tasks.end(); ++it)
+            QCOMPARE(ns(it.value(), "last_run_ns"),
+                     sqlInt(path, "SELECT coalesce(strftime('%s', max(run_at)) * 1000000000, -1) "
+                                  "FROM solid_queue_recurring_executions WHERE task_key = '" +
+                                      it.key().toUtf8() + "'"));
+
+        // The fixture's task, hourly at :12: every hour from its last run to
+        // a minute before now, by SQL.
+        const QJsonObject clear = tasks.value(QStringLiteral("clear_solid_queue_finished_jobs"));
+        QCOMPARE(clear.value(QLatin1String("class")), QJsonValue());
+        QCOMPARE(clear.value(QLatin1String("command")).toString(),
+                 sqlText(path, "SELECT command FROM solid_queue_recurring_tasks WHERE key = "
+                               "'clear_solid_queue_finished_jobs'"));
+        QCOMPARE(missed(clear),
+                 sqlInt(path, "SELECT (strftime('%s', '2026-11-30 11:59:00') - strftime('%s', "
+                              "max(run_at))) / 3600 FROM solid_queue_recurring_executions "
+                              "WHERE task_key = 'clear_solid_queue_finished_jobs'"));
+        QCOMPARE(missed(clear), 24);
+        QCOMPARE(ns(clear, "next_run_ns"), nsOf(path, "2026-11-30 12:12:00"));
+
+        // "at 7am every day", last run on the 28th: the 29th and 30th missed.
+        const QJsonObject nightly = tasks.value(QStringLiteral("nightly_report"));
+        QCOMPARE(nightly.value(QLatin1String("class")).toString(),
+                 QStringLiteral("NightlyReportJob"));
+        QCOMPARE(nightly.value(QLatin1String("queue")).toString(), QStringLiteral("reports"));
+        QCOMPARE(ns(nightly, "next_run_ns"), nsOf(path, "2026-12-01 07:00:00"));
+        QCOMPARE(missed(nightly), 2);
+        // Never ran, created 11:40: 11:45, 11:50, 11:55 (12:00 is not yet).
+        const QJsonObject five = tasks.value(QStringLiteral("every_five"));
+        QCOMPARE(ns(five, "last_run_ns"), qint64(-1));
+        QCOMPARE(ns(five, "next_run_ns"), nsOf(path, "2026-11-30 12:05:00"));
+        QCOMPARE(missed(five), 3);
+        // Mondays at 9: today's 09:00 was missed, next week's is next.
+        const QJsonObject weekly = tasks.value(QStringLiteral("weekly_digest"));
+        QCOMPARE(ns(weekly, "next_run_ns"), nsOf(path, "2026-12-07 09:00:00"));
+        QCOMPARE(missed(weekly), 1);
+        // Due 30 s ago: within the minute of grace, not missed.
+        const QJsonObject late = tasks.value(QStringLiteral("half_past"));
+        QCOMPARE(ns(late, "next_run_ns"), nsOf(path, "2026-12-01 11:59:30"));
+        QCOMPARE(missed(late), 0);
+        // Listed with no next run and the reason.
+        for (const char* key : {"fortnightly", "tokyo"}) {
+            const QJsonObject t = tasks.value(QString::fromLatin1(key));
+            QVERIFY(t.value(QLatin1String("next_run_ns")).isNull());
+            QCOMPARE(missed(t), 0);
+            QVERIFY(!t.value(QLatin1String("why")).toString().isEmpty());
+        }
+        QVERIFY(tasks.value(QStringLiteral("tokyo"))
+                    .value(QLatin1String("why"))
+                    .toString()
+                    .contains(QLatin1String("Asia/Tokyo")));
+
+        // --tz +02:00: 7am is 05:00 UTC; the 29th and 30th still missed.
+        const QJsonArray shifted = runJson({QStringLiteral("recurring"), path,
+                                            QStringLiteral("--tz"), QStringLiteral("+02:00")})
+                                       .object()
+                                       .value(QLatin1String("tasks"))
+                                       .toArray();
+        for (const QJsonValue& v : shifted)
+            if (v.toObject().value(QLatin1String("key")).toString() ==
+                QLatin1String("nightly_report")) {
+                QCOMPARE(ns(v.toObject(), "next_run_ns"), nsOf(path, "2026-12-01 05:00:00"));
+                QCOMPARE(missed(v.toObject()), 2);
+            }
+        QCOMPARE(run({QStringLiteral("recurring"), path, QStringLiteral("--tz"),
+                      QStringLiteral("Europe/Paris")})
+                     .code,
+                 2);
+        const LqctlResult table = run({QStringLiteral("recurring"), path});
+        QCOMPARE(table.code, 0);
+        QVERIFY(table.out.contains("nightly_report") && table.out.contains("MISSED"));
+        QVERIFY(table.out.contains("warning: tokyo"));
         QCOMPARE(fileDigest(path), digest);
     }
 

@@ -302,6 +302,33 @@ private slots:
         QVERIFY(Json::parse(info.out.toStdString())["paused_queues"].toArray().size() == 1);
     }
 
+    /// The recurring tasks of a Solid Queue file, their last, next and missed
+    /// runs, over ssh as locally, also with --tz.
+    void recurringOverSsh() {
+        const QString local = path("sqr-local.db");
+        const QString remote = path("sqr-remote.db");
+        QVERIFY(copyTwice(QStringLiteral("solid-queue.sqlite3"), local, remote));
+        const QString url = m_url.left(m_url.indexOf(m_remote)) + remote;
+        const QString now = QStringLiteral("--now=2026-11-30T12:00:00Z");
+        for (const QStringList& extra :
+             {QStringList{}, QStringList{QStringLiteral("--tz=+05:30")}}) {
+            const Result a = lqctl(
+                QStringList{QStringLiteral("recurring"), local, QStringLiteral("--json"), now} +
+                extra);
+            const Result b =
+                lqctl(QStringList{QStringLiteral("recurring"), url, QStringLiteral("--json"), now} +
+                      extra);
+            QVERIFY2(a.code == 0, a.err.constData());
+            QVERIFY2(b.code == 0, b.err.constData());
+            QCOMPARE(b.out, a.out);
+        }
+        const Json tasks =
+            Json::parse(lqctl({QStringLiteral("recurring"), url, QStringLiteral("--json"), now})
+                            .out.toStdString())["tasks"];
+        QCOMPARE(tasks.toArray().size(), std::size_t(1));
+        QCOMPARE(tasks.toArray()[0]["missed"].toInt(), std::int64_t(24));
+    }
+
     /// `lqctl --max-receive ... stats ssh://...`: the server opens the file
     /// with the settings, so the remote counts are the local ones with them.
     void unstoredSettingsTravel() {
