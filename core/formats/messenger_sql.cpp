@@ -26,6 +26,15 @@ namespace lq::core {
 
 namespace {
 
+/// `now` as Messenger compares it: its limits are DateTimeImmutable values
+/// stored and compared as whole-second datetimes (Connection::get():
+/// available_at <= now, delivered_at < now - redeliver_timeout), so a
+/// delivery is due again only from the next whole second on.
+TimeNs wholeSecond(TimeNs now) {
+    const TimeNs r = now % kNsPerSecond;
+    return r < 0 ? now - r - kNsPerSecond : now - r;
+}
+
 using solidqueue::j;
 using solidqueue::ns;
 
@@ -125,7 +134,8 @@ public:
                rawRow() + ", " + deliveryToken();
     }
 
-    Message readRow(const Statement& st, TimeNs now) const override {
+    Message readRow(const Statement& st, TimeNs exactNow) const override {
+        const TimeNs now = wholeSecond(exactNow);
         Message m;
         m.rowid = st.int64(0);
         m.messageId = st.text(0);
@@ -173,7 +183,8 @@ public:
 
     // ---- filters, order, counts ----------------------------------------------
 
-    std::string stateCondition(State s, Binds& binds, TimeNs now) const override {
+    std::string stateCondition(State s, Binds& binds, TimeNs exactNow) const override {
+        const TimeNs now = wholeSecond(exactNow);
         switch (s) {
         case State::Ready:
             binds.emplace_back(now);
@@ -199,7 +210,8 @@ public:
         return stuckCondition(binds, now, 0);
     }
 
-    std::string stuckCondition(Binds& binds, TimeNs now, TimeNs) const override {
+    std::string stuckCondition(Binds& binds, TimeNs exactNow, TimeNs) const override {
+        const TimeNs now = wholeSecond(exactNow);
         binds.emplace_back(now);
         return "(" + notFailed() + " AND delivered_at IS NOT NULL AND " + ns("delivered_at") +
                " < ? - " + m_timeoutSql + ")";
@@ -255,8 +267,9 @@ public:
 
     // One pass: FAILED, LOCKED (and stuck among them), SCHEDULED; READY is
     // the rest, as stateCondition() has it.
-    Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,
+    Counts counts(Connection& r, TimeNs exactNow, TimeNs, const std::string& where,
                   const Binds& binds) const override {
+        const TimeNs now = wholeSecond(exactNow);
         Counts c;
         auto st = r.cached("SELECT count(*), coalesce(sum(" + isFailed() + "), 0), coalesce(sum(" +
                            notFailed() + " AND delivered_at IS NOT NULL), 0), coalesce(sum(" +
@@ -284,7 +297,8 @@ public:
         return isFailed() + ", created_at, available_at, delivered_at, queue_name";
     }
 
-    void timingRow(const Statement& st, TimeNs now, TimingColumns& cols) const override {
+    void timingRow(const Statement& st, TimeNs exactNow, TimingColumns& cols) const override {
+        const TimeNs now = wholeSecond(exactNow);
         constexpr TimeNs none = TimingColumns::kNoTime;
         const bool failed = st.int64(0) != 0;
         const auto created = readTime(st, 1, TimeEncoding::Text);
@@ -315,11 +329,13 @@ public:
         return t == "not delivered" ? t : "delivered at " + t;
     }
 
-    std::string refusal(Action a, const Message& m, TimeNs now) const override {
+    std::string refusal(Action a, const Message& m, TimeNs exactNow) const override {
+        const TimeNs now = wholeSecond(exactNow);
         const bool stuck = m.extraState == QueueFormat::kStuckState;
         // A consumer of the failure transport (messenger:consume failed)
         // holds a FAILED row it got within redeliver_timeout.
-        const bool failedInHand = m.state == State::Failed && m.leaseExpiry && *m.leaseExpiry > now;
+        const bool failedInHand =
+            m.state == State::Failed && m.leaseExpiry && *m.leaseExpiry >= now;
         const std::string live = "is delivered to a worker within redeliver_timeout (" +
                                  std::to_string(timeoutFor(m.queueName) / kNsPerSecond) + " s)";
         switch (a) {

@@ -92,6 +92,7 @@ private slots:
     void deleteAndPruneAndUndo();
     void operatorDeletesFailedAndUndoesFromTheAuditRecord();
     void failuresGroupedByErrorClass();
+    void redeliveredFromTheNextWholeSecond();
 };
 
 void TstMessenger::recognisedAndOpeningChangesNothing() {
@@ -552,6 +553,31 @@ void TstMessenger::failuresGroupedByErrorClass() {
     QCOMPARE(groups[0].firstFailedAt, std::optional<TimeNs>(at(9, 5, 7)));
     QCOMPARE(groups[0].lastFailedAt, std::optional<TimeNs>(at(9, 30, 0)));
     QCOMPARE(groups[1].count, std::int64_t(1));
+}
+
+/// Messenger compares whole-second datetimes: the 07:30:00 delivery (1 h
+/// timeout) is taken again only from 08:30:01, so at 08:30:00.5 it is still
+/// live (found by tests/stress/messenger: lqctl released it 1 s early).
+void TstMessenger::redeliveredFromTheNextWholeSecond() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    const auto openAt = [&](TimeNs now) {
+        OpenOptions o;
+        o.clock = fixedClock(now);
+        return Queue::open(path, o);
+    };
+    for (const TimeNs now : {at(8, 30, 0), at(8, 30, 0) + kNsPerSecond / 2, at(8, 30, 1) - 1}) {
+        auto q = openAt(now);
+        QCOMPARE(row(*q, "1").extraState, std::string());
+        QCOMPARE(describeCounts(q->counts(), {"locked_expired"}),
+                 describeCounts(countsByCondition(*q, {"locked_expired"}), {"locked_expired"}));
+        checkRefused(*q, Action::Release, {"1"}, SkipKind::NotApplicable);
+    }
+    auto q = openAt(at(8, 30, 1));
+    QCOMPARE(row(*q, "1").extraState, std::string("locked_expired"));
+    QCOMPARE(describeCounts(q->counts(), {"locked_expired"}),
+             describeCounts(countsByCondition(*q, {"locked_expired"}), {"locked_expired"}));
+    QCOMPARE(q->apply(Action::Release, {targetOf(*q, "1")}, {}).applied.size(), std::size_t(1));
 }
 
 QTEST_GUILESS_MAIN(TstMessenger)
