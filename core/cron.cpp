@@ -19,7 +19,7 @@ namespace {
 constexpr std::int64_t kDay = 86400;
 /// How far next() and previous() look: a cron that cannot match within
 /// this (Feb 30th-like) has no next time.
-constexpr std::int64_t kSearchDays = 366 * 30;
+constexpr std::int64_t kSearchDays = std::int64_t{366} * 30;
 
 std::int64_t floorDiv(std::int64_t a, std::int64_t b) {
     return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
@@ -370,7 +370,7 @@ std::optional<Schedule> parseCron(std::string_view text, std::string& why) {
     // Seconds first when there are six fields; a seventh, or a sixth that
     // is no weekday field, is a zone.
     const auto tryFields = [&](std::vector<std::string> fields,
-                               std::string z) -> std::optional<Schedule> {
+                               const std::string& z) -> std::optional<Schedule> {
         Schedule out;
         std::string w;
         if (fields.size() == 5)
@@ -463,14 +463,15 @@ std::int64_t firstAtOrAfter(const std::vector<int>& H, const std::vector<int>& M
 
 std::int64_t lastAtOrBefore(const std::vector<int>& H, const std::vector<int>& M,
                             const std::vector<int>& S, std::int64_t tod) {
-    for (auto h = H.rbegin(); h != H.rend(); ++h)
-        for (auto m = M.rbegin(); m != M.rend(); ++m) {
-            const std::int64_t base = *h * 3600 + *m * 60;
+    // Latest first: hours, then minutes, then seconds, each descending.
+    for (std::size_t h = H.size(); h-- > 0;)
+        for (std::size_t m = M.size(); m-- > 0;) {
+            const std::int64_t base = std::int64_t{H[h]} * 3600 + std::int64_t{M[m]} * 60;
             if (base > tod)
                 continue;
-            for (auto s = S.rbegin(); s != S.rend(); ++s)
-                if (base + *s <= tod)
-                    return base + *s;
+            for (std::size_t s = S.size(); s-- > 0;)
+                if (base + S[s] <= tod)
+                    return base + S[s];
         }
     return -1;
 }

@@ -681,7 +681,7 @@ private:
 };
 
 /// Numbers first by value, then texts in the order met; no repeats.
-std::string joinField(std::vector<Val> v) {
+std::string joinField(const std::vector<Val>& v) {
     std::vector<Val> uniq;
     for (const Val& x : v)
         if (std::find(uniq.begin(), uniq.end(), x) == uniq.end())
@@ -762,7 +762,8 @@ std::optional<std::string> naturalToCron(std::string_view text, std::string* why
                 it->second.insert(it->second.end(), hs.begin(), hs.end());
             }
         }
-        for (auto& [m, hs] : byMinute) {
+        for (auto& [m, hours] : byMinute) {
+            auto& hs = hours; // a lambda cannot capture a structured binding (C++17)
             std::stable_sort(hs.begin(), hs.end(), [](const Val& a, const Val& b) {
                 return a.isInt && (!b.isInt || a.n < b.n);
             });

@@ -108,6 +108,9 @@ std::string HangfireFormat::whyNot(Action a, const FormatInfo& info) const {
                "serialized as InvocationData), not by this tool";
     case Action::Upgrade:
         return "sqlite-net creates and migrates these tables itself when the storage starts";
+    case Action::Pause:
+    case Action::Resume:
+        return whyNoPause(info);
     }
     return "unknown action";
 }
@@ -166,7 +169,7 @@ void HangfireFormat::explainNoMatch(const SchemaFacts& s) const {
         }
         for (const auto& c : cols)
             if (!s.columns.at(t).count(c))
-                missing.push_back(t + "." + c);
+                missing.push_back(std::string(t).append(".").append(c));
     }
     if (missing.empty())
         return;
