@@ -3,9 +3,11 @@
 // compare-and-swaps, one BEGIN IMMEDIATE transaction per chunk.
 #include "actions.h"
 
+#include "formats/queueformat.h"
 #include "queue.h"
 #include "queue_p.h"
 #include "sqlite.h"
+#include "timefmt.h"
 
 #include <sqlite3.h>
 
@@ -33,6 +35,10 @@ const char* actionName(Action a) noexcept {
         return "vacuum";
     case Action::Upgrade:
         return "upgrade";
+    case Action::Pause:
+        return "pause";
+    case Action::Resume:
+        return "resume";
     }
     return "action";
 }
@@ -68,7 +74,8 @@ bool isUndoable(Action a) noexcept {
 }
 
 std::string refusalReason(Action a, const Message& m) {
-    if (a == Action::Enqueue || a == Action::Vacuum || a == Action::Upgrade)
+    if (a == Action::Enqueue || a == Action::Vacuum || a == Action::Upgrade || a == Action::Pause ||
+        a == Action::Resume)
         return std::string(actionName(a)) + " is not a per-message action";
     const bool leaseRow =
         isLeaseState(m.state) || (m.scheduledAt.has_value() && !m.inTime.has_value());
@@ -105,6 +112,8 @@ std::string refusalReason(Action a, const Message& m) {
     case Action::Enqueue:
     case Action::Vacuum:
     case Action::Upgrade:
+    case Action::Pause:
+    case Action::Resume:
         break;
     }
     return "unknown action";
@@ -119,6 +128,70 @@ bool isRowConflict(const Error& e) {
     return e.kind() == ErrorKind::QueueFull || (e.sqliteCode() & 0xff) == SQLITE_CONSTRAINT;
 }
 
+/// A queue's pause as an audit row: the queue name as its id, "paused" or
+/// "running" as its status text, the stored values as its format row.
+Message pauseMessage(const std::string& queue, const FormatDriver::PauseRow& p) {
+    Message m;
+    m.messageId = queue;
+    m.queueName = queue;
+    m.statusText = p.paused ? "paused" : "running";
+    m.lockTime = p.since;
+    if (!p.stored.empty())
+        m.formatRow = p.stored;
+    return m;
+}
+
+FormatDriver::PauseRow pauseOf(const Message& m) {
+    FormatDriver::PauseRow p;
+    p.exists = true;
+    p.paused = m.statusText == "paused";
+    p.since = m.lockTime;
+    p.stored = m.formatRow.value_or("");
+    return p;
+}
+
+std::string pauseShown(const FormatDriver::PauseRow& p) {
+    if (!p.paused)
+        return "not paused";
+    return p.since ? "paused since " + isoUtc(*p.since) : std::string("paused");
+}
+
+/// Pause or resume of one queue inside the chunk's transaction.
+void pauseQueue(const FormatDriver& drv, Connection& c, Action a, const std::string& queue,
+                TimeNs t, ActionResult& r) {
+    const bool pause = a == Action::Pause;
+    const FormatDriver::PauseRow before = drv.readPause(c, queue);
+    if (!before.exists) {
+        r.skipped.push_back({queue, before.missing, SkipKind::NotApplicable});
+        return;
+    }
+    if (before.paused == pause) {
+        r.skipped.push_back({queue, "already " + pauseShown(before), SkipKind::NotApplicable});
+        return;
+    }
+    if (drv.writePause(c, queue, pause, t) != 1) {
+        r.skipped.push_back({queue, "changed while the action ran", SkipKind::Changed});
+        return;
+    }
+    r.applied.push_back(
+        {pauseMessage(queue, before), pauseMessage(queue, drv.readPause(c, queue))});
+}
+
+/// Undo of a pause or resume: the stored pause back as it was, while it is
+/// still what the action wrote.
+void unpauseQueue(const FormatDriver& drv, Connection& c, const AppliedRow& row, ActionResult& r) {
+    const std::string& queue = row.before.messageId;
+    const FormatDriver::PauseRow wrote = pauseOf(row.after);
+    const FormatDriver::PauseRow current = drv.readPause(c, queue);
+    if (current.paused != wrote.paused ||
+        drv.restorePause(c, queue, wrote, pauseOf(row.before)) != 1) {
+        r.skipped.push_back(
+            {queue, "changed since the action: now " + pauseShown(current), SkipKind::Changed});
+        return;
+    }
+    r.applied.push_back(
+        {pauseMessage(queue, current), pauseMessage(queue, drv.readPause(c, queue))});
+}
 } // namespace
 
 void Queue::Impl::applyChunk(Connection& c, Action a, const Target* begin, const Target* end,
@@ -235,13 +308,28 @@ ActionResult Queue::Impl::runChunks(Action a, const std::vector<Item>& items,
 
 ActionResult Queue::apply(Action a, const std::vector<Target>& targets, const ActionOptions& o) {
     d->requireWritable(actionName(a));
-    if (a == Action::Enqueue || a == Action::Vacuum || a == Action::Upgrade)
+    if (a == Action::Enqueue || a == Action::Vacuum || a == Action::Upgrade || a == Action::Pause ||
+        a == Action::Resume)
         throw Error(ErrorKind::InvalidArgument, d->path,
                     std::string(actionName(a)) + " is not a per-message action");
     return d->runChunks(a, targets, o,
                         [&](Connection& c, const Target* b, const Target* e, ActionResult& part) {
                             d->applyChunk(c, a, b, e, o, now(), part);
                         });
+}
+
+ActionResult Queue::setPaused(const std::string& queueName, bool pause, const ActionOptions& o) {
+    const Action a = pause ? Action::Pause : Action::Resume;
+    d->requireWritable(actionName(a));
+    if (auto why = QueueFormat::of(info()).whyNoPause(info()); !why.empty())
+        throw Error(ErrorKind::Unsupported, d->path, why);
+    const std::vector<std::string> queues{queueName};
+    return d->runChunks(
+        a, queues, o,
+        [&](Connection& c, const std::string* b, const std::string* e, ActionResult& part) {
+            for (const std::string* it = b; it != e; ++it)
+                pauseQueue(d->driver(), c, a, *it, now(), part);
+        });
 }
 
 std::vector<Target> Queue::targetsFor(const Filter& f) {
@@ -276,6 +364,10 @@ void Queue::Impl::undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs
     const FormatDriver& drv = driver();
     const Message& before = row.before;
     const Message& wrote = row.after;
+    if (a == Action::Pause || a == Action::Resume) {
+        unpauseQueue(drv, c, row, r);
+        return;
+    }
     auto current = getOn(c, before.messageId);
     if (a == Action::Enqueue) {
         // Undoing an enqueue deletes the message while nobody claimed it.

@@ -29,6 +29,11 @@ enum class Action {
     Enqueue, ///< put(): undo deletes the message while it is still unclaimed
     Vacuum,  ///< not undoable
     Upgrade, ///< not undoable
+    /// A named queue, as the library pauses it (Solid Queue's
+    /// solid_queue_pauses row, River's river_queue.paused_at): its workers
+    /// skip the queue. Undo resumes it, restoring the row as it was.
+    Pause,
+    Resume, ///< the library's resume; undo writes the pause back as it was
 };
 
 /// Whether Queue::undo() can revert an action of this kind.

@@ -76,6 +76,8 @@ std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeN
             auto cq = use->countsWithQueues(stuckAfterNs);
             e.counts = std::move(cq.total);
             e.queues = std::move(cq.queues);
+            if (!e.queues.empty())
+                e.paused = use->pausedQueues(); // workers skip these
             // Arrival order is the (status, message_id) index: the oldest READY
             // message is one index probe, not a sort.
             Filter ready;

@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "error.h"
 #include "format.h"
+#include "processes.h"
 #include "query.h"
 
 #include <optional>
@@ -43,6 +44,9 @@ struct FleetEntry {
     /// Formats with named queues: the counts of each queue of the file, by
     /// name (the entry's own counts are the file's total).
     std::vector<std::pair<std::string, Counts>> queues;
+    /// The named queues the file records as paused (Queue::pausedQueues);
+    /// a child row: its own queue's pause, if it is paused.
+    std::vector<PausedQueue> paused;
 
     std::optional<TimeNs> backlogAgeNs(TimeNs now) const {
         if (!oldestReadyInTime)

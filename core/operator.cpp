@@ -393,6 +393,18 @@ Report Operator::upgrade() {
     return recordUpgrade(m_log, std::move(head), from, formatId(m_q.info().format));
 }
 
+Report Operator::pause(const std::string& queueName) {
+    return runChunked(header(Action::Pause),
+                      [&](ActionOptions& o) { return m_q.setPaused(queueName, true, o); }, nullptr,
+                      {});
+}
+
+Report Operator::resume(const std::string& queueName) {
+    return runChunked(header(Action::Resume),
+                      [&](ActionOptions& o) { return m_q.setPaused(queueName, false, o); }, nullptr,
+                      {});
+}
+
 namespace {
 
 Report recordDone(AuditLog& log, AuditEntry head, std::string note, const std::string& done) {

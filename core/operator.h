@@ -133,6 +133,11 @@ public:
     Report vacuum(std::pair<std::int64_t, std::int64_t>* sizes = nullptr);
     /// The legacy / 0.13 -> 0.14 migration, recorded.
     Report upgrade();
+    /// Pauses or resumes a named queue as its library does
+    /// (Queue::setPaused), recorded as "pause" / "resume" before it
+    /// commits; undo() reverts it. No confirmation: it is one row.
+    Report pause(const std::string& queueName);
+    Report resume(const std::string& queueName);
 
     // ---- the record ------------------------------------------------------
     std::vector<AuditEntry> records() const;

@@ -6,6 +6,7 @@
 // Each format reads its own tables (FormatDriver::processes(),
 // pausedQueues()); one model for lqctl and the GUI.
 
+#include "actions.h"
 #include "clock.h"
 
 #include <cstdint>
@@ -28,7 +29,10 @@ struct ProcessInfo {
     /// process_alive_threshold, 5 minutes).
     bool alive = false;
     std::int64_t claimed = 0; ///< jobs it holds now
-    std::string metadata;     ///< as stored (JSON text), shown as text
+    /// The message ids of the jobs it holds, where the file names them
+    /// (Solid Queue's claimed executions); empty where it only counts them.
+    std::vector<std::string> claimedIds;
+    std::string metadata; ///< as stored (JSON text), shown as text
 };
 
 /// The processes of a file, or why there are none to show.
@@ -51,5 +55,20 @@ struct PausedQueue {
     std::string queue;
     std::optional<TimeNs> since;
 };
+
+/// The plan of releasing the claims `p` holds (a dead process's jobs given
+/// back to the queue as the library's own supervisor would), each guarded by
+/// the token its job holds now: a job that moved since is skipped. `b`:
+/// anything with get() and planTargets() (core::Queue with its Operator
+/// behind a front end's backend). The format decides, per job, whether a
+/// release applies (a live process's claim is refused).
+template <class Backend> auto planProcessRelease(Backend& b, const ProcessInfo& p) {
+    std::vector<Target> targets;
+    targets.reserve(p.claimedIds.size());
+    for (const std::string& id : p.claimedIds)
+        if (const auto m = b.get(id))
+            targets.push_back({id, m->token});
+    return b.planTargets(Action::Release, std::move(targets));
+}
 
 } // namespace lq::core

@@ -232,6 +232,13 @@ public:
     /// reason; it never stops the rest.
     ActionResult undo(Action original, const std::vector<AppliedRow>& applied,
                       const ActionOptions& o = {});
+    /// Pauses (or resumes) the named queue as its library does, in one
+    /// BEGIN IMMEDIATE transaction whose o.beforeCommit gets the queue's
+    /// pause before and after (Action::Pause / Resume; undo() reverts it).
+    /// A queue already so, or one the file cannot pause, is skipped with
+    /// the reason; a format that stores no pause throws Unsupported
+    /// (QueueFormat::whyNoPause()).
+    ActionResult setPaused(const std::string& queueName, bool pause, const ActionOptions& o = {});
 
     /// The file as opened: its device and inode. Every operator write
     /// (apply, undo, vacuum, upgrade, a TransactionGuard) checks, inside its

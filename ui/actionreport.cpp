@@ -55,6 +55,10 @@ QString actionTitle(Action a) {
         return QObject::tr("Vacuum");
     case Action::Upgrade:
         return QObject::tr("Upgrade");
+    case Action::Pause:
+        return QObject::tr("Pause queue");
+    case Action::Resume:
+        return QObject::tr("Resume queue");
     }
     return {};
 }

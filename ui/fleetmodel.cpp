@@ -63,11 +63,13 @@ bool keyLess(const core::FleetEntry& a, const core::FleetEntry& b) {
 void appendWithQueues(core::FleetEntry&& e, std::vector<core::FleetEntry>& out) {
     auto queues = std::move(e.queues);
     e.queues.clear();
-    for (auto& [name, counts] : queues) {
+    for (auto& [queueName, counts] : queues) {
+        const std::string& name = queueName; // a lambda cannot capture a structured binding
         core::FleetEntry child = e;
         child.queueName = name;
         child.counts = counts;
         child.oldestReadyInTime.reset(); // the scan reads the file's backlog only
+        std::erase_if(child.paused, [&](const core::PausedQueue& p) { return p.queue != name; });
         out.push_back(std::move(child));
     }
     out.push_back(std::move(e));
@@ -82,6 +84,8 @@ bool sameShown(const core::FleetEntry& a, const core::FleetEntry& b) {
            x.scheduled == y.scheduled && x.leased == y.leased && x.expired == y.expired &&
            x.stored == y.stored && x.extra == y.extra &&
            a.oldestReadyInTime == b.oldestReadyInTime && a.walBytes == b.walBytes &&
+           a.paused.size() == b.paused.size() &&
+           (a.paused.empty() || a.paused.front().since == b.paused.front().since) &&
            a.fileBytes == b.fileBytes;
 }
 
@@ -582,6 +586,9 @@ QString FleetModel::summary(const Row& r) const {
     if (!e.readOnlyReason.empty()) {
         s += tr(" \u00b7 read-only");
     }
+    if (!e.queueName.empty() && !e.paused.empty()) {
+        s = pausedText(e.paused.front().since) + QStringLiteral(" \u00b7 ") + s;
+    }
     return s;
 }
 
@@ -698,6 +705,8 @@ QVariant FleetModel::data(const QModelIndex& index, int role) const {
         return {};
     case QueueNameRole:
         return fromStd(e.queueName);
+    case PausedRole:
+        return !e.queueName.empty() && !e.paused.empty();
     default:
         return {};
     }

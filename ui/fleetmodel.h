@@ -57,6 +57,7 @@ public:
         SummaryRole,                 ///< QString: the second line of the sidebar
         BacklogAgeRole,              ///< qint64 ns (invalid when nothing is READY)
         QueueNameRole, ///< QString: a child row's named queue ("" for the file's total row)
+        PausedRole,    ///< bool: a child row's named queue is paused (workers skip it)
     };
     Q_ENUM(Role)
 

@@ -13,6 +13,8 @@
 #include "ui/messagespage.h"
 #include "ui/namedqueuefilter.h"
 #include "ui/openremotedialog.h"
+#include "ui/pausedqueues.h"
+#include "ui/processesview.h"
 #include "ui/queuebanners.h"
 #include "ui/queuedocument.h"
 #include "ui/queuesettingsdialog.h"
@@ -187,6 +189,12 @@ void MainWindow::createActions() {
     m_showFailures->setToolTip(tr("The failed jobs grouped by error"));
     connect(m_showFailures, &QAction::triggered, this,
             [this] { m_tabs->setCurrentWidget(m_failures); });
+    // Ctrl+Shift+P is Prune: W for the workers.
+    m_showProcesses = make("showProcesses", tr("Go to &Processes"), nullptr,
+                           QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W));
+    m_showProcesses->setToolTip(tr("The worker processes the file records, alive or dead"));
+    connect(m_showProcesses, &QAction::triggered, this,
+            [this] { m_tabs->setCurrentWidget(m_processes); });
     m_focusSidebar =
         make("focusSidebar", tr("Go to the &queue sidebar"), nullptr, QKeySequence(Qt::Key_F6));
     connect(m_focusSidebar, &QAction::triggered, this, [this] {
@@ -255,6 +263,8 @@ void MainWindow::createMenus() {
     actions->addSeparator();
     actions->addActions({h.enqueueAction(), h.pruneAction(), h.vacuumAction(), h.upgradeAction()});
     actions->addSeparator();
+    actions->addActions({h.pauseAction(), h.resumeAction()});
+    actions->addSeparator();
     actions->addAction(m_queueSettings);
     actions->addSeparator();
     actions->addAction(h.undoAction());
@@ -264,7 +274,8 @@ void MainWindow::createMenus() {
     view->addSeparator();
     view->addActions({m_queuesDock->toggleViewAction(), m_detailDock->toggleViewAction()});
     view->addSeparator();
-    view->addActions({m_showMessages, m_showDashboard, m_showFailures, m_focusSidebar});
+    view->addActions(
+        {m_showMessages, m_showDashboard, m_showFailures, m_showProcesses, m_focusSidebar});
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addActions({m_gettingStarted, m_shortcuts});
@@ -314,6 +325,8 @@ void MainWindow::createWidgets() {
     m_tabs->addTab(m_dashboard, QIcon(QStringLiteral(":/icons/chart.svg")), tr("&Dashboard"));
     m_failures = new FailuresView(m_doc, m_model, m_handler, m_tabs);
     m_tabs->addTab(m_failures, QIcon(QStringLiteral(":/icons/fail.svg")), tr("&Failures"));
+    m_processes = new ProcessesView(m_doc, m_handler, m_tabs);
+    m_tabs->addTab(m_processes, tr("P&rocesses"));
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
@@ -367,6 +380,10 @@ void MainWindow::connectParts() {
     connect(m_queueBanners, &QueueBanners::upgradeRequested, m_handler,
             &QueueActionHandler::upgradeFile);
     connect(m_queueBanners, &QueueBanners::reopenRequested, this, &MainWindow::reopen);
+    connect(m_processes, &ProcessesView::warningsChanged, m_queueBanners,
+            &QueueBanners::setProcessWarnings);
+    connect(m_queueBanners, &QueueBanners::showProcessesRequested, this,
+            [this] { m_tabs->setCurrentWidget(m_processes); });
     connect(m_queueBanners, &QueueBanners::showChoice, this,
             [this](StatusFilterBar::Choice c) { filterBar()->setChoice(c); });
 
@@ -394,6 +411,7 @@ void MainWindow::connectParts() {
         m_messages->setUtc(on);
         m_dashboard->setUtc(on);
         m_failures->setUtc(on);
+        m_processes->setUtc(on);
     });
     connect(m_messages, &MessagesPage::stuckThresholdChanged, this, [this](int s) {
         settings::setValue(QStringLiteral("stuckThresholdSeconds"), s); // kept at once
@@ -434,6 +452,7 @@ void MainWindow::connectParts() {
 
     // The sidebar; a named queue's row narrows the table once its file is open.
     m_namedQueue = new NamedQueueFilter(m_sidebar, m_doc, this);
+    showPausedQueues(m_doc, m_handler, m_model, m_queueBanners, filterBar(), m_sidebar);
     connect(m_namedQueue, &NamedQueueFilter::queueRequested, m_messages,
             &MessagesPage::setQueueFilter);
     connect(m_sidebar, &QueueSidebar::queueActivated, this,
@@ -465,6 +484,8 @@ void MainWindow::connectParts() {
     connect(m_model, &MessageModel::dataVersionChanged, m_failures, &FailuresView::refreshLive);
     connect(m_model, &MessageModel::orderingReset, m_failures, &FailuresView::followQueue);
     connect(m_handler, &QueueActionHandler::reportFinished, m_failures, &FailuresView::refresh);
+    connect(m_model, &MessageModel::dataVersionChanged, m_processes, &ProcessesView::refreshLive);
+    connect(m_handler, &QueueActionHandler::reportFinished, m_processes, &ProcessesView::refresh);
     connect(m_failures, &FailuresView::showJobsRequested, this, [this](const QString& id) {
         // The table cannot be narrowed to one group's ids: it shows the
         // failed jobs (every state when the format has failure states of its

@@ -25,6 +25,7 @@ namespace lq::ui {
 class BannerBar;
 class DashboardWidget;
 class FailuresView;
+class ProcessesView;
 class FleetModel;
 class MessageDetailPane;
 class MessagesPage;
@@ -94,6 +95,8 @@ public:
     DashboardWidget* dashboard() const { return m_dashboard; }
     /// The Failures tab: failed jobs grouped by error.
     FailuresView* failuresView() const { return m_failures; }
+    /// The Processes tab: the file's workers, alive or dead.
+    ProcessesView* processesView() const { return m_processes; }
     QTabWidget* tabs() const { return m_tabs; }
     QueueSidebar* sidebar() const { return m_sidebar; }
 
@@ -171,6 +174,7 @@ private:
     MessagesPage* m_messages = nullptr;
     DashboardWidget* m_dashboard = nullptr;
     FailuresView* m_failures = nullptr;
+    ProcessesView* m_processes = nullptr;
     QDockWidget* m_detailDock = nullptr;
     QDockWidget* m_queuesDock = nullptr;
     bool m_detailWasVisible = true;
@@ -205,6 +209,7 @@ private:
     QAction* m_showMessages = nullptr;
     QAction* m_showDashboard = nullptr;
     QAction* m_showFailures = nullptr;
+    QAction* m_showProcesses = nullptr;
     QAction* m_focusSidebar = nullptr;
     std::vector<QAction*> m_filterActions; ///< Ctrl+1 … Ctrl+9
     QMenu* m_recentMenu = nullptr;

@@ -10,6 +10,7 @@
 #include "ui/fleetmodel.h"
 #include "ui/messagespage.h"
 #include "ui/openremotedialog.h"
+#include "ui/processesview.h"
 #include "ui/queuebanners.h"
 #include "ui/queuedocument.h"
 #include "ui/queuesettings.h"
@@ -227,6 +228,7 @@ void MainWindow::onOpened(bool samePath) {
     }
     m_dashboard->setBackend(m_doc->backend());
     m_failures->documentOpened();
+    m_processes->documentOpened();
     m_messages->documentOpened(samePath);
     addRecent(m_doc->path());
     m_sidebar->setCurrent(m_doc->path(), m_doc->table());
@@ -241,6 +243,7 @@ void MainWindow::showSkipped(const QString& path, const QString& reason) {
     m_messages->documentClosed();
     m_dashboard->setBackend(nullptr);
     m_failures->documentClosed();
+    m_processes->documentClosed();
     m_queueBanners->showSkipped(path, reason);
     updateTitle();
     updateActions();

@@ -143,6 +143,7 @@ void QueueActionHandler::createActions() {
     connect(m_upgrade, &QAction::triggered, this, &QueueActionHandler::upgradeFile);
     m_undo = make("undo", tr("&Undo last action"), "undo", QKeySequence::Undo);
     connect(m_undo, &QAction::triggered, this, &QueueActionHandler::undoLastAction);
+    createPauseActions();
 }
 
 QAction* QueueActionHandler::actionFor(core::Action a) const {
@@ -167,6 +168,10 @@ QAction* QueueActionHandler::actionFor(core::Action a) const {
         return m_enqueue;
     case Action::Upgrade:
         return m_upgrade;
+    case Action::Pause:
+        return m_pause;
+    case Action::Resume:
+        return m_resume;
     }
     return nullptr;
 }
@@ -261,6 +266,7 @@ void QueueActionHandler::updateActions() {
         qa->setToolTip(tip);
     }
     m_undo->setEnabled(writable);
+    updatePauseActions();
 }
 
 QString QueueActionHandler::selectionRefusal(Action a) const {

@@ -4,6 +4,7 @@
 #include "core/actions.h"
 #include "core/errors.h"
 #include "core/operator.h"
+#include "core/processes.h"
 #include "ui/actionreport.h"
 #include "ui/confirmdialog.h"
 
@@ -62,6 +63,18 @@ public:
     QAction* enqueueAction() const { return m_enqueue; }
     QAction* upgradeAction() const { return m_upgrade; }
     QAction* undoAction() const { return m_undo; }
+    /// Pause / Resume of the named queue shown (the sidebar's child row or
+    /// the chips' queue), where the format stores a pause
+    /// (queueactionhandler_pause.cpp).
+    QAction* pauseAction() const { return m_pause; }
+    QAction* resumeAction() const { return m_resume; }
+    /// The queues the file records as paused, as last read.
+    const std::vector<core::PausedQueue>& pausedQueues() const { return m_paused; }
+    /// The pause of `queue`, if it is paused (as last read).
+    std::optional<core::PausedQueue> pauseOf(const QString& queue) const;
+    /// Why `queue` of the open file cannot be paused or resumed now ("" when
+    /// it can): the format's reason, read-only, no named queue.
+    QString whyNoPause(const QString& queue) const;
     /// The QAction of an operator action (nullptr for none).
     QAction* actionFor(core::Action a) const;
 
@@ -90,6 +103,15 @@ public slots:
     /// (queueactionhandler_errors.cpp).
     void runErrorGroup(lq::core::Action action, const lq::core::ErrorGroup& group,
                        const QString& queue = {});
+    /// Releases the claims of dead process `process` (the Processes tab):
+    /// its jobs as they are now, each guarded by its token, confirmed first,
+    /// reported and undoable like any action.
+    void runProcessRelease(const lq::core::ProcessInfo& process);
+    /// Pauses (or resumes) named queue `queue` of the open file as its
+    /// library does: no confirmation (one row), reported, undoable.
+    void setQueuePaused(const QString& queue, bool pause);
+    /// Reads the paused queues again (off the UI thread).
+    void refreshPaused();
     /// Enables each action from the document and the selection.
     void updateActions();
 
@@ -102,11 +124,17 @@ signals:
     void reopenRequested();
     /// Rowids may be renumbered (a vacuum): the table restarts its ordering.
     void orderingRestarting();
+    /// The paused queues were read and differ from the last read.
+    void pausedQueuesChanged();
 
 private:
     using PlanReady = std::function<void(core::Plan plan)>;
 
     void createActions();
+    void createPauseActions();
+    void updatePauseActions();
+    /// The named queue the table shows ("" for the whole file).
+    QString currentQueue() const;
     bool checkWritable();
     bool confirm(const QString& text, qint64 count);
     bool confirm(ConfirmRequest& request);
@@ -151,6 +179,10 @@ private:
     QAction* m_enqueue = nullptr;
     QAction* m_upgrade = nullptr;
     QAction* m_undo = nullptr;
+    QAction* m_pause = nullptr;
+    QAction* m_resume = nullptr;
+    std::vector<core::PausedQueue> m_paused;
+    bool m_pausedReading = false;
 
     ConfirmHandler m_confirm;
     ReportHandler m_report;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// An action on a whole error group (issue 39, the Failures view): the same
-// workflow as a row action, with the group's jobs as grouped for targets.
+// Actions of the operator views (issue 39): a whole error group (the
+// Failures view) and a dead process's claims (the Processes view), with the
+// same workflow as a row action.
 #include "core/formats/queueformat.h"
 #include "ui/actionreport.h"
 #include "ui/queueactionhandler.h"
@@ -47,6 +48,41 @@ void QueueActionHandler::runErrorGroup(lq::core::Action action, const lq::core::
     }
     planAsync([a, group,
                q = toStd(queue)](QueueBackend& b) { return core::planErrorGroup(b, a, group, q); },
+              [this, title](core::Plan plan) {
+                  if (plan.targets.empty()) {
+                      finishNotice(title, tr("no job matches"));
+                      return;
+                  }
+                  runPlan(std::move(plan), title);
+              });
+}
+
+void QueueActionHandler::runProcessRelease(const lq::core::ProcessInfo& process) {
+    if (!checkWritable()) {
+        return;
+    }
+    const core::Action a = core::Action::Release;
+    if (const std::string why = m_doc->format().whyNot(a, m_doc->info()); !why.empty()) {
+        emit errorOccurred(tr("%1: %2").arg(m_doc->fileName(), fromStd(why)), false);
+        return;
+    }
+    const QString title = actionTitle(a);
+    if (process.claimedIds.empty()) {
+        finishNotice(title, tr("the process holds no jobs"));
+        return;
+    }
+    const qint64 n = qint64(process.claimedIds.size());
+    QString text = tr("Release the %1 job(s) held by dead process %2 (%3, pid %4 on %5)?")
+                       .arg(localeCount(n), visibleText(process.id), visibleText(process.kind),
+                            QString::number(process.pid), visibleText(process.host));
+    text += QStringLiteral("\n\n") + tr("In %1. Each job goes back to its queue as the "
+                                        "library's supervisor would return it; a job that moved "
+                                        "since is skipped. Undo can revert the rest.")
+                                         .arg(m_doc->fileName());
+    if (!confirm(text, n)) {
+        return;
+    }
+    planAsync([process](QueueBackend& b) { return core::planProcessRelease(b, process); },
               [this, title](core::Plan plan) {
                   if (plan.targets.empty()) {
                       finishNotice(title, tr("no job matches"));

@@ -117,6 +117,18 @@ std::vector<core::ErrorGroup> LocalQueueBackend::errorGroups(const std::string& 
     return core::groupFailures(*m_queue, queue);
 }
 
+core::ProcessList LocalQueueBackend::processes() {
+    return m_queue->processes();
+}
+
+std::vector<core::PausedQueue> LocalQueueBackend::pausedQueues() {
+    return m_queue->pausedQueues();
+}
+
+core::Report LocalQueueBackend::setPaused(const std::string& queue, bool pause) {
+    return pause ? op().pause(queue) : op().resume(queue);
+}
+
 core::Plan LocalQueueBackend::planTargets(core::Action a, std::vector<core::Target> targets) {
     return op().planTargets(a, std::move(targets));
 }

@@ -21,6 +21,7 @@
 #include "core/format.h"
 #include "core/message.h"
 #include "core/operator.h"
+#include "core/processes.h"
 #include "core/query.h"
 #include "core/stats.h"
 
@@ -90,6 +91,15 @@ public:
     /// The failed jobs of named queue `queue` ("": the whole file) grouped
     /// by error (core::groupFailures), the largest group first.
     virtual std::vector<core::ErrorGroup> errorGroups(const std::string& queue) = 0;
+    /// The worker processes the file records, alive or dead at the queue's
+    /// clock by the library's rule, with the claims each holds
+    /// (core::Queue::processes; a remote queue reads them on its host).
+    virtual core::ProcessList processes() = 0;
+    /// The named queues the file records as paused (core::Queue::pausedQueues).
+    virtual std::vector<core::PausedQueue> pausedQueues() = 0;
+    /// Pauses or resumes named queue `queue` as its library does, recorded
+    /// and undoable (core::Operator::pause / resume). Never throws.
+    virtual core::Report setPaused(const std::string& queue, bool pause) = 0;
 
     // ---- operator actions (core::Operator, docs/ARCHITECTURE.md#how-a-user-action-travels)
     // -------------------------
@@ -172,6 +182,9 @@ public:
     core::DashboardFigures dashboard(const core::DashboardQuery& q) override;
     std::vector<core::AuditEntry> auditEntries() const override;
     std::vector<core::ErrorGroup> errorGroups(const std::string& queue) override;
+    core::ProcessList processes() override;
+    std::vector<core::PausedQueue> pausedQueues() override;
+    core::Report setPaused(const std::string& queue, bool pause) override;
     core::Plan planTargets(core::Action a, std::vector<core::Target> targets) override;
     core::Plan planFilter(core::Action a, core::Filter f) override;
     core::Plan planRetryExpired(std::chrono::nanoseconds threshold) override;

@@ -76,8 +76,29 @@ void QueueBanners::setConnection(bool connected, const QString& text) {
                      text + tr(" Actions are off until the connection is back."));
 }
 
+void QueueBanners::setProcessWarnings(const QStringList& warnings) {
+    if (warnings.isEmpty() || !m_doc->isOpen()) {
+        m_bar->removeBanner(QStringLiteral("processes"));
+        return;
+    }
+    m_bar->setBanner(QStringLiteral("processes"), BannerBar::Level::Warning,
+                     warnings.join(QStringLiteral("; ")) + QLatin1Char('.'), tr("Show processes"),
+                     [this] { emit showProcessesRequested(); });
+}
+
+void QueueBanners::setPausedQueue(const QString& queue, const QString& text, bool canResume) {
+    if (text.isEmpty() || !m_doc->isOpen()) {
+        m_bar->removeBanner(QStringLiteral("paused"));
+        return;
+    }
+    m_bar->setBanner(QStringLiteral("paused"), BannerBar::Level::Warning,
+                     tr("Queue %1 is %2.").arg(queue, text), canResume ? tr("Resume") : QString(),
+                     [this, queue] { emit resumeRequested(queue); });
+}
+
 void QueueBanners::documentChanged() {
     m_bar->removeBanner(QStringLiteral("readonly"));
+    m_bar->removeBanner(QStringLiteral("processes"));
     m_bar->removeBanner(QStringLiteral("format"));
     for (const QString& k : m_bar->keys()) {
         if (k.startsWith(QStringLiteral("warning"))) {

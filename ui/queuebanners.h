@@ -39,12 +39,23 @@ public:
     /// A remote queue's connection dropped (`text`: "Connection to HOST
     /// lost — reconnecting…") or came back.
     void setConnection(bool connected, const QString& text);
+    /// What stops because a kind of process has none alive ("no live
+    /// dispatcher: due scheduled jobs are not moved to ready"), from the
+    /// Processes view's last read; empty: the banner goes.
+    void setProcessWarnings(const QStringList& warnings);
+    /// The named queue shown is paused (`text`: "paused since …: workers
+    /// skip it"), with Resume when `canResume`; "" removes the banner.
+    void setPausedQueue(const QString& queue, const QString& text, bool canResume);
 
 signals:
     void upgradeRequested();
     void reopenRequested();
     /// "Show stuck" / "Show failed" was clicked.
     void showChoice(lq::ui::StatusFilterBar::Choice choice);
+    /// "Show processes" was clicked.
+    void showProcessesRequested();
+    /// "Resume" was clicked on the paused-queue banner.
+    void resumeRequested(const QString& queue);
 
 private:
     BannerBar* m_bar;

@@ -171,6 +171,9 @@ void QueueSidebar::showContextMenu(const QPoint& pos) {
         const QString path = index.data(FleetModel::PathRole).toString();
         if (!index.data(FleetModel::SkippedRole).toBool()) {
             menu.addAction(tr("Open"), this, [this, index] { onClicked(index); });
+            if (m_menuHook) {
+                m_menuHook(menu, index);
+            }
         }
         menu.addAction(tr("Copy path"), this, [path] { QApplication::clipboard()->setText(path); });
         if (m_model->files().contains(path)) {

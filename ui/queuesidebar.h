@@ -3,8 +3,11 @@
 
 #include <QWidget>
 
+#include <functional>
+
 class QListView;
 class QLabel;
+class QMenu;
 
 namespace lq::ui {
 
@@ -23,6 +26,10 @@ public:
     /// Marks the queue shown in the window (no signal); `queueName` marks a
     /// named queue's child row ("" the file's row).
     void setCurrent(const QString& path, const QString& table, const QString& queueName = {});
+    /// Adds entries of other subjects to a queue row's context menu (Pause
+    /// and Resume of a named queue: ui/pausedqueues.cpp).
+    using MenuHook = std::function<void(QMenu& menu, const QModelIndex& index)>;
+    void setMenuHook(MenuHook hook) { m_menuHook = std::move(hook); }
 
 signals:
     /// The operator picked a queue (not a skipped file); `queueName` is the
@@ -40,6 +47,7 @@ private:
     FleetModel* m_model;
     QListView* m_view;
     QLabel* m_header;
+    MenuHook m_menuHook;
 };
 
 } // namespace lq::ui

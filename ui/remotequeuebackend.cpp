@@ -255,6 +255,20 @@ std::vector<core::ErrorGroup> RemoteQueueBackend::errorGroups(const std::string&
     return core::groupFailures(*q, queue);
 }
 
+core::ProcessList RemoteQueueBackend::processes() {
+    return queue()->processes();
+}
+
+std::vector<core::PausedQueue> RemoteQueueBackend::pausedQueues() {
+    return queue()->pausedQueues();
+}
+
+core::Report RemoteQueueBackend::setPaused(const std::string& queue, bool pause) {
+    const auto q = this->queue();
+    core::remote::RemoteOperator op(*q, kTool);
+    return pause ? op.pause(queue) : op.resume(queue);
+}
+
 core::Plan RemoteQueueBackend::planTargets(core::Action a, std::vector<core::Target> targets) {
     const auto q = queue();
     return core::remote::RemoteOperator(*q, kTool).planTargets(a, targets);

@@ -55,6 +55,9 @@ public:
     core::DashboardFigures dashboard(const core::DashboardQuery& q) override;
     std::vector<core::AuditEntry> auditEntries() const override;
     std::vector<core::ErrorGroup> errorGroups(const std::string& queue) override;
+    core::ProcessList processes() override;
+    std::vector<core::PausedQueue> pausedQueues() override;
+    core::Report setPaused(const std::string& queue, bool pause) override;
     core::Plan planTargets(core::Action a, std::vector<core::Target> targets) override;
     core::Plan planFilter(core::Action a, core::Filter f) override;
     core::Plan planRetryExpired(std::chrono::nanoseconds threshold) override;

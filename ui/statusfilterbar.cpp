@@ -4,6 +4,7 @@
 #include "ui/flowlayout.h"
 
 #include <QButtonGroup>
+#include <QLabel>
 #include <QLocale>
 #include <QToolButton>
 
@@ -218,6 +219,20 @@ void StatusFilterBar::updateUnknown() {
 void StatusFilterBar::setStuckRule(const QString& rule) {
     m_stuckRule = rule;
     updateTexts();
+}
+
+void StatusFilterBar::setPausedNote(const QString& text) {
+    if (!m_pausedNote) {
+        m_pausedNote = new QLabel(this);
+        m_pausedNote->setObjectName(QStringLiteral("pausedNote"));
+        m_pausedNote->setTextFormat(Qt::PlainText);
+        m_pausedNote->setContentsMargins(6, 0, 6, 0);
+    }
+    // Last in the flow, after the format's chips too.
+    layout()->removeWidget(m_pausedNote);
+    layout()->addWidget(m_pausedNote);
+    m_pausedNote->setText(QStringLiteral("\u23f8 ") + text);
+    m_pausedNote->setVisible(!text.isEmpty());
 }
 
 void StatusFilterBar::setCountsPending() {

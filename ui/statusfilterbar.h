@@ -11,6 +11,8 @@
 class QButtonGroup;
 class QToolButton;
 
+class QLabel;
+
 namespace lq::ui {
 
 /// The status filter: one checkable chip per state with its live count
@@ -50,6 +52,9 @@ public:
     /// How the format tells a stuck message (QueueFormat::ownStuckRule()); ""
     /// for the operator's threshold. The Stuck chip's tooltip says it.
     void setStuckRule(const QString& rule);
+    /// After the chips: the named queue shown is paused ("paused since …:
+    /// workers skip it"); "" hides it.
+    void setPausedNote(const QString& text);
     /// The chip of extra state `name` (nullptr: the format has none).
     QToolButton* extraButton(const QString& name) const;
     /// The canonical chip chosen; All also while only format chips are checked.
@@ -95,6 +100,7 @@ private:
     std::vector<bool> m_offered;            ///< per extra state: has a chip (see setExtraStates)
     std::vector<core::QueueFormat::ExtraState> m_extras;
     QString m_stuckRule;
+    QLabel* m_pausedNote = nullptr;
     std::vector<QToolButton*> m_extraButtons; ///< one per m_extras entry
     std::vector<bool> m_checked;              ///< one per m_extras entry
     QString m_formatId;

@@ -192,6 +192,13 @@ QString exactInstant(core::TimeNs t) {
     return fromStd(core::isoUtc(t)) + u'\n' + QString::number(t) + QStringLiteral(" ns");
 }
 
+QString pausedText(const std::optional<core::TimeNs>& since) {
+    if (!since)
+        return QObject::tr("paused: workers skip it");
+    return QObject::tr("paused since %1: workers skip it")
+        .arg(formatInstant(*since, false, false, true));
+}
+
 QString humanDuration(core::TimeNs ns) {
     return fromStd(core::humanDuration(ns));
 }

@@ -46,6 +46,9 @@ QString formatInstant(const std::optional<core::TimeNs>& t, bool utc, bool milli
                       bool year = true);
 /// "2025-03-14T08:00:09.777704771Z\n1741939209777704771 ns": for tooltips.
 QString exactInstant(core::TimeNs t);
+/// A paused named queue, as the sidebar, the chips and the banner say it:
+/// "paused since 2025-03-14 09:00: workers skip it".
+QString pausedText(const std::optional<core::TimeNs>& since);
 /// "850 ms", "3 h 12 m".
 QString humanDuration(core::TimeNs ns);
 QString humanDuration(const std::optional<core::TimeNs>& ns);

@@ -157,6 +157,8 @@ const std::vector<CommandDef>& commands() {
         {"prune", "", 0, 0, "Delete finished messages: what the format's own library prunes (see prune --help), or DONE and FAILED with --older-than; asks first.", {"keep-failed", "older-than", "yes"}, cmdPrune},
         {"vacuum", "", 0, 0, "Rebuild the file to reclaim free pages; prints the sizes.", {}, cmdVacuum},
         {"upgrade", "", 0, 0, "Migrate an older version of a format (litequeue legacy, 0.13) to the current one; asks first.", {"yes"}, cmdUpgrade},
+        {"pause", "", 0, 0, "Pause the named queue --queue as its library does (its workers skip it); recorded, undoable, no question asked.", {}, cmdPause},
+        {"resume", "", 0, 0, "Resume the paused queue --queue as its library does; recorded, undoable.", {}, cmdResume},
         {"undo", "", 0, 0, "Revert an operator action recorded in the audit log, for the rows that still hold what it wrote.", {"record"}, cmdUndo},
         {"audit", "", 0, 0, "List the audit records of FILE: every write the tools made, oldest first.", {}, cmdAudit},
         {"watch", "", 0, 0, "Print a line of counts whenever the queue changes, until Ctrl-C.", {"interval"}, cmdWatch},
@@ -178,7 +180,7 @@ bool takesRemote(const CommandDef& c) {
     static const char* const remote[] = {
         "info",          "stats", "errors", "processes", "recurring",  "list",   "get",
         "put",           "retry", "fail",   "release",   "reschedule", "delete", "prune",
-        "retry-expired", "undo",  "audit",  "vacuum",    "upgrade"};
+        "retry-expired", "undo",  "audit",  "vacuum",    "upgrade",    "pause",  "resume"};
     return std::any_of(std::begin(remote), std::end(remote),
                        [&](const char* n) { return std::strcmp(n, c.name) == 0; });
 }

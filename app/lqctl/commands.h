@@ -40,6 +40,9 @@ int cmdReschedule(const Options& o);
 int cmdDelete(const Options& o);
 int cmdUndo(const Options& o);
 int cmdAudit(const Options& o);
+/// `lqctl pause/resume FILE --queue Q` (pause.cpp).
+int cmdPause(const Options& o);
+int cmdResume(const Options& o);
 /// `lqctl fleet DIR`: every queue file of a folder (o.file is the folder).
 int cmdFleet(const Options& o);
 

@@ -583,6 +583,11 @@ int cmdAudit(const Options& o) {
                                       ? Json()
                                       : Json(core::stateName(r.before.state)));
                 row.set("after", core::stateName(r.after.state));
+                if (e.action == core::Action::Pause || e.action == core::Action::Resume) {
+                    // A queue's pause: "paused" or "running", not a job state.
+                    row.set("before", r.before.statusText);
+                    row.set("after", r.after.statusText);
+                }
                 ids.push(std::move(row));
             }
             j.set("messages", std::move(ids));

@@ -29,6 +29,10 @@ template <class Q> int cmdProcessesOn(const Options& o) {
             j.set("last_heartbeat_at_ns", p.lastHeartbeat);
             j.set("alive", p.alive);
             j.set("claimed", p.claimed);
+            Json ids = Json::array();
+            for (const auto& id : p.claimedIds)
+                ids.push(Json(id));
+            j.set("claimed_ids", std::move(ids));
             arr.push(std::move(j));
         }
         Json top = Json::object();

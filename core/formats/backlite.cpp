@@ -422,7 +422,7 @@ std::vector<Action> BackliteFormat::rowActions() const {
     return {Action::Release, Action::Reschedule, Action::Delete};
 }
 
-std::string BackliteFormat::whyNot(Action a, const FormatInfo&) const {
+std::string BackliteFormat::whyNot(Action a, const FormatInfo& info) const {
     switch (a) {
     case Action::Release:
     case Action::Reschedule:
@@ -441,6 +441,9 @@ std::string BackliteFormat::whyNot(Action a, const FormatInfo&) const {
         return "enqueue writes litequeue messages; backlite tasks are added by their app";
     case Action::Upgrade:
         return "backlite's schema has not changed since Jul 2024";
+    case Action::Pause:
+    case Action::Resume:
+        return whyNoPause(info);
     }
     return "unknown action";
 }

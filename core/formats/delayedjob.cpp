@@ -97,6 +97,9 @@ std::string DelayedJobFormat::whyNot(Action a, const FormatInfo& info) const {
     case Action::Upgrade:
         return "Delayed::Job tables are migrated by the app (rails generate "
                "delayed_job:upgrade)";
+    case Action::Pause:
+    case Action::Resume:
+        return whyNoPause(info);
     }
     return "unknown action";
 }

@@ -123,6 +123,9 @@ std::string DjangoTasksFormat::whyNot(Action a, const FormatInfo& info) const {
                "JSON arguments), not by this tool";
     case Action::Upgrade:
         return "the table is migrated by the app (manage.py migrate django_tasks_database)";
+    case Action::Pause:
+    case Action::Resume:
+        return whyNoPause(info);
     }
     return "unknown action";
 }

@@ -194,6 +194,24 @@ RecurringList FormatDriver::recurringTasks(Connection& c, TimeNs now, int tzOffs
     return out;
 }
 
+FormatDriver::PauseRow FormatDriver::readPause(Connection& c, const std::string& queue) const {
+    (void)c;
+    (void)queue;
+    unsupported("pause");
+}
+
+std::int64_t FormatDriver::writePause(Connection& c, const std::string& queue, bool pause,
+                                      TimeNs now) const {
+    (void)c, (void)queue, (void)now;
+    unsupported(pause ? "pause" : "resume");
+}
+
+std::int64_t FormatDriver::restorePause(Connection& c, const std::string& queue,
+                                        const PauseRow& wrote, const PauseRow& before) const {
+    (void)c, (void)queue, (void)wrote, (void)before;
+    unsupported("undo of a pause or resume");
+}
+
 std::vector<std::string> FormatDriver::queueNames(Connection& c) const {
     std::vector<std::string> out;
     const std::string col = queueColumn();

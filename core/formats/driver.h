@@ -183,6 +183,26 @@ public:
         (void)c;
         return {};
     }
+    /// One named queue's pause as stored, read inside the write transaction.
+    struct PauseRow {
+        bool exists = false; ///< the queue can take a pause here
+        std::string missing; ///< why not, when !exists
+        bool paused = false;
+        std::optional<TimeNs> since;
+        /// The stored values as JSON text ("" when nothing is stored): what
+        /// the audit record keeps and undo compares and writes back.
+        std::string stored;
+    };
+    /// Where QueueFormat::whyNoPause() is "": the stored pause of `queue`.
+    virtual PauseRow readPause(Connection& c, const std::string& queue) const;
+    /// The library's own pause or resume of `queue` (known to be the other
+    /// way round); returns the rows changed.
+    virtual std::int64_t writePause(Connection& c, const std::string& queue, bool pause,
+                                    TimeNs now) const;
+    /// Writes `before` back where the stored pause of `queue` is still
+    /// `wrote` (undo); 0 when it moved on.
+    virtual std::int64_t restorePause(Connection& c, const std::string& queue,
+                                      const PauseRow& wrote, const PauseRow& before) const;
     /// The distinct non-NULL values of `col` in `from`, into `out`. Where an
     /// index on `col` serves it, one seek per value (`min(col) WHERE col >
     /// ?`), each its own short read; else one DISTINCT scan.

@@ -417,7 +417,7 @@ std::vector<Action> GoqiteFormat::rowActions() const {
     return {Action::Retry, Action::Reschedule, Action::Delete};
 }
 
-std::string GoqiteFormat::whyNot(Action a, const FormatInfo&) const {
+std::string GoqiteFormat::whyNot(Action a, const FormatInfo& info) const {
     switch (a) {
     case Action::Retry:
     case Action::Reschedule:
@@ -437,6 +437,9 @@ std::string GoqiteFormat::whyNot(Action a, const FormatInfo&) const {
         return "enqueue writes litequeue messages; goqite messages are sent by their app";
     case Action::Upgrade:
         return "goqite ships no migrations";
+    case Action::Pause:
+    case Action::Resume:
+        return whyNoPause(info);
     }
     return "unknown action";
 }

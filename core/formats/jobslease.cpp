@@ -58,6 +58,9 @@ std::string JobsLeaseFormat::whyNot(Action a, const FormatInfo& info) const {
         return "enqueue writes litequeue messages; jobs-lease jobs are added by their app";
     case Action::Upgrade:
         return "jobs-lease files have no newer format";
+    case Action::Pause:
+    case Action::Resume:
+        return whyNoPause(info);
     }
     return "unknown action";
 }

@@ -86,6 +86,9 @@ std::string LaravelFormat::whyNot(Action a, const FormatInfo& info) const {
                "tool";
     case Action::Upgrade:
         return "Laravel files are migrated by the app (php artisan migrate)";
+    case Action::Pause:
+    case Action::Resume:
+        return whyNoPause(info);
     }
     return "unknown action";
 }

@@ -435,6 +435,9 @@ std::string LitequeFormat::whyNot(Action a, const FormatInfo& info) const {
         return "enqueue writes litequeue messages; liteque tasks are added by their app";
     case Action::Upgrade:
         return "liteque files are migrated by liteque itself (drizzle migrations)";
+    case Action::Pause:
+    case Action::Resume:
+        return whyNoPause(info);
     }
     return "unknown action";
 }

@@ -96,6 +96,9 @@ std::string LitequeueFormat::whyNot(Action a, const FormatInfo& info) const {
     case Action::Delete:
         return std::string(actionName(a)) +
                " applies to lease queues; on a litequeue file use retry or mark failed";
+    case Action::Pause:
+    case Action::Resume:
+        return whyNoPause(info);
     }
     (void)info;
     return "unknown action";

@@ -108,6 +108,9 @@ std::string MessengerFormat::whyNot(Action a, const FormatInfo& info) const {
     case Action::Upgrade:
         return "the Doctrine transport's table is created and migrated by the app "
                "(messenger:setup-transports, Doctrine migrations)";
+    case Action::Pause:
+    case Action::Resume:
+        return whyNoPause(info);
     }
     return "unknown action";
 }

@@ -127,6 +127,9 @@ std::string ObanFormat::whyNot(Action a, const FormatInfo& info) const {
         return "enqueue writes litequeue messages; Oban jobs are inserted by their app";
     case Action::Upgrade:
         return "Oban's SQLite migration has one version, run by the app";
+    case Action::Pause:
+    case Action::Resume:
+        return whyNoPause(info);
     }
     return "unknown action";
 }

@@ -399,6 +399,9 @@ std::string PlainjobFormat::whyNot(Action a, const FormatInfo& info) const {
         return "enqueue writes litequeue messages; plainjob jobs are added by their app";
     case Action::Upgrade:
         return "plainjob ships no migrations";
+    case Action::Pause:
+    case Action::Resume:
+        return whyNoPause(info);
     }
     return "unknown action";
 }

@@ -192,6 +192,14 @@ public:
     /// tooltip of a disabled action and as lqctl's refusal.
     virtual std::string whyNot(Action a, const FormatInfo& info) const = 0;
     bool offers(Action a, const FormatInfo& info) const { return whyNot(a, info).empty(); }
+    /// Why this file's queues cannot be paused and resumed ("" when they
+    /// can): whyNot(Pause) and whyNot(Resume). Only where the library reads
+    /// a pause from the file; by default, one line on why not.
+    virtual std::string whyNoPause(const FormatInfo& info) const {
+        (void)info;
+        return std::string(id()) + " stores no pause: its workers read none from the file, so "
+                                   "a queue cannot be paused here";
+    }
 
     /// What the library's own pruner deletes: prune's default. Each rule is
     /// a set of states finished more than `olderThan` ago (no value: at any

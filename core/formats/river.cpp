@@ -13,6 +13,7 @@
 #include "../timefmt.h"
 #include "schema.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace lq::core {
@@ -137,6 +138,76 @@ protected:
         return c.changes();
     }
 
+    // ---- river_queue.paused_at (dbsqlc/river_queue.sql, QueuePause/QueueResume) ----
+    bool hasQueueTable() const {
+        const auto& cols = info().columns;
+        return std::find(cols.begin(), cols.end(), "river_queue") != cols.end();
+    }
+
+    std::vector<PausedQueue> pausedQueues(Connection& c) const override {
+        std::vector<PausedQueue> out;
+        if (!hasQueueTable())
+            return out;
+        Statement st = c.prepare("SELECT name, paused_at FROM river_queue WHERE paused_at IS NOT "
+                                 "NULL ORDER BY name");
+        while (st.step())
+            out.push_back({st.text(0), readTime(st, 1, TimeEncoding::Text)});
+        return out;
+    }
+
+    PauseRow readPause(Connection& c, const std::string& q) const override {
+        PauseRow r;
+        Statement st = c.prepare("SELECT paused_at, updated_at FROM river_queue WHERE name = ?");
+        st.bind(1, std::string_view(q));
+        if (!st.step()) {
+            r.missing = "River has no river_queue row for queue \"" + q +
+                        "\" (no River client has run it), and River pauses only a queue it has";
+            return r;
+        }
+        r.exists = true;
+        r.paused = !st.isNull(0);
+        r.since = readTime(st, 0, TimeEncoding::Text);
+        Json j = Json::object();
+        j.set("paused_at", st.optText(0));
+        j.set("updated_at", st.optText(1));
+        r.stored = j.dump();
+        return r;
+    }
+
+    std::int64_t writePause(Connection& c, const std::string& q, bool pause,
+                            TimeNs now) const override {
+        // River's own statements, with `now` as River's timeString writes it.
+        Statement st = c.prepare(
+            pause ? "UPDATE river_queue SET paused_at = CASE WHEN paused_at IS NULL THEN ?1 ELSE "
+                    "paused_at END, updated_at = CASE WHEN paused_at IS NULL THEN ?1 ELSE "
+                    "updated_at END WHERE name = ?2"
+                  : "UPDATE river_queue SET paused_at = NULL, updated_at = CASE WHEN paused_at "
+                    "IS NOT NULL THEN ?1 ELSE updated_at END WHERE name = ?2");
+        st.bind(1, std::string_view(writeTime(now))).bind(2, std::string_view(q)).exec();
+        return c.changes();
+    }
+
+    std::int64_t restorePause(Connection& c, const std::string& q, const PauseRow& wrote,
+                              const PauseRow& before) const override {
+        // paused_at back as it was while it still holds what was written;
+        // updated_at too unless a client touched the row since.
+        const Json w = Json::parse(wrote.stored);
+        const Json b = Json::parse(before.stored);
+        const auto text = [](const Json& j) {
+            return j.isString() ? std::optional<std::string>(j.toString()) : std::nullopt;
+        };
+        Statement st = c.prepare("UPDATE river_queue SET paused_at = ?1, updated_at = CASE WHEN "
+                                 "updated_at IS ?2 THEN ?3 ELSE updated_at END WHERE name = ?4 "
+                                 "AND paused_at IS ?5");
+        st.bind(1, text(b["paused_at"]))
+            .bind(2, text(w["updated_at"]))
+            .bind(3, text(b["updated_at"]))
+            .bind(4, std::string_view(q))
+            .bind(5, text(w["paused_at"]))
+            .exec();
+        return c.changes();
+    }
+
     /// A JSON column's value as Json (text or JSONB as stored).
     Json decoded(const std::optional<std::string>& stored, const char* fallback) const {
         if (!stored)
@@ -250,8 +321,18 @@ std::string RiverFormat::whyNot(Action a, const FormatInfo& info) const {
         return "enqueue writes litequeue messages; River jobs are inserted by their app";
     case Action::Upgrade:
         return "River migrates its schema itself (river migrate-up)";
+    case Action::Pause:
+    case Action::Resume:
+        return whyNoPause(info);
     }
     return "unknown action";
+}
+
+std::string RiverFormat::whyNoPause(const FormatInfo& info) const {
+    if (std::find(info.columns.begin(), info.columns.end(), "river_queue") != info.columns.end())
+        return {};
+    return "this River file has no river_queue table with paused_at, where River keeps its "
+           "pauses";
 }
 
 std::optional<FormatInfo> RiverFormat::recognise(const SchemaFacts& s,
@@ -275,6 +356,10 @@ std::optional<FormatInfo> RiverFormat::recognise(const SchemaFacts& s,
             version = st->optInt64(0).value_or(0);
     }
     info.userVersion = version;
+    // River's pauses (river_queue.paused_at), listed after the job columns
+    // by table name as Solid Queue lists its optional tables.
+    if (s.hasColumns("river_queue", {"name", "paused_at", "updated_at"}))
+        info.columns.emplace_back("river_queue");
     if (version < 6)
         throw Unsupported(s.path, "River schema version " + std::to_string(version) +
                                       ": river_job is laid by migration 6 (River 0.23+)");

@@ -10,6 +10,7 @@
 #include "driver.h"
 #include "schema.h"
 
+#include <algorithm>
 #include <ctime>
 #include <set>
 
@@ -138,8 +139,20 @@ std::string SolidQueueFormat::whyNot(Action a, const FormatInfo& info) const {
         return "Solid Queue jobs are enqueued by the Rails app (Active Job), not by this tool";
     case Action::Upgrade:
         return "Solid Queue files are migrated by the app (bin/rails solid_queue:update)";
+    case Action::Pause:
+    case Action::Resume:
+        return whyNoPause(info);
     }
     return "unknown action";
+}
+
+std::string SolidQueueFormat::whyNoPause(const FormatInfo& info) const {
+    // SolidQueue::Queue#pause writes solid_queue_pauses (Solid Queue 0.2+).
+    if (std::find(info.columns.begin(), info.columns.end(), "solid_queue_pauses") !=
+        info.columns.end())
+        return {};
+    return "this Solid Queue file has no solid_queue_pauses table, where Solid Queue keeps its "
+           "pauses";
 }
 
 std::optional<FormatInfo> SolidQueueFormat::recognise(const SchemaFacts& s,

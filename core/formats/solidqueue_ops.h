@@ -9,6 +9,7 @@
 #include "../processes.h"
 #include "../recurring.h"
 #include "../sqlite.h"
+#include "driver.h"
 
 namespace lq::core::solidqueue {
 
@@ -24,5 +25,18 @@ ProcessList processes(Connection& c, TimeNs now);
 RecurringList recurringTasks(Connection& c, const FormatInfo& info, TimeNs now, int tzOffset);
 /// solid_queue_pauses, by queue name; none where the table is absent.
 std::vector<PausedQueue> pausedQueues(Connection& c, const FormatInfo& info);
+
+/// The pause of one queue: its solid_queue_pauses row (id, created_at).
+/// A queue no job names and no pause row names cannot take one (a misspelt
+/// name would pause nothing).
+FormatDriver::PauseRow readPause(Connection& c, const std::string& queue);
+/// SolidQueue::Queue#pause (Pause.create_or_find_by!(queue_name:)) and
+/// #resume (Pause.where(queue_name:).delete_all).
+std::int64_t writePause(Connection& c, const std::string& queue, bool pause, TimeNs now);
+/// Undo: deletes the row a pause inserted, or inserts the row a resume
+/// deleted with its id and created_at, while no other row took its place.
+std::int64_t restorePause(Connection& c, const std::string& queue,
+                          const FormatDriver::PauseRow& wrote,
+                          const FormatDriver::PauseRow& before);
 
 } // namespace lq::core::solidqueue

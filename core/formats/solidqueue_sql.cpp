@@ -474,6 +474,17 @@ public:
     std::vector<PausedQueue> pausedQueues(Connection& c) const override {
         return solidqueue::pausedQueues(c, info());
     }
+    PauseRow readPause(Connection& c, const std::string& q) const override {
+        return solidqueue::readPause(c, q);
+    }
+    std::int64_t writePause(Connection& c, const std::string& q, bool pause,
+                            TimeNs now) const override {
+        return solidqueue::writePause(c, q, pause, now);
+    }
+    std::int64_t restorePause(Connection& c, const std::string& q, const PauseRow& wrote,
+                              const PauseRow& before) const override {
+        return solidqueue::restorePause(c, q, wrote, before);
+    }
 
     std::vector<std::string> queueNames(Connection& c) const override {
         std::set<std::string> names;

@@ -185,6 +185,10 @@ public:
     /// The format migration on the server: {format id before, after};
     /// info() is the upgraded file's afterwards.
     std::pair<std::string, std::string> upgrade();
+    /// Queue::setPaused() on the server; `chunks` records it before it
+    /// commits.
+    ActionResult setPaused(const std::string& queueName, bool pause,
+                           const Session::ChunkHandler& chunks);
 
     Session& session() { return *m_session; }
 
@@ -222,6 +226,9 @@ public:
     /// Operator::vacuum / upgrade on the host, recorded here afterwards.
     Report vacuum(std::pair<std::int64_t, std::int64_t>* sizes = nullptr);
     Report upgrade();
+    /// Operator::pause / resume on the host, recorded here before it commits.
+    Report pause(const std::string& queueName);
+    Report resume(const std::string& queueName);
 
     std::vector<AuditEntry> records() const { return m_log.entries(m_q.url()); }
     std::optional<AuditEntry> lastUndoable() const;

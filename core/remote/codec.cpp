@@ -120,6 +120,9 @@ Json toJson(const FormatInfo& i) {
     j.set("time_unit", static_cast<int>(i.timeUnit));
     j.set("table", i.table);
     j.set("queue_tables", strings(i.queueTables));
+    // The columns and optional tables the format found: what it offers
+    // follows from them (QueueFormat::whyNoPause: a table of pauses).
+    j.set("columns", strings(i.columns));
     j.set("maxsize", i.maxsize);
     j.set("maxsize_trigger", i.maxsizeTrigger);
     j.set("has_claim_id", i.hasClaimId);
@@ -212,6 +215,7 @@ FormatInfo formatInfoFromJson(const Json& j) {
     i.timeUnit = static_cast<TimeUnit>(j["time_unit"].toInt());
     i.table = j["table"].toString();
     i.queueTables = stringsFrom(j["queue_tables"]);
+    i.columns = stringsFrom(j["columns"]);
     if (!j["maxsize"].isNull())
         i.maxsize = j["maxsize"].toInt();
     i.maxsizeTrigger = j["maxsize_trigger"].toString();
@@ -246,6 +250,10 @@ Json toJson(const ProcessList& p) {
         e.set("last_heartbeat_at_ns", optTime(x.lastHeartbeat));
         e.set("alive", x.alive);
         e.set("claimed", x.claimed);
+        Json ids = Json::array();
+        for (const auto& id : x.claimedIds)
+            ids.push(Json(id));
+        e.set("claimed_ids", std::move(ids));
         e.set("metadata", x.metadata);
         a.push(std::move(e));
     }
@@ -272,6 +280,7 @@ ProcessList processesFromJson(const Json& j) {
         x.lastHeartbeat = timeFrom(e["last_heartbeat_at_ns"]);
         x.alive = e["alive"].toBool();
         x.claimed = e["claimed"].toInt();
+        x.claimedIds = stringsFrom(e["claimed_ids"]);
         x.metadata = e["metadata"].toString();
         p.processes.push_back(std::move(x));
     }
@@ -727,7 +736,7 @@ std::optional<ErrorKind> errorKindFromName(std::string_view name) {
 }
 
 std::optional<Action> actionFromName(std::string_view name) {
-    for (int a = 0; a <= static_cast<int>(Action::Upgrade); ++a) {
+    for (int a = 0; a <= static_cast<int>(Action::Resume); ++a) {
         if (name == actionName(static_cast<Action>(a)))
             return static_cast<Action>(a);
     }

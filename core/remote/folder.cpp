@@ -32,6 +32,7 @@ Json toJson(const FleetEntry& e) {
         queues.push(std::move(q));
     }
     j.set("queues", std::move(queues));
+    j.set("paused", toJson(e.paused));
     return j;
 }
 
@@ -64,6 +65,8 @@ FleetEntry fleetEntryFromJson(const Json& j) {
     e.walBytes = j["wal_bytes"].toInt();
     for (const auto& q : j["queues"].toArray())
         e.queues.emplace_back(q["name"].toString(), countsFromJson(q["counts"]));
+    if (j["paused"].isArray())
+        e.paused = pausedFromJson(j["paused"]);
     return e;
 }
 

@@ -409,6 +409,14 @@ void Server::Impl::registerWrites() {
         j.set("message", messageToJson(m));
         return j;
     };
+    handlers["pause"] = [this](const Json& p, std::int64_t id) {
+        Queue& qq = current();
+        if (!p["queue"].isString() || !p["pause"].isBool())
+            throw badRequest("pause: \"queue\" (text) and \"pause\" (true or false) are needed");
+        ActionOptions o;
+        remoteRecording(o, id);
+        return toJson(qq.setPaused(p["queue"].toString(), p["pause"].toBool(), o));
+    };
     handlers["vacuum"] = [this](const Json&, std::int64_t) {
         const auto [before, after] = current().vacuum();
         Json j = Json::object();

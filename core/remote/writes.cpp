@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The claim-free writes over the remote protocol: enqueue, vacuum, upgrade
-// (docs/PROTOCOL.md). The server runs each in its own transaction; the
+// The claim-free writes over the remote protocol: enqueue, vacuum, upgrade,
+// pause and resume (docs/PROTOCOL.md). The server runs each in its own transaction; the
 // audit record is this machine's, naming ssh://HOST/PATH, as for the other
 // remote actions.
 #include "client.h"
@@ -28,6 +28,14 @@ std::pair<std::string, std::string> RemoteQueue::upgrade() {
     const Json r = m_session->call("upgrade");
     m_info = formatInfoFromJson(r["info"]);
     return {r["from"].toString(), r["to"].toString()};
+}
+
+ActionResult RemoteQueue::setPaused(const std::string& queueName, bool pause,
+                                    const Session::ChunkHandler& chunks) {
+    Json p = Json::object();
+    p.set("queue", queueName);
+    p.set("pause", pause);
+    return actionResultFromJson(m_session->call("pause", std::move(p), &chunks));
 }
 
 Report RemoteOperator::enqueue(const std::string& data, const std::optional<std::string>& key,
@@ -64,6 +72,24 @@ Report RemoteOperator::upgrade() {
     AuditEntry head = recordHeader(Action::Upgrade, m_q.url(), m_q.device(), m_q.inode(), m_tool);
     const auto [from, to] = m_q.upgrade();
     return recordUpgrade(m_log, std::move(head), from, to);
+}
+
+Report RemoteOperator::pause(const std::string& queueName) {
+    return recorded(
+        recordHeader(Action::Pause, m_q.url(), m_q.device(), m_q.inode(), m_tool),
+        [&](ActionOptions& o) {
+            return m_q.setPaused(queueName, true, {o.beforeCommit, o.rolledBack});
+        },
+        nullptr);
+}
+
+Report RemoteOperator::resume(const std::string& queueName) {
+    return recorded(
+        recordHeader(Action::Resume, m_q.url(), m_q.device(), m_q.inode(), m_tool),
+        [&](ActionOptions& o) {
+            return m_q.setPaused(queueName, false, {o.beforeCommit, o.rolledBack});
+        },
+        nullptr);
 }
 
 } // namespace lq::core::remote

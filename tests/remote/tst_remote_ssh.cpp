@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 
 using namespace lq::core;
@@ -300,6 +301,49 @@ private slots:
         QVERIFY(a.out.contains("\"alive\": false"));
         const Result info = lqctl({QStringLiteral("info"), url, QStringLiteral("--json"), now});
         QVERIFY(Json::parse(info.out.toStdString())["paused_queues"].toArray().size() == 1);
+    }
+
+    /// Pause and resume over ssh as locally: the same report, the same rows,
+    /// recorded on this machine as pause and resume, undone over ssh.
+    void pauseOverSsh() {
+        const QString local = path("sqp-local.db");
+        const QString remote = path("sqp-remote.db");
+        QVERIFY(copyTwice(QStringLiteral("solid-queue.sqlite3"), local, remote));
+        const QString url = m_url.left(m_url.indexOf(m_remote)) + remote;
+        const QString now = QStringLiteral("--now=2026-11-30T12:00:00Z");
+        const auto paused = [&](const QString& file) {
+            const Result r = lqctl({QStringLiteral("info"), file, QStringLiteral("--json"), now});
+            return Json::parse(r.out.toStdString())["paused_queues"].dump();
+        };
+        for (const char* action : {"pause", "resume"}) {
+            const QString queue =
+                QString::fromUtf8(std::strcmp(action, "pause") == 0 ? "default" : "reports");
+            QStringList args = {QString::fromUtf8(action), QString(),
+                                QStringLiteral("--queue"), queue,
+                                QStringLiteral("--json"),  now};
+            args[1] = local;
+            const Result a = lqctl(args);
+            args[1] = url;
+            const Result b = lqctl(args);
+            QVERIFY2(a.code == 0, a.err.constData());
+            QVERIFY2(b.code == 0, b.err.constData());
+            Json ja = Json::parse(a.out.toStdString());
+            Json jb = Json::parse(b.out.toStdString());
+            QVERIFY(jb["record"].isString());
+            ja.set("record", Json());
+            jb.set("record", Json());
+            QCOMPARE(jb.dump(), ja.dump());
+            QCOMPARE(paused(url), paused(local));
+        }
+        QCOMPARE(paused(url), std::string("[\"default\"]"));
+        const Result audit = lqctl({QStringLiteral("audit"), url, QStringLiteral("--json")});
+        const Json records = Json::parse(audit.out.toStdString());
+        QCOMPARE(records.toArray().size(), std::size_t(2));
+        QCOMPARE(records.toArray()[0]["action"].toString(), std::string("pause"));
+        QCOMPARE(records.toArray()[1]["action"].toString(), std::string("resume"));
+        QCOMPARE(lqctl({QStringLiteral("undo"), url, now}).code, 0);
+        QCOMPARE(lqctl({QStringLiteral("undo"), url, now}).code, 0);
+        QCOMPARE(paused(url), std::string("[\"reports\"]"));
     }
 
     /// The recurring tasks of a Solid Queue file, their last, next and missed
