@@ -75,9 +75,11 @@ void QueueActionHandler::runProcessRelease(const lq::core::ProcessInfo& process)
     QString text = tr("Release the %1 job(s) held by dead process %2 (%3, pid %4 on %5)?")
                        .arg(localeCount(n), visibleText(process.id), visibleText(process.kind),
                             QString::number(process.pid), visibleText(process.host));
-    text += QStringLiteral("\n\n") + tr("In %1. Each job goes back to its queue as the "
-                                        "library's supervisor would return it; a job that moved "
-                                        "since is skipped. Undo can revert the rest.")
+    // Not "as the supervisor would": Solid Queue's own pruning of a dead
+    // process fails its claims; this is the release of a stuck claim.
+    text += QStringLiteral("\n\n") + tr("In %1. Each job is released as a stuck claim is "
+                                        "(ready to run again); a job that moved since is "
+                                        "skipped. Undo can revert the rest.")
                                          .arg(m_doc->fileName());
     if (!confirm(text, n)) {
         return;
