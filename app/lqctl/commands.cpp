@@ -256,6 +256,11 @@ Json fleetEntryJson(const core::FleetEntry& e, TimeNs now) {
         }
         j.set("queues", std::move(queues));
     }
+    // The queues workers skip, as lqctl info --json names them.
+    Json paused = Json::array();
+    for (const core::PausedQueue& p : e.paused)
+        paused.push(Json(p.queue));
+    j.set("paused_queues", std::move(paused));
     j.set("maxsize", e.maxsize);
     j.set("backlog_age_ns", e.backlogAgeNs(now));
     j.set("file_bytes", e.fileBytes);

@@ -52,6 +52,12 @@ private slots:
         QCOMPARE(sqlText(path, pauses), s("1|reports|2026-11-30 11:59:00.012171;"
                                           "2|default|2026-11-30 12:00:00"));
         QCOMPARE(pausedQueues(lqctl, path), (QJsonArray{s("default"), s("reports")}));
+        // `lqctl fleet --json` names them too, from the same read.
+        const QJsonArray fleet =
+            lqctl.runJson({s("fleet"), dir.path()}).object().value(s("queues")).toArray();
+        QCOMPARE(fleet.size(), 1);
+        QCOMPARE(fleet.at(0).toObject().value(s("paused_queues")).toArray(),
+                 (QJsonArray{s("default"), s("reports")}));
 
         // Again: nothing to do, exit 1 with the reason.
         const auto again = lqctl.run({s("pause"), path, s("--queue"), s("default")});
