@@ -227,11 +227,15 @@ void StatusFilterBar::setPausedNote(const QString& text) {
         m_pausedNote->setObjectName(QStringLiteral("pausedNote"));
         m_pausedNote->setTextFormat(Qt::PlainText);
         m_pausedNote->setContentsMargins(6, 0, 6, 0);
+        QFont bold = m_pausedNote->font();
+        bold.setBold(true);
+        m_pausedNote->setFont(bold);
     }
     // Last in the flow, after the format's chips too.
     layout()->removeWidget(m_pausedNote);
     layout()->addWidget(m_pausedNote);
-    m_pausedNote->setText(QStringLiteral("\u23f8 ") + text);
+    // Words, not a pause glyph: common UI fonts (DejaVu Sans) lack U+23F8.
+    m_pausedNote->setText(text);
     m_pausedNote->setVisible(!text.isEmpty());
 }
 
