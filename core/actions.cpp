@@ -39,6 +39,8 @@ const char* actionName(Action a) noexcept {
         return "pause";
     case Action::Resume:
         return "resume";
+    case Action::RunRecurring:
+        return "run-recurring";
     }
     return "action";
 }
@@ -75,7 +77,7 @@ bool isUndoable(Action a) noexcept {
 
 std::string refusalReason(Action a, const Message& m) {
     if (a == Action::Enqueue || a == Action::Vacuum || a == Action::Upgrade || a == Action::Pause ||
-        a == Action::Resume)
+        a == Action::Resume || a == Action::RunRecurring)
         return std::string(actionName(a)) + " is not a per-message action";
     const bool leaseRow =
         isLeaseState(m.state) || (m.scheduledAt.has_value() && !m.inTime.has_value());
@@ -114,6 +116,7 @@ std::string refusalReason(Action a, const Message& m) {
     case Action::Upgrade:
     case Action::Pause:
     case Action::Resume:
+    case Action::RunRecurring:
         break;
     }
     return "unknown action";
@@ -309,7 +312,7 @@ ActionResult Queue::Impl::runChunks(Action a, const std::vector<Item>& items,
 ActionResult Queue::apply(Action a, const std::vector<Target>& targets, const ActionOptions& o) {
     d->requireWritable(actionName(a));
     if (a == Action::Enqueue || a == Action::Vacuum || a == Action::Upgrade || a == Action::Pause ||
-        a == Action::Resume)
+        a == Action::Resume || a == Action::RunRecurring)
         throw Error(ErrorKind::InvalidArgument, d->path,
                     std::string(actionName(a)) + " is not a per-message action");
     return d->runChunks(a, targets, o,
@@ -329,6 +332,32 @@ ActionResult Queue::setPaused(const std::string& queueName, bool pause, const Ac
         [&](Connection& c, const std::string* b, const std::string* e, ActionResult& part) {
             for (const std::string* it = b; it != e; ++it)
                 pauseQueue(d->driver(), c, a, *it, now(), part);
+        });
+}
+
+ActionResult Queue::runRecurring(const std::string& taskKey, const ActionOptions& o) {
+    const Action a = Action::RunRecurring;
+    d->requireWritable(actionName(a));
+    if (auto why = QueueFormat::of(info()).whyNot(a, info()); !why.empty())
+        throw Error(ErrorKind::Unsupported, d->path, why);
+    const std::vector<std::string> keys{taskKey};
+    return d->runChunks(
+        a, keys, o,
+        [&](Connection& c, const std::string* b, const std::string* e, ActionResult& part) {
+            for (const std::string* it = b; it != e; ++it) {
+                const FormatDriver::RecurringRun run = d->driver().runRecurring(c, *it, now());
+                if (!run.why.empty()) {
+                    part.skipped.push_back({*it, run.why, run.kind});
+                    continue;
+                }
+                const std::optional<Message> job = d->getOn(c, run.jobId);
+                if (!job) // rolls the chunk back: nothing unread is committed
+                    throw Error(ErrorKind::Io, d->path,
+                                "job " + run.jobId + " was written but cannot be read back");
+                // As an enqueue: the job as written, before and after; the
+                // note names the task for the record.
+                part.applied.push_back({*job, *job, "run of recurring task " + *it});
+            }
         });
 }
 
@@ -369,7 +398,7 @@ void Queue::Impl::undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs
         return;
     }
     auto current = getOn(c, before.messageId);
-    if (a == Action::Enqueue) {
+    if (a == Action::Enqueue || a == Action::RunRecurring) {
         // Undoing an enqueue deletes the message while nobody claimed it.
         if (!current) {
             r.skipped.push_back({before.messageId, "deleted since enqueued", SkipKind::Gone});

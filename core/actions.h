@@ -34,6 +34,11 @@ enum class Action {
     /// skip the queue. Undo resumes it, restoring the row as it was.
     Pause,
     Resume, ///< the library's resume; undo writes the pause back as it was
+    /// A recurring task's job enqueued now, as the library's own "run now"
+    /// does (Solid Queue: RecurringTask#enqueue(at: now), what Mission
+    /// Control's Run now calls). Undo deletes the job while it is still
+    /// unclaimed, as for Enqueue.
+    RunRecurring,
 };
 
 /// Whether Queue::undo() can revert an action of this kind.

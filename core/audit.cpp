@@ -77,9 +77,10 @@ std::optional<TimeNs> optTime(const Json& j) {
 }
 
 std::optional<Action> parseAction(const std::string& s) {
-    for (Action a : {Action::Retry, Action::MarkFailed, Action::Release, Action::Reschedule,
-                     Action::Delete, Action::Prune, Action::RetryExpired, Action::Enqueue,
-                     Action::Vacuum, Action::Upgrade, Action::Pause, Action::Resume})
+    for (Action a :
+         {Action::Retry, Action::MarkFailed, Action::Release, Action::Reschedule, Action::Delete,
+          Action::Prune, Action::RetryExpired, Action::Enqueue, Action::Vacuum, Action::Upgrade,
+          Action::Pause, Action::Resume, Action::RunRecurring})
         if (s == actionName(a))
             return a;
     return std::nullopt;

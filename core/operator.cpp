@@ -54,6 +54,8 @@ std::string filterToJson(const Filter& f) {
     }
     if (!f.search.empty())
         j.set("search", f.search);
+    if (!f.where.empty())
+        j.set("where", f.where);
     if (f.olderThan)
         j.set("older_than_s", std::chrono::duration<double>(*f.olderThan).count());
     if (f.inTimeFrom)
@@ -403,6 +405,13 @@ Report Operator::resume(const std::string& queueName) {
     return runChunked(header(Action::Resume),
                       [&](ActionOptions& o) { return m_q.setPaused(queueName, false, o); }, nullptr,
                       {});
+}
+
+Report Operator::runRecurring(const std::string& taskKey) {
+    AuditEntry head = header(Action::RunRecurring);
+    head.note = "recurring task " + taskKey;
+    return runChunked(std::move(head),
+                      [&](ActionOptions& o) { return m_q.runRecurring(taskKey, o); }, nullptr, {});
 }
 
 namespace {

@@ -138,6 +138,11 @@ public:
     /// commits; undo() reverts it. No confirmation: it is one row.
     Report pause(const std::string& queueName);
     Report resume(const std::string& queueName);
+    /// Enqueues recurring task `taskKey`'s job now as the library's own
+    /// "run now" does (Queue::runRecurring), recorded as "run-recurring"
+    /// before it commits; undo() deletes the job while it is unclaimed.
+    /// The front ends confirm first.
+    Report runRecurring(const std::string& taskKey);
 
     // ---- the record ------------------------------------------------------
     std::vector<AuditEntry> records() const;

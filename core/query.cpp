@@ -70,6 +70,8 @@ Queue::Impl::Where Queue::Impl::buildWhere(const Filter& f) const {
         }
         parts.push_back(cond + ")");
     }
+    if (!f.where.empty())
+        parts.push_back(jsonCondition(f.where, w.binds));
     const std::string inCol = drv.arrivalColumn();
     const TimeEncoding inEnc = drv.arrivalEncoding();
     if (f.olderThan) {
@@ -108,14 +110,14 @@ namespace {
 
 /// What a whole scan with filter `f` reads (FormatDriver::scanSource()).
 std::string scanSourceFor(const FormatDriver& drv, const Filter& f) {
-    return f.search.empty() ? drv.scanSource() : drv.source();
+    return f.search.empty() && f.where.empty() ? drv.scanSource() : drv.source();
 }
 
 /// scanSourceFor() as sources read one after another, whose rows together
 /// are its rows: the arms of a compound (FormatDriver::scanArms()) where it
 /// has them, so that each table is scanned by itself.
 std::vector<std::string> scanSourcesFor(const FormatDriver& drv, const Filter& f) {
-    if (!f.search.empty() || drv.scanArms().empty())
+    if (!f.search.empty() || !f.where.empty() || drv.scanArms().empty())
         return {scanSourceFor(drv, f)};
     std::vector<std::string> out;
     for (const std::string& arm : drv.scanArms())
@@ -490,9 +492,11 @@ bool Queue::sortIsIndexed(const Filter& f, const Sort& s) {
     return indexed;
 }
 
-std::vector<std::int64_t> Queue::orderedRowids(const Filter& f, const Sort& s) {
+std::vector<std::int64_t> Queue::orderedRowids(const Filter& f, const Sort& s,
+                                               const std::atomic_bool* cancel) {
     const FormatDriver& drv = d->driver();
     const Impl::Where w = d->buildWhere(f);
+    const InterruptWhen interrupt(d->reader(), cancel);
     RowidCollector out;
     // On a rollback-journal file a long ordering is read in keyset chunks,
     // each its own read transaction, so a writer waits for one chunk only.
@@ -627,7 +631,7 @@ std::vector<Message> Queue::fetchRowids(const std::vector<std::int64_t>& rowids)
 
 TimingColumns Queue::Impl::timingRange(const Filter& f,
                                        std::optional<std::pair<std::int64_t, std::int64_t>> rows,
-                                       std::int64_t capacity) {
+                                       std::int64_t capacity, bool withQueue) {
     TimingColumns cols;
     if (rows) {
         // Rowids are mostly dense in a queue file: the range is a good
@@ -642,12 +646,22 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
     const FormatDriver& drv = driver();
     const std::string& key = drv.scanKey();
     const std::vector<std::string> sources = scanSourcesFor(drv, f);
+    // Each row's named queue, as the last column (TimingColumns::queue).
+    const std::string queueCol = withQueue ? drv.queueColumn() : std::string();
+    std::string select = "SELECT " + drv.timingColumns();
+    if (!queueCol.empty())
+        select.append(", ").append(queueCol);
+    select += " FROM ";
     const auto read = [&](const Where& ww) {
         for (const std::string& src : sources) {
-            auto st = reader().cached("SELECT " + drv.timingColumns() + " FROM " + src + ww.sql);
+            auto st = reader().cached(std::string(select).append(src).append(ww.sql));
             bindValues(*st, ww.binds);
             while (st->step()) {
                 drv.timingRow(*st, t, cols);
+                if (const int qc = st->columnCount() - 1; !queueCol.empty())
+                    appendQueueName(cols, st->columnType(qc) == SQLITE_NULL
+                                              ? std::nullopt
+                                              : std::optional(st->textView(qc)));
                 // The optional columns: reserved once the format shows it fills them.
                 if (cols.state.size() == 1) {
                     if (cols.attempts.size() == 1)
@@ -679,7 +693,7 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
     return cols;
 }
 
-TimingColumns Queue::timing(const Filter& f) {
+TimingColumns Queue::timing(const Filter& f, bool withQueue) {
     // A large table is scanned as two rowid halves on two threads, each on its
     // own read connection (the scan, not the statistics, is the cost).
     constexpr std::int64_t kSplitAbove = 200'000;
@@ -691,7 +705,7 @@ TimingColumns Queue::timing(const Filter& f) {
         }
     }
     if (hi < lo)
-        return d->timingRange(f, std::nullopt);
+        return d->timingRange(f, std::nullopt, 0, withQueue);
     // Keys minus one, and the rows they can stand for (sparse keys, or a
     // hostile file's rowids 1 and 2^62, stand for far fewer).
     const std::uint64_t span = keySpan(lo, hi);
@@ -702,7 +716,7 @@ TimingColumns Queue::timing(const Filter& f) {
     // whole scan (ChunkGap paces each reader, not the pair).
     if (rows < kSplitAbove || (isWal(info().journalMode) && d->chunkRows() > 0)) {
         // Read by key range: timingRange() chunks it.
-        return d->timingRange(f, std::make_pair(lo, hi));
+        return d->timingRange(f, std::make_pair(lo, hi), 0, withQueue);
     }
     const auto mid = static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + span / 2);
     // The upper half is read in pieces, appended to the lower half's
@@ -718,7 +732,7 @@ TimingColumns Queue::timing(const Filter& f) {
     std::thread helper([&] {
         try {
             for (const auto& piece : pieces)
-                upper.push_back(d->timingRange(f, piece));
+                upper.push_back(d->timingRange(f, piece, 0, withQueue));
         } catch (...) {
             error = std::current_exception();
         }
@@ -726,7 +740,7 @@ TimingColumns Queue::timing(const Filter& f) {
     });
     TimingColumns cols;
     try {
-        cols = d->timingRange(f, std::make_pair(lo, mid), whole);
+        cols = d->timingRange(f, std::make_pair(lo, mid), whole, withQueue);
     } catch (...) {
         helper.join();
         throw;
@@ -745,6 +759,7 @@ TimingColumns Queue::timing(const Filter& f) {
         append(cols.attempts, piece.attempts);
         cols.dueTime.append(piece.dueTime);
         append(cols.ownStuck, piece.ownStuck);
+        appendQueues(cols, piece);
         piece = TimingColumns{};
 #if defined(__GLIBC__)
         // The pieces came from the helper thread's malloc arena, which keeps

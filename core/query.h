@@ -49,6 +49,9 @@ struct Filter {
     bool stuckOnly = false; ///< LOCKED with lock age > stuckAfterNs
     TimeNs stuckAfterNs = kDefaultStuckAfterNs;
     std::string search; ///< substring of message id, idempotency key or payload
+    /// A condition on a JSON field of the job ("args.user_id = 42";
+    /// core/jsonwhere.h); empty: none.
+    std::string where;
     std::optional<std::chrono::nanoseconds> olderThan; ///< age (now - in_time) above this
     std::optional<TimeNs> inTimeFrom;                  ///< in_time >= this
     std::optional<TimeNs> inTimeTo;                    ///< in_time < this

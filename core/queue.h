@@ -39,6 +39,7 @@
 #include "recurring.h"
 #include "stats.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -204,12 +205,16 @@ public:
     /// it costs a full scan, as the whole ordering does.
     bool sortIsIndexed(const Filter& f, const Sort& s);
     /// Every matching rowid in sort order: the precomputed ordering that
-    /// gives O(page) access to any position.
-    std::vector<std::int64_t> orderedRowids(const Filter& f, const Sort& s);
+    /// gives O(page) access to any position. Once `*cancel` is set the read
+    /// stops at once and throws (an Error whose SQLite code is
+    /// SQLITE_INTERRUPT): a filter replaced while it was being read.
+    std::vector<std::int64_t> orderedRowids(const Filter& f, const Sort& s,
+                                            const std::atomic_bool* cancel = nullptr);
     /// The rows for these rowids, in the same order (missing rows skipped).
     std::vector<Message> fetchRowids(const std::vector<std::int64_t>& rowids);
-    /// The timing columns of every matching row (statistics' input).
-    TimingColumns timing(const Filter& f);
+    /// The timing columns of every matching row (statistics' input);
+    /// `withQueue`: with each row's named queue (TimingColumns::queue).
+    TimingColumns timing(const Filter& f, bool withQueue = false);
     QueueStats stats(const Filter& f = {});
     /// PRAGMA data_version on this thread's read connection: moves when
     /// another connection commits.
@@ -239,6 +244,13 @@ public:
     /// the reason; a format that stores no pause throws Unsupported
     /// (QueueFormat::whyNoPause()).
     ActionResult setPaused(const std::string& queueName, bool pause, const ActionOptions& o = {});
+    /// Enqueues recurring task `taskKey`'s job now, as the library's own
+    /// "run now" does (Action::RunRecurring), in one BEGIN IMMEDIATE
+    /// transaction whose o.beforeCommit gets the job written; undo()
+    /// deletes it while it is unclaimed. A task that is gone or that the
+    /// library would not run is skipped with the reason; a format that
+    /// records no recurring tasks throws Unsupported (QueueFormat::whyNot).
+    ActionResult runRecurring(const std::string& taskKey, const ActionOptions& o = {});
 
     /// The file as opened: its device and inode. Every operator write
     /// (apply, undo, vacuum, upgrade, a TransactionGuard) checks, inside its

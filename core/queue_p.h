@@ -89,6 +89,8 @@ struct Queue::Impl {
         Binds binds;
     };
     Where buildWhere(const Filter& f) const;
+    /// The SQL of Filter::where on this format's JSON fields (query_json.cpp).
+    std::string jsonCondition(const std::string& where, Binds& binds) const;
     std::string orderBy(const Sort& s) const;
     std::optional<Message> getOn(Connection& c, std::string_view messageId) const;
     /// Rows per chunk of a long read in this file's journal mode
@@ -117,7 +119,7 @@ struct Queue::Impl {
     std::uint64_t keysPerRange(std::int64_t lo, std::int64_t hi, std::int64_t rows);
     TimingColumns timingRange(const Filter& f,
                               std::optional<std::pair<std::int64_t, std::int64_t>> rows,
-                              std::int64_t capacity = 0);
+                              std::int64_t capacity = 0, bool withQueue = false);
 
     // ---- operator --------------------------------------------------------------
     void applyChunk(Connection& c, Action a, const Target* begin, const Target* end,

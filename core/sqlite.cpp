@@ -2,6 +2,7 @@
 #include "sqlite.h"
 
 #include "error.h"
+#include "jsonb.h"
 #include "timefmt.h"
 
 #include <cstdio>
@@ -261,6 +262,66 @@ void turnOffMemoryStatistics() {
     (void)rc;
 }
 
+/// lq_json(x): a JSONB blob (River's args, core/jsonb.h) as JSON text, so
+/// that SQLite's JSON functions read it on an SQLite older than 3.45; NULL
+/// for a blob that is not JSONB; any other value as it is.
+void jsonText(sqlite3_context* ctx, int, sqlite3_value** argv) {
+    if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) {
+        sqlite3_result_value(ctx, argv[0]);
+        return;
+    }
+    const std::string_view blob(static_cast<const char*>(sqlite3_value_blob(argv[0])),
+                                static_cast<std::size_t>(sqlite3_value_bytes(argv[0])));
+    if (!jsonb::looksLikeJsonb(blob))
+        return; // NULL
+    try {
+        const std::string text = jsonb::toJson(blob);
+        sqlite3_result_text(ctx, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+    } catch (const jsonb::DecodeError&) {
+        // NULL: not JSONB after all
+    }
+}
+
+/// json_valid(x), exactly as this SQLite's own built-in answers it, but
+/// registered SQLITE_INNOCUOUS. Before 3.42 the built-in JSON functions are
+/// not marked innocuous, so with trusted_schema off a schema that calls one
+/// (Django's JSONField: CHECK ((JSON_VALID(col) OR col IS NULL))) cannot be
+/// loaded by a writable connection ("unsafe use of JSON_VALID()"). The
+/// built-in answers on a private, schema-less memory database of the calling
+/// thread, so no value is judged differently from the library's own writes.
+/// json_valid only reads its argument: it is innocuous whatever the input.
+struct BuiltinJsonValid {
+    sqlite3* db = nullptr;
+    sqlite3_stmt* stmt = nullptr;
+    BuiltinJsonValid() {
+        if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+                            nullptr) == SQLITE_OK)
+            sqlite3_prepare_v3(db, "SELECT json_valid(?1)", -1, SQLITE_PREPARE_PERSISTENT, &stmt,
+                               nullptr);
+    }
+    ~BuiltinJsonValid() {
+        sqlite3_finalize(stmt);
+        sqlite3_close(db);
+    }
+    BuiltinJsonValid(const BuiltinJsonValid&) = delete;
+    BuiltinJsonValid& operator=(const BuiltinJsonValid&) = delete;
+};
+
+void jsonValid(sqlite3_context* ctx, int, sqlite3_value** argv) {
+    thread_local BuiltinJsonValid builtin;
+    if (!builtin.stmt) {
+        sqlite3_result_error(ctx, "json_valid: cannot open the built-in's memory database", -1);
+        return;
+    }
+    sqlite3_bind_value(builtin.stmt, 1, argv[0]);
+    if (sqlite3_step(builtin.stmt) == SQLITE_ROW)
+        sqlite3_result_value(ctx, sqlite3_column_value(builtin.stmt, 0));
+    else
+        sqlite3_result_error(ctx, sqlite3_errmsg(builtin.db), -1);
+    sqlite3_reset(builtin.stmt);
+    sqlite3_clear_bindings(builtin.stmt);
+}
+
 } // namespace
 
 Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
@@ -326,11 +387,18 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
     }
     using Fn = void (*)(sqlite3_context*, int, sqlite3_value**);
     for (const auto& [name, fn] : {std::pair<const char*, Fn>{"lq_text_ns", &textNs},
-                                   std::pair<const char*, Fn>{"lq_seconds_ns", &secondsNs}})
+                                   std::pair<const char*, Fn>{"lq_seconds_ns", &secondsNs},
+                                   std::pair<const char*, Fn>{"lq_json", &jsonText},
+                                   std::pair<const char*, Fn>{"json_valid", &jsonValid}}) {
+        // Only a writable connection loads a table's CHECK constraints; a
+        // read keeps the built-in's own speed (a JSON filter calls it per row).
+        if (fn == &jsonValid && mode == Mode::ReadOnly)
+            continue;
         if (sqlite3_create_function_v2(m_db.get(), name, 1,
                                        SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
                                        nullptr, fn, nullptr, nullptr, nullptr) != SQLITE_OK)
             throwSqlite(m_db.get(), sqlite3_errcode(m_db.get()), path, name);
+    }
 }
 
 int Connection::onBusy(void* self, int count) {
@@ -350,6 +418,21 @@ int Connection::onBusy(void* self, int count) {
     const auto jitter = static_cast<int>((c->m_rng >> 33) % static_cast<unsigned>(base));
     std::this_thread::sleep_for(std::chrono::microseconds(base / 2 + jitter));
     return 1;
+}
+
+InterruptWhen::InterruptWhen(Connection& c, const std::atomic_bool* cancel) {
+    if (!cancel)
+        return;
+    m_db = c.handle();
+    sqlite3_progress_handler(
+        m_db, 4000,
+        [](void* p) -> int { return static_cast<const std::atomic_bool*>(p)->load() ? 1 : 0; },
+        const_cast<std::atomic_bool*>(cancel)); // NOLINT(cppcoreguidelines-pro-type-const-cast)
+}
+
+InterruptWhen::~InterruptWhen() {
+    if (m_db)
+        sqlite3_progress_handler(m_db, 0, nullptr, nullptr);
 }
 
 Connection::~Connection() {

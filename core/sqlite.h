@@ -4,6 +4,7 @@
 // RAII ownership of SQLite handles. Nothing here is thread-safe: a Connection
 // and its statements belong to one thread at a time (see queue.h).
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -130,6 +131,21 @@ private:
     int m_busyTimeoutMs = 5000;
     std::chrono::steady_clock::time_point m_busySince;
     std::uint64_t m_rng = reinterpret_cast<std::uintptr_t>(this);
+};
+
+/// While alive, every statement of `c` stops with SQLITE_INTERRUPT once
+/// `*cancel` is set (checked every few thousand virtual machine steps, well
+/// under a millisecond): a long read the caller no longer wants ends at
+/// once instead of running to its end. Does nothing for a null `cancel`.
+class InterruptWhen {
+public:
+    InterruptWhen(Connection& c, const std::atomic_bool* cancel);
+    ~InterruptWhen();
+    InterruptWhen(const InterruptWhen&) = delete;
+    InterruptWhen& operator=(const InterruptWhen&) = delete;
+
+private:
+    sqlite3* m_db = nullptr;
 };
 
 /// BEGIN (deferred or immediate) ... COMMIT; rolls back in the destructor

@@ -294,6 +294,34 @@ Counts countsFrom(const TimingColumns& c, TimeNs now, TimeNs stuckAfterNs) {
     return n;
 }
 
+void appendQueueName(TimingColumns& cols, std::optional<std::string_view> name) {
+    if (!name) {
+        cols.queue.push_back(TimingColumns::kNoQueue);
+        return;
+    }
+    // Rows come in runs of one queue, and a file has a few queues: the last
+    // row's first, then a look through the names.
+    if (!cols.queue.empty()) {
+        const std::uint32_t last = cols.queue.back();
+        if (last != TimingColumns::kNoQueue && cols.queueNames[last] == *name) {
+            cols.queue.push_back(last);
+            return;
+        }
+    }
+    const auto at = static_cast<std::size_t>(
+        std::find(cols.queueNames.begin(), cols.queueNames.end(), *name) - cols.queueNames.begin());
+    if (at == cols.queueNames.size())
+        cols.queueNames.emplace_back(*name);
+    cols.queue.push_back(static_cast<std::uint32_t>(at));
+}
+
+void appendQueues(TimingColumns& to, const TimingColumns& from) {
+    for (const std::uint32_t i : from.queue)
+        appendQueueName(to, i == TimingColumns::kNoQueue
+                                ? std::nullopt
+                                : std::optional<std::string_view>(from.queueNames[i]));
+}
+
 QueueStats computeStats(const TimingColumns& c, TimeNs now) {
     QueueStats s;
     const std::size_t n = c.size();

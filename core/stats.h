@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lq::core {
@@ -69,9 +70,21 @@ struct TimingColumns {
     /// library's rescue age): 1 where the row is past it. Empty: stuck is
     /// LOCKED longer than the operator's threshold (litequeue).
     std::vector<std::int8_t> ownStuck;
+    /// The named queue of each row, as an index into queueNames (kNoQueue:
+    /// a row in no named queue), where the scan was asked for it
+    /// (Queue::timing(f, true)) and the format has named queues; empty
+    /// otherwise. The per-queue overview's one scan (core/queueoverview.h).
+    std::vector<std::uint32_t> queue;
+    std::vector<std::string> queueNames;
+    static constexpr std::uint32_t kNoQueue = 0xFFFFFFFFU;
     static constexpr TimeNs kNoTime = PackedColumn::kNull;
     std::size_t size() const { return inTime.size(); }
 };
+
+/// Appends one row's named queue (nullopt: none) to `cols.queue`.
+void appendQueueName(TimingColumns& cols, std::optional<std::string_view> name);
+/// Appends the queues of `from`'s rows to `to.queue`, indexed by `to`'s names.
+void appendQueues(TimingColumns& to, const TimingColumns& from);
 
 /// Everything the dashboard and `lqctl stats` show.
 struct QueueStats {

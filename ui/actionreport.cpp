@@ -59,6 +59,8 @@ QString actionTitle(Action a) {
         return QObject::tr("Pause queue");
     case Action::Resume:
         return QObject::tr("Resume queue");
+    case Action::RunRecurring:
+        return QObject::tr("Run recurring task now");
     }
     return {};
 }

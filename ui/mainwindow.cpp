@@ -19,6 +19,8 @@
 #include "ui/queuedocument.h"
 #include "ui/queuesettingsdialog.h"
 #include "ui/queuesidebar.h"
+#include "ui/queuesview.h"
+#include "ui/recurringview.h"
 
 #include "ui/runasync.h"
 #include "ui/settingsstore.h"
@@ -195,6 +197,18 @@ void MainWindow::createActions() {
     m_showProcesses->setToolTip(tr("The worker processes the file records, alive or dead"));
     connect(m_showProcesses, &QAction::triggered, this,
             [this] { m_tabs->setCurrentWidget(m_processes); });
+    // Ctrl+Shift+R is Retry expired: T for the timed tasks.
+    m_showRecurring = make("showRecurring", tr("Go to Re&curring"), nullptr,
+                           QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+    m_showRecurring->setToolTip(tr("The recurring tasks the file records: last, next and missed "
+                                   "runs; run one now"));
+    connect(m_showRecurring, &QAction::triggered, this,
+            [this] { m_tabs->setCurrentWidget(m_recurring); });
+    m_showQueues = make("showQueues", tr("Go to Q&ueues"), nullptr,
+                        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Q));
+    m_showQueues->setToolTip(tr("Every named queue: counts, throughput and wait"));
+    connect(m_showQueues, &QAction::triggered, this,
+            [this] { m_tabs->setCurrentWidget(m_queues); });
     m_focusSidebar =
         make("focusSidebar", tr("Go to the &queue sidebar"), nullptr, QKeySequence(Qt::Key_F6));
     connect(m_focusSidebar, &QAction::triggered, this, [this] {
@@ -275,7 +289,9 @@ void MainWindow::createMenus() {
     view->addActions({m_queuesDock->toggleViewAction(), m_detailDock->toggleViewAction()});
     view->addSeparator();
     view->addActions(
-        {m_showMessages, m_showDashboard, m_showFailures, m_showProcesses, m_focusSidebar});
+        {m_showMessages, m_showDashboard, m_showFailures, m_showProcesses, m_showQueues});
+    view->addAction(m_showRecurring);
+    view->addAction(m_focusSidebar);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addActions({m_gettingStarted, m_shortcuts});
@@ -327,6 +343,10 @@ void MainWindow::createWidgets() {
     m_tabs->addTab(m_failures, QIcon(QStringLiteral(":/icons/fail.svg")), tr("&Failures"));
     m_processes = new ProcessesView(m_doc, m_handler, m_tabs);
     m_tabs->addTab(m_processes, tr("P&rocesses"));
+    m_recurring = new RecurringView(m_doc, m_handler, m_tabs);
+    m_tabs->addTab(m_recurring, tr("Re&curring"));
+    m_queues = new QueuesView(m_doc, m_tabs);
+    m_tabs->addTab(m_queues, tr("&Queues"));
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
@@ -412,6 +432,7 @@ void MainWindow::connectParts() {
         m_dashboard->setUtc(on);
         m_failures->setUtc(on);
         m_processes->setUtc(on);
+        m_recurring->setUtc(on);
     });
     connect(m_messages, &MessagesPage::stuckThresholdChanged, this, [this](int s) {
         settings::setValue(QStringLiteral("stuckThresholdSeconds"), s); // kept at once
@@ -486,6 +507,15 @@ void MainWindow::connectParts() {
     connect(m_handler, &QueueActionHandler::reportFinished, m_failures, &FailuresView::refresh);
     connect(m_model, &MessageModel::dataVersionChanged, m_processes, &ProcessesView::refreshLive);
     connect(m_handler, &QueueActionHandler::reportFinished, m_processes, &ProcessesView::refresh);
+    connect(m_model, &MessageModel::dataVersionChanged, m_recurring, &RecurringView::refreshLive);
+    connect(m_handler, &QueueActionHandler::reportFinished, m_recurring, &RecurringView::refresh);
+    connect(m_model, &MessageModel::dataVersionChanged, m_queues, &QueuesView::refreshLive);
+    connect(m_handler, &QueueActionHandler::reportFinished, m_queues, &QueuesView::refresh);
+    connect(m_queues, &QueuesView::queueActivated, this, [this](const QString& queue) {
+        m_sidebar->setCurrent(m_doc->path(), m_doc->table(), queue);
+        m_messages->setQueueFilter(queue);
+        m_tabs->setCurrentWidget(m_messages);
+    });
     connect(m_failures, &FailuresView::showJobsRequested, this, [this](const QString& id) {
         // The table cannot be narrowed to one group's ids: it shows the
         // failed jobs (every state when the format has failure states of its

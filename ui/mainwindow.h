@@ -26,6 +26,8 @@ class BannerBar;
 class DashboardWidget;
 class FailuresView;
 class ProcessesView;
+class RecurringView;
+class QueuesView;
 class FleetModel;
 class MessageDetailPane;
 class MessagesPage;
@@ -97,6 +99,10 @@ public:
     FailuresView* failuresView() const { return m_failures; }
     /// The Processes tab: the file's workers, alive or dead.
     ProcessesView* processesView() const { return m_processes; }
+    /// The Recurring tab: the file's recurring tasks; run one now.
+    RecurringView* recurringView() const { return m_recurring; }
+    /// The Queues tab: one row per named queue (counts, throughput, wait).
+    QueuesView* queuesView() const { return m_queues; }
     QTabWidget* tabs() const { return m_tabs; }
     QueueSidebar* sidebar() const { return m_sidebar; }
 
@@ -175,6 +181,8 @@ private:
     DashboardWidget* m_dashboard = nullptr;
     FailuresView* m_failures = nullptr;
     ProcessesView* m_processes = nullptr;
+    RecurringView* m_recurring = nullptr;
+    QueuesView* m_queues = nullptr;
     QDockWidget* m_detailDock = nullptr;
     QDockWidget* m_queuesDock = nullptr;
     bool m_detailWasVisible = true;
@@ -210,6 +218,8 @@ private:
     QAction* m_showDashboard = nullptr;
     QAction* m_showFailures = nullptr;
     QAction* m_showProcesses = nullptr;
+    QAction* m_showRecurring = nullptr;
+    QAction* m_showQueues = nullptr;
     QAction* m_focusSidebar = nullptr;
     std::vector<QAction*> m_filterActions; ///< Ctrl+1 … Ctrl+9
     QMenu* m_recentMenu = nullptr;

@@ -15,6 +15,7 @@
 #include "ui/queuedocument.h"
 #include "ui/queuesettings.h"
 #include "ui/queuesidebar.h"
+#include "ui/recurringview.h"
 #include "ui/settingsstore.h"
 #include "ui/uitext.h"
 
@@ -229,6 +230,7 @@ void MainWindow::onOpened(bool samePath) {
     m_dashboard->setBackend(m_doc->backend());
     m_failures->documentOpened();
     m_processes->documentOpened();
+    m_recurring->documentOpened();
     m_messages->documentOpened(samePath);
     addRecent(m_doc->path());
     m_sidebar->setCurrent(m_doc->path(), m_doc->table());
@@ -244,6 +246,7 @@ void MainWindow::showSkipped(const QString& path, const QString& reason) {
     m_dashboard->setBackend(nullptr);
     m_failures->documentClosed();
     m_processes->documentClosed();
+    m_recurring->documentClosed();
     m_queueBanners->showSkipped(path, reason);
     updateTitle();
     updateActions();

@@ -262,6 +262,10 @@ void MessageLoader::setBackend(std::shared_ptr<QueueBackend> backend, const QStr
 
 void MessageLoader::requestReset() {
     m_pendingReset = true;
+    // A new filter, sort or file: the running poll's ordering (seconds for a
+    // JSON condition on a million jobs) is no longer wanted; stop its read.
+    if (m_jobRunning && m_pollCancel)
+        m_pollCancel->store(true);
     kick();
 }
 
@@ -384,13 +388,14 @@ void MessageLoader::startPoll(bool reset) {
     // A filter on ages changes with the clock, not only with the data.
     const bool timeDependent = req.filter.stuckOnly || req.filter.olderThan.has_value();
 
+    m_pollCancel = std::make_shared<std::atomic_bool>(false);
     // The loader outlives its worker (the destructor waits for the pool), so
     // the worker may post to it.
-    auto work = [self = this, layout = req.layout, q = m_backend, filter = std::move(req.filter),
-                 sort = req.sort, stuck = req.stuckNs, gen = m_generation,
-                 lastVersion = m_dataVersion, lastSize = m_fileSize, lastMtime = m_fileMtime, force,
-                 reset, countsDue, timeDependent, cached = std::move(req.cached),
-                 oldOrder = std::move(req.order)]() -> PollResult {
+    auto work = [self = this, cancel = m_pollCancel, layout = req.layout, q = m_backend,
+                 filter = std::move(req.filter), sort = req.sort, stuck = req.stuckNs,
+                 gen = m_generation, lastVersion = m_dataVersion, lastSize = m_fileSize,
+                 lastMtime = m_fileMtime, force, reset, countsDue, timeDependent,
+                 cached = std::move(req.cached), oldOrder = std::move(req.order)]() -> PollResult {
         PollResult r;
         r.generation = gen;
         QElapsedTimer timer;
@@ -430,7 +435,7 @@ void MessageLoader::startPoll(bool reset) {
                 }
             }
             if (r.changed || timeDependent) {
-                const std::vector<std::int64_t> ids = q->orderedRowids(filter, sort);
+                const std::vector<std::int64_t> ids = q->orderedRowids(filter, sort, cancel.get());
                 r.order = std::make_shared<Ordering>(ids.begin(), ids.end());
                 QMetaObject::invokeMethod(
                     self,
@@ -485,9 +490,12 @@ void MessageLoader::startPoll(bool reset) {
                 }
             }
         } catch (const core::Error& e) {
+            r.cancelled = cancel->load();
             r.error = errorText(e);
             r.busy = e.kind() == core::ErrorKind::Busy;
+            r.invalid = e.kind() == core::ErrorKind::InvalidArgument;
         } catch (const std::exception& e) {
+            r.cancelled = cancel->load();
             r.error = errorText(e);
         }
         r.elapsedNs = timer.nsecsElapsed();
@@ -505,7 +513,7 @@ void MessageLoader::startPoll(bool reset) {
 }
 
 void MessageLoader::finishPoll(PollResult&& r, bool reset) {
-    if (r.generation != m_generation) {
+    if (r.generation != m_generation || r.cancelled) {
         releaseOffThread(std::move(r.order)); // up to 80 MB at ten million rows
         return;                               // a newer filter/sort/file superseded this job
     }
@@ -525,7 +533,7 @@ void MessageLoader::finishPoll(PollResult&& r, bool reset) {
         emit fileStateChanged(fs);
     }
     if (!r.error.isEmpty()) {
-        if (reset) {
+        if (reset && !r.invalid) {
             m_pendingReset = true; // try again on the next tick
         }
         emit errorOccurred(r.error);

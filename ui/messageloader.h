@@ -11,6 +11,7 @@
 #include <QThreadPool>
 #include <QTimer>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -58,6 +59,11 @@ struct PollResult {
     // the loader's own (file monitoring)
     QString error;
     bool busy = false;
+    /// The filter cannot be read (a JSON condition naming no field of the
+    /// format): said once, not retried.
+    bool invalid = false;
+    /// Stopped because a newer filter, sort or file superseded it.
+    bool cancelled = false;
     bool changed = false;
     std::int64_t version = -1;
     core::FileStamp identity;
@@ -172,6 +178,8 @@ private:
 
     quint64 m_generation = 0;
     bool m_jobRunning = false;
+    /// Set to stop the running poll's ordering (a reset supersedes it).
+    std::shared_ptr<std::atomic_bool> m_pollCancel;
     bool m_pendingReset = false;
     bool m_pendingPoll = false;
     bool m_pendingForce = false;

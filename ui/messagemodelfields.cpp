@@ -5,6 +5,7 @@
 // column set and the labels come from the format, never from its id.
 #include "ui/messagemodel.h"
 
+#include "core/errors.h"
 #include "ui/uitext.h"
 
 #include <algorithm>
@@ -63,7 +64,9 @@ QVariant MessageModel::fieldDisplayData(const Message& m, int column) const {
         }
         return QString::number(m.attempts);
     case Error:
-        return m.lastError ? errorSummary(*m.lastError) : QString();
+        // The error's class, in the words the Failures tab and `lqctl
+        // errors` group by (core::errorClassOf); the whole text in the tip.
+        return m.lastError ? fromStd(core::errorClassOf(*m.lastError)) : QString();
     case ScheduledAt:
         return formatInstant(m.scheduledAt, m_utc, false, false);
     case LeaseExpiry:

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "ui/messagespage.h"
 
+#include "core/jsonwhere.h"
 #include "core/statemodel.h"
 
 #include "core/formats/queueformat.h"
+#include "ui/busyrow.h"
 #include "ui/emptystate.h"
 #include "ui/messagedetailpane.h"
 #include "ui/queueactionhandler.h"
@@ -14,6 +16,7 @@
 #include "ui/runasync.h"
 #include "ui/statusfilterbar.h"
 #include "ui/textcelldelegate.h"
+#include "ui/theme.h"
 #include "ui/uitext.h"
 
 #include <QAction>
@@ -22,6 +25,7 @@
 #include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QIcon>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
@@ -103,6 +107,7 @@ void MessagesPage::createWidgets() {
     updateStuckThreshold();
     filterRow->addWidget(m_stuckSpin);
     pageLayout->addLayout(filterRow);
+    createWhereRow(pageLayout);
 
     // What the dashboard narrowed the table to (a time range, a histogram
     // bar), with a way back to every message.
@@ -120,6 +125,17 @@ void MessagesPage::createWidgets() {
     narrowLayout->addStretch(1);
     m_narrowRow->setVisible(false);
     pageLayout->addWidget(m_narrowRow);
+    m_busyRow = new BusyRow(this);
+    pageLayout->addWidget(m_busyRow);
+    connect(m_busyRow, &BusyRow::cancelRequested, this, [this] {
+        // The read of the superseded filter stops (MessageLoader::requestReset).
+        const QSignalBlocker b1(m_search);
+        const QSignalBlocker b2(m_where);
+        m_search->clear();
+        m_where->clear();
+        m_searchDebounce.stop();
+        applyFilter();
+    });
     connect(clearNarrow, &QToolButton::clicked, this, [this] {
         m_rangeFrom.reset();
         m_rangeTo.reset();
@@ -200,6 +216,7 @@ void MessagesPage::createWidgets() {
     m_searchDebounce.setInterval(250);
     connect(&m_searchDebounce, &QTimer::timeout, this, &MessagesPage::applyFilter);
     connect(m_search, &QLineEdit::textChanged, this, [this] { m_searchDebounce.start(); });
+    connect(m_where, &QLineEdit::textChanged, this, [this] { m_searchDebounce.start(); });
     connect(m_filterBar, &StatusFilterBar::filterChanged, this, &MessagesPage::applyFilter);
     connect(m_stuckSpin, &QSpinBox::valueChanged, this, [this](int s) {
         m_model->setStuckThresholdSeconds(s);
@@ -258,6 +275,8 @@ void MessagesPage::connectModel() {
     // when the ordering came first.
     connect(m_model, &MessageModel::firstRowsShown, this, &MessagesPage::checkFirstPage);
     connect(m_model, &MessageModel::orderingReset, this, &MessagesPage::checkFirstPage);
+    connect(m_model, &MessageModel::orderingReset, m_busyRow, &BusyRow::done);
+    connect(m_model, &MessageModel::errorOccurred, m_busyRow, &BusyRow::done);
     connect(m_model, &MessageModel::orderingReset, this, &MessagesPage::fitIdColumn);
     connect(m_model, &QAbstractItemModel::dataChanged, this,
             &MessagesPage::fitIdColumn); // blocks loaded later
@@ -528,6 +547,13 @@ void MessagesPage::applyFilter() {
     }
     updateNarrowRow();
     f.search = toStd(m_search->text());
+    f.where = whereCondition();
+    if (!f.where.empty() || !f.search.empty())
+        m_busyRow->started(f.where.empty()
+                               ? tr("Searching every job…")
+                               : tr("Filtering every job by %1…").arg(fromStd(f.where)));
+    else
+        m_busyRow->done();
     if (m_doc->isOpen() && m_doc->format().namedQueues()) {
         f.queue = toStd(m_queue);
     }

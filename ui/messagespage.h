@@ -11,14 +11,17 @@
 
 #include <optional>
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
 class QTableView;
+class QVBoxLayout;
 
 namespace lq::ui {
 
+class BusyRow;
 class EmptyState;
 
 class MessageDetailPane;
@@ -45,6 +48,8 @@ public:
     int showPosition(int pos, QAbstractItemView::ScrollHint hint);
     StatusFilterBar* filterBar() const { return m_filterBar; }
     QLineEdit* searchEdit() const { return m_search; }
+    /// The condition on a JSON field of the job (core/jsonwhere.h).
+    QLineEdit* whereEdit() const { return m_where; }
     /// The named-queue filter (shown for formats with named queues).
     QComboBox* queueCombo() const { return m_queueCombo; }
     /// The named queue the table is narrowed to ("": all).
@@ -100,6 +105,12 @@ private:
     void createWidgets();
     void connectModel();
     void applyFilter();
+    /// The row of the JSON field filter (core/jsonwhere.h) under the chips.
+    void createWhereRow(QVBoxLayout* pageLayout);
+    /// Shows it (focused) or hides it, dropping its condition.
+    void showWhereRow(bool show);
+    /// The JSON condition typed, "" while it does not parse (marked so).
+    std::string whereCondition();
     void updateNarrowRow();
     void applyColumnSet();
     /// Whether the open file's format has what `column` shows.
@@ -125,6 +136,10 @@ private:
 
     StatusFilterBar* m_filterBar = nullptr;
     QLineEdit* m_search = nullptr;
+    QLineEdit* m_where = nullptr;
+    QWidget* m_whereRow = nullptr;
+    QAction* m_whereAction = nullptr;
+    QString m_whereHelp;
     QComboBox* m_queueCombo = nullptr;
     QString m_queue;              ///< the chosen named queue ("": all)
     QStringList m_queueNames;     ///< as the file last listed them
@@ -132,6 +147,7 @@ private:
     QSpinBox* m_stuckSpin = nullptr;
     QWidget* m_narrowRow = nullptr;
     QLabel* m_narrowLabel = nullptr;
+    BusyRow* m_busyRow = nullptr;
     QTableView* m_view = nullptr;
     EmptyState* m_empty = nullptr;
     QString m_openError; ///< the last failed open, while no file is open

@@ -61,6 +61,7 @@ void MessagesPage::rememberView() {
     set(QStringLiteral("choice"), int(m_filterBar->choice()));
     set(QStringLiteral("extraStates"), m_filterBar->checkedExtras());
     set(QStringLiteral("search"), m_search->text());
+    set(QStringLiteral("where"), m_where->text());
     set(QStringLiteral("queue"), m_queue);
     set(QStringLiteral("sortColumn"), m_sortColumn);
     set(QStringLiteral("sortOrder"), int(m_sortOrder));
@@ -86,6 +87,11 @@ void MessagesPage::restoreView() {
     {
         QSignalBlocker block(m_search);
         m_search->setText(stored(QStringLiteral("search")).toString());
+    }
+    {
+        QSignalBlocker block(m_where);
+        m_where->setText(stored(QStringLiteral("where")).toString());
+        m_whereRow->setVisible(!m_where->text().isEmpty());
     }
     m_queue = stored(QStringLiteral("queue")).toString();
     const auto choice = StatusFilterBar::Choice(stored(QStringLiteral("choice"), 0).toInt());

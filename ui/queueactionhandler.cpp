@@ -172,6 +172,8 @@ QAction* QueueActionHandler::actionFor(core::Action a) const {
         return m_pause;
     case Action::Resume:
         return m_resume;
+    case Action::RunRecurring: // the Recurring tab's own action
+        return nullptr;
     }
     return nullptr;
 }

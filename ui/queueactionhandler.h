@@ -5,6 +5,7 @@
 #include "core/errors.h"
 #include "core/operator.h"
 #include "core/processes.h"
+#include "core/recurring.h"
 #include "ui/actionreport.h"
 #include "ui/confirmdialog.h"
 
@@ -110,6 +111,10 @@ public slots:
     /// Pauses (or resumes) named queue `queue` of the open file as its
     /// library does: no confirmation (one row), reported, undoable.
     void setQueuePaused(const QString& queue, bool pause);
+    /// Enqueues recurring task `task`'s job now as the library's own "run
+    /// now" does (the Recurring tab): confirmed first, run in a worker,
+    /// reported, undoable (queueactionhandler_recurring.cpp).
+    void runRecurringTask(const lq::core::RecurringTask& task);
     /// Reads the paused queues again (off the UI thread).
     void refreshPaused();
     /// Enables each action from the document and the selection.

@@ -75,8 +75,9 @@ std::int64_t LocalQueueBackend::walSize() const {
 }
 
 std::vector<std::int64_t> LocalQueueBackend::orderedRowids(const core::Filter& f,
-                                                           const core::Sort& s) {
-    return m_queue->orderedRowids(f, s);
+                                                           const core::Sort& s,
+                                                           const std::atomic_bool* cancel) {
+    return m_queue->orderedRowids(f, s, cancel);
 }
 
 std::vector<core::Message> LocalQueueBackend::firstPage(const core::Filter& f, const core::Sort& s,
@@ -109,6 +110,10 @@ core::DashboardFigures LocalQueueBackend::dashboard(const core::DashboardQuery& 
     return core::dashboardFigures(*m_queue, q);
 }
 
+core::QueueOverview LocalQueueBackend::queueOverview(const core::DashboardQuery& q) {
+    return core::queueOverview(*m_queue, q);
+}
+
 std::vector<core::AuditEntry> LocalQueueBackend::auditEntries() const {
     return core::AuditLog().entries(m_queue->path());
 }
@@ -127,6 +132,14 @@ std::vector<core::PausedQueue> LocalQueueBackend::pausedQueues() {
 
 core::Report LocalQueueBackend::setPaused(const std::string& queue, bool pause) {
     return pause ? op().pause(queue) : op().resume(queue);
+}
+
+core::RecurringList LocalQueueBackend::recurringTasks() {
+    return m_queue->recurringTasks();
+}
+
+core::Report LocalQueueBackend::runRecurring(const std::string& key) {
+    return op().runRecurring(key);
 }
 
 core::Plan LocalQueueBackend::planTargets(core::Action a, std::vector<core::Target> targets) {

@@ -23,6 +23,8 @@
 #include "core/operator.h"
 #include "core/processes.h"
 #include "core/query.h"
+#include "core/queueoverview.h"
+#include "core/recurring.h"
 #include "core/stats.h"
 
 #include <atomic>
@@ -64,7 +66,10 @@ public:
     virtual std::int64_t walSize() const = 0;
 
     // ---- pages, counts, statistics ------------------------------------------
-    virtual std::vector<std::int64_t> orderedRowids(const core::Filter& f, const core::Sort& s) = 0;
+    /// The ordering (core::Queue::orderedRowids); a local read stops once
+    /// `*cancel` is set (null: never), a remote one runs to its end.
+    virtual std::vector<std::int64_t> orderedRowids(const core::Filter& f, const core::Sort& s,
+                                                    const std::atomic_bool* cancel) = 0;
     virtual std::vector<core::Message> fetchRowids(const std::vector<std::int64_t>& rowids) = 0;
     /// The first `limit` rows in sort order, straight from the index (a few
     /// ms where one exists): shown while the whole ordering is computed.
@@ -86,6 +91,10 @@ public:
     /// queue's clock (core::dashboardFigures); a remote queue computes them
     /// on its host.
     virtual core::DashboardFigures dashboard(const core::DashboardQuery& q) = 0;
+    /// One row per named queue: counts, paused, throughput and wait over
+    /// the query's range (core::queueOverview; a remote queue computes it on
+    /// its host).
+    virtual core::QueueOverview queueOverview(const core::DashboardQuery& q) = 0;
     /// The audit records of this file (the dashboard notes prunes).
     virtual std::vector<core::AuditEntry> auditEntries() const = 0;
     /// The failed jobs of named queue `queue` ("": the whole file) grouped
@@ -100,6 +109,14 @@ public:
     /// Pauses or resumes named queue `queue` as its library does, recorded
     /// and undoable (core::Operator::pause / resume). Never throws.
     virtual core::Report setPaused(const std::string& queue, bool pause) = 0;
+    /// The recurring tasks the file records, with their last, next and
+    /// missed runs at the queue's clock (core::Queue::recurringTasks; a
+    /// remote queue reads them on its host), or why it records none.
+    virtual core::RecurringList recurringTasks() = 0;
+    /// Enqueues recurring task `key`'s job now as the library's own "run
+    /// now" does, recorded and undoable (core::Operator::runRecurring).
+    /// Never throws.
+    virtual core::Report runRecurring(const std::string& key) = 0;
 
     // ---- operator actions (core::Operator, docs/ARCHITECTURE.md#how-a-user-action-travels)
     // -------------------------
@@ -172,7 +189,8 @@ public:
     core::FileStamp fileIdentity() const override;
     std::int64_t dataVersion() override;
     std::int64_t walSize() const override;
-    std::vector<std::int64_t> orderedRowids(const core::Filter& f, const core::Sort& s) override;
+    std::vector<std::int64_t> orderedRowids(const core::Filter& f, const core::Sort& s,
+                                            const std::atomic_bool* cancel) override;
     std::vector<core::Message> fetchRowids(const std::vector<std::int64_t>& rowids) override;
     std::vector<core::Message> firstPage(const core::Filter& f, const core::Sort& s,
                                          int limit) override;
@@ -180,11 +198,14 @@ public:
     core::Counts counts(core::TimeNs stuckAfterNs, const std::string& queue) override;
     std::vector<std::string> queueNames() override;
     core::DashboardFigures dashboard(const core::DashboardQuery& q) override;
+    core::QueueOverview queueOverview(const core::DashboardQuery& q) override;
     std::vector<core::AuditEntry> auditEntries() const override;
     std::vector<core::ErrorGroup> errorGroups(const std::string& queue) override;
     core::ProcessList processes() override;
     std::vector<core::PausedQueue> pausedQueues() override;
     core::Report setPaused(const std::string& queue, bool pause) override;
+    core::RecurringList recurringTasks() override;
+    core::Report runRecurring(const std::string& key) override;
     core::Plan planTargets(core::Action a, std::vector<core::Target> targets) override;
     core::Plan planFilter(core::Action a, core::Filter f) override;
     core::Plan planRetryExpired(std::chrono::nanoseconds threshold) override;

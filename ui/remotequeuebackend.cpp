@@ -211,7 +211,9 @@ std::int64_t RemoteQueueBackend::walSize() const {
 }
 
 std::vector<std::int64_t> RemoteQueueBackend::orderedRowids(const core::Filter& f,
-                                                            const core::Sort& s) {
+                                                            const core::Sort& s,
+                                                            const std::atomic_bool* cancel) {
+    (void)cancel; // the host reads to the end; the superseded reply is dropped
     return queue()->orderedRowids(f, s);
 }
 
@@ -244,6 +246,10 @@ core::DashboardFigures RemoteQueueBackend::dashboard(const core::DashboardQuery&
     return queue()->dashboard(q);
 }
 
+core::QueueOverview RemoteQueueBackend::queueOverview(const core::DashboardQuery& q) {
+    return queue()->queueOverview(q); // computed on the host (`queue_overview`)
+}
+
 std::vector<core::AuditEntry> RemoteQueueBackend::auditEntries() const {
     return core::AuditLog().entries(m_url);
 }
@@ -267,6 +273,15 @@ core::Report RemoteQueueBackend::setPaused(const std::string& queue, bool pause)
     const auto q = this->queue();
     core::remote::RemoteOperator op(*q, kTool);
     return pause ? op.pause(queue) : op.resume(queue);
+}
+
+core::RecurringList RemoteQueueBackend::recurringTasks() {
+    return queue()->recurringTasks(); // evaluated on the host, at its clock
+}
+
+core::Report RemoteQueueBackend::runRecurring(const std::string& key) {
+    const auto q = queue();
+    return core::remote::RemoteOperator(*q, kTool).runRecurring(key);
 }
 
 core::Plan RemoteQueueBackend::planTargets(core::Action a, std::vector<core::Target> targets) {

@@ -45,7 +45,8 @@ public:
     core::FileStamp fileIdentity() const override;
     std::int64_t dataVersion() override;
     std::int64_t walSize() const override;
-    std::vector<std::int64_t> orderedRowids(const core::Filter& f, const core::Sort& s) override;
+    std::vector<std::int64_t> orderedRowids(const core::Filter& f, const core::Sort& s,
+                                            const std::atomic_bool* cancel) override;
     std::vector<core::Message> fetchRowids(const std::vector<std::int64_t>& rowids) override;
     std::vector<core::Message> firstPage(const core::Filter& f, const core::Sort& s,
                                          int limit) override;
@@ -53,11 +54,14 @@ public:
     core::Counts counts(core::TimeNs stuckAfterNs, const std::string& queue) override;
     std::vector<std::string> queueNames() override;
     core::DashboardFigures dashboard(const core::DashboardQuery& q) override;
+    core::QueueOverview queueOverview(const core::DashboardQuery& q) override;
     std::vector<core::AuditEntry> auditEntries() const override;
     std::vector<core::ErrorGroup> errorGroups(const std::string& queue) override;
     core::ProcessList processes() override;
     std::vector<core::PausedQueue> pausedQueues() override;
     core::Report setPaused(const std::string& queue, bool pause) override;
+    core::RecurringList recurringTasks() override;
+    core::Report runRecurring(const std::string& key) override;
     core::Plan planTargets(core::Action a, std::vector<core::Target> targets) override;
     core::Plan planFilter(core::Action a, core::Filter f) override;
     core::Plan planRetryExpired(std::chrono::nanoseconds threshold) override;

@@ -51,6 +51,7 @@ const OptionDef kFixedOptions[] = {
     {"status", "S", "Only messages in state S: one of the States below that the file's format has (lqctl info FILE); several: ready,locked."},
     {"older-than", "SECONDS", "list: age over SECONDS; prune: finished more than SECONDS ago; retry-expired: locked more than SECONDS ago."},
     {"search", "TEXT", "Only messages whose id, idempotency key, payload or error text contains TEXT."},
+    {"where", "COND", "Only jobs whose JSON field matches COND: FIELD.path [OP VALUE], e.g. 'args.user_id = 42', 'arguments[0]._aj_globalid ~ Order/17'; OP one of =, !=, <, <=, >, >=, ~ (contains); without OP, the path exists. FIELD names a JSON field of the format's jobs (a wrong one lists them)."},
     {"error", "CLASS", "retry/delete: every failed job whose error class is CLASS, as `lqctl errors` groups them (\"\": no error stored); asks first."},
     {"limit", "N", "At most N messages (default 100 for the table, no limit for --json/--csv; 0 = no limit)."},
     {"csv", "", "Print RFC 4180 CSV with a header row."},
@@ -70,6 +71,10 @@ const OptionDef kFixedOptions[] = {
     {"quiet", "", "Do not print a line of counts per second."},
     {"delay", "SECONDS", "reschedule: run the job again SECONDS from now."},
     {"tz", "ZONE", "recurring: run schedules that name no zone in ZONE: UTC (default) or a fixed offset such as +09:00 or Etc/GMT-9."},
+    {"run", "KEY", "recurring: enqueue recurring task KEY's job now, as the library's own run now does (Mission Control's Run now); recorded, undoable with `lqctl undo`; asks first."},
+    {"from", "T", "queues: the time range starts at T (ns since the epoch or ISO 8601; default: the file's first job)."},
+    {"to", "T", "queues: the time range ends at T (default: --now)."},
+    {"since", "DURATION", "queues: the time range is the last DURATION before --now: seconds, or 30m, 24h, 7d."},
     {"record", "ID", "undo: the audit record to undo (default: the newest undoable one; see `lqctl audit`)."},
 };
 // clang-format on
@@ -144,8 +149,9 @@ const std::vector<CommandDef>& commands() {
         {"stats", "", 0, 0, "Counts and latency percentiles (wait, processing, total).", {"prometheus"}, cmdStats},
         {"errors", "", 0, 0, "Failed jobs grouped by error class: count, first and last failure, queues, a sample.", {}, cmdErrors},
         {"processes", "", 0, 0, "The worker processes the file records: heartbeat, alive or dead by the library's rule, claims held.", {}, cmdProcesses},
-        {"recurring", "", 0, 0, "The recurring tasks the file records: schedule, last run, next run, runs missed since the last.", {"tz"}, cmdRecurring},
-        {"list", "", 0, 0, "List messages in arrival order.", {"status", "older-than", "search", "limit", "csv"}, cmdList},
+        {"recurring", "", 0, 0, "The recurring tasks the file records: schedule, last run, next run, runs missed since the last; --run KEY runs one now.", {"tz", "run", "yes"}, cmdRecurring},
+        {"queues", "", 0, 0, "One line per named queue: counts, paused, throughput and wait p50/p99 over a time range.", {"from", "to", "since"}, cmdQueues},
+        {"list", "", 0, 0, "List messages in arrival order.", {"status", "older-than", "search", "where", "limit", "csv"}, cmdList},
         {"get", "ID", 1, 1, "Show one message with every column.", {}, cmdGet},
         {"put", "DATA|-", 1, 1, "Enqueue DATA (or stdin with -); prints the message id.", {"key", "create", "maxsize"}, cmdPut},
         {"retry", "[ID]", 0, 1, "LOCKED/FAILED -> READY, if the message still holds the claim; with --error CLASS, every failed job of that error.", {"claim", "error", "yes"}, cmdRetry},
@@ -178,9 +184,9 @@ bool isFolderCommand(const CommandDef& c) {
 /// The commands that accept ssh://HOST/PATH (serve.cpp).
 bool takesRemote(const CommandDef& c) {
     static const char* const remote[] = {
-        "info",          "stats", "errors", "processes", "recurring",  "list",   "get",
-        "put",           "retry", "fail",   "release",   "reschedule", "delete", "prune",
-        "retry-expired", "undo",  "audit",  "vacuum",    "upgrade",    "pause",  "resume"};
+        "info", "stats", "errors", "processes", "recurring",  "list",   "get",   "queues",
+        "put",  "retry", "fail",   "release",   "reschedule", "delete", "prune", "retry-expired",
+        "undo", "audit", "vacuum", "upgrade",   "pause",      "resume"};
     return std::any_of(std::begin(remote), std::end(remote),
                        [&](const char* n) { return std::strcmp(n, c.name) == 0; });
 }
@@ -337,6 +343,25 @@ double parseSeconds(const QCommandLineParser& p, const char* name) {
     return d;
 }
 
+/// "90", "90s", "30m", "24h", "7d": a duration in ns.
+core::TimeNs parseDuration(const std::string& v, const char* name) {
+    static constexpr std::pair<char, double> kUnits[] = {
+        {'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+    double unit = 1;
+    std::string number = v;
+    for (const auto& [suffix, seconds] : kUnits)
+        if (!number.empty() && number.back() == suffix) {
+            unit = seconds;
+            number.pop_back();
+        }
+    bool ok = false;
+    const double d = QString::fromStdString(number).toDouble(&ok) * unit;
+    if (!ok || !(d > 0) || d > 1e11)
+        throw UsageError(std::string("--") + name +
+                         ": expected a duration > 0 (seconds, or 30m, 24h, 7d), got \"" + v + "\"");
+    return core::secondsToNs(d);
+}
+
 std::int64_t parseInt(const QString& v, const char* name, std::int64_t min) {
     bool ok = false;
     const qlonglong n = v.toLongLong(&ok);
@@ -488,6 +513,20 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
                              z + "\" (zones with daylight saving are not evaluated)");
         o.tzOffset = *off;
     }
+    for (const char* n : {"from", "to"})
+        if (set(n)) {
+            const std::string v = p.value(qs(n)).toStdString();
+            const auto t = core::parseTimeArg(v);
+            if (!t)
+                throw UsageError(std::string("--") + n +
+                                 ": expected ns since the epoch or ISO 8601, got \"" + v + "\"");
+            (n[0] == 'f' ? o.from : o.to) = *t;
+        }
+    if (set("since")) {
+        if (o.from)
+            throw UsageError("--since and --from: give one start of the range");
+        o.since = parseDuration(p.value(QStringLiteral("since")).toStdString(), "since");
+    }
     if (set("status"))
         parseStatus(p.value(QStringLiteral("status")).toStdString(), o);
     if (set("older-than"))
@@ -496,6 +535,8 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
         o.errorClass = p.value(QStringLiteral("error")).toStdString();
     if (set("search"))
         o.search = p.value(QStringLiteral("search")).toStdString();
+    if (set("where"))
+        o.where = p.value(QStringLiteral("where")).toStdString();
     if (set("limit"))
         o.limit = parseInt(p, "limit", 0);
     o.csv = set("csv");
@@ -513,6 +554,11 @@ Options parse(const CommandDef& cmd, const QStringList& args) {
         o.maxsize = parseInt(p, "maxsize", 0);
     if (set("record"))
         o.record = p.value(QStringLiteral("record")).toStdString();
+    if (set("run")) {
+        o.runTask = p.value(QStringLiteral("run")).toStdString();
+        if (o.runTask.empty())
+            throw UsageError("--run: expected a recurring task's key (lqctl recurring FILE)");
+    }
     o.keepFailed = set("keep-failed");
     o.yes = set("yes");
     if (set("listen"))
@@ -665,15 +711,15 @@ int run(const QStringList& args) {
         return ExitUsage;
     } catch (const Refused& e) {
         std::fflush(stdout);
-        err("lqctl: " + terminalSafe(o.file) + ": " + e.what() + "\n");
+        err("lqctl: " + terminalSafe(shownFile(o.file)) + ": " + e.what() + "\n");
         return ExitRefused;
     } catch (const core::Error& e) {
         std::fflush(stdout);
-        err("lqctl: " + terminalSafe(o.file) + ": " + terminalSafe(e.detail()) + "\n");
+        err("lqctl: " + terminalSafe(shownFile(o.file)) + ": " + terminalSafe(e.detail()) + "\n");
         return exitCodeFor(e);
     } catch (const std::exception& e) {
         std::fflush(stdout);
-        err("lqctl: " + terminalSafe(o.file) + ": " + terminalSafe(e.what()) + "\n");
+        err("lqctl: " + terminalSafe(shownFile(o.file)) + ": " + terminalSafe(e.what()) + "\n");
         return ExitIo;
     }
 }

@@ -66,6 +66,7 @@ struct Options {
     bool stuckOnly = false;
     std::optional<double> olderThan;
     std::string search;
+    std::string where; ///< --where: a JSON field condition (core/jsonwhere.h)
     /// --error CLASS: retry/delete act on that error group (core/errors.h).
     std::optional<std::string> errorClass;
     std::optional<std::int64_t> limit;
@@ -76,9 +77,15 @@ struct Options {
     // stats
     bool prometheus = false;
 
+    // queues: the time range (--from, --to; --since: the last DURATION)
+    std::optional<core::TimeNs> from, to;
+    std::optional<core::TimeNs> since;
+
     // recurring
     /// --tz: seconds east of UTC at which schedules that name no zone run.
     int tzOffset = 0;
+    /// --run KEY: the task to enqueue now.
+    std::string runTask;
 
     // put / retry / fail
     std::optional<std::string> key;

@@ -83,6 +83,7 @@ core::Filter filterFrom(const Options& o, const core::QueueFormat& format) {
         f.states = {core::State::Locked};
     f.stuckAfterNs = o.stuckAfterNs();
     f.search = o.search;
+    f.where = o.where;
     if (o.olderThan)
         f.olderThan = core::secondsDuration(*o.olderThan);
     f.now = o.now;
@@ -184,6 +185,8 @@ void printMessagePlain(const Message& m, const core::FormatInfo& info, TimeNs no
     out("\n");
 }
 
+} // namespace
+
 std::string countsLine(const core::Counts& c, const core::FormatInfo& info,
                        double stuckAfterSeconds) {
     // The partition in the format's words; each sub-count in brackets after
@@ -211,6 +214,8 @@ std::string countsLine(const core::Counts& c, const core::FormatInfo& info,
     }
     return s + "; " + num(c.stored) + " stored";
 }
+
+namespace {
 
 std::string summaryLine(const core::Summary& s, const std::string& notStored = {}) {
     if (!notStored.empty())

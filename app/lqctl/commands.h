@@ -13,6 +13,7 @@
 #include <core/remote/client.h>
 
 #include <memory>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -24,6 +25,8 @@ int cmdStats(const Options& o);
 int cmdErrors(const Options& o);
 int cmdProcesses(const Options& o);
 int cmdRecurring(const Options& o);
+/// `lqctl queues FILE`: the per-queue overview (queues.cpp).
+int cmdQueues(const Options& o);
 int cmdList(const Options& o);
 int cmdGet(const Options& o);
 int cmdPut(const Options& o);

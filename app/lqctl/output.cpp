@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "output.h"
 
+#include <core/errors.h>
 #include <core/statemodel.h>
 
 #include <core/formats/queueformat.h>
@@ -91,6 +92,9 @@ Json messageJson(const core::Message& m, TimeNs now, const core::FormatInfo& inf
     optInt("priority", m.priority);
     optInt("max_attempts", m.maxAttempts);
     optText("error", m.lastError);
+    // The error's class, as `lqctl errors` groups it and list's ERROR column shows it.
+    if (m.lastError)
+        o.set("error_class", core::errorClassOf(*m.lastError));
     if (m.tokenText && isPlainText(*m.tokenText))
         o.set("token_text", *m.tokenText);
     if (m.scheduledAt)

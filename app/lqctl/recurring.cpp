@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: MIT
 // `lqctl recurring FILE`: the recurring tasks the file records, with the
 // last run, the next by the schedule as the library reads it, and the runs
-// missed since the last (core/recurring.h, core/cron.h).
+// missed since the last (core/recurring.h, core/cron.h). `--run KEY`
+// enqueues one task's job now as the library's own "run now" does
+// (core::Operator::runRecurring), recorded and undoable; asks first.
 #include "commands.h"
 #include "output.h"
 
+#include <core/formats/queueformat.h>
 #include <core/recurring.h>
 #include <core/timefmt.h>
+
+#include <algorithm>
 
 namespace lq::ctl {
 
@@ -20,9 +25,80 @@ Json orNull(const std::string& s) {
     return s.empty() ? Json() : Json(s);
 }
 
+/// What a task enqueues, in words: its class, or the command it runs.
+std::string taskWhat(const core::RecurringTask& t) {
+    return !t.className.empty() ? t.className
+           : !t.command.empty() ? "command " + t.command
+                                : std::string("-");
+}
+
+template <class Q> int runTaskNow(const Options& o) {
+    auto q = openAs<Q>(o, true);
+    const core::QueueFormat& format = core::QueueFormat::of(q->info());
+    const core::Action a = core::Action::RunRecurring;
+    if (const std::string why = format.whyNot(a, q->info()); !why.empty())
+        throw Refused(why + " (this is " + format.id() + "); nothing was changed");
+    const core::RecurringList list = q->recurringTasks(o.now, o.tzOffset);
+    const auto task =
+        std::find_if(list.tasks.begin(), list.tasks.end(),
+                     [&](const core::RecurringTask& t) { return t.key == o.runTask; });
+    if (task == list.tasks.end())
+        throw Refused("no recurring task \"" + terminalSafe(o.runTask, 80) + "\" in " +
+                      terminalSafe(o.file) +
+                      " (lqctl recurring FILE lists them); nothing was changed");
+    confirm(o,
+            "Run recurring task " + terminalSafe(task->key, 80) + " now (" +
+                terminalSafe(taskWhat(*task), 80) + ") in " + terminalSafe(o.file) +
+                "? Its job is enqueued as the library's own run now does.",
+            "run recurring task " + terminalSafe(task->key, 80));
+    OperatorFor<Q> op(*q, "lqctl");
+    const core::Report r = op.runRecurring(o.runTask);
+    const core::Message* job = r.applied() > 0 ? &r.result.applied.front().after : nullptr;
+    if (o.json) {
+        Json j = Json::object();
+        j.set("task", o.runTask);
+        j.set("action", core::actionName(a));
+        j.set("applied", static_cast<std::int64_t>(r.applied()));
+        j.set("job_id", job ? Json(job->messageId) : Json());
+        j.set("class", job && job->jobName ? Json(*job->jobName) : Json());
+        j.set("queue", job && job->queueName ? Json(*job->queueName) : Json());
+        j.set("record", r.recordId.empty() || !job ? Json() : Json(r.recordId));
+        Json skipped = Json::array();
+        for (const auto& sk : r.result.skipped) {
+            Json sj = Json::object();
+            sj.set("task", sk.messageId);
+            sj.set("reason", sk.reason);
+            sj.set("kind", core::skipKindName(sk.kind));
+            skipped.push(std::move(sj));
+        }
+        j.set("skipped", std::move(skipped));
+        j.set("error", r.result.error.empty() ? Json() : Json(r.result.error));
+        printJson(j);
+    } else if (job) {
+        out("enqueued job " + terminalSafe(job->messageId) + " (" +
+            terminalSafe(job->jobName.value_or("?"), 80) + ", queue " +
+            terminalSafe(job->queueName.value_or("?"), 80) + ") for recurring task " +
+            terminalSafe(o.runTask, 80) + " (record " + terminalSafe(r.recordId) +
+            "; lqctl undo deletes it while no worker has claimed it)\n");
+    }
+    if (!r.auditError.empty() && !r.failed())
+        err("lqctl: " + terminalSafe(o.file) + ": warning: " + terminalSafe(r.auditError) + "\n");
+    if (r.failed())
+        throw core::Error(*r.result.errorKind, o.file, r.result.error);
+    if (!job) {
+        const std::string why =
+            r.result.skipped.empty() ? std::string("no change") : r.result.skipped.front().reason;
+        throw Refused("recurring task " + terminalSafe(o.runTask, 80) + ": " + terminalSafe(why) +
+                      "; nothing was changed");
+    }
+    return ExitOk;
+}
+
 } // namespace
 
 template <class Q> int cmdRecurringOn(const Options& o) {
+    if (!o.runTask.empty())
+        return runTaskNow<Q>(o);
     auto q = openAs<Q>(o, false);
     const TimeNs now = o.now ? *o.now : q->now();
     const core::RecurringList list = q->recurringTasks(now, o.tzOffset);

@@ -143,6 +143,7 @@ public:
         return "(completed = 0 AND claimed_at < ?)";
     }
 
+    std::vector<JsonField> jsonFields() const override { return {{"task", "CAST(task AS TEXT)"}}; }
     std::vector<std::string> searchColumns() const override {
         return {"id", "queue", "CAST(task AS TEXT)", "error"};
     }
@@ -444,6 +445,8 @@ std::string BackliteFormat::whyNot(Action a, const FormatInfo& info) const {
     case Action::Pause:
     case Action::Resume:
         return whyNoPause(info);
+    case Action::RunRecurring:
+        return whyNoRunRecurring(info);
     }
     return "unknown action";
 }

@@ -30,17 +30,24 @@ const std::set<std::string> kColumns = {
 
 /// Whether a hardened connection of this build (Connection: trusted_schema
 /// off) can write a table whose CHECK constraint calls JSON_VALID(), as
-/// every Django JSONField column's does. SQLite 3.40 (Debian 12) cannot: it
-/// takes JSON functions in a schema for unsafe, and on a writable
-/// connection such a schema fails every statement ("malformed database
-/// schema ... unsafe use of JSON_VALID()"). Tried once, on a memory database.
+/// every Django JSONField column's does. SQLite before 3.42 takes its own
+/// JSON functions in a schema for unsafe, and on a writable connection such
+/// a schema fails every statement ("malformed database schema ... unsafe use
+/// of JSON_VALID()"); Connection registers an innocuous json_valid that
+/// answers as the built-in does (core/sqlite.cpp). Tried once, on a memory
+/// database, so a build where that fails still opens the file, read-only.
 bool hardenedWritesTakeJsonChecks() {
     static const bool ok = [] {
         try {
             Connection c(":memory:", Connection::Mode::ReadWriteCreate, 0);
-            c.exec("CREATE TABLE t (x text CHECK (JSON_VALID(x)))");
-            c.exec("INSERT INTO t VALUES ('[]')");
-            return true;
+            c.exec("CREATE TABLE t (x text CHECK ((JSON_VALID(x) OR x IS NULL)))");
+            c.exec("INSERT INTO t VALUES ('[]'), (NULL)");
+            try {
+                c.exec("INSERT INTO t VALUES ('[')");
+                return false; // a check that passes invalid JSON is no check
+            } catch (const std::exception&) {
+                return true;
+            }
         } catch (const std::exception&) {
             return false;
         }
@@ -48,8 +55,10 @@ bool hardenedWritesTakeJsonChecks() {
     return ok;
 }
 
-/// Whether `sql` calls a JSON function (json(, json_valid(, ...).
-bool callsJson(const std::string& sql) {
+/// Whether `sql` calls a JSON function (json(, json_extract(, ...) other
+/// than json_valid(), which Connection makes safe; `valid`: whether it calls
+/// json_valid().
+bool callsJson(const std::string& sql, bool valid) {
     for (std::size_t i = sql.find_first_of("jJ"); i != std::string::npos;
          i = sql.find_first_of("jJ", i + 1)) {
         std::size_t k = 0;
@@ -62,7 +71,12 @@ bool callsJson(const std::string& sql) {
         while (e < sql.size() &&
                (std::isalnum(static_cast<unsigned char>(sql[e])) || sql[e] == '_'))
             ++e;
-        if (e < sql.size() && sql[e] == '(')
+        if (e >= sql.size() || sql[e] != '(')
+            continue;
+        std::string name = sql.substr(i, e - i);
+        for (char& ch : name)
+            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if ((name == "json_valid") == valid)
             return true;
     }
     return false;
@@ -126,6 +140,8 @@ std::string DjangoTasksFormat::whyNot(Action a, const FormatInfo& info) const {
     case Action::Pause:
     case Action::Resume:
         return whyNoPause(info);
+    case Action::RunRecurring:
+        return whyNoRunRecurring(info);
     }
     return "unknown action";
 }
@@ -163,19 +179,27 @@ std::optional<FormatInfo> DjangoTasksFormat::recognise(const SchemaFacts& s,
     refuseUnexpectedObjects(s, info, info.queueTables, [](const SchemaObject&) { return false; });
     // Every JSONField column has CHECK ((JSON_VALID(col) OR col IS NULL)):
     // a writable connection must be able to load that schema.
-    bool json = false;
-    for (const auto& o : s.objects)
-        json = json || callsJson(o.sql);
-    if (json && !hardenedWritesTakeJsonChecks()) {
-        const std::string reason =
-            std::string("the file's schema calls JSON_VALID() (Django's JSONField CHECK "
-                        "constraints) and SQLite ") +
-            sqlite3_libversion() +
-            " refuses a JSON function in a schema on a hardened (trusted_schema off) "
-            "connection: writes are disabled, reading is complete";
+    bool valid = false, other = false;
+    for (const auto& o : s.objects) {
+        valid = valid || callsJson(o.sql, true);
+        other = other || callsJson(o.sql, false);
+    }
+    std::string reason;
+    if (other)
+        reason = std::string("the file's schema calls a JSON function other than JSON_VALID(), "
+                             "and SQLite ") +
+                 sqlite3_libversion() +
+                 " refuses it in a schema on a hardened (trusted_schema off) connection: writes "
+                 "are disabled, reading is complete";
+    else if (valid && !hardenedWritesTakeJsonChecks())
+        reason = std::string("the file's schema calls JSON_VALID() (Django's JSONField CHECK "
+                             "constraints) and SQLite ") +
+                 sqlite3_libversion() +
+                 " refuses a JSON function in a schema on a hardened (trusted_schema off) "
+                 "connection: writes are disabled, reading is complete";
+    if (!reason.empty())
         info.readOnlyReason =
             info.readOnlyReason.empty() ? reason : info.readOnlyReason + "; " + reason;
-    }
     return info;
 }
 

@@ -212,6 +212,11 @@ public:
         return f;
     }
 
+    std::vector<JsonField> jsonFields() const override {
+        return {{"args", "args_kwargs", "$.args"},
+                {"kwargs", "args_kwargs", "$.kwargs"},
+                {"return_value", "return_value"}};
+    }
     std::vector<std::string> searchColumns() const override {
         return {"id",          "task_path",
                 "args_kwargs", "queue_name",

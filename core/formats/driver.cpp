@@ -194,6 +194,12 @@ RecurringList FormatDriver::recurringTasks(Connection& c, TimeNs now, int tzOffs
     return out;
 }
 
+FormatDriver::RecurringRun FormatDriver::runRecurring(Connection& c, const std::string& key,
+                                                      TimeNs now) const {
+    (void)c, (void)key, (void)now;
+    unsupported("run now of a recurring task");
+}
+
 FormatDriver::PauseRow FormatDriver::readPause(Connection& c, const std::string& queue) const {
     (void)c;
     (void)queue;

@@ -138,6 +138,16 @@ public:
     virtual std::string stuckCondition(Binds& binds, TimeNs now, TimeNs stuckAfter) const = 0;
     /// Columns a search looks in (LIKE).
     virtual std::vector<std::string> searchColumns() const = 0;
+    /// A JSON field of a job, as a Filter::where condition names it
+    /// (core/jsonwhere.h).
+    struct JsonField {
+        std::string name;         ///< the library's word ("args", "arguments")
+        std::string sql;          ///< an expression over source() giving JSON text
+        std::string prefix = "$"; ///< where the field starts inside it
+    };
+    /// The JSON fields a condition can look into; none by default (a
+    /// payload that is not JSON).
+    virtual std::vector<JsonField> jsonFields() const { return {}; }
     /// The named-queue column ("" when the format has no named queues).
     virtual std::string queueColumn() const { return {}; }
     /// The arrival (enqueue) time column and its encoding.
@@ -177,6 +187,16 @@ public:
     /// missed runs at `now`; a schedule that names no zone is evaluated at
     /// `tzOffset` seconds east of UTC. By default none, with the reason.
     virtual RecurringList recurringTasks(Connection& c, TimeNs now, int tzOffset) const;
+    /// What runRecurring() wrote, or why it wrote nothing.
+    struct RecurringRun {
+        std::string jobId; ///< the message id of the job enqueued; "" when refused
+        std::string why;   ///< why nothing was written
+        SkipKind kind = SkipKind::NotApplicable;
+    };
+    /// Where QueueFormat::whyNot(RunRecurring) is "": task `key`'s job
+    /// enqueued at `now` as the library's own "run now" writes it, inside
+    /// the write transaction (Action::RunRecurring).
+    virtual RecurringRun runRecurring(Connection& c, const std::string& key, TimeNs now) const;
     /// The queues the file records as paused (none by default: the format
     /// stores no pause).
     virtual std::vector<PausedQueue> pausedQueues(Connection& c) const {

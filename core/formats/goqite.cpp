@@ -199,6 +199,7 @@ public:
         return "0";
     }
 
+    std::vector<JsonField> jsonFields() const override { return {{"body", "CAST(body AS TEXT)"}}; }
     std::vector<std::string> searchColumns() const override {
         return {"id", "queue", "CAST(body AS TEXT)"}; // LIKE does not look into a BLOB
     }
@@ -440,6 +441,8 @@ std::string GoqiteFormat::whyNot(Action a, const FormatInfo& info) const {
     case Action::Pause:
     case Action::Resume:
         return whyNoPause(info);
+    case Action::RunRecurring:
+        return whyNoRunRecurring(info);
     }
     return "unknown action";
 }

@@ -111,6 +111,8 @@ std::string HangfireFormat::whyNot(Action a, const FormatInfo& info) const {
     case Action::Pause:
     case Action::Resume:
         return whyNoPause(info);
+    case Action::RunRecurring:
+        return whyNoRunRecurring(info);
     }
     return "unknown action";
 }

@@ -350,6 +350,9 @@ public:
         return "(kind = 'locked' AND fetched_ns < ?)";
     }
 
+    std::vector<JsonField> jsonFields() const override {
+        return {{"arguments", "arguments"}, {"invocation", "invocation"}};
+    }
     std::vector<std::string> searchColumns() const override {
         return {"CAST(job_id AS TEXT)", "invocation", "arguments", "state_data", "state_name"};
     }

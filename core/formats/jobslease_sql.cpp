@@ -77,6 +77,7 @@ public:
     }
 
     std::string stuckCondition(Binds&, TimeNs, TimeNs) const override { return "0"; }
+    std::vector<JsonField> jsonFields() const override { return {{"payload", "payload"}}; }
     std::vector<std::string> searchColumns() const override { return {"id", "payload"}; }
     std::string arrivalColumn() const override { return "run_at"; }
     TimeEncoding arrivalEncoding() const override { return kEnc; }

@@ -266,7 +266,7 @@ std::string JobTableDriver::stateCondition(State s, Binds& binds, TimeNs now) co
     const int n = static_cast<int>(binds.size()) + 1;
     std::string sql = stateSql(s, n);
     if (sql.find('?') != std::string::npos)
-        binds.push_back(textTimeKeyCeil(now));
+        binds.emplace_back(textTimeKeyCeil(now));
     return sql;
 }
 
@@ -284,6 +284,14 @@ std::string JobTableDriver::stuckCondition(Binds& binds, TimeNs now, TimeNs) con
     // The library's own rule (Lifeline / JobRescuer), not the operator's.
     binds.push_back(encodeTime(now - m_spec.stuckAfter, TimeEncoding::Text));
     return "(state = " + quoted(m_spec.runningState) + " AND " + key("attempted_at") + " < ?)";
+}
+
+std::vector<JobTableDriver::JsonField> JobTableDriver::jsonFields() const {
+    // River's JSONB blobs as text through lqcore's decoder (lq_json()).
+    const auto text = [&](const std::string& col) {
+        return m_spec.jsonb ? "lq_json(" + col + ")" : col;
+    };
+    return {{"args", text("args")}, {m_spec.metaCol, text(m_spec.metaCol)}};
 }
 
 std::vector<std::string> JobTableDriver::searchColumns() const {

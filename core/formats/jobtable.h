@@ -44,6 +44,7 @@ public:
                                     TimeNs now) const override;
     std::string stuckCondition(Binds& binds, TimeNs now, TimeNs stuckAfter) const override;
     std::vector<std::string> searchColumns() const override;
+    std::vector<JsonField> jsonFields() const override;
     std::string queueColumn() const override { return "queue"; }
     std::string arrivalColumn() const override { return key(m_spec.createdCol); }
     TimeEncoding arrivalEncoding() const override { return TimeEncoding::Text; }

@@ -292,6 +292,9 @@ public:
         return "(kind = 'job' AND reserved_ns <= ?)";
     }
 
+    std::vector<JsonField> jsonFields() const override {
+        return {{"payload", "payload"}, {"data", "payload", "$.data"}};
+    }
     std::vector<std::string> searchColumns() const override {
         return {"id", jsonField("displayName"), "payload", "stored_uuid", "exception"};
     }

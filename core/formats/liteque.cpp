@@ -150,6 +150,7 @@ public:
         return "(status = 'running' AND expireAt < ?)";
     }
 
+    std::vector<JsonField> jsonFields() const override { return {{"payload", "payload"}}; }
     std::vector<std::string> searchColumns() const override {
         if (info().hasIdempotencyKey)
             return {"id", "queue", "payload", "idempotencyKey"};
@@ -438,6 +439,8 @@ std::string LitequeFormat::whyNot(Action a, const FormatInfo& info) const {
     case Action::Pause:
     case Action::Resume:
         return whyNoPause(info);
+    case Action::RunRecurring:
+        return whyNoRunRecurring(info);
     }
     return "unknown action";
 }

@@ -99,6 +99,8 @@ std::string LitequeueFormat::whyNot(Action a, const FormatInfo& info) const {
     case Action::Pause:
     case Action::Resume:
         return whyNoPause(info);
+    case Action::RunRecurring:
+        return whyNoRunRecurring(info);
     }
     (void)info;
     return "unknown action";

@@ -79,6 +79,7 @@ public:
         return "(status = 1 AND lock_time < ?)";
     }
 
+    std::vector<JsonField> jsonFields() const override { return {{"data", "data"}}; }
     std::vector<std::string> searchColumns() const override {
         if (info().hasIdempotencyKey)
             return {"message_id", "data", "idempotency_key"};

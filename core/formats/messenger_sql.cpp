@@ -217,6 +217,7 @@ public:
                " < ? - " + m_timeoutSql + ")";
     }
 
+    std::vector<JsonField> jsonFields() const override { return {{"headers", "headers"}}; }
     std::vector<std::string> searchColumns() const override {
         return {"CAST(id AS TEXT)", "body", "headers", "queue_name"};
     }

@@ -127,7 +127,10 @@ public:
         return "(status = 1 AND next_run_at < ?)";
     }
 
-    std::vector<std::string> searchColumns() const override { return {"id", "type", "data"}; }
+    std::vector<JsonField> jsonFields() const override { return {{"data", "data"}}; }
+    std::vector<std::string> searchColumns() const override {
+        return {"id", "type", "data", "error"};
+    }
     std::string queueColumn() const override { return "type"; }
     std::string arrivalColumn() const override { return "created_at"; }
     TimeEncoding arrivalEncoding() const override { return kMs; }
@@ -402,6 +405,8 @@ std::string PlainjobFormat::whyNot(Action a, const FormatInfo& info) const {
     case Action::Pause:
     case Action::Resume:
         return whyNoPause(info);
+    case Action::RunRecurring:
+        return whyNoRunRecurring(info);
     }
     return "unknown action";
 }

@@ -201,6 +201,14 @@ public:
                                    "a queue cannot be paused here";
     }
 
+    /// Why the file's recurring tasks cannot be run now ("" when they can):
+    /// whyNot(RunRecurring). Only where the file records the tasks the
+    /// library's scheduler runs; by default, one line on why not.
+    virtual std::string whyNoRunRecurring(const FormatInfo& info) const {
+        (void)info;
+        return std::string(id()) + " files record no recurring tasks: there is none to run";
+    }
+
     /// What the library's own pruner deletes: prune's default. Each rule is
     /// a set of states finished more than `olderThan` ago (no value: at any
     /// age). The default: DONE and FAILED, at any age.

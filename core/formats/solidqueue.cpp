@@ -9,6 +9,7 @@
 #include "../error.h"
 #include "driver.h"
 #include "schema.h"
+#include "solidqueue_ops.h"
 
 #include <algorithm>
 #include <ctime>
@@ -142,6 +143,8 @@ std::string SolidQueueFormat::whyNot(Action a, const FormatInfo& info) const {
     case Action::Pause:
     case Action::Resume:
         return whyNoPause(info);
+    case Action::RunRecurring:
+        return whyNoRunRecurring(info);
     }
     return "unknown action";
 }
@@ -153,6 +156,11 @@ std::string SolidQueueFormat::whyNoPause(const FormatInfo& info) const {
         return {};
     return "this Solid Queue file has no solid_queue_pauses table, where Solid Queue keeps its "
            "pauses";
+}
+
+std::string SolidQueueFormat::whyNoRunRecurring(const FormatInfo& info) const {
+    // RecurringTask#enqueue, as Mission Control's Run now calls it.
+    return solidqueue::noRecurringTable(info);
 }
 
 std::optional<FormatInfo> SolidQueueFormat::recognise(const SchemaFacts& s,

@@ -36,6 +36,7 @@ public:
     std::string fieldLabel(Field f) const override;
     std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const override;
     std::string whyNoPause(const FormatInfo& info) const override;
+    std::string whyNoRunRecurring(const FormatInfo& info) const override;
     std::vector<Action> rowActions() const override;
     Action retryAction() const noexcept override { return Action::Retry; }
     std::string whyNot(Action a, const FormatInfo& info) const override;

@@ -23,6 +23,13 @@ ProcessList processes(Connection& c, TimeNs now);
 /// solid_queue_recurring_executions.run_at), next and missed runs at `now`
 /// (solidqueue_recurring.cpp); "not stored" where the table is absent.
 RecurringList recurringTasks(Connection& c, const FormatInfo& info, TimeNs now, int tzOffset);
+/// Why the file has no recurring tasks to run ("" when it has the table).
+std::string noRecurringTable(const FormatInfo& info);
+/// RecurringTask#enqueue(at: now) of task `key`, as Mission Control's Run
+/// now calls it: the job, its ready execution and the recurring run
+/// (solidqueue_recurring.cpp, docs/FORMATS.md#solid-queue).
+FormatDriver::RecurringRun runRecurring(Connection& c, const FormatInfo& info,
+                                        const std::string& key, TimeNs now);
 /// solid_queue_pauses, by queue name; none where the table is absent.
 std::vector<PausedQueue> pausedQueues(Connection& c, const FormatInfo& info);
 

@@ -308,6 +308,9 @@ public:
         return "(kind = 'claimed' AND " + stuckSql() + ")";
     }
 
+    std::vector<JsonField> jsonFields() const override {
+        return {{"arguments", "arguments", "$.arguments"}};
+    }
     std::vector<std::string> searchColumns() const override {
         return {"id", "class_name", "arguments", "active_job_id", "error"};
     }
@@ -470,6 +473,13 @@ public:
     }
     RecurringList recurringTasks(Connection& c, TimeNs now, int tzOffset) const override {
         return solidqueue::recurringTasks(c, info(), now, tzOffset);
+    }
+    RecurringRun runRecurring(Connection& c, const std::string& key, TimeNs now) const override {
+        return solidqueue::runRecurring(c, info(), key, now);
+    }
+    /// Undo of a run now: the job as a discard takes it (execution, recurring run, row).
+    std::int64_t deleteRow(Connection& c, const Message& current) const override {
+        return applyRow(c, Action::Delete, current, 0, {});
     }
     std::vector<PausedQueue> pausedQueues(Connection& c) const override {
         return solidqueue::pausedQueues(c, info());

@@ -36,6 +36,16 @@ std::string envOr(const char* name, const char* fallback) {
     return v && *v ? std::string(v) : std::string(fallback);
 }
 
+/// `f` for the request, refused where the server would drop its `where`
+/// (an older lqctl ignores an unknown member and would match every job).
+Json filterJson(const Session& s, const Filter& f) {
+    if (!f.where.empty() && !s.filtersWhere())
+        throw Error(ErrorKind::InvalidArgument, s.label(),
+                    "the lqctl on this host cannot filter by a JSON field (" + f.where +
+                        "); install the same lqadmin version on both machines");
+    return toJson(f);
+}
+
 } // namespace
 
 std::string SshUrl::display() const {
@@ -150,7 +160,7 @@ std::unique_ptr<Session> Session::spawn(const std::vector<std::string>& argv, st
     });
     Json hello = Json::object();
     hello.set("protocol", protocolVersion ? protocolVersion : kProtocolVersion);
-    s->call("hello", std::move(hello));
+    s->m_filtersWhere = s->call("hello", std::move(hello))["filter_where"].toBool();
     return s;
 }
 
@@ -425,14 +435,14 @@ std::vector<PausedQueue> RemoteQueue::pausedQueues() {
 
 std::int64_t RemoteQueue::count(const Filter& f) {
     Json p = Json::object();
-    p.set("filter", toJson(f));
+    p.set("filter", filterJson(*m_session, f));
     return m_session->call("count", std::move(p)).toInt();
 }
 
 std::vector<Message> RemoteQueue::list(const Filter& f, const Sort& s, std::int64_t offset,
                                        std::int64_t limit) {
     Json p = Json::object();
-    p.set("filter", toJson(f));
+    p.set("filter", filterJson(*m_session, f));
     p.set("sort", toJson(s));
     p.set("offset", offset);
     p.set("limit", limit);
@@ -441,7 +451,7 @@ std::vector<Message> RemoteQueue::list(const Filter& f, const Sort& s, std::int6
 
 std::vector<std::int64_t> RemoteQueue::orderedRowids(const Filter& f, const Sort& s) {
     Json p = Json::object();
-    p.set("filter", toJson(f));
+    p.set("filter", filterJson(*m_session, f));
     p.set("sort", toJson(s));
     std::vector<std::int64_t> out;
     const Json r = m_session->call("rowids", std::move(p));
@@ -471,14 +481,14 @@ std::optional<Message> RemoteQueue::get(std::string_view messageId) {
 
 QueueStats RemoteQueue::stats(const Filter& f) {
     Json p = Json::object();
-    p.set("filter", toJson(f));
+    p.set("filter", filterJson(*m_session, f));
     return statsFromJson(m_session->call("stats", std::move(p)));
 }
 
 std::vector<TimeBucket> RemoteQueue::series(const Filter& f, TimeNs from, TimeNs to,
                                             TimeNs bucket) {
     Json p = Json::object();
-    p.set("filter", toJson(f));
+    p.set("filter", filterJson(*m_session, f));
     p.set("from", from);
     p.set("to", to);
     p.set("bucket", bucket);
@@ -487,6 +497,10 @@ std::vector<TimeBucket> RemoteQueue::series(const Filter& f, TimeNs from, TimeNs
 
 DashboardFigures RemoteQueue::dashboard(const DashboardQuery& q) {
     return dashboardFromJson(m_session->call("dashboard", toJson(q)));
+}
+
+QueueOverview RemoteQueue::queueOverview(const DashboardQuery& q) {
+    return queueOverviewFromJson(m_session->call("queue_overview", toJson(q)));
 }
 
 std::int64_t RemoteQueue::fileSize() {
@@ -538,7 +552,7 @@ Plan RemoteOperator::planFilter(Action a, const Filter& f) const {
     Json p = Json::object();
     p.set("kind", "filter");
     p.set("action", actionName(a));
-    p.set("filter", toJson(f));
+    p.set("filter", filterJson(m_q.session(), f));
     return m_q.plan(std::move(p));
 }
 

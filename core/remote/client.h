@@ -25,6 +25,7 @@
 #include "../operator.h"
 #include "../processes.h"
 #include "../query.h"
+#include "../queueoverview.h"
 #include "../recurring.h"
 #include "../stats.h"
 
@@ -95,12 +96,16 @@ public:
     void close();
     /// The child's process id (tests kill it to cut the connection).
     int pid() const noexcept { return m_pid; }
+    /// The server takes Filter::where (its hello says "filter_where"); an
+    /// older one ignores the member, so a filter with one is not sent to it.
+    bool filtersWhere() const noexcept { return m_filtersWhere; }
 
 private:
     Session() = default;
     Json readReply(std::int64_t id, const ChunkHandler* chunks);
     [[noreturn]] void lost();
     std::string m_label;
+    bool m_filtersWhere = false;
     int m_pid = -1;
     int m_in = -1;  ///< our end of the child's stdin and stdout (a socket)
     int m_out = -1; ///< the same socket, read side
@@ -162,6 +167,8 @@ public:
     std::vector<TimeBucket> series(const Filter& f, TimeNs from, TimeNs to, TimeNs bucket);
     /// The dashboard's figures, computed on the host (`dashboard`).
     DashboardFigures dashboard(const DashboardQuery& q);
+    /// The per-queue overview, computed on the host (`queue_overview`).
+    QueueOverview queueOverview(const DashboardQuery& q);
     std::int64_t fileSize();
     std::int64_t walSize();
     std::int64_t lockedCount() { return counts().locked; }
@@ -189,6 +196,9 @@ public:
     /// commits.
     ActionResult setPaused(const std::string& queueName, bool pause,
                            const Session::ChunkHandler& chunks);
+    /// Queue::runRecurring() on the server; `chunks` records the job before
+    /// it commits.
+    ActionResult runRecurring(const std::string& taskKey, const Session::ChunkHandler& chunks);
 
     Session& session() { return *m_session; }
 
@@ -229,6 +239,8 @@ public:
     /// Operator::pause / resume on the host, recorded here before it commits.
     Report pause(const std::string& queueName);
     Report resume(const std::string& queueName);
+    /// Operator::runRecurring on the host, recorded here before it commits.
+    Report runRecurring(const std::string& taskKey);
 
     std::vector<AuditEntry> records() const { return m_log.entries(m_q.url()); }
     std::optional<AuditEntry> lastUndoable() const;

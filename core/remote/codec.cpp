@@ -443,6 +443,8 @@ Json toJson(const Filter& f) {
     j.set("stuck_only", f.stuckOnly);
     j.set("stuck_after_ns", f.stuckAfterNs);
     j.set("search", f.search);
+    if (!f.where.empty()) // optional: sent only to a server that takes it
+        j.set("where", f.where);
     j.set("older_than_s", secondsJson(f.olderThan));
     j.set("in_time_from", optTime(f.inTimeFrom));
     j.set("in_time_to", optTime(f.inTimeTo));
@@ -471,6 +473,7 @@ Filter filterFromJson(const Json& j) {
     if (j.contains("stuck_after_ns"))
         f.stuckAfterNs = j["stuck_after_ns"].toInt();
     f.search = j["search"].toString();
+    f.where = j["where"].toString();
     f.olderThan = secondsFrom(j["older_than_s"]);
     f.inTimeFrom = timeFrom(j["in_time_from"]);
     f.inTimeTo = timeFrom(j["in_time_to"]);
@@ -736,7 +739,7 @@ std::optional<ErrorKind> errorKindFromName(std::string_view name) {
 }
 
 std::optional<Action> actionFromName(std::string_view name) {
-    for (int a = 0; a <= static_cast<int>(Action::Resume); ++a) {
+    for (int a = 0; a <= static_cast<int>(Action::RunRecurring); ++a) {
         if (name == actionName(static_cast<Action>(a)))
             return static_cast<Action>(a);
     }

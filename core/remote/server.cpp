@@ -5,6 +5,7 @@
 #include "../json.h"
 #include "../operator.h"
 #include "../queue.h"
+#include "../queueoverview.h"
 #include "codec.h"
 #include "folder.h"
 #include "transport.h"
@@ -213,6 +214,7 @@ void Server::Impl::registerHandlers() {
         Json r = Json::object();
         r.set("protocol", kProtocolVersion);
         r.set("server", opt.name);
+        r.set("filter_where", true); // Filter::where is applied, not ignored
         return r;
     };
     handlers["open"] = [this](const Json& p, std::int64_t) {
@@ -293,6 +295,9 @@ void Server::Impl::registerHandlers() {
     };
     handlers["dashboard"] = [this](const Json& p, std::int64_t) {
         return toJson(dashboardFigures(current(), dashboardQueryFromJson(p)));
+    };
+    handlers["queue_overview"] = [this](const Json& p, std::int64_t) {
+        return queueOverviewJson(queueOverview(current(), dashboardQueryFromJson(p)));
     };
     handlers["fleet"] = [](const Json& p, std::int64_t) {
         // A folder on this host (no open queue needed): the local fleet scan.
@@ -416,6 +421,14 @@ void Server::Impl::registerWrites() {
         ActionOptions o;
         remoteRecording(o, id);
         return toJson(qq.setPaused(p["queue"].toString(), p["pause"].toBool(), o));
+    };
+    handlers["run_recurring"] = [this](const Json& p, std::int64_t id) {
+        Queue& qq = current();
+        if (!p["task"].isString())
+            throw badRequest("run_recurring: \"task\" (a recurring task's key) is needed");
+        ActionOptions o;
+        remoteRecording(o, id);
+        return toJson(qq.runRecurring(p["task"].toString(), o));
     };
     handlers["vacuum"] = [this](const Json&, std::int64_t) {
         const auto [before, after] = current().vacuum();

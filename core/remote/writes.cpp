@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The claim-free writes over the remote protocol: enqueue, vacuum, upgrade,
-// pause and resume (docs/PROTOCOL.md). The server runs each in its own transaction; the
-// audit record is this machine's, naming ssh://HOST/PATH, as for the other
-// remote actions.
+// pause and resume, run-recurring (docs/PROTOCOL.md). The server runs each in its own transaction;
+// the audit record is this machine's, naming ssh://HOST/PATH, as for the other remote actions.
 #include "client.h"
 #include "codec.h"
 
@@ -36,6 +35,13 @@ ActionResult RemoteQueue::setPaused(const std::string& queueName, bool pause,
     p.set("queue", queueName);
     p.set("pause", pause);
     return actionResultFromJson(m_session->call("pause", std::move(p), &chunks));
+}
+
+ActionResult RemoteQueue::runRecurring(const std::string& taskKey,
+                                       const Session::ChunkHandler& chunks) {
+    Json p = Json::object();
+    p.set("task", taskKey);
+    return actionResultFromJson(m_session->call("run_recurring", std::move(p), &chunks));
 }
 
 Report RemoteOperator::enqueue(const std::string& data, const std::optional<std::string>& key,
@@ -88,6 +94,18 @@ Report RemoteOperator::resume(const std::string& queueName) {
         recordHeader(Action::Resume, m_q.url(), m_q.device(), m_q.inode(), m_tool),
         [&](ActionOptions& o) {
             return m_q.setPaused(queueName, false, {o.beforeCommit, o.rolledBack});
+        },
+        nullptr);
+}
+
+Report RemoteOperator::runRecurring(const std::string& taskKey) {
+    AuditEntry head =
+        recordHeader(Action::RunRecurring, m_q.url(), m_q.device(), m_q.inode(), m_tool);
+    head.note = "recurring task " + taskKey;
+    return recorded(
+        std::move(head),
+        [&](ActionOptions& o) {
+            return m_q.runRecurring(taskKey, {o.beforeCommit, o.rolledBack});
         },
         nullptr);
 }

@@ -383,8 +383,8 @@ private slots:
         const std::string why = format->whyNot(lq::core::Action::RetryExpired, fi);
         const Result r = run({QStringLiteral("retry-expired"), path, QStringLiteral("--older-than"),
                               QStringLiteral("1"), QStringLiteral("--now"), nowOf(fixture)});
-        // A file its format opens read-only (django-tasks-db where SQLite
-        // refuses JSON_VALID() in a hardened schema) says that first.
+        // A file its format opens read-only (readOnlyReason: a trigger, a
+        // schema lqcore cannot load writable) says that first.
         const bool readOnly = json({QStringLiteral("info"), path})
                                   .object()
                                   .value(QStringLiteral("read_only"))

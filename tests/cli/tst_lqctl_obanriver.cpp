@@ -238,6 +238,47 @@ private slots:
                  c.value(QStringLiteral("stored")).toInteger());
     }
 
+    void listWhereJsonField() {
+        // --where on Oban's JSON args and River's JSONB args, against the rows
+        // read with the C API.
+        QTemporaryDir dir;
+        const QString oban = copyFixture(dir, QStringLiteral("formats/oban-lite.sqlite3"));
+        const QString over3 = value(oban, "SELECT count(*) FROM oban_jobs WHERE "
+                                          "json_extract(args, '$.account_id') > 3");
+        const QJsonArray rows = json({QStringLiteral("list"), oban, QStringLiteral("--where"),
+                                      QStringLiteral("args.account_id > 3")})
+                                    .array();
+        QCOMPARE(QString::number(rows.size()), over3);
+        for (const auto& r : rows)
+            QVERIFY(QJsonDocument::fromJson(
+                        r.toObject().value(QStringLiteral("data")).toString().toUtf8())
+                        .object()
+                        .value(QStringLiteral("account_id"))
+                        .toInt() > 3);
+        // River stores args as JSONB; this SQLite cannot read it, lqctl can.
+        // JSONB keeps a string's text as it is, so the blob holds it.
+        const QString river = copyFixture(dir, QStringLiteral("formats/river-v7.sqlite3"));
+        const QString user1 = value(river, "SELECT count(*) FROM river_job WHERE instr(args, "
+                                           "CAST('user1@example.com' AS BLOB)) > 0");
+        QVERIFY(user1.toInt() > 0);
+        QCOMPARE(QString::number(json({QStringLiteral("list"), river, QStringLiteral("--where"),
+                                       QStringLiteral("args.to = user1@example.com")})
+                                     .array()
+                                     .size()),
+                 user1);
+        // Wrong: a usage error naming what is wrong, nothing listed.
+        const Result bad = run({QStringLiteral("list"), oban, QStringLiteral("--where"),
+                                QStringLiteral("args.account_id >")});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("expected a value after the operator"), bad.err.constData());
+        const Result field = run({QStringLiteral("list"), oban, QStringLiteral("--where"),
+                                  QStringLiteral("payload.x = 1")});
+        QCOMPARE(field.code, 2);
+        QVERIFY2(
+            field.err.contains("no JSON field payload in oban-lite jobs; JSON fields: args, meta"),
+            field.err.constData());
+    }
+
     void damagedJsonbListsAsBytes() {
         QTemporaryDir dir;
         const QString path =

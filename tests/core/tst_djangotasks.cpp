@@ -56,35 +56,8 @@ std::vector<std::vector<std::string>> snapshot(const std::string& path) {
                       "quote(traceback) FROM django_tasks_database_dbtaskresult ORDER BY id");
 }
 
-/// Takes Django's JSONField CHECK constraints, CHECK ((JSON_VALID(col) OR
-/// col IS NULL)), out of the task table's DDL (PRAGMA writable_schema); the
-/// rows and everything else stay as they are.
-void stripJsonChecks(const std::string& path) {
-    std::string sql = "sql";
-    for (const std::string c : {"args_kwargs", "return_value", "worker_ids", "metadata"}) {
-        std::string check = " CHECK ((JSON_VALID(\"";
-        check.append(c).append("\") OR \"").append(c).append("\" IS NULL))");
-        std::string next = "replace(";
-        next.append(sql).append(", '").append(check).append("', '')");
-        sql = std::move(next);
-    }
-    Db db(path);
-    db.exec("PRAGMA writable_schema = ON");
-    db.exec("UPDATE sqlite_master SET sql = " + sql + " WHERE type = 'table'");
-    db.exec("PRAGMA writable_schema = OFF");
-}
-
-/// A copy of `path` lqcore can write: as it is where this SQLite takes
-/// JSON_VALID() in a schema on a hardened connection, else without the
-/// JSONField CHECK constraints (see readOnlyWhereSqliteRefusesJsonChecks).
-std::string writable(const std::string& path) {
-    if (openAtFactsNow(path)->readOnly())
-        stripJsonChecks(path);
-    return path;
-}
-
 std::string writableCopy(const QTemporaryDir& dir) {
-    return writable(copyFixture(dir, kFixture));
+    return copyFixture(dir, kFixture);
 }
 
 /// 2026-11-30 + h:m:s.us, UTC, in ns.
@@ -111,7 +84,8 @@ class TstDjangoTasks : public QObject {
 
 private slots:
     void recognisedAndOpeningChangesNothing();
-    void readOnlyWhereSqliteRefusesJsonChecks();
+    void writableWithItsJsonChecks();
+    void readOnlyWhenTheSchemaCallsOtherJson();
     void countsAndQueuesMatchTheFacts();
     void stuckIsTheOperatorsThreshold();
     void countsEqualTheStateConditions();
@@ -126,21 +100,10 @@ private slots:
 };
 
 void TstDjangoTasks::recognisedAndOpeningChangesNothing() {
-    // checkOpeningChangesNothing() without its "writable": see below.
-    {
-        QTemporaryDir dir;
-        const std::string path = copyFixture(dir, kFixture);
-        const QByteArray before = sha256(path);
-        {
-            auto q = openAtFactsNow(path);
-            QCOMPARE(std::string(formatId(q->info().format)), std::string("django-tasks-db"));
-            QCOMPARE(q->info().table, kTable);
-            QVERIFY(q->info().warnings.empty());
-            readEverything(*q);
-        }
-        QCOMPARE(sha256(path), before);
-        QCOMPARE(before, factsOf(kFixture).value(QStringLiteral("sha256")).toString().toLatin1());
-    }
+    checkOpeningChangesNothing(kFixture, "django-tasks-db", [](Queue& q) {
+        QCOMPARE(q.info().table, kTable);
+        QVERIFY(q.info().warnings.empty());
+    });
     checkNamedAndOffersRowActions("django-tasks-db");
     const QueueFormat& f = *lq::core::QueueFormat::byId("django-tasks-db");
     const FormatInfo info = infoOf("django-tasks-db");
@@ -162,30 +125,85 @@ void TstDjangoTasks::recognisedAndOpeningChangesNothing() {
     QVERIFY(f.pruneRules().front().olderThan == std::chrono::hours(24 * 14));
 }
 
-void TstDjangoTasks::readOnlyWhereSqliteRefusesJsonChecks() {
+void TstDjangoTasks::writableWithItsJsonChecks() {
     // Django gives every JSONField column CHECK ((JSON_VALID(col) OR col IS
-    // NULL)). SQLite 3.40 (Debian 12) takes JSON functions in a schema for
-    // unsafe on a hardened connection (trusted_schema off), so a writable
-    // connection cannot even prepare a SELECT on such a file. The format says
-    // so as the file's read-only reason instead of failing every action as
-    // "database disk image is malformed"; reading is complete either way.
+    // NULL)). SQLite before 3.42 takes its JSON functions in a schema for
+    // unsafe on a hardened connection (trusted_schema off): a writable
+    // connection could not even prepare a SELECT on such a file. lqcore's
+    // connection answers json_valid() as the built-in does, marked innocuous.
     QTemporaryDir dir;
     const std::string path = copyFixture(dir, kFixture);
+    {
+        auto q = openAtFactsNow(path);
+        QVERIFY2(!q->readOnly(), q->info().readOnlyReason.c_str());
+        const auto r = q->apply(Action::Retry, {targetOf(*q, kFailedSmtp)}, {});
+        QCOMPARE(r.applied.size(), std::size_t(1));
+    }
+    QCOMPARE(one(path, "SELECT status FROM " + kTable + " WHERE id = '" + kFailedSmtp + "'"),
+             std::string("READY"));
+    // The constraints still hold on lqcore's connection: invalid JSON refused.
+    Connection c(path, Connection::Mode::ReadWrite, 1000);
+    c.exec("UPDATE " + kTable + " SET args_kwargs = '{\"args\": [], \"kwargs\": {}}' WHERE id = '" +
+           kReady + "'");
+    LQ_EXPECT_ERROR(c.exec("UPDATE " + kTable + " SET args_kwargs = '{\"args\": [' WHERE id = '" +
+                           kReady + "'"),
+                    ErrorKind::Sqlite, "CHECK constraint failed");
+    // Every answer equals the built-in's, on a plain (not hardened) database.
+    const std::vector<std::string> values = {"NULL",
+                                             "''",
+                                             "' '",
+                                             "'[]'",
+                                             "' [1] '",
+                                             "'{\"a\":1,}'",
+                                             "'[1,]'",
+                                             "'\"x\"'",
+                                             "'1e5'",
+                                             "'-0'",
+                                             "'01'",
+                                             "'.5'",
+                                             "'nul'",
+                                             "'null'",
+                                             "'{\"a\":[{}]}'",
+                                             "'[\"\\u00e9\"]'",
+                                             "'[\"\\x\"]'",
+                                             "'[\"\t\"]'",
+                                             "'[NaN]'",
+                                             "x'5b5d'",
+                                             "x'00'",
+                                             "42",
+                                             "4.5",
+                                             "'{\"a\" : true }'",
+                                             "'[1] x'"};
+    Db plain(toStd(dir.filePath(QStringLiteral("plain.sqlite3"))));
+    Connection mem(":memory:", Connection::Mode::ReadWriteCreate, 0);
+    for (const auto& v : values) {
+        const std::string sql = "SELECT quote(json_valid(" + v + "))";
+        Statement st = mem.prepare(sql);
+        QVERIFY(st.step());
+        QCOMPARE(st.text(0), plain.rows(sql).at(0).at(0));
+    }
+}
+
+void TstDjangoTasks::readOnlyWhenTheSchemaCallsOtherJson() {
+    // Only json_valid() is made safe: a CHECK constraint calling another JSON
+    // function cannot be loaded by a hardened writable connection, and the
+    // format says so as the file's read-only reason instead of failing every
+    // action as "malformed".
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path);
+        db.exec("ALTER TABLE " + kTable +
+                " ADD COLUMN \"tags\" text NULL CHECK (json_array_length(\"tags\") >= 0)");
+    }
     auto q = openAtFactsNow(path);
     QCOMPARE(q->counts().stored, std::int64_t(16));
-    if (!q->readOnly()) {
-        qInfo("this SQLite (%s) writes Django's JSON CHECK constraints on a hardened connection",
-              sqlite3_libversion());
-        return;
-    }
+    QVERIFY(q->readOnly());
     const std::string& why = q->info().readOnlyReason;
-    QVERIFY2(contains(why, "JSON_VALID()") && contains(why, "trusted_schema off"), why.c_str());
-    QVERIFY2(contains(why, sqlite3_libversion()), why.c_str());
+    QVERIFY2(contains(why, "other than JSON_VALID()") && contains(why, "trusted_schema off"),
+             why.c_str());
     LQ_EXPECT_ERROR(q->apply(Action::Retry, {targetOf(*q, kFailedSmtp)}, {}), ErrorKind::ReadOnly,
-                    "JSON_VALID()");
-    // Without those CHECK constraints the same table is writable.
-    stripJsonChecks(path);
-    QVERIFY(!openAtFactsNow(path)->readOnly());
+                    "JSON function");
 }
 
 void TstDjangoTasks::countsAndQueuesMatchTheFacts() {
@@ -376,7 +394,6 @@ void TstDjangoTasks::recognisedBesideOtherDjangoTablesAndRefusedWhenOld() {
             db.exec(r.at(0));
         db.exec(insertTask("0000000000000000000000000000000a", "READY", "9999-01-01 00:00:00"));
     }
-    writable(path);
     {
         auto q = openAtFactsNow(path);
         QCOMPARE(std::string(formatId(q->info().format)), std::string("django-tasks-db"));
@@ -550,7 +567,6 @@ void TstDjangoTasks::olderSchemaWithMetadataAndSucceeded() {
                 " SET status = 'SUCCEEDED', metadata = '{\"k\": 1}' WHERE "
                 "status = 'SUCCESSFUL'");
     }
-    writable(path);
     const auto before = rows(path, "SELECT quote(id), quote(status), quote(metadata) FROM " +
                                        kTable + " ORDER BY id");
     auto q = openAtFactsNow(path);

@@ -11,6 +11,7 @@
 #include <core/formats/queueformat.h>
 #include <core/operator.h>
 #include <core/queue.h>
+#include <core/queueoverview.h>
 #include <core/remote/client.h>
 #include <core/remote/codec.h>
 #include <core/remote/folder.h>
@@ -112,6 +113,15 @@ private slots:
         }
         QCOMPARE(r->orderedRowids(f, s), l->orderedRowids(f, s));
         QCOMPARE(r->count(f), l->count(f));
+        // A JSON condition is applied on the host, not dropped: this server
+        // says it takes `where` (hello's filter_where).
+        QVERIFY(r->session().filtersWhere());
+        Filter w = f;
+        w.where = "data.n >= 40";
+        const auto wr = r->orderedRowids(w, s);
+        QCOMPARE(wr, l->orderedRowids(w, s));
+        QVERIFY(!wr.empty() && wr.size() < l->orderedRowids(f, s).size());
+        QCOMPARE(r->count(w), l->count(w));
         const auto rm = r->get(m_locked.front());
         QVERIFY(rm);
         QCOMPARE(rm->state, State::Locked);
@@ -238,6 +248,10 @@ private slots:
             QCOMPARE(remote.now, kNow);
             QCOMPARE(remote.totalRows, l->counts().stored);
             QVERIFY(!remote.series.empty());
+            // The per-queue overview (`queue_overview`) too, row for row.
+            const QueueOverview ov = queueOverview(*l, q);
+            QCOMPARE(queueOverviewJson(r->queueOverview(q)).dump(), queueOverviewJson(ov).dump());
+            QVERIFY(!ov.rows.empty());
         }
         // Not a trivially empty answer: the fixture has timings.
         const DashboardFigures d = r->dashboard(whole);

@@ -371,6 +371,36 @@ private slots:
                             .out.toStdString())["tasks"];
         QCOMPARE(tasks.toArray().size(), std::size_t(1));
         QCOMPARE(tasks.toArray()[0]["missed"].toInt(), std::int64_t(24));
+
+        // Run now over ssh as locally: the same job, recorded on this machine
+        // as run-recurring, undone over ssh.
+        QStringList run = {QStringLiteral("recurring"),
+                           QString(),
+                           QStringLiteral("--run"),
+                           QStringLiteral("clear_solid_queue_finished_jobs"),
+                           QStringLiteral("--yes"),
+                           QStringLiteral("--json"),
+                           now};
+        run[1] = local;
+        const Result a = lqctl(run);
+        run[1] = url;
+        const Result b = lqctl(run);
+        QVERIFY2(a.code == 0, a.err.constData());
+        QVERIFY2(b.code == 0, b.err.constData());
+        Json ja = Json::parse(a.out.toStdString());
+        Json jb = Json::parse(b.out.toStdString());
+        QCOMPARE(jb["job_id"].toString(), std::string("23"));
+        ja.set("record", Json());
+        jb.set("record", Json());
+        QCOMPARE(jb.dump(), ja.dump());
+        const Json records = Json::parse(
+            lqctl({QStringLiteral("audit"), url, QStringLiteral("--json")}).out.toStdString());
+        QCOMPARE(records.toArray().back()["action"].toString(), std::string("run-recurring"));
+        QCOMPARE(lqctl({QStringLiteral("undo"), url, now}).code, 0);
+        const Result after =
+            lqctl({QStringLiteral("recurring"), url, QStringLiteral("--json"), now});
+        QCOMPARE(Json::parse(after.out.toStdString())["tasks"].toArray()[0]["missed"].toInt(),
+                 std::int64_t(24));
     }
 
     /// `lqctl --max-receive ... stats ssh://...`: the server opens the file

@@ -389,8 +389,8 @@ private slots:
             QTRY_COMPARE(h.model()->rowCount(), int(stored));
         }
 
-        // A file its format opens read-only (django-tasks-db where SQLite
-        // refuses JSON_VALID() in a hardened schema): no row action is on.
+        // A file its format opens read-only (readOnlyReason: a trigger, a
+        // schema lqcore cannot load writable): no row action is on.
         if (q->readOnly()) {
             select(h, 0);
             for (Action a : fmt.rowActions()) {
