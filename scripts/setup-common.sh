@@ -4,7 +4,8 @@
 
 LQ_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LQ_PACKAGES=(cmake ninja-build g++ libsqlite3-dev qt6-base-dev qt6-charts-dev
-             libqt6opengl6-dev qt6-svg-dev libxkbcommon-dev prometheus-cpp-dev libcivetweb-dev)
+             libqt6opengl6-dev qt6-svg-dev libxkbcommon-dev prometheus-cpp-dev libcivetweb-dev
+             libpq-dev)
 
 lq_install_missing() {
     local missing=()

@@ -220,6 +220,8 @@ std::string generalHelp() {
                     "  or:  lqctl serve --stdio\n\n"
                     "FILE may be ssh://[USER@]HOST[:PORT]/PATH: the queue on that host, through "
                     "ssh (info, stats, list, get, put, vacuum, upgrade and the actions).\n\n"
+                    "FILE may be postgresql://USER@HOST:PORT/DB[?schema=NAME]: a queue in "
+                    "PostgreSQL (info and stats so far; password from ~/.pgpass or PGPASSWORD).\n\n"
                     "Inspect and operate SQLite job queues (litequeue and lease queues; see "
                     "`lqctl info`).\n\n"
                     "Commands:\n";
@@ -703,6 +705,8 @@ int run(const QStringList& args) {
                              " does not take an ssh:// queue: run it on the host (ssh HOST "
                              "lqctl " +
                              it->name + " PATH)");
+        if (isPostgres(o) && !takesPostgres(it->name))
+            throw UsageError("not on PostgreSQL yet: " + std::string(it->name) + " (issue 41)");
         const int rc = it->run(o);
         std::fflush(stdout);
         return rc;

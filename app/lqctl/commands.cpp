@@ -455,6 +455,8 @@ template <class Q> int cmdInfoOn(const Options& o) {
 }
 
 int cmdInfo(const Options& o) {
+    if (isPostgres(o))
+        return cmdInfoPostgres(o);
     return isRemote(o) ? cmdInfoOn<core::remote::RemoteQueue>(o) : cmdInfoOn<Queue>(o);
 }
 
@@ -516,6 +518,8 @@ template <class Q> int cmdStatsOn(const Options& o) {
 }
 
 int cmdStats(const Options& o) {
+    if (isPostgres(o))
+        return cmdStatsPostgres(o);
     return isRemote(o) ? cmdStatsOn<core::remote::RemoteQueue>(o) : cmdStatsOn<Queue>(o);
 }
 

@@ -121,5 +121,19 @@ void printJson(const core::Json& j);
 void confirm(const Options& o, const std::string& question, const std::string& what);
 const std::string& requireArg(const Options& o, std::size_t i);
 std::string tokenLabel(const core::FormatInfo& info);
+/// The counts in the format's words, sub-counts in brackets, then "; N stored".
+std::string countsLine(const core::Counts& c, const core::FormatInfo& info,
+                       double stuckAfterSeconds);
+
+/// FILE is a postgresql:// (or postgres://) URI: a queue in PostgreSQL
+/// (issue 41, first slice: info and stats; postgres.cpp).
+bool isPostgres(const Options& o);
+/// The commands that take a postgresql:// URI so far.
+bool takesPostgres(std::string_view command);
+/// `lqctl info|stats postgresql://...` (postgres.cpp).
+int cmdInfoPostgres(const Options& o);
+int cmdStatsPostgres(const Options& o);
+/// FILE as lqctl shows it: a PostgreSQL URI without its password.
+std::string shownFile(const std::string& file);
 
 } // namespace lq::ctl

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+// `lqctl info|stats postgresql://...`: a queue kept in PostgreSQL (issue 41,
+// first slice). Opened through core::PgQueue, read-only; the counts are
+// printed by the same renderers as a SQLite file's (countsJson,
+// subCountsJson, countsLine). Every other command refuses a postgresql://
+// queue (cli.cpp: "not on PostgreSQL yet").
+#include "commands.h"
+#include "output.h"
+
+#include <core/pg/pgqueue.h>
+#include <core/statemodel.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace lq::ctl {
+
+using core::Json;
+
+namespace {
+
+std::unique_ptr<core::PgQueue> openPostgres(const Options& o) {
+    core::PgOpenOptions po;
+    if (o.now)
+        po.clock = core::fixedClock(*o.now);
+    auto q = core::PgQueue::open(o.file, po);
+    if (!o.queue.empty() && q->countsSupported()) {
+        const auto names = q->queueNames();
+        if (std::find(names.begin(), names.end(), o.queue) == names.end()) {
+            std::string list;
+            for (const auto& n : names)
+                list += (list.empty() ? "" : ", ") + terminalSafe(n, 60);
+            throw Refused("no queue " + terminalSafe(o.queue, 60) + " in " +
+                          terminalSafe(q->url()) +
+                          "; queues: " + (list.empty() ? std::string("none") : list));
+        }
+    }
+    return q;
+}
+
+/// What a library without counts yet says instead of them.
+std::string notYet(const core::PgQueue& q) {
+    return "counts of " + core::pg::libraryName(q.formatId()) +
+           " on PostgreSQL: not yet (issue 41)";
+}
+
+Json stringArray(const std::vector<std::string>& v) {
+    Json a = Json::array();
+    for (const auto& s : v)
+        a.push(s);
+    return a;
+}
+
+} // namespace
+
+bool isPostgres(const Options& o) {
+    return core::pg::isPostgresUrl(o.file);
+}
+
+bool takesPostgres(std::string_view command) {
+    return command == "info" || command == "stats";
+}
+
+std::string shownFile(const std::string& file) {
+    return core::pg::isPostgresUrl(file) ? core::pg::redactedUrl(file) : file;
+}
+
+int cmdInfoPostgres(const Options& o) {
+    auto q = openPostgres(o);
+    const core::FormatInfo& info = q->info();
+    std::optional<core::Counts> c;
+    if (q->countsSupported())
+        c = q->counts(o.stuckAfterNs(), o.queue);
+    std::vector<std::pair<std::string, core::Counts>> queues;
+    if (c)
+        for (const auto& name : q->queueNames())
+            if (o.queue.empty() || name == o.queue)
+                queues.emplace_back(name, q->counts(o.stuckAfterNs(), name));
+    if (o.json) {
+        Json j = Json::object();
+        j.set("path", q->url());
+        j.set("engine", "postgresql");
+        j.set("server_version", static_cast<std::int64_t>(q->serverVersion()));
+        j.set("format", q->formatId());
+        j.set("library", core::pg::libraryName(q->formatId()));
+        j.set("schema", q->found().schema);
+        j.set("table", info.table);
+        j.set("queue_tables", stringArray(info.queueTables));
+        j.set("read_only", true);
+        j.set("read_only_reason", info.readOnlyReason);
+        j.set("warnings", stringArray(info.warnings));
+        Json found = Json::array();
+        for (const auto& f : q->catalog().found) {
+            Json e = Json::object();
+            e.set("schema", f.schema);
+            e.set("format", f.library);
+            found.push(std::move(e));
+        }
+        j.set("found", std::move(found));
+        j.set("notice", c ? Json() : Json(notYet(*q)));
+        if (c) {
+            const core::StateModel m = core::stateModel(core::QueueFormat::of(info), *c);
+            j.set("counts", countsJson(*c, info));
+            j.set("stuck", c->stuck);
+            j.set("sub_counts", subCountsJson(m));
+        } else {
+            j.set("counts", Json());
+            j.set("stuck", Json());
+            j.set("sub_counts", Json());
+        }
+        j.set("named_queues", c.has_value());
+        Json qa = Json::array();
+        for (const auto& [name, qc] : queues) {
+            Json qj = Json::object();
+            qj.set("name", name);
+            qj.set("counts", countsJson(qc, info));
+            qa.push(std::move(qj));
+        }
+        j.set("queues", std::move(qa));
+        printJson(j);
+        return ExitOk;
+    }
+    Table t({"", ""});
+    t.addRow({"database", terminalSafe(q->url())});
+    t.addRow({"format", q->formatId() + " (" + core::pg::libraryName(q->formatId()) + ", schema " +
+                            terminalSafe(q->found().schema) + ")"});
+    t.addRow({"server", "PostgreSQL " + num(q->serverVersion() / 10000) + "." +
+                            num(q->serverVersion() % 10000)});
+    std::string tables;
+    for (const auto& s : q->found().tables)
+        tables += (tables.empty() ? "" : ", ") + terminalSafe(s);
+    t.addRow({"tables", tables});
+    t.addRow({"messages", c ? countsLine(*c, info, o.stuckAfterSeconds) : notYet(*q)});
+    for (const auto& [name, qc] : queues)
+        t.addRow({"queue " + terminalSafe(name, 60), countsLine(qc, info, o.stuckAfterSeconds)});
+    t.addRow({"read-only", info.readOnlyReason});
+    for (const auto& w : info.warnings)
+        t.addRow({"note", terminalSafe(w)});
+    std::string r = t.render();
+    r.erase(0, r.find('\n') + 1);
+    out(r);
+    return ExitOk;
+}
+
+int cmdStatsPostgres(const Options& o) {
+    if (o.prometheus)
+        throw UsageError("not on PostgreSQL yet: stats --prometheus (issue 41)");
+    auto q = openPostgres(o);
+    if (!q->countsSupported())
+        throw core::Unsupported(q->url(), notYet(*q));
+    const core::FormatInfo& info = q->info();
+    const core::Counts c = q->counts(o.stuckAfterNs(), o.queue);
+    if (o.json) {
+        // The counts of stats --json on a SQLite file; latency is not read
+        // on PostgreSQL yet, so it is left out rather than shown as zeros.
+        Json j = Json::object();
+        j.set("format", q->formatId());
+        j.set("engine", "postgresql");
+        j.set("counts", countsJson(c, info));
+        j.set("sub_counts", subCountsJson(core::stateModel(core::QueueFormat::of(info), c)));
+        j.set("maxsize", Json());
+        j.set("stuck", c.stuck);
+        printJson(j);
+        return ExitOk;
+    }
+    Table t({"", ""});
+    t.addRow({"queue", terminalSafe(q->url()) + " (" + q->formatId() + ", schema " +
+                           terminalSafe(q->found().schema) + ")"});
+    t.addRow({"messages", countsLine(c, info, o.stuckAfterSeconds)});
+    t.addRow({"latency", "not on PostgreSQL yet (issue 41)"});
+    std::string r = t.render();
+    r.erase(0, r.find('\n') + 1);
+    out(r);
+    return ExitOk;
+}
+
+} // namespace lq::ctl

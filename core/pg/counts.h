@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The counts of Solid Queue, Oban and River on PostgreSQL: one read-only
+// statement per format, the same state model as their SQLite drivers
+// (core/formats/solidqueue_sql.cpp, core/formats/jobtable.cpp): each job
+// counted once, the library's own stuck rule as the stuck sub-count.
+
+#include "../clock.h"
+#include "../query.h"
+
+#include <string>
+#include <vector>
+
+namespace lq::core::pg {
+
+class Connection;
+struct Found;
+
+/// True for the libraries counts() reads ("solid-queue", "oban", "river").
+bool countsSupported(const std::string& library);
+
+/// The id of the QueueFormat whose state model (states, extra states)
+/// `library`'s counts fill ("" when none yet).
+std::string stateModelFormatId(const std::string& library);
+
+/// The counts of the jobs of `f` at `now`; `queue` non-empty: that named
+/// queue only. Throws Unsupported for a library without counts yet.
+Counts readCounts(Connection& c, const Found& f, TimeNs now, const std::string& queue);
+
+/// The named queues the jobs are in, sorted (a skip scan of the library's
+/// queue index, not a DISTINCT over every job).
+std::vector<std::string> readQueueNames(Connection& c, const Found& f);
+
+/// `t` as PostgreSQL reads a timestamptz: ISO 8601 UTC with microseconds.
+std::string timestampText(TimeNs t);
+
+} // namespace lq::core::pg

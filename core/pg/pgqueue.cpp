@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// A queue on PostgreSQL (core/pg/pgqueue.h).
+#include "pgqueue.h"
+
+#include "../error.h"
+#include "../formats/queueformat.h"
+#include "counts.h"
+
+namespace lq::core {
+
+std::unique_ptr<PgQueue> PgQueue::open(const std::string& url, PgOpenOptions opts) {
+    std::unique_ptr<PgQueue> q(new PgQueue());
+    q->m_clock = opts.clock ? std::move(opts.clock) : systemClock();
+    opts.connection.readOnly = true;
+    q->m_conn = pg::Connection::open(url, opts.connection);
+    q->m_catalog = pg::readCatalog(*q->m_conn, q->m_conn->schema());
+    if (q->m_catalog.found.empty()) {
+        std::string schemas;
+        for (const auto& s : q->m_catalog.searched)
+            schemas += (schemas.empty() ? "" : ", ") + s;
+        const std::string where =
+            schemas.empty() ? "no schema (none is visible to this user)" : "schemas " + schemas;
+        const std::string next = q->m_conn->schema().empty()
+                                     ? "Check the database name, or the user's privileges."
+                                     : "Check ?schema=" + q->m_conn->schema() +
+                                           ", or leave it out to look at every schema.";
+        throw NotAQueue(q->url(), "no queue library's tables here: looked for Solid Queue, Oban, "
+                                  "River, GoodJob, pg-boss and Graphile Worker in " +
+                                      where + ". " + next);
+    }
+    q->m_found = q->m_catalog.found.front();
+    FormatInfo& fi = q->m_info;
+    const std::string modelId = pg::stateModelFormatId(q->m_found.library);
+    fi.format = modelId.empty() ? nullptr : QueueFormat::byId(modelId);
+    fi.table = q->m_found.schema + "." +
+               (q->m_found.tables.empty() ? std::string() : q->m_found.tables.front());
+    for (const auto& t : q->m_found.tables) {
+        if (t == "solid_queue_jobs" || t == "oban_jobs" || t == "river_job" || t == "good_jobs" ||
+            t == "job" || t == "_private_jobs")
+            fi.table = q->m_found.schema + "." + t;
+        fi.queueTables.push_back(q->m_found.schema + "." + t);
+    }
+    fi.readOnlyReason = "PostgreSQL: this first slice of issue 41 only reads";
+    for (std::size_t i = 1; i < q->m_catalog.found.size(); ++i) {
+        const auto& o = q->m_catalog.found[i];
+        fi.warnings.push_back(
+            "the database also holds " + pg::libraryName(o.library) + " in schema " + o.schema +
+            (o.schema == q->m_found.schema ? "" : ": open it with ?schema=" + o.schema));
+    }
+    for (const auto& m : q->m_found.missing)
+        fi.warnings.push_back("no table " + m + " (an older version): its state reads as empty");
+    return q;
+}
+
+PgQueue::~PgQueue() = default;
+
+const std::string& PgQueue::url() const noexcept {
+    return m_conn->display();
+}
+
+const FormatInfo& PgQueue::info() const noexcept {
+    return m_info;
+}
+
+const pg::Found& PgQueue::found() const noexcept {
+    return m_found;
+}
+
+const std::string& PgQueue::formatId() const noexcept {
+    return m_found.library;
+}
+
+const pg::Catalog& PgQueue::catalog() const noexcept {
+    return m_catalog;
+}
+
+bool PgQueue::countsSupported() const noexcept {
+    return pg::countsSupported(m_found.library);
+}
+
+int PgQueue::serverVersion() const {
+    return m_conn->serverVersion();
+}
+
+TimeNs PgQueue::now() const {
+    return m_clock();
+}
+
+Counts PgQueue::counts(TimeNs, const std::string& queue) {
+    const std::lock_guard lock(m_mutex);
+    return pg::readCounts(*m_conn, m_found, m_clock(), queue);
+}
+
+std::vector<std::string> PgQueue::queueNames() {
+    const std::lock_guard lock(m_mutex);
+    return pg::readQueueNames(*m_conn, m_found);
+}
+
+} // namespace lq::core

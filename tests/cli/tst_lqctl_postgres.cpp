@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+// lqctl on a postgresql:// queue (issue 41, first slice) against a private
+// PostgreSQL 15 server: the SQLite fixtures of Solid Queue, Oban and River
+// copied into it (tests/support/pgcopy.h), and `lqctl stats --json` on
+// PostgreSQL printing the very counts and sub-counts it prints for the
+// SQLite file, for the whole queue and each named queue; `info`; a library
+// without counts yet; every other command refused with exit 2; and no
+// password in anything lqctl prints.
+#include "support/lqctlrun.h"
+#include "support/pgcopy.h"
+#include "support/pgserver.h"
+
+#include <QJsonArray>
+#include <QTest>
+
+#include <memory>
+
+using namespace lq::test;
+
+class TestLqctlPostgres : public QObject {
+    Q_OBJECT
+
+private:
+    std::unique_ptr<PgServer> m_pg;
+    QTemporaryDir m_tmp;
+
+    QString url(const QString& schema, bool password = false) const {
+        QString u = m_pg->url();
+        if (password)
+            u.replace(QStringLiteral("postgres@"), QStringLiteral("postgres:sekrit@"));
+        return schema.isEmpty() ? u : u + QStringLiteral("?schema=") + schema;
+    }
+
+private slots:
+    void initTestCase() {
+        m_pg = std::make_unique<PgServer>();
+        if (!m_pg->ok())
+            QSKIP(qPrintable(m_pg->error()));
+        for (const auto& fc : pgFormatCases()) {
+            const QString err = loadPgFormat(*m_pg, fc, m_tmp);
+            QVERIFY2(err.isEmpty(), qPrintable(err));
+        }
+        QFile gj(dataDir() + QStringLiteral("/pg/good-job.sql"));
+        QVERIFY(gj.open(QIODevice::ReadOnly));
+        const QString err = m_pg->execScript(QString::fromUtf8(gj.readAll()), QStringLiteral("gj"));
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+    }
+
+    void cleanupTestCase() { m_pg.reset(); }
+
+    void statsAsOnSqlite_data() {
+        QTest::addColumn<int>("index");
+        for (std::size_t i = 0; i < pgFormatCases().size(); ++i)
+            QTest::newRow(pgFormatCases()[i].library) << static_cast<int>(i);
+    }
+
+    void statsAsOnSqlite() {
+        QFETCH(int, index);
+        const FormatCase& fc = pgFormatCases().at(static_cast<std::size_t>(index));
+        const QString fixture = QStringLiteral("formats/") + QLatin1String(fc.fixture);
+        const FixtureLqctl lq(fixture);
+        const QString file = copyFixture(m_tmp, fixture);
+        const QString pgUrl = url(QLatin1String(fc.schema), true);
+        QStringList queues;
+        const QJsonObject perQueue = lq.facts().value(QStringLiteral("per_queue")).toObject();
+        for (auto it = perQueue.begin(); it != perQueue.end(); ++it)
+            queues << it.key();
+        for (const QString& queue : QStringList{QString()} + queues) {
+            QStringList extra;
+            if (!queue.isEmpty())
+                extra << QStringLiteral("--queue") << queue;
+            const QJsonObject onSqlite =
+                lq.runJson(QStringList{QStringLiteral("stats"), file} + extra).object();
+            const LqctlResult r = lq.run(
+                QStringList{QStringLiteral("stats"), pgUrl, QStringLiteral("--json")} + extra);
+            QVERIFY2(r.code == 0, r.err.constData());
+            QVERIFY(!r.out.contains("sekrit"));
+            const QJsonObject onPg = QJsonDocument::fromJson(r.out).object();
+            QVERIFY(!onSqlite.isEmpty());
+            QCOMPARE(onPg.value(QStringLiteral("format")).toString(), QLatin1String(fc.library));
+            QCOMPARE(onPg.value(QStringLiteral("engine")).toString(), QStringLiteral("postgresql"));
+            for (const char* key : {"counts", "sub_counts", "stuck"})
+                QVERIFY2(onPg.value(QLatin1String(key)) == onSqlite.value(QLatin1String(key)),
+                         qPrintable(queue + QLatin1Char(' ') + QLatin1String(key) +
+                                    QStringLiteral(": ") +
+                                    QString::fromUtf8(QJsonDocument(onPg).toJson())));
+            if (queue.isEmpty()) // and as facts.json states them
+                QCOMPARE(countsAsFacts(onPg, lq.facts()).value(QStringLiteral("READY")).toInteger(),
+                         lq.facts()
+                             .value(QStringLiteral("counts"))
+                             .toObject()
+                             .value(QStringLiteral("READY"))
+                             .toInteger());
+        }
+        // The plain table says the same counts in words.
+        const LqctlResult plain = lq.run({QStringLiteral("stats"), pgUrl});
+        QCOMPARE(plain.code, 0);
+        QVERIFY(plain.out.contains("stored"));
+        QVERIFY(plain.out.contains("postgresql://postgres@127.0.0.1"));
+        QVERIFY(!plain.out.contains("sekrit"));
+    }
+
+    void info() {
+        const FixtureLqctl lq(QStringLiteral("formats/oban-lite.sqlite3"));
+        const LqctlResult r = lq.run(
+            {QStringLiteral("info"), url(QStringLiteral("oban"), true), QStringLiteral("--json")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(!r.out.contains("sekrit"));
+        const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(j.value(QStringLiteral("format")).toString(), QStringLiteral("oban"));
+        QCOMPARE(j.value(QStringLiteral("schema")).toString(), QStringLiteral("oban"));
+        QCOMPARE(j.value(QStringLiteral("read_only")).toBool(), true);
+        QVERIFY(j.value(QStringLiteral("path"))
+                    .toString()
+                    .startsWith(QStringLiteral("postgresql://postgres@127.0.0.1:")));
+        QCOMPARE(j.value(QStringLiteral("counts"))
+                     .toObject()
+                     .value(QStringLiteral("stored"))
+                     .toInteger(),
+                 23);
+        QStringList names;
+        for (const QJsonValue v : j.value(QStringLiteral("queues")).toArray())
+            names << v.toObject().value(QStringLiteral("name")).toString();
+        QCOMPARE(names, QStringList({QStringLiteral("default"), QStringLiteral("mailers"),
+                                     QStringLiteral("media")}));
+        const LqctlResult plain = lq.run({QStringLiteral("info"), url(QStringLiteral("oban"))});
+        QCOMPARE(plain.code, 0);
+        QVERIFY(plain.out.contains("oban (Oban, schema oban)"));
+
+        // A library recognised but not counted yet: info says so, stats refuses.
+        const LqctlResult gj =
+            lq.run({QStringLiteral("info"), url(QStringLiteral("gj")), QStringLiteral("--json")});
+        QVERIFY2(gj.code == 0, gj.err.constData());
+        const QJsonObject gjo = QJsonDocument::fromJson(gj.out).object();
+        QCOMPARE(gjo.value(QStringLiteral("format")).toString(), QStringLiteral("good-job"));
+        QVERIFY(gjo.value(QStringLiteral("counts")).isNull());
+        QVERIFY(
+            gjo.value(QStringLiteral("notice")).toString().contains(QStringLiteral("issue 41")));
+        const LqctlResult gs = lq.run({QStringLiteral("stats"), url(QStringLiteral("gj"))});
+        QCOMPARE(gs.code, 3); // ExitNotAQueue: unsupported
+        QVERIFY(gs.err.contains("not yet (issue 41)"));
+
+        // --queue that the queue does not hold.
+        const LqctlResult nq = lq.run({QStringLiteral("stats"), url(QStringLiteral("oban")),
+                                       QStringLiteral("--queue"), QStringLiteral("nope")});
+        QCOMPARE(nq.code, 1);
+        QVERIFY(nq.err.contains("no queue nope"));
+    }
+
+    void otherCommandsRefused() {
+        const FixtureLqctl lq(QStringLiteral("formats/oban-lite.sqlite3"));
+        for (const QStringList& args :
+             {QStringList{QStringLiteral("list")},
+              QStringList{QStringLiteral("get"), QStringLiteral("1")},
+              QStringList{QStringLiteral("retry"), QStringLiteral("1"), QStringLiteral("--yes")},
+              QStringList{QStringLiteral("prune"), QStringLiteral("--yes")}}) {
+            QStringList full = args;
+            full.insert(1, url(QStringLiteral("oban"), true));
+            const LqctlResult r = lq.run(full);
+            QCOMPARE(r.code, 2);
+            const QByteArray want = QByteArray("not on PostgreSQL yet: ")
+                                        .append(args.front().toUtf8())
+                                        .append(" (issue 41)");
+            QVERIFY2(r.err.contains(want), r.err.constData());
+            QVERIFY(!r.err.contains("sekrit"));
+        }
+    }
+
+    void failuresWithoutPassword() {
+        const FixtureLqctl lq(QStringLiteral("formats/oban-lite.sqlite3"));
+        QString bad = url({}, true);
+        bad.replace(QStringLiteral("/lqtest"), QStringLiteral("/nosuchdb"));
+        const LqctlResult r = lq.run({QStringLiteral("stats"), bad});
+        QCOMPARE(r.code, 5); // ExitIo
+        QVERIFY2(r.err.contains("nosuchdb"), r.err.constData());
+        QVERIFY2(!r.err.contains("sekrit"), r.err.constData());
+        const LqctlResult none = lq.run({QStringLiteral("info"), url(QStringLiteral("public"))});
+        QCOMPARE(none.code, 3); // ExitNotAQueue
+        QVERIFY(none.err.contains("no queue library's tables here"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLqctlPostgres)
+#include "tst_lqctl_postgres.moc"
