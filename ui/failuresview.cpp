@@ -160,9 +160,6 @@ FailuresView::FailuresView(QueueDocument* document, MessageModel* model,
     content->addWidget(split, 1);
     root->addWidget(m_content, 1);
 
-    m_paceTimer = new QTimer(this);
-    m_paceTimer->setSingleShot(true);
-    connect(m_paceTimer, &QTimer::timeout, this, &FailuresView::refresh);
     connect(m_doc, &QueueDocument::busyChanged, this, &FailuresView::updateActions);
     connect(m_doc, &QueueDocument::fileGoneChanged, this, &FailuresView::updateActions);
     connect(m_doc, &QueueDocument::connectionChanged, this, &FailuresView::updateActions);
@@ -170,26 +167,21 @@ FailuresView::FailuresView(QueueDocument* document, MessageModel* model,
 }
 
 bool FailuresView::isIdle() const {
-    return !m_busy && !m_again && !m_paceTimer->isActive();
+    return m_read.idle();
 }
 
 void FailuresView::documentOpened() {
-    ++m_generation;
-    m_pacer.reset();
-    m_paceTimer->stop();
+    if (const auto q = m_doc->backend())
+        m_read.opened(q->info().journalMode);
     m_groups.clear();
     m_table->setRowCount(0);
-    if (const auto q = m_doc->backend()) {
-        m_pacer.setFactor(core::ReadPacing::factorFor(q->info().journalMode));
-    }
     showLine(tr("Reading the failed jobs\u2026"), false);
     updateActions();
     refresh();
 }
 
 void FailuresView::documentClosed() {
-    ++m_generation;
-    m_paceTimer->stop();
+    m_read.closed();
     m_groups.clear();
     m_table->setRowCount(0);
     showLine(tr("Open a queue file to see its failures grouped by error."), false);
@@ -202,12 +194,7 @@ void FailuresView::showLine(const QString& text, bool content) {
 }
 
 void FailuresView::refreshLive() {
-    const core::TimeNs wait = m_pacer.waitAt(core::steadyNowNs());
-    if (wait <= 0) {
-        refresh();
-    } else if (!m_paceTimer->isActive()) {
-        m_paceTimer->start(int(std::min<core::TimeNs>(wait / 1'000'000 + 1, INT_MAX)));
-    }
+    m_read.changed();
 }
 
 void FailuresView::followQueue() {
@@ -218,13 +205,12 @@ void FailuresView::followQueue() {
 
 void FailuresView::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
-    if (m_stale || fromStd(m_model->filter().queue) != m_shownQueue) {
+    if (m_read.stale() || fromStd(m_model->filter().queue) != m_shownQueue) {
         refresh();
     }
 }
 
 void FailuresView::refresh() {
-    m_paceTimer->stop();
     const std::shared_ptr<QueueBackend> q = m_doc->backend();
     if (!q) {
         return;
@@ -243,18 +229,10 @@ void FailuresView::refresh() {
         updateActions();
         return;
     }
-    if (!isVisible()) {
-        m_stale = true; // a hidden tab costs nothing; it catches up when shown
+    const auto ticket = m_read.begin(isVisible());
+    if (!ticket) {
         return;
     }
-    m_stale = false;
-    if (m_busy) {
-        m_again = true;
-        return;
-    }
-    m_busy = true;
-    m_again = false;
-    const quint64 generation = m_generation;
     const std::string queue = m_model->filter().queue;
     runAsync(
         this,
@@ -265,17 +243,10 @@ void FailuresView::refresh() {
                 return {{}, QString::fromUtf8(e.what())};
             }
         },
-        [this, generation, queue, start = core::steadyNowNs()](Result r) {
-            m_busy = false;
-            m_pacer.ran(start, core::steadyNowNs());
-            if (generation == m_generation) {
+        [this, queue, t = *ticket](Result r) {
+            if (m_read.end(t)) {
                 m_shownQueue = fromStd(queue);
                 apply(std::move(r));
-            } else {
-                m_again = true;
-            }
-            if (std::exchange(m_again, false)) {
-                refresh();
             }
         });
 }

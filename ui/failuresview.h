@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/errors.h"
-#include "core/pacing.h"
+#include "ui/pacedread.h"
 
 #include <QWidget>
 
@@ -100,6 +100,7 @@ private:
     QLabel* m_status = nullptr;
     QWidget* m_content = nullptr;
     QTableWidget* m_table = nullptr;
+    PacedRead m_read{this, [this] { refresh(); }, /*onlyWhileShown=*/true};
     QPlainTextEdit* m_sample = nullptr;
     QPlainTextEdit* m_ids = nullptr;
     QLabel* m_idsLabel = nullptr;
@@ -107,16 +108,10 @@ private:
     QAction* m_delete = nullptr;
     QAction* m_show = nullptr;
     QAction* m_copy = nullptr;
-    QTimer* m_paceTimer = nullptr;
-    core::ReadPacer m_pacer;
 
     std::vector<core::ErrorGroup> m_groups;
     QString m_shownQueue;
     bool m_utc = false;
-    bool m_busy = false;
-    bool m_again = false;
-    bool m_stale = false;
-    quint64 m_generation = 0;
     int m_results = 0;
 };
 

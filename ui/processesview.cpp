@@ -95,9 +95,6 @@ ProcessesView::ProcessesView(QueueDocument* document, QueueActionHandler* handle
     content->addWidget(m_table, 1);
     root->addWidget(m_content, 1);
 
-    m_paceTimer = new QTimer(this);
-    m_paceTimer->setSingleShot(true);
-    connect(m_paceTimer, &QTimer::timeout, this, &ProcessesView::refresh);
     // A process dies by falling silent, which changes nothing in the file:
     // read again each minute to see a heartbeat grow old.
     m_beatTimer = new QTimer(this);
@@ -110,18 +107,14 @@ ProcessesView::ProcessesView(QueueDocument* document, QueueActionHandler* handle
 }
 
 bool ProcessesView::isIdle() const {
-    return !m_busy && !m_again && !m_paceTimer->isActive();
+    return m_read.idle();
 }
 
 void ProcessesView::documentOpened() {
-    ++m_generation;
-    m_pacer.reset();
-    m_paceTimer->stop();
+    if (const auto q = m_doc->backend())
+        m_read.opened(q->info().journalMode);
     m_list = {};
     m_table->setRowCount(0);
-    if (const auto q = m_doc->backend()) {
-        m_pacer.setFactor(core::ReadPacing::factorFor(q->info().journalMode));
-    }
     showLine(tr("Reading the processes\u2026"), false);
     updateActions();
     m_beatTimer->start();
@@ -129,8 +122,7 @@ void ProcessesView::documentOpened() {
 }
 
 void ProcessesView::documentClosed() {
-    ++m_generation;
-    m_paceTimer->stop();
+    m_read.closed();
     m_list = {};
     m_table->setRowCount(0);
     m_beatTimer->stop();
@@ -148,37 +140,20 @@ void ProcessesView::showLine(const QString& text, bool content) {
 }
 
 void ProcessesView::refreshLive() {
-    const core::TimeNs wait = m_pacer.waitAt(core::steadyNowNs());
-    if (wait <= 0) {
-        refresh();
-    } else if (!m_paceTimer->isActive()) {
-        m_paceTimer->start(int(std::min<core::TimeNs>(wait / 1'000'000 + 1, INT_MAX)));
-    }
-}
-
-void ProcessesView::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    if (m_stale) {
-        refresh();
-    }
+    m_read.changed();
 }
 
 void ProcessesView::refresh() {
-    m_paceTimer->stop();
     const std::shared_ptr<QueueBackend> q = m_doc->backend();
     if (!q) {
         return;
     }
     // Read while hidden too: the processes are a few rows, and the banner
     // that names a dead dispatcher needs them.
-    m_stale = false;
-    if (m_busy) {
-        m_again = true;
+    const auto ticket = m_read.begin(true);
+    if (!ticket) {
         return;
     }
-    m_busy = true;
-    m_again = false;
-    const quint64 generation = m_generation;
     runAsync(
         this,
         [q]() -> Result {
@@ -189,16 +164,9 @@ void ProcessesView::refresh() {
                 return {{}, 0, QString::fromUtf8(e.what())};
             }
         },
-        [this, generation, start = core::steadyNowNs()](Result r) {
-            m_busy = false;
-            m_pacer.ran(start, core::steadyNowNs());
-            if (generation == m_generation) {
+        [this, t = *ticket](Result r) {
+            if (m_read.end(t)) {
                 apply(std::move(r));
-            } else {
-                m_again = true;
-            }
-            if (std::exchange(m_again, false)) {
-                refresh();
             }
         });
 }

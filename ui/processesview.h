@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "core/pacing.h"
 #include "core/processes.h"
+#include "ui/pacedread.h"
 
 #include <QWidget>
 
@@ -71,9 +71,6 @@ signals:
     /// process), for the banner; empty when none or nothing is recorded.
     void warningsChanged(const QStringList& warnings);
 
-protected:
-    void showEvent(QShowEvent* event) override;
-
 private:
     struct Result {
         core::ProcessList list;
@@ -91,17 +88,12 @@ private:
     QWidget* m_content = nullptr;
     QTableWidget* m_table = nullptr;
     QAction* m_release = nullptr;
-    QTimer* m_paceTimer = nullptr;
     QTimer* m_beatTimer = nullptr;
-    core::ReadPacer m_pacer;
+    PacedRead m_read{this, [this] { refresh(); }, /*onlyWhileShown=*/false};
 
     core::ProcessList m_list;
     core::TimeNs m_now = 0;
     bool m_utc = false;
-    bool m_busy = false;
-    bool m_again = false;
-    bool m_stale = false;
-    quint64 m_generation = 0;
     int m_results = 0;
 };
 

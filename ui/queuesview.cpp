@@ -143,16 +143,13 @@ QueuesView::QueuesView(QueueDocument* document, QWidget* parent)
     content->addWidget(m_table, 1);
     root->addWidget(m_content, 1);
 
-    m_paceTimer = new QTimer(this);
-    m_paceTimer->setSingleShot(true);
-    connect(m_paceTimer, &QTimer::timeout, this, &QueuesView::refresh);
     connect(m_doc, &QueueDocument::opened, this, &QueuesView::documentOpened);
     connect(m_doc, &QueueDocument::closed, this, &QueuesView::documentClosed);
     documentClosed();
 }
 
 bool QueuesView::isIdle() const {
-    return !m_busy && !m_again && !m_paceTimer->isActive() && !m_stale;
+    return m_read.idle() && !m_read.stale();
 }
 
 void QueuesView::setRange(Range r) {
@@ -160,23 +157,17 @@ void QueuesView::setRange(Range r) {
 }
 
 void QueuesView::documentOpened() {
-    ++m_generation;
-    m_pacer.reset();
-    m_paceTimer->stop();
+    if (const auto q = m_doc->backend())
+        m_read.opened(q->info().journalMode);
     m_overview = {};
     m_table->setRowCount(0);
-    if (const auto q = m_doc->backend()) {
-        m_pacer.setFactor(core::ReadPacing::factorFor(q->info().journalMode));
-    }
     showLine(tr("Reading the queues\u2026"), false);
     refresh();
 }
 
 void QueuesView::documentClosed() {
-    ++m_generation;
-    m_paceTimer->stop();
+    m_read.closed();
     m_overview = {};
-    m_stale = false;
     m_table->setRowCount(0);
     showLine(tr("Open a queue file to see its queues."), false);
 }
@@ -187,40 +178,26 @@ void QueuesView::showLine(const QString& text, bool content) {
 }
 
 void QueuesView::refreshLive() {
-    const core::TimeNs wait = m_pacer.waitAt(core::steadyNowNs());
-    if (wait <= 0) {
-        refresh();
-    } else if (!m_paceTimer->isActive()) {
-        m_paceTimer->start(int(std::min<core::TimeNs>(wait / 1'000'000 + 1, INT_MAX)));
-    }
+    m_read.changed();
 }
 
 void QueuesView::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
-    if (m_stale) {
+    if (m_read.stale()) {
         refresh();
     }
 }
 
 void QueuesView::refresh() {
-    m_paceTimer->stop();
     const std::shared_ptr<QueueBackend> q = m_doc->backend();
     if (!q || !m_doc->isOpen()) {
         return;
     }
     // A scan of the whole file: only while the tab is shown.
-    if (!isVisible()) {
-        m_stale = true;
+    const auto ticket = m_read.begin(isVisible());
+    if (!ticket) {
         return;
     }
-    m_stale = false;
-    if (m_busy) {
-        m_again = true;
-        return;
-    }
-    m_busy = true;
-    m_again = false;
-    const quint64 generation = m_generation;
     const std::optional<core::TimeNs> span = spanOf(Range(m_range->currentData().toInt()));
     runAsync(
         this,
@@ -235,16 +212,9 @@ void QueuesView::refresh() {
                 return {{}, QString::fromUtf8(e.what())};
             }
         },
-        [this, generation, start = core::steadyNowNs()](Result r) {
-            m_busy = false;
-            m_pacer.ran(start, core::steadyNowNs());
-            if (generation == m_generation) {
+        [this, t = *ticket](Result r) {
+            if (m_read.end(t)) {
                 apply(std::move(r));
-            } else {
-                m_again = true;
-            }
-            if (std::exchange(m_again, false)) {
-                refresh();
             }
         });
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "core/pacing.h"
 #include "core/queueoverview.h"
+#include "ui/pacedread.h"
 
 #include <QWidget>
 
@@ -75,15 +75,10 @@ private:
     QComboBox* m_range = nullptr;
     QWidget* m_content = nullptr;
     QTableWidget* m_table = nullptr;
-    QTimer* m_paceTimer = nullptr;
-    core::ReadPacer m_pacer;
+    PacedRead m_read{this, [this] { refresh(); }, /*onlyWhileShown=*/true};
     QStringList m_columnKeys;
 
     core::QueueOverview m_overview;
-    bool m_busy = false;
-    bool m_again = false;
-    bool m_stale = false;
-    quint64 m_generation = 0;
     int m_results = 0;
 };
 

@@ -108,9 +108,6 @@ RecurringView::RecurringView(QueueDocument* document, QueueActionHandler* handle
     content->addWidget(m_warnings);
     root->addWidget(m_content, 1);
 
-    m_paceTimer = new QTimer(this);
-    m_paceTimer->setSingleShot(true);
-    connect(m_paceTimer, &QTimer::timeout, this, &RecurringView::refresh);
     // A run falls due, or is missed, with nothing written to the file: read
     // again each minute while the tab is shown.
     m_clockTimer = new QTimer(this);
@@ -123,18 +120,14 @@ RecurringView::RecurringView(QueueDocument* document, QueueActionHandler* handle
 }
 
 bool RecurringView::isIdle() const {
-    return !m_busy && !m_again && !m_paceTimer->isActive();
+    return m_read.idle();
 }
 
 void RecurringView::documentOpened() {
-    ++m_generation;
-    m_pacer.reset();
-    m_paceTimer->stop();
+    if (const auto q = m_doc->backend())
+        m_read.opened(q->info().journalMode);
     m_list = {};
     m_table->setRowCount(0);
-    if (const auto q = m_doc->backend()) {
-        m_pacer.setFactor(core::ReadPacing::factorFor(q->info().journalMode));
-    }
     showLine(tr("Reading the recurring tasks\u2026"), false);
     updateActions();
     m_clockTimer->start();
@@ -142,8 +135,7 @@ void RecurringView::documentOpened() {
 }
 
 void RecurringView::documentClosed() {
-    ++m_generation;
-    m_paceTimer->stop();
+    m_read.closed();
     m_clockTimer->stop();
     m_list = {};
     m_table->setRowCount(0);
@@ -157,40 +149,26 @@ void RecurringView::showLine(const QString& text, bool content) {
 }
 
 void RecurringView::refreshLive() {
-    const core::TimeNs wait = m_pacer.waitAt(core::steadyNowNs());
-    if (wait <= 0) {
-        refresh();
-    } else if (!m_paceTimer->isActive()) {
-        m_paceTimer->start(int(std::min<core::TimeNs>(wait / 1'000'000 + 1, INT_MAX)));
-    }
+    m_read.changed();
 }
 
 void RecurringView::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
-    if (m_stale) {
+    if (m_read.stale()) {
         refresh();
     }
 }
 
 void RecurringView::refresh() {
-    m_paceTimer->stop();
     const std::shared_ptr<QueueBackend> q = m_doc->backend();
     if (!q) {
         return;
     }
     // Nothing else shows the tasks: read them only while the tab is shown.
-    if (!isVisible()) {
-        m_stale = true;
+    const auto ticket = m_read.begin(isVisible());
+    if (!ticket) {
         return;
     }
-    m_stale = false;
-    if (m_busy) {
-        m_again = true;
-        return;
-    }
-    m_busy = true;
-    m_again = false;
-    const quint64 generation = m_generation;
     runAsync(
         this,
         [q]() -> Result {
@@ -201,16 +179,9 @@ void RecurringView::refresh() {
                 return {{}, 0, QString::fromUtf8(e.what())};
             }
         },
-        [this, generation, start = core::steadyNowNs()](Result r) {
-            m_busy = false;
-            m_pacer.ran(start, core::steadyNowNs());
-            if (generation == m_generation) {
+        [this, t = *ticket](Result r) {
+            if (m_read.end(t)) {
                 apply(std::move(r));
-            } else {
-                m_again = true;
-            }
-            if (std::exchange(m_again, false)) {
-                refresh();
             }
         });
 }

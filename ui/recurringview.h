@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "core/pacing.h"
 #include "core/recurring.h"
+#include "ui/pacedread.h"
 
 #include <QWidget>
 
@@ -87,17 +87,12 @@ private:
     QWidget* m_content = nullptr;
     QTableWidget* m_table = nullptr;
     QAction* m_runNow = nullptr;
-    QTimer* m_paceTimer = nullptr;
     QTimer* m_clockTimer = nullptr;
-    core::ReadPacer m_pacer;
+    PacedRead m_read{this, [this] { refresh(); }, /*onlyWhileShown=*/true};
 
     core::RecurringList m_list;
     core::TimeNs m_now = 0;
     bool m_utc = false;
-    bool m_busy = false;
-    bool m_again = false;
-    bool m_stale = false;
-    quint64 m_generation = 0;
     int m_results = 0;
 };
 
