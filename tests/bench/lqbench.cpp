@@ -27,6 +27,7 @@ int usage() {
                  "[--dir D] [--check FACTOR] [--keep]\n"
                  "       lqbench observer [--rows N] [--seconds S] [--formats laravel,solidqueue] "
                  "[--observers none,lqadmin,dashboard,watch,exporter,fleet] [--busy-timeout-ms MS] "
+                 "[--producer-busy-timeout-ms MS] "
                  "[--rate JOBS_PER_S] [--dir D] [--keep] [--no-cache] [--json] [--check]\n"
                  "         (observers: one run each, a+b for both at once; none, the workers "
                  "alone, always runs\n"
@@ -34,7 +35,8 @@ int usage() {
                  "unless --no-cache;\n"
                  "         --keep keeps the runs' copies and logs; --check: exit 1 when a write "
                  "said \"database is\n"
-                 "         locked\" after waiting out the busy timeout)\n");
+                 "         locked\" after waiting out the busy timeout, beside the observers "
+                 "twice running)\n");
     return 2;
 }
 } // namespace
@@ -192,6 +194,8 @@ int main(int argc, char** argv) {
                 o.observers = list(v);
             else if (a == "--busy-timeout-ms")
                 o.busyTimeoutMs = std::atoi(v);
+            else if (a == "--producer-busy-timeout-ms")
+                o.producerBusyTimeoutMs = std::atoi(v);
             else if (a == "--rate")
                 o.rate = std::atoi(v);
             else if (a == "--dir")
@@ -199,8 +203,8 @@ int main(int argc, char** argv) {
             else
                 return usage();
         }
-        if (o.rows <= 0 || o.seconds <= 0 || o.busyTimeoutMs < 0 || o.rate <= 0 ||
-            o.formats.empty())
+        if (o.rows <= 0 || o.seconds <= 0 || o.busyTimeoutMs < 0 || o.producerBusyTimeoutMs < 0 ||
+            o.rate <= 0 || o.formats.empty())
             return usage();
         try {
             int qargc = 1;

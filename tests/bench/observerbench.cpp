@@ -612,7 +612,8 @@ RunResult runOnce(const ObserverOptions& o, const Format& f, const Grown& g,
                       QStringLiteral("--seconds"),
                       QString::number(o.seconds),
                       QStringLiteral("--busy-timeout-ms"),
-                      QString::number(o.busyTimeoutMs)};
+                      QString::number(std::string(role) == "producer" ? o.producerTimeoutMs()
+                                                                      : o.busyTimeoutMs)};
         if (std::string(role) == "producer")
             a << QStringLiteral("--rate") << QString::number(o.rate);
         return a;
@@ -666,7 +667,8 @@ RunResult runOnce(const ObserverOptions& o, const Format& f, const Grown& g,
     }
     kids.stopAll();
     r.worker = parseScript(wOut, wErr, "the worker", worker->exitCode(), o.busyTimeoutMs);
-    r.producer = parseScript(pOut, pErr, "the producer", producer->exitCode(), o.busyTimeoutMs);
+    r.producer =
+        parseScript(pOut, pErr, "the producer", producer->exitCode(), o.producerTimeoutMs());
     if (r.worker.emptyPops > 0)
         r.notes.push_back("the worker found nothing to do " + std::to_string(r.worker.emptyPops) +
                           " times (backlog used up)");
@@ -820,9 +822,10 @@ void printTable(const ObserverOptions& o, const Format& f, const Grown& g,
                 f.name, fs::path(g.path).filename().c_str(), static_cast<long long>(g.jobs), o.rows,
                 static_cast<long long>(g.backlog), f.journal,
                 g.reused ? " (grown file reused)" : "");
-    std::printf("worker flat out + producer at %d jobs/s, %d s per run, busy timeout %d ms; "
-                "observers start %.0f s before the workers (their initial open is excluded)\n",
-                o.rate, o.seconds, o.busyTimeoutMs, o.warmupS);
+    std::printf("worker flat out + producer at %d jobs/s, %d s per run, busy timeout %d ms "
+                "(the producer's %d ms); observers start %.0f s before the workers (their "
+                "initial open is excluded)\n",
+                o.rate, o.seconds, o.busyTimeoutMs, o.producerTimeoutMs(), o.warmupS);
     std::printf("%-2s %-18s %8s %10s %8s %11s %11s %7s %6s | %-11s %-11s %-14s %-11s\n", "#",
                 "observers", "jobs/s", "slowest ms", "p99 ms", "locked/TO", "WAL bytes", "obs CPU",
                 "others", "jobs/s x", "p99 x", "slowest-alone", "WAL x");
@@ -953,6 +956,7 @@ int runObserver(int argc, char** argv, const ObserverOptions& o) {
     doc.set("rows_added", static_cast<std::int64_t>(o.rows));
     doc.set("seconds", o.seconds);
     doc.set("busy_timeout_ms", o.busyTimeoutMs);
+    doc.set("producer_busy_timeout_ms", o.producerTimeoutMs());
     doc.set("producer_jobs_per_s", o.rate);
     doc.set("warmup_s", o.warmupS);
     doc.set("initial_open", "excluded: the observers start warmup_s before the workers");
@@ -984,24 +988,50 @@ int runObserver(int argc, char** argv, const ObserverOptions& o) {
             fj.set("backlog_jobs", g.backlog);
             fj.set("grown_file_reused", g.reused);
             fj.set("grow_s", g.growS);
-            for (std::size_t i = 0; i < plan.size(); ++i) {
-                std::fprintf(stderr, "lqbench observer: %s run %zu/%zu: %s\n", f->name, i + 1,
-                             plan.size(), plan[i].c_str());
-                runs.push_back(runOnce(o, *f, g, plan[i], int(i) + 1));
-                const RunResult& r = runs.back();
-                std::fprintf(stderr,
-                             "lqbench observer:   %.1f jobs/s, slowest %.1f ms, p99 %.2f ms, "
-                             "%lld locked (%lld after the busy timeout), WAL %lld bytes\n",
-                             r.jobsPerS(), r.worker.waits.max(), r.worker.waits.p99(),
-                             static_cast<long long>(r.locked()),
-                             static_cast<long long>(r.lockedWaited()),
-                             static_cast<long long>(r.walBytes));
-                lockedTotal += r.locked();
-                lockedWaitedTotal += r.lockedWaited();
-                (plan[i] == "none" ? lockedWaitedAlone : lockedWaitedWatched) += r.lockedWaited();
-                if (r.observerDied)
-                    rc = 1;
+            // With --check, a write that outwaited its busy timeout beside the
+            // observers (and in neither run alone) is confirmed by running
+            // the plan once more: one starved write in thousands is the
+            // scheduler's on two cores; a lock we hold too long repeats.
+            std::int64_t unconfirmed = 0;
+            for (int attempt = 1; attempt <= 2; ++attempt) {
+                runs.clear();
+                std::int64_t waitedAlone = 0;
+                std::int64_t waitedWatched = 0;
+                std::int64_t locked = 0;
+                for (std::size_t i = 0; i < plan.size(); ++i) {
+                    std::fprintf(stderr, "lqbench observer: %s run %zu/%zu%s: %s\n", f->name, i + 1,
+                                 plan.size(), attempt > 1 ? " (again)" : "", plan[i].c_str());
+                    runs.push_back(runOnce(o, *f, g, plan[i], int(i) + 1));
+                    const RunResult& r = runs.back();
+                    std::fprintf(stderr,
+                                 "lqbench observer:   %.1f jobs/s, slowest %.1f ms, p99 %.2f ms, "
+                                 "%lld locked (%lld after the busy timeout), WAL %lld bytes\n",
+                                 r.jobsPerS(), r.worker.waits.max(), r.worker.waits.p99(),
+                                 static_cast<long long>(r.locked()),
+                                 static_cast<long long>(r.lockedWaited()),
+                                 static_cast<long long>(r.walBytes));
+                    locked += r.locked();
+                    (plan[i] == "none" ? waitedAlone : waitedWatched) += r.lockedWaited();
+                    if (r.observerDied)
+                        rc = 1;
+                }
+                const bool again = o.check && attempt == 1 && waitedWatched > 0 && waitedAlone == 0;
+                if (again) {
+                    unconfirmed = waitedWatched;
+                    std::fprintf(stderr,
+                                 "lqbench observer: %s: %lld writes outwaited the busy timeout "
+                                 "beside the observers, none alone: running the plan once more "
+                                 "to confirm\n",
+                                 f->name, static_cast<long long>(waitedWatched));
+                    continue;
+                }
+                lockedTotal += locked;
+                lockedWaitedTotal += waitedAlone + waitedWatched;
+                lockedWaitedAlone += waitedAlone;
+                lockedWaitedWatched += waitedWatched;
+                break;
             }
+            fj.set("unconfirmed_locked_after_busy_timeout", unconfirmed);
             const Reference ref = referenceOf(runs);
             Json rj = Json::object();
             rj.set("jobs_per_s", ref.jobsPerS);
