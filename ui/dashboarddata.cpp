@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/dashboarddata.h"
 
+#include "core/backend.h"
 #include "core/timefmt.h"
-#include "ui/queuebackend.h"
 
 #include <QElapsedTimer>
 #include <QSaveFile>
@@ -24,7 +24,7 @@ QString csvField(const std::optional<TimeNs>& v) {
 
 } // namespace
 
-DashboardData computeDashboard(QueueBackend& q, const DashboardRequest& r) {
+DashboardData computeDashboard(core::QueueBackend& q, const DashboardRequest& r) {
     QElapsedTimer timer;
     timer.start();
     DashboardData d;

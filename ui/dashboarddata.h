@@ -16,9 +16,11 @@
 #include <optional>
 #include <vector>
 
-namespace lq::ui {
-
+namespace lq::core {
 class QueueBackend;
+}
+
+namespace lq::ui {
 
 constexpr core::TimeNs kHour = 3600 * core::kNsPerSecond;
 
@@ -46,9 +48,9 @@ struct DashboardRequest {
 };
 
 /// Blocking (a worker's job): the whole dashboard from one scan
-/// (QueueBackend::dashboard). Errors are
+/// (core::QueueBackend::dashboard). Errors are
 /// in DashboardData::error, never thrown.
-DashboardData computeDashboard(QueueBackend& q, const DashboardRequest& r);
+DashboardData computeDashboard(core::QueueBackend& q, const DashboardRequest& r);
 
 /// The numbers on screen as CSV: the percentile table, the histograms and
 /// the time series. False when the file could not be written.

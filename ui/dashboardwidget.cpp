@@ -3,11 +3,11 @@
 
 #include "core/formats/queueformat.h"
 
+#include "core/backend.h"
 #include "core/timefmt.h"
 #include "ui/dashboardcards.h"
 #include "ui/histogramchart.h"
 #include "ui/percentilemodel.h"
-#include "ui/queuebackend.h"
 #include "ui/runasync.h"
 #include "ui/timeserieschart.h"
 #include "ui/uitext.h"
@@ -287,10 +287,10 @@ bool DashboardWidget::chartsRevealed() const {
 }
 
 void DashboardWidget::setQueue(std::shared_ptr<core::Queue> queue) {
-    setBackend(localBackend(std::move(queue)));
+    setBackend(core::localBackend(std::move(queue)));
 }
 
-void DashboardWidget::setBackend(std::shared_ptr<QueueBackend> backend) {
+void DashboardWidget::setBackend(std::shared_ptr<core::QueueBackend> backend) {
     m_backend = std::move(backend);
     m_pacer.reset();
     m_paceTimer->stop();

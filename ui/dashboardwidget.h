@@ -23,15 +23,15 @@ class QStackedWidget;
 class QTableView;
 
 namespace lq::core {
+class QueueBackend;
 class Queue;
-}
+} // namespace lq::core
 
 namespace lq::ui {
 
 class DashboardCards;
 class HistogramChart;
 class PercentileModel;
-class QueueBackend;
 class TimeSeriesChart;
 
 /// Latency and throughput views of one queue (docs/FORMATS.md#times): overview cards,
@@ -50,7 +50,7 @@ public:
 
     /// Shows the queue `backend` reaches (shared with the browser) and
     /// recomputes. nullptr clears the dashboard.
-    void setBackend(std::shared_ptr<QueueBackend> backend);
+    void setBackend(std::shared_ptr<core::QueueBackend> backend);
     /// setBackend() over a queue open here.
     void setQueue(std::shared_ptr<core::Queue> queue);
     /// LOCKED messages whose lock age exceeds this count as stuck.
@@ -143,7 +143,7 @@ private:
     void saveChartInteractive(const QString& which);
     void saveCsvInteractive();
 
-    std::shared_ptr<QueueBackend> m_backend;
+    std::shared_ptr<core::QueueBackend> m_backend;
     qint64 m_stuckNs = core::kDefaultStuckAfterNs;
     bool m_utc = false;
     std::optional<qint64> m_from, m_to;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The Failures tab: failed jobs grouped by error, read in a worker through
-// the document's QueueBackend; actions on a group go through the handler.
+// the document's core::QueueBackend; actions on a group go through the handler.
 #include "ui/failuresview.h"
 
+#include "core/backend.h"
 #include "core/formats/queueformat.h"
 #include "ui/actionreport.h"
 #include "ui/messagemodel.h"
 #include "ui/queueactionhandler.h"
-#include "ui/queuebackend.h"
 #include "ui/queuedocument.h"
 #include "ui/runasync.h"
 #include "ui/uitext.h"
@@ -211,7 +211,7 @@ void FailuresView::showEvent(QShowEvent* event) {
 }
 
 void FailuresView::refresh() {
-    const std::shared_ptr<QueueBackend> q = m_doc->backend();
+    const std::shared_ptr<core::QueueBackend> q = m_doc->backend();
     if (!q) {
         return;
     }

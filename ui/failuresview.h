@@ -23,7 +23,7 @@ class QueueActionHandler;
 class QueueDocument;
 
 /// The Failures tab (issue 39): the open queue's failed jobs grouped by
-/// error (core::groupFailures through the QueueBackend, in a worker), scoped
+/// error (core::groupFailures through the core::QueueBackend, in a worker), scoped
 /// to the named queue the table shows. A group's sample error is shown as
 /// plain text with its job ids; "Retry group" and "Delete group" run the
 /// action handler's runErrorGroup() (confirmed, reported, undoable). Where

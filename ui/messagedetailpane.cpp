@@ -4,7 +4,7 @@
 #include "core/formats/queueformat.h"
 #include "core/json.h"
 
-#include "ui/queuebackend.h"
+#include "core/backend.h"
 #include "ui/runasync.h"
 #include "ui/uitext.h"
 
@@ -365,7 +365,7 @@ QString MessageDetailPane::payloadText() const {
     return m_payload->toPlainText();
 }
 
-void MessageDetailPane::setBackend(std::shared_ptr<QueueBackend> backend) {
+void MessageDetailPane::setBackend(std::shared_ptr<core::QueueBackend> backend) {
     m_backend = std::move(backend);
     m_concurrencyKeys = false;
     showRow(nullptr);

@@ -15,9 +15,11 @@ class QPlainTextEdit;
 class QPushButton;
 class QGridLayout;
 
-namespace lq::ui {
-
+namespace lq::core {
 class QueueBackend;
+}
+
+namespace lq::ui {
 
 /// Every field of the current message, with humane times (exact ns and UTC
 /// in tooltips) and the payload, pretty-printed when it is JSON. Everything
@@ -35,7 +37,7 @@ public:
     explicit MessageDetailPane(QWidget* parent = nullptr);
 
     /// The queue the rows come from (nullptr: none).
-    void setBackend(std::shared_ptr<QueueBackend> backend);
+    void setBackend(std::shared_ptr<core::QueueBackend> backend);
     void setUtc(bool utc);
     void setStuckThresholdSeconds(int seconds);
     /// Shows a cached row (nullptr: nothing selected).
@@ -103,7 +105,7 @@ private:
     /// Reads the message shown again (it left the table).
     void recheck();
 
-    std::shared_ptr<QueueBackend> m_backend;
+    std::shared_ptr<core::QueueBackend> m_backend;
     bool m_utc = false;
     core::TimeNs m_stuckNs = core::kDefaultStuckAfterNs;
     QHash<QString, QLabel*> m_fields;

@@ -6,7 +6,7 @@
 #include "core/formats/queueformat.h"
 #include "core/json.h"
 
-#include "ui/queuebackend.h"
+#include "core/backend.h"
 #include "ui/runasync.h"
 #include "ui/uitext.h"
 

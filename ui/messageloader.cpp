@@ -163,7 +163,7 @@ namespace {
 
 /// The rows on screen (`cached`: rowid, fingerprint) whose stored values
 /// differ from what is shown, as read now.
-std::vector<MessageRow> changedShownRows(QueueBackend& q,
+std::vector<MessageRow> changedShownRows(core::QueueBackend& q,
                                          const std::vector<std::pair<qint64, quint64>>& cached) {
     std::vector<std::int64_t> ids;
     ids.reserve(cached.size());
@@ -214,7 +214,7 @@ MessageLoader::~MessageLoader() {
     m_peekPool.waitForDone();
 }
 
-void MessageLoader::setBackend(std::shared_ptr<QueueBackend> backend, const QString& path) {
+void MessageLoader::setBackend(std::shared_ptr<core::QueueBackend> backend, const QString& path) {
     m_watcher->clear();
     if (m_backend) {
         m_backend->setChangeListener({});

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "core/backend.h"
 #include "core/pacing.h"
 #include "core/query.h"
 #include "ui/messagemodel.h"
-#include "ui/queuebackend.h"
 
 #include <QDateTime>
 #include <QObject>
@@ -18,10 +18,13 @@
 #include <utility>
 #include <vector>
 
+namespace lq::core {
+class QueueBackend;
+}
+
 namespace lq::ui {
 
 class FileWatcher;
-class QueueBackend;
 
 /// Edit script from one ordering to the next (positions, ascending).
 struct OrderDiff {
@@ -101,8 +104,8 @@ public:
 
     /// Follows another queue (nullptr: none) whose file is `path`: forgets
     /// the file state and starts with a reset.
-    void setBackend(std::shared_ptr<QueueBackend> backend, const QString& path);
-    std::shared_ptr<QueueBackend> backend() const { return m_backend; }
+    void setBackend(std::shared_ptr<core::QueueBackend> backend, const QString& path);
+    std::shared_ptr<core::QueueBackend> backend() const { return m_backend; }
 
     /// Results of jobs started before this are dropped.
     quint64 newGeneration() { return ++m_generation; }
@@ -162,7 +165,7 @@ private:
     bool startPacedPoll();
 
     RequestSource m_source;
-    std::shared_ptr<QueueBackend> m_backend;
+    std::shared_ptr<core::QueueBackend> m_backend;
     QThreadPool m_pool;     ///< one thread: see the class comment
     QThreadPool m_peekPool; ///< one thread for startPeek()
     FileWatcher* m_watcher;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "ui/messagemodel.h"
 
+#include "core/backend.h"
 #include "core/formats/queueformat.h"
 #include "ui/heapwarmup.h"
 #include "ui/messageloader.h"
-#include "ui/queuebackend.h"
 #include "ui/theme.h"
 #include "ui/uitext.h"
 
@@ -104,10 +104,10 @@ MessageModel::~MessageModel() {
 }
 
 void MessageModel::setQueue(std::shared_ptr<core::Queue> queue, const QString& path) {
-    setBackend(localBackend(std::move(queue)), path);
+    setBackend(core::localBackend(std::move(queue)), path);
 }
 
-void MessageModel::setBackend(std::shared_ptr<QueueBackend> backend, const QString& path) {
+void MessageModel::setBackend(std::shared_ptr<core::QueueBackend> backend, const QString& path) {
     m_loader->newGeneration();
     ++m_layout;
     beginResetModel();
@@ -130,7 +130,7 @@ void MessageModel::setBackend(std::shared_ptr<QueueBackend> backend, const QStri
     }
 }
 
-std::shared_ptr<QueueBackend> MessageModel::backend() const {
+std::shared_ptr<core::QueueBackend> MessageModel::backend() const {
     return m_loader->backend();
 }
 

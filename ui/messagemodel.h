@@ -20,13 +20,13 @@
 #include <vector>
 
 namespace lq::core {
+class QueueBackend;
 class Queue;
-}
+} // namespace lq::core
 
 namespace lq::ui {
 
 class MessageLoader;
-class QueueBackend;
 struct BlockResult;
 struct PollRequest;
 struct PollResult;
@@ -110,10 +110,10 @@ public:
 
     /// Shows another queue (nullptr: none) whose file is `path`. Resets the
     /// model.
-    void setBackend(std::shared_ptr<QueueBackend> backend, const QString& path = {});
+    void setBackend(std::shared_ptr<core::QueueBackend> backend, const QString& path = {});
     /// setBackend() over a queue open here.
     void setQueue(std::shared_ptr<core::Queue> queue, const QString& path = {});
-    std::shared_ptr<QueueBackend> backend() const;
+    std::shared_ptr<core::QueueBackend> backend() const;
 
     /// A new filter or sort computes a new ordering in the worker, then
     /// resets the model.

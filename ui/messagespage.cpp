@@ -4,12 +4,12 @@
 #include "core/jsonwhere.h"
 #include "core/statemodel.h"
 
+#include "core/backend.h"
 #include "core/formats/queueformat.h"
 #include "ui/busyrow.h"
 #include "ui/emptystate.h"
 #include "ui/messagedetailpane.h"
 #include "ui/queueactionhandler.h"
-#include "ui/queuebackend.h"
 #include "ui/queuedocument.h"
 #include "ui/queuesettings.h"
 #include "ui/rowwindowscroller.h"

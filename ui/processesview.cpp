@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The Processes tab: the file's worker processes, read in a worker through
-// the document's QueueBackend; releasing a dead process's claims goes
+// the document's core::QueueBackend; releasing a dead process's claims goes
 // through the handler like any action.
 #include "ui/processesview.h"
 
+#include "core/backend.h"
 #include "core/formats/queueformat.h"
 #include "ui/actionreport.h"
 #include "ui/queueactionhandler.h"
-#include "ui/queuebackend.h"
 #include "ui/queuedocument.h"
 #include "ui/runasync.h"
 #include "ui/uitext.h"
@@ -144,7 +144,7 @@ void ProcessesView::refreshLive() {
 }
 
 void ProcessesView::refresh() {
-    const std::shared_ptr<QueueBackend> q = m_doc->backend();
+    const std::shared_ptr<core::QueueBackend> q = m_doc->backend();
     if (!q) {
         return;
     }

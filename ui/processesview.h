@@ -19,7 +19,7 @@ class QueueActionHandler;
 class QueueDocument;
 
 /// The Processes tab (issue 39): the worker processes the file records
-/// (core::ProcessList through the QueueBackend, in a worker), alive or dead
+/// (core::ProcessList through the core::QueueBackend, in a worker), alive or dead
 /// by the library's rule, with the claims each holds and what stops because
 /// no live process of a kind is left. "Release claims" gives a dead
 /// process's jobs back through the handler (the format's claim-guarded

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 // The operator workflows: they present core::Operator (targets,
 // confirmation, chunked apply with its audit record, report, undo) through
-// the document's QueueBackend and run every call to it in a worker.
+// the document's core::QueueBackend and run every call to it in a worker.
 #include "ui/queueactionhandler.h"
 
+#include "core/backend.h"
 #include "core/formats/queueformat.h"
 #include "core/statemodel.h"
 #include "ui/actionreport.h"
 #include "ui/enqueuedialog.h"
 #include "ui/messagemodel.h"
 #include "ui/prunedialog.h"
-#include "ui/queuebackend.h"
 #include "ui/queuedocument.h"
 #include "ui/runasync.h"
 #include "ui/uiresources.h"
@@ -272,7 +272,7 @@ void QueueActionHandler::updateActions() {
 }
 
 QString QueueActionHandler::selectionRefusal(Action a) const {
-    const std::shared_ptr<QueueBackend> q = m_doc->backend();
+    const std::shared_ptr<core::QueueBackend> q = m_doc->backend();
     if (!m_selection || !m_selection->hasSelection() || !q) {
         return {};
     }
@@ -357,7 +357,7 @@ bool QueueActionHandler::confirm(ConfirmRequest& request) {
 void QueueActionHandler::planWholeFilter(Action action, const PlanReady& ready) {
     core::Filter f = m_model->filter();
     f.now = core::systemNowNs(); // the filter is fixed at this moment
-    planAsync([f, action](QueueBackend& q) { return q.planFilter(action, f); }, ready);
+    planAsync([f, action](core::QueueBackend& q) { return q.planFilter(action, f); }, ready);
 }
 
 void QueueActionHandler::planSelection(Action action, const PlanReady& ready) {
@@ -375,7 +375,7 @@ void QueueActionHandler::planSelection(Action action, const PlanReady& ready) {
     // Rows selected but never shown (a shift-click over pages): read their
     // current tokens.
     planAsync(
-        [targets = std::move(targets), unloaded, action](QueueBackend& q) mutable {
+        [targets = std::move(targets), unloaded, action](core::QueueBackend& q) mutable {
             if (!unloaded.empty()) {
                 for (const core::Message& m : q.fetchRowids(unloaded)) {
                     targets.push_back({m.messageId, m.token});
@@ -386,7 +386,7 @@ void QueueActionHandler::planSelection(Action action, const PlanReady& ready) {
         ready);
 }
 
-void QueueActionHandler::planAsync(std::function<core::Plan(QueueBackend&)> plan,
+void QueueActionHandler::planAsync(std::function<core::Plan(core::QueueBackend&)> plan,
                                    const PlanReady& ready) {
     runAsync(
         this,
@@ -576,7 +576,7 @@ void QueueActionHandler::retryExpired(std::chrono::nanoseconds threshold) {
         return;
     }
     planAsync(
-        [threshold](QueueBackend& q) { return q.planRetryExpired(threshold); },
+        [threshold](core::QueueBackend& q) { return q.planRetryExpired(threshold); },
         [this, threshold](core::Plan plan) {
             const QString title = actionTitle(Action::RetryExpired);
             if (plan.targets.empty()) {
@@ -603,7 +603,7 @@ void QueueActionHandler::prune(std::optional<std::chrono::nanoseconds> olderThan
         return;
     }
     planAsync(
-        [olderThan, includeFailed](QueueBackend& q) {
+        [olderThan, includeFailed](core::QueueBackend& q) {
             return q.planPrune(includeFailed, olderThan);
         },
         [this, olderThan, includeFailed](core::Plan plan) {

@@ -20,15 +20,18 @@ class QAction;
 class QItemSelectionModel;
 class QWidget;
 
+namespace lq::core {
+class QueueBackend;
+}
+
 namespace lq::ui {
 
 class MessageModel;
-class QueueBackend;
 class QueueDocument;
 
 /// The operator workflows of the open queue and their QActions (compare
 /// tiled's MapDocumentActionHandler). Each workflow presents core::Operator
-/// through the document's QueueBackend: targets (the selection with the
+/// through the document's core::QueueBackend: targets (the selection with the
 /// tokens shown, or the whole filter), confirmation with the exact count,
 /// the chunked apply in a worker with progress and cancel, the report, undo.
 /// The actions are enabled from the document's state and the format's
@@ -158,7 +161,7 @@ private:
                  std::optional<core::AuditEntry> undo = std::nullopt);
     /// Plans in a worker (the document is busy meanwhile); `ready` gets the
     /// plan, an error is shown instead.
-    void planAsync(std::function<core::Plan(QueueBackend&)> plan, const PlanReady& ready);
+    void planAsync(std::function<core::Plan(core::QueueBackend&)> plan, const PlanReady& ready);
     void finishReport(const ActionReport& report);
     /// Nothing to do: a report with a notice.
     void finishNotice(const QString& title, const QString& notice);

@@ -2,10 +2,10 @@
 // Actions of the operator views (issue 39): a whole error group (the
 // Failures view) and a dead process's claims (the Processes view), with the
 // same workflow as a row action.
+#include "core/backend.h"
 #include "core/formats/queueformat.h"
 #include "ui/actionreport.h"
 #include "ui/queueactionhandler.h"
-#include "ui/queuebackend.h"
 #include "ui/queuedocument.h"
 #include "ui/uitext.h"
 
@@ -46,8 +46,8 @@ void QueueActionHandler::runErrorGroup(lq::core::Action action, const lq::core::
     if (!confirm(text, n)) {
         return;
     }
-    planAsync([a, group,
-               q = toStd(queue)](QueueBackend& b) { return core::planErrorGroup(b, a, group, q); },
+    planAsync([a, group, q = toStd(queue)](
+                  core::QueueBackend& b) { return core::planErrorGroup(b, a, group, q); },
               [this, title](core::Plan plan) {
                   if (plan.targets.empty()) {
                       finishNotice(title, tr("no job matches"));
@@ -84,7 +84,7 @@ void QueueActionHandler::runProcessRelease(const lq::core::ProcessInfo& process)
     if (!confirm(text, n)) {
         return;
     }
-    planAsync([process](QueueBackend& b) { return core::planProcessRelease(b, process); },
+    planAsync([process](core::QueueBackend& b) { return core::planProcessRelease(b, process); },
               [this, title](core::Plan plan) {
                   if (plan.targets.empty()) {
                       finishNotice(title, tr("no job matches"));

@@ -3,11 +3,11 @@
 // library's own pause (QueueFormat::whyNoPause), one row written as the
 // library writes it, with no confirmation, reported and undoable like every
 // action; elsewhere the actions are off with the format's reason.
+#include "core/backend.h"
 #include "core/formats/queueformat.h"
 #include "ui/actionreport.h"
 #include "ui/messagemodel.h"
 #include "ui/queueactionhandler.h"
-#include "ui/queuebackend.h"
 #include "ui/queuedocument.h"
 #include "ui/runasync.h"
 #include "ui/uiresources.h"
@@ -104,7 +104,7 @@ void QueueActionHandler::updatePauseActions() {
 }
 
 void QueueActionHandler::refreshPaused() {
-    const std::shared_ptr<QueueBackend> b = m_doc->backend();
+    const std::shared_ptr<core::QueueBackend> b = m_doc->backend();
     if (!b || !m_doc->isOpen() || m_pausedReading || !m_doc->format().namedQueues()) {
         return;
     }

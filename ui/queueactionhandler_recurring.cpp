@@ -5,11 +5,11 @@
 // worker, reported and undoable (Edit › Undo deletes the job while no worker
 // has claimed it). Where the format records no recurring tasks, the format's
 // reason (QueueFormat::whyNot).
+#include "core/backend.h"
 #include "core/formats/queueformat.h"
 #include "ui/actionreport.h"
 #include "ui/messagemodel.h"
 #include "ui/queueactionhandler.h"
-#include "ui/queuebackend.h"
 #include "ui/queuedocument.h"
 #include "ui/runasync.h"
 #include "ui/uitext.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/queuedocument.h"
 
+#include "core/backend.h"
 #include "core/formats/queueformat.h"
-#include "ui/queuebackend.h"
 #include "ui/queuesettings.h"
 #include "ui/runasync.h"
 #include "ui/uitext.h"
@@ -52,7 +52,7 @@ void QueueDocument::setFileGone(bool gone) {
 
 void QueueDocument::open(const QString& path, bool readOnly, const QString& table) {
     struct Result {
-        std::shared_ptr<QueueBackend> backend;
+        std::shared_ptr<core::QueueBackend> backend;
         QString error;
     };
     const quint64 gen = ++m_generation;
@@ -63,7 +63,11 @@ void QueueDocument::open(const QString& path, bool readOnly, const QString& tabl
         [path, readOnly, table, settings = storedQueueSettings(path)]() -> Result {
             Result r;
             try {
-                r.backend = openBackend(toStd(path), readOnly, toStd(table), settings);
+                core::BackendOptions o;
+                o.readOnly = readOnly;
+                o.table = toStd(table);
+                o.settings = settings;
+                r.backend = core::openBackend(toStd(path), o);
             } catch (const std::exception& e) {
                 r.error = QString::fromUtf8(e.what());
             }
@@ -97,7 +101,7 @@ void QueueDocument::open(const QString& path, bool readOnly, const QString& tabl
 void QueueDocument::watchConnection() {
     setConnected(true, {});
     QPointer<QueueDocument> self(this);
-    std::weak_ptr<QueueBackend> weak = m_backend;
+    std::weak_ptr<core::QueueBackend> weak = m_backend;
     m_backend->setConnectionListener([self, weak](bool connected, const std::string& text) {
         QMetaObject::invokeMethod(
             self.data(),

@@ -11,12 +11,11 @@
 #include <memory>
 
 namespace lq::core {
+class QueueBackend;
 class QueueFormat;
-}
+} // namespace lq::core
 
 namespace lq::ui {
-
-class QueueBackend;
 
 /// The queue open in the window (compare tiled's Document): its path and
 /// queue table, the backend that reaches it, its format, whether it is open
@@ -51,7 +50,7 @@ public:
     void close();
 
     bool isOpen() const { return m_backend != nullptr; }
-    std::shared_ptr<QueueBackend> backend() const { return m_backend; }
+    std::shared_ptr<core::QueueBackend> backend() const { return m_backend; }
     QString path() const { return m_path; }
     QString table() const { return m_table; }
     QString fileName() const;
@@ -96,7 +95,7 @@ private:
     void watchConnection();
     void setConnected(bool connected, const QString& text);
 
-    std::shared_ptr<QueueBackend> m_backend;
+    std::shared_ptr<core::QueueBackend> m_backend;
     core::FormatInfo m_info;
     QString m_path;
     QString m_table;

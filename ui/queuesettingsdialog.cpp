@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/queuesettingsdialog.h"
 
+#include "core/backend.h"
 #include "core/formats/queueformat.h"
-#include "ui/queuebackend.h"
 #include "ui/queuedocument.h"
 #include "ui/queuesettings.h"
 #include "ui/runasync.h"
@@ -103,7 +103,7 @@ QAction* createQueueSettingsAction(QueueDocument* doc, QWidget* window,
     QObject::connect(doc, &QueueDocument::closed, a, update);
     QObject::connect(doc, &QueueDocument::busyChanged, a, update);
     QObject::connect(a, &QAction::triggered, window, [doc, window, reopen = std::move(reopen)] {
-        std::shared_ptr<QueueBackend> backend = doc->backend();
+        std::shared_ptr<core::QueueBackend> backend = doc->backend();
         if (!backend) {
             return;
         }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The Queues tab: the per-queue overview (core/queueoverview.h), read in a
-// worker through the document's QueueBackend, one sortable row per queue.
+// worker through the document's core::QueueBackend, one sortable row per queue.
 #include "ui/queuesview.h"
 
+#include "core/backend.h"
 #include "core/formats/queueformat.h"
 #include "core/statemodel.h"
 #include "ui/actionreport.h"
-#include "ui/queuebackend.h"
 #include "ui/queuedocument.h"
 #include "ui/runasync.h"
 #include "ui/uitext.h"
@@ -189,7 +189,7 @@ void QueuesView::showEvent(QShowEvent* event) {
 }
 
 void QueuesView::refresh() {
-    const std::shared_ptr<QueueBackend> q = m_doc->backend();
+    const std::shared_ptr<core::QueueBackend> q = m_doc->backend();
     if (!q || !m_doc->isOpen()) {
         return;
     }

@@ -21,7 +21,7 @@ class QueueDocument;
 /// (one for the whole file where the format has none) with its counts in
 /// the format's own states, whether it is paused, its throughput and its
 /// wait p50/p99 over a chosen time range: core::QueueOverview, read through
-/// the document's QueueBackend in a worker (computed on the host for a
+/// the document's core::QueueBackend in a worker (computed on the host for a
 /// remote queue). Double-clicking a row asks for that queue's messages.
 class QueuesView : public QWidget {
     Q_OBJECT

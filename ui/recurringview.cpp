@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The Recurring tab: the file's recurring tasks, read in a worker through
-// the document's QueueBackend; Run now goes through the handler like any
+// the document's core::QueueBackend; Run now goes through the handler like any
 // action.
 #include "ui/recurringview.h"
 
+#include "core/backend.h"
 #include "core/formats/queueformat.h"
 #include "ui/queueactionhandler.h"
-#include "ui/queuebackend.h"
 #include "ui/queuedocument.h"
 #include "ui/runasync.h"
 #include "ui/theme.h"
@@ -160,7 +160,7 @@ void RecurringView::showEvent(QShowEvent* event) {
 }
 
 void RecurringView::refresh() {
-    const std::shared_ptr<QueueBackend> q = m_doc->backend();
+    const std::shared_ptr<core::QueueBackend> q = m_doc->backend();
     if (!q) {
         return;
     }

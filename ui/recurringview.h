@@ -19,7 +19,7 @@ class QueueActionHandler;
 class QueueDocument;
 
 /// The Recurring tab (issue 39): the recurring tasks the file records
-/// (core::RecurringList through the QueueBackend, in a worker), each with
+/// (core::RecurringList through the core::QueueBackend, in a worker), each with
 /// its schedule as written, what it enqueues, its queue, its last run, its
 /// next run by the schedule as the library reads it and the runs missed
 /// since the last (highlighted). "Run now" enqueues the selected task's job

@@ -5,6 +5,7 @@
 #include "launchbench.h"
 #include "rawreference.h"
 
+#include "core/backend.h"
 #include "core/json.h"
 #include "core/queue.h"
 #include "ui/appstyle.h"
@@ -12,7 +13,6 @@
 #include "ui/mainwindow.h"
 #include "ui/messagemodel.h"
 #include "ui/messagespage.h"
-#include "ui/queuebackend.h"
 #include "ui/statusfilterbar.h"
 
 #include <QApplication>

@@ -7,6 +7,7 @@
 // ssh child is killed shows the "connection lost" banner, turns writes off,
 // reconnects by itself and shows the data again with the view kept.
 #include "core/audit.h"
+#include "core/backend.h"
 #include "core/queue.h"
 #include "core/remote/client.h"
 #include "support/fixtures.h"
@@ -17,7 +18,6 @@
 #include "ui/fleetmodel.h"
 #include "ui/mainwindow.h"
 #include "ui/messagemodel.h"
-#include "ui/queuebackend.h"
 #include "ui/statusfilterbar.h"
 
 #include <QAction>
@@ -129,9 +129,11 @@ private slots:
     /// host (`dashboard`) and equal the local copy's; the charts have data.
     void remoteDashboard() {
         lq::ui::DashboardWidget local;
-        local.setBackend(lq::ui::openBackend(m_local.toStdString(), true, {}));
+        lq::core::BackendOptions readOnly;
+        readOnly.readOnly = true;
+        local.setBackend(lq::core::openBackend(m_local.toStdString(), readOnly));
         lq::ui::DashboardWidget remote;
-        remote.setBackend(lq::ui::openBackend(m_url.toStdString(), true, {}));
+        remote.setBackend(lq::core::openBackend(m_url.toStdString(), readOnly));
         local.show(); // a hidden dashboard computes nothing
         remote.show();
         QVERIFY(waitFor([&] { return local.hasData() && !local.isComputing(); }, 15000));

@@ -1,57 +1,43 @@
 // SPDX-License-Identifier: MIT
-#include "ui/remotequeuebackend.h"
+#include "backend.h"
 
-#include "core/remote/client.h"
+#include "client.h"
 
 #include <algorithm>
 #include <chrono>
 
-namespace lq::ui {
+namespace lq::core::remote {
 
 namespace {
 
-constexpr const char* kTool = "lqadmin";
 constexpr int kEventWaitMs = 500;
 constexpr int kDeadSlackMs = 100;
 constexpr int kFirstBackoffMs = 250;
 constexpr int kMaxBackoffMs = 8000;
 
-core::remote::RemoteOpenOptions openOptions(bool readOnly, const std::string& table,
-                                            const core::FormatSettings& settings) {
-    core::remote::RemoteOpenOptions o;
+RemoteOpenOptions openOptions(const BackendOptions& b, bool readOnly) {
+    RemoteOpenOptions o;
     o.readOnly = readOnly;
-    o.table = table;
-    o.settings = settings;
+    o.table = b.table;
+    o.settings = b.settings;
+    o.busyTimeoutMs = b.busyTimeoutMs;
+    o.now = b.now;
     return o;
 }
 
 } // namespace
 
-std::shared_ptr<QueueBackend> openBackend(const std::string& path, bool readOnly,
-                                          const std::string& table,
-                                          const core::FormatSettings& settings) {
-    if (core::remote::isRemoteUrl(path)) {
-        return RemoteQueueBackend::open(path, readOnly, table, settings);
-    }
-    return LocalQueueBackend::open(path, readOnly, table, settings);
+std::shared_ptr<QueueBackend> RemoteQueueBackend::open(const std::string& url,
+                                                       const BackendOptions& o) {
+    std::shared_ptr<RemoteQueue> q = RemoteQueue::open(url, openOptions(o, o.readOnly));
+    return std::make_shared<RemoteQueueBackend>(std::move(q), o);
 }
 
-std::shared_ptr<QueueBackend> RemoteQueueBackend::open(const std::string& url, bool readOnly,
-                                                       const std::string& table,
-                                                       const core::FormatSettings& settings) {
-    std::shared_ptr<core::remote::RemoteQueue> q =
-        core::remote::RemoteQueue::open(url, openOptions(readOnly, table, settings));
-    return std::make_shared<RemoteQueueBackend>(std::move(q), readOnly, table, settings);
-}
-
-RemoteQueueBackend::RemoteQueueBackend(std::shared_ptr<core::remote::RemoteQueue> queue,
-                                       bool readOnly, std::string table,
-                                       core::FormatSettings settings)
+RemoteQueueBackend::RemoteQueueBackend(std::shared_ptr<RemoteQueue> queue, BackendOptions o)
     : m_url(queue->url())
-    , m_label(core::remote::SshUrl::parse(queue->url()).host)
-    , m_readOnly(queue->readOnly() || readOnly)
-    , m_table(std::move(table))
-    , m_settings(std::move(settings))
+    , m_label(SshUrl::parse(queue->url()).host)
+    , m_readOnly(queue->readOnly() || o.readOnly)
+    , m_options(std::move(o))
     , m_info(queue->info())
     , m_queue(std::move(queue)) {
     m_monitor = std::thread([this] { monitor(); });
@@ -108,7 +94,7 @@ void RemoteQueueBackend::monitor() {
     using Clock = std::chrono::steady_clock;
     int backoffMs = kFirstBackoffMs;
     for (;;) {
-        std::shared_ptr<core::remote::RemoteQueue> q;
+        std::shared_ptr<RemoteQueue> q;
         {
             std::lock_guard lock(m_mutex);
             if (m_stop) {
@@ -148,8 +134,8 @@ void RemoteQueueBackend::monitor() {
             }
         }
         try {
-            std::shared_ptr<core::remote::RemoteQueue> fresh = core::remote::RemoteQueue::open(
-                m_url, openOptions(m_readOnly, m_table, m_settings));
+            std::shared_ptr<RemoteQueue> fresh =
+                RemoteQueue::open(m_url, openOptions(m_options, m_readOnly));
             {
                 std::lock_guard lock(m_mutex);
                 m_queue = std::move(fresh);
@@ -164,11 +150,11 @@ void RemoteQueueBackend::monitor() {
     }
 }
 
-std::shared_ptr<core::remote::RemoteQueue> RemoteQueueBackend::queue() const {
+std::shared_ptr<RemoteQueue> RemoteQueueBackend::queue() const {
     std::lock_guard lock(m_mutex);
     if (!m_queue) {
-        throw core::Error(core::ErrorKind::Io, m_url,
-                          "the connection to " + m_label + " is lost; reconnecting");
+        throw Error(ErrorKind::Io, m_url,
+                    "the connection to " + m_label + " is lost; reconnecting");
     }
     return m_queue;
 }
@@ -177,7 +163,7 @@ std::string RemoteQueueBackend::path() const {
     return m_url;
 }
 
-const core::FormatInfo& RemoteQueueBackend::info() const {
+const FormatInfo& RemoteQueueBackend::info() const {
     return m_info;
 }
 
@@ -185,7 +171,7 @@ bool RemoteQueueBackend::readOnly() const {
     return m_readOnly;
 }
 
-core::TimeNs RemoteQueueBackend::now() const {
+TimeNs RemoteQueueBackend::now() const {
     return queue()->now();
 }
 
@@ -193,9 +179,9 @@ std::optional<std::int64_t> RemoteQueueBackend::maxsize() const {
     return std::nullopt;
 }
 
-core::FileStamp RemoteQueueBackend::fileIdentity() const {
+FileStamp RemoteQueueBackend::fileIdentity() const {
     const auto q = queue();
-    core::FileStamp id;
+    FileStamp id;
     id.exists = true;
     id.inode = q->inode();
     id.size = q->fileSize();
@@ -210,29 +196,26 @@ std::int64_t RemoteQueueBackend::walSize() const {
     return queue()->walSize();
 }
 
-std::vector<std::int64_t> RemoteQueueBackend::orderedRowids(const core::Filter& f,
-                                                            const core::Sort& s,
+std::vector<std::int64_t> RemoteQueueBackend::orderedRowids(const Filter& f, const Sort& s,
                                                             const std::atomic_bool* cancel) {
     (void)cancel; // the host reads to the end; the superseded reply is dropped
     return queue()->orderedRowids(f, s);
 }
 
-std::vector<core::Message>
-RemoteQueueBackend::fetchRowids(const std::vector<std::int64_t>& rowids) {
+std::vector<Message> RemoteQueueBackend::fetchRowids(const std::vector<std::int64_t>& rowids) {
     return queue()->fetchRowids(rowids);
 }
 
-std::vector<core::Message> RemoteQueueBackend::firstPage(const core::Filter& f, const core::Sort& s,
-                                                         int limit) {
+std::vector<Message> RemoteQueueBackend::firstPage(const Filter& f, const Sort& s, int limit) {
     // Over a link the first page is one round trip, well before the ordering.
     return queue()->list(f, s, 0, limit);
 }
 
-std::optional<core::Message> RemoteQueueBackend::get(const std::string& messageId) {
+std::optional<Message> RemoteQueueBackend::get(const std::string& messageId) {
     return queue()->get(messageId);
 }
 
-core::Counts RemoteQueueBackend::counts(core::TimeNs stuckAfterNs, const std::string& queue) {
+Counts RemoteQueueBackend::counts(TimeNs stuckAfterNs, const std::string& queue) {
     // The protocol's `counts` with `queue` (docs/PROTOCOL.md).
     return this->queue()->counts(queue, stuckAfterNs);
 }
@@ -241,78 +224,78 @@ std::vector<std::string> RemoteQueueBackend::queueNames() {
     return queue()->queueNames(); // `queue_names`
 }
 
-core::DashboardFigures RemoteQueueBackend::dashboard(const core::DashboardQuery& q) {
+DashboardFigures RemoteQueueBackend::dashboard(const DashboardQuery& q) {
     // Computed on the host (`dashboard`): figures, not a row per message.
     return queue()->dashboard(q);
 }
 
-core::QueueOverview RemoteQueueBackend::queueOverview(const core::DashboardQuery& q) {
+QueueOverview RemoteQueueBackend::queueOverview(const DashboardQuery& q) {
     return queue()->queueOverview(q); // computed on the host (`queue_overview`)
 }
 
-std::vector<core::AuditEntry> RemoteQueueBackend::auditEntries() const {
-    return core::AuditLog().entries(m_url);
+std::vector<AuditEntry> RemoteQueueBackend::auditEntries() const {
+    return AuditLog().entries(m_url);
 }
 
-std::vector<core::ErrorGroup> RemoteQueueBackend::errorGroups(const std::string& queue) {
+std::vector<ErrorGroup> RemoteQueueBackend::errorGroups(const std::string& queue) {
     // The failed rows are read over the link in batches and grouped here,
     // by the same rule as a local file (lqctl errors over ssh does the same).
     const auto q = this->queue();
-    return core::groupFailures(*q, queue);
+    return groupFailures(*q, queue);
 }
 
-core::ProcessList RemoteQueueBackend::processes() {
+ProcessList RemoteQueueBackend::processes() {
     return queue()->processes();
 }
 
-std::vector<core::PausedQueue> RemoteQueueBackend::pausedQueues() {
+std::vector<PausedQueue> RemoteQueueBackend::pausedQueues() {
     return queue()->pausedQueues();
 }
 
-core::Report RemoteQueueBackend::setPaused(const std::string& queue, bool pause) {
+Report RemoteQueueBackend::setPaused(const std::string& queue, bool pause) {
     const auto q = this->queue();
-    core::remote::RemoteOperator op(*q, kTool);
+    RemoteOperator op(*q, m_options.tool);
     return pause ? op.pause(queue) : op.resume(queue);
 }
 
-core::RecurringList RemoteQueueBackend::recurringTasks() {
+RecurringList RemoteQueueBackend::recurringTasks() {
     return queue()->recurringTasks(); // evaluated on the host, at its clock
 }
 
-core::Report RemoteQueueBackend::runRecurring(const std::string& key) {
+Report RemoteQueueBackend::runRecurring(const std::string& key) {
     const auto q = queue();
-    return core::remote::RemoteOperator(*q, kTool).runRecurring(key);
+    return RemoteOperator(*q, m_options.tool).runRecurring(key);
 }
 
-core::Plan RemoteQueueBackend::planTargets(core::Action a, std::vector<core::Target> targets) {
+Plan RemoteQueueBackend::planTargets(Action a, std::vector<Target> targets) {
     const auto q = queue();
-    return core::remote::RemoteOperator(*q, kTool).planTargets(a, targets);
+    return RemoteOperator(*q, m_options.tool).planTargets(a, targets);
 }
 
-core::Plan RemoteQueueBackend::planFilter(core::Action a, core::Filter f) {
+Plan RemoteQueueBackend::planFilter(Action a, Filter f) {
     const auto q = queue();
-    return core::remote::RemoteOperator(*q, kTool).planFilter(a, f);
+    return RemoteOperator(*q, m_options.tool).planFilter(a, f);
 }
 
-core::Plan RemoteQueueBackend::planRetryExpired(std::chrono::nanoseconds threshold) {
+Plan RemoteQueueBackend::planRetryExpired(std::chrono::nanoseconds threshold) {
     const auto q = queue();
-    return core::remote::RemoteOperator(*q, kTool).planRetryExpired(threshold);
+    return RemoteOperator(*q, m_options.tool).planRetryExpired(threshold);
 }
 
-core::Plan RemoteQueueBackend::planPrune(bool includeFailed,
-                                         std::optional<std::chrono::nanoseconds> olderThan) {
+Plan RemoteQueueBackend::planPrune(bool includeFailed,
+                                   std::optional<std::chrono::nanoseconds> olderThan) {
     const auto q = queue();
-    return core::remote::RemoteOperator(*q, kTool).planPrune(includeFailed, olderThan);
+    return RemoteOperator(*q, m_options.tool).planPrune(includeFailed, olderThan);
 }
 
-core::Report RemoteQueueBackend::run(const core::Plan& p, const std::atomic_bool* cancel,
-                                     core::Operator::Progress progress) {
+Report RemoteQueueBackend::run(const Plan& p, const std::atomic_bool* cancel,
+                               Operator::Progress progress) {
     (void)progress; // the remote apply reports at the end
     try {
         const auto q = queue();
-        return core::remote::RemoteOperator(*q, kTool).run(p, cancel);
-    } catch (const core::Error& e) {
-        core::Report r;
+        return RemoteOperator(*q, m_options.tool).run(p, cancel);
+    } catch (const Error& e) {
+        Report r;
         r.action = p.action;
         r.result.errorKind = e.kind();
         r.result.error = e.what();
@@ -320,15 +303,14 @@ core::Report RemoteQueueBackend::run(const core::Plan& p, const std::atomic_bool
     }
 }
 
-core::Report RemoteQueueBackend::undo(const core::AuditEntry& record,
-                                      const std::atomic_bool* cancel,
-                                      core::Operator::Progress progress) {
+Report RemoteQueueBackend::undo(const AuditEntry& record, const std::atomic_bool* cancel,
+                                Operator::Progress progress) {
     (void)progress;
     try {
         const auto q = queue();
-        return core::remote::RemoteOperator(*q, kTool).undo(record, cancel);
-    } catch (const core::Error& e) {
-        core::Report r;
+        return RemoteOperator(*q, m_options.tool).undo(record, cancel);
+    } catch (const Error& e) {
+        Report r;
         r.undo = true;
         r.result.errorKind = e.kind();
         r.result.error = e.what();
@@ -336,25 +318,25 @@ core::Report RemoteQueueBackend::undo(const core::AuditEntry& record,
     }
 }
 
-core::Report RemoteQueueBackend::enqueue(const std::string& data, std::optional<std::string> key) {
+Report RemoteQueueBackend::enqueue(const std::string& data, std::optional<std::string> key) {
     // Throws the host's refusal (full, conflict, read-only), as a local enqueue.
     const auto q = queue();
-    return core::remote::RemoteOperator(*q, kTool).enqueue(data, key);
+    return RemoteOperator(*q, m_options.tool).enqueue(data, key);
 }
 
-core::Report RemoteQueueBackend::vacuum(std::pair<std::int64_t, std::int64_t>* sizes) {
+Report RemoteQueueBackend::vacuum(std::pair<std::int64_t, std::int64_t>* sizes) {
     const auto q = queue();
-    return core::remote::RemoteOperator(*q, kTool).vacuum(sizes);
+    return RemoteOperator(*q, m_options.tool).vacuum(sizes);
 }
 
-core::Report RemoteQueueBackend::upgrade() {
+Report RemoteQueueBackend::upgrade() {
     const auto q = queue();
-    return core::remote::RemoteOperator(*q, kTool).upgrade(); // the window reopens after it
+    return RemoteOperator(*q, m_options.tool).upgrade(); // the window reopens after it
 }
 
-std::optional<core::AuditEntry> RemoteQueueBackend::lastUndoable() {
+std::optional<AuditEntry> RemoteQueueBackend::lastUndoable() {
     const auto q = queue();
-    return core::remote::RemoteOperator(*q, kTool).lastUndoable();
+    return RemoteOperator(*q, m_options.tool).lastUndoable();
 }
 
-} // namespace lq::ui
+} // namespace lq::core::remote

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+#include "backend.h"
+
+#include "filestamp.h"
+#include "queue.h"
+#include "remote/backend.h"
+#include "remote/client.h"
+
+#include <unistd.h>
+
+namespace lq::core {
+
+std::shared_ptr<QueueBackend> openBackend(const std::string& path, const BackendOptions& o) {
+    if (remote::isRemoteUrl(path))
+        return remote::RemoteQueueBackend::open(path, o);
+    return LocalQueueBackend::open(path, o);
+}
+
+LocalQueueBackend::LocalQueueBackend(std::shared_ptr<Queue> queue, std::string tool)
+    : m_queue(std::move(queue))
+    , m_tool(std::move(tool)) {}
+
+LocalQueueBackend::~LocalQueueBackend() = default;
+
+std::shared_ptr<QueueBackend> LocalQueueBackend::open(const std::string& path,
+                                                      const BackendOptions& b) {
+    OpenOptions o;
+    o.settings = b.settings;
+    // Read-only when asked, and by default when we could not write the file
+    // anyway.
+    o.readOnly = b.readOnly || ::access(path.c_str(), W_OK) != 0;
+    o.table = b.table;
+    o.busyTimeoutMs = b.busyTimeoutMs;
+    if (b.now)
+        o.clock = fixedClock(*b.now);
+    return localBackend(std::shared_ptr<Queue>(Queue::open(path, o)), b.tool);
+}
+
+std::shared_ptr<QueueBackend> localBackend(std::shared_ptr<Queue> queue, std::string tool) {
+    if (!queue) {
+        return nullptr;
+    }
+    return std::make_shared<LocalQueueBackend>(std::move(queue), std::move(tool));
+}
+
+Operator LocalQueueBackend::op() const {
+    return {*m_queue, m_tool};
+}
+
+std::string LocalQueueBackend::path() const {
+    return m_queue->path();
+}
+
+const FormatInfo& LocalQueueBackend::info() const {
+    return m_queue->info();
+}
+
+bool LocalQueueBackend::readOnly() const {
+    return m_queue->readOnly();
+}
+
+TimeNs LocalQueueBackend::now() const {
+    return m_queue->now();
+}
+
+std::optional<std::int64_t> LocalQueueBackend::maxsize() const {
+    return m_queue->maxsize();
+}
+
+FileStamp LocalQueueBackend::fileIdentity() const {
+    return fileStamp(m_queue->path());
+}
+
+std::int64_t LocalQueueBackend::dataVersion() {
+    return m_queue->dataVersion();
+}
+
+std::int64_t LocalQueueBackend::walSize() const {
+    return m_queue->walSize();
+}
+
+std::vector<std::int64_t> LocalQueueBackend::orderedRowids(const Filter& f, const Sort& s,
+                                                           const std::atomic_bool* cancel) {
+    return m_queue->orderedRowids(f, s, cancel);
+}
+
+std::vector<Message> LocalQueueBackend::firstPage(const Filter& f, const Sort& s, int limit) {
+    // Without an index the first page costs the full scan the ordering does:
+    // then it would only delay the ordering.
+    if (!m_queue->sortIsIndexed(f, s)) {
+        return {};
+    }
+    return m_queue->list(f, s, 0, limit);
+}
+
+std::vector<Message> LocalQueueBackend::fetchRowids(const std::vector<std::int64_t>& rowids) {
+    return m_queue->fetchRowids(rowids);
+}
+
+std::optional<Message> LocalQueueBackend::get(const std::string& messageId) {
+    return m_queue->get(messageId);
+}
+
+Counts LocalQueueBackend::counts(TimeNs stuckAfterNs, const std::string& queue) {
+    return m_queue->counts(queue, stuckAfterNs);
+}
+
+std::vector<std::string> LocalQueueBackend::queueNames() {
+    return m_queue->queueNames();
+}
+
+DashboardFigures LocalQueueBackend::dashboard(const DashboardQuery& q) {
+    return dashboardFigures(*m_queue, q);
+}
+
+QueueOverview LocalQueueBackend::queueOverview(const DashboardQuery& q) {
+    return core::queueOverview(*m_queue, q);
+}
+
+std::vector<AuditEntry> LocalQueueBackend::auditEntries() const {
+    return AuditLog().entries(m_queue->path());
+}
+
+std::vector<ErrorGroup> LocalQueueBackend::errorGroups(const std::string& queue) {
+    return groupFailures(*m_queue, queue);
+}
+
+ProcessList LocalQueueBackend::processes() {
+    return m_queue->processes();
+}
+
+std::vector<PausedQueue> LocalQueueBackend::pausedQueues() {
+    return m_queue->pausedQueues();
+}
+
+Report LocalQueueBackend::setPaused(const std::string& queue, bool pause) {
+    return pause ? op().pause(queue) : op().resume(queue);
+}
+
+RecurringList LocalQueueBackend::recurringTasks() {
+    return m_queue->recurringTasks();
+}
+
+Report LocalQueueBackend::runRecurring(const std::string& key) {
+    return op().runRecurring(key);
+}
+
+Plan LocalQueueBackend::planTargets(Action a, std::vector<Target> targets) {
+    return op().planTargets(a, std::move(targets));
+}
+
+Plan LocalQueueBackend::planFilter(Action a, Filter f) {
+    return op().planFilter(a, std::move(f));
+}
+
+Plan LocalQueueBackend::planRetryExpired(std::chrono::nanoseconds threshold) {
+    return op().planRetryExpired(threshold);
+}
+
+Plan LocalQueueBackend::planPrune(bool includeFailed,
+                                  std::optional<std::chrono::nanoseconds> olderThan) {
+    return op().planPrune(includeFailed, olderThan);
+}
+
+Report LocalQueueBackend::run(const Plan& p, const std::atomic_bool* cancel,
+                              Operator::Progress progress) {
+    return op().run(p, cancel, std::move(progress));
+}
+
+Report LocalQueueBackend::undo(const AuditEntry& record, const std::atomic_bool* cancel,
+                               Operator::Progress progress) {
+    return op().undo(record, cancel, std::move(progress));
+}
+
+Report LocalQueueBackend::enqueue(const std::string& data, std::optional<std::string> key) {
+    return op().enqueue(data, std::move(key));
+}
+
+Report LocalQueueBackend::vacuum(std::pair<std::int64_t, std::int64_t>* sizes) {
+    return op().vacuum(sizes);
+}
+
+Report LocalQueueBackend::upgrade() {
+    return op().upgrade();
+}
+
+std::optional<AuditEntry> LocalQueueBackend::lastUndoable() {
+    return op().lastUndoable();
+}
+
+std::optional<std::string> LocalQueueBackend::refusal(Action a, const Message& m) const {
+    return m_queue->refusal(a, m); // pure: the format's rule, no SQL
+}
+
+} // namespace lq::core
