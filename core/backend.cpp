@@ -137,8 +137,8 @@ Report LocalQueueBackend::setPaused(const std::string& queue, bool pause) {
     return pause ? op().pause(queue) : op().resume(queue);
 }
 
-RecurringList LocalQueueBackend::recurringTasks() {
-    return m_queue->recurringTasks();
+RecurringList LocalQueueBackend::recurringTasks(int tzOffset) {
+    return m_queue->recurringTasks(std::nullopt, tzOffset);
 }
 
 Report LocalQueueBackend::runRecurring(const std::string& key) {

@@ -112,7 +112,9 @@ public:
     /// The recurring tasks the file records, with their last, next and
     /// missed runs at the queue's clock (Queue::recurringTasks; a
     /// remote queue reads them on its host), or why it records none.
-    virtual RecurringList recurringTasks() = 0;
+    /// `tzOffset`: as core::Queue::recurringTasks (the zone a schedule
+    /// without one is read in).
+    virtual RecurringList recurringTasks(int tzOffset) = 0;
     /// Enqueues recurring task `key`'s job now as the library's own "run
     /// now" does, recorded and undoable (Operator::runRecurring).
     /// Never throws.
@@ -166,6 +168,10 @@ struct BackendOptions {
     int busyTimeoutMs = 5000;     ///< how long to wait for a locked file
     std::optional<TimeNs> now;    ///< a fixed clock (lqctl --now); default the system's
     std::string tool = "lqadmin"; ///< who the audit records name
+    /// Keep watching: a remote backend waits for the host's pushed changes
+    /// and reconnects after a drop (a window). Off for one command (lqctl):
+    /// no thread, and a dropped link is that command's error.
+    bool watch = true;
 };
 
 /// Opens `path` (blocking): a remote backend for ssh:// URLs, else a local
@@ -214,7 +220,7 @@ public:
     ProcessList processes() override;
     std::vector<PausedQueue> pausedQueues() override;
     Report setPaused(const std::string& queue, bool pause) override;
-    RecurringList recurringTasks() override;
+    RecurringList recurringTasks(int tzOffset) override;
     Report runRecurring(const std::string& key) override;
     Plan planTargets(Action a, std::vector<Target> targets) override;
     Plan planFilter(Action a, Filter f) override;

@@ -174,7 +174,7 @@ void RecurringView::refresh() {
         [q]() -> Result {
             try {
                 const core::TimeNs now = q->now();
-                return {q->recurringTasks(), now, {}};
+                return {q->recurringTasks(0), now, {}};
             } catch (const std::exception& e) {
                 return {{}, 0, QString::fromUtf8(e.what())};
             }

@@ -305,6 +305,28 @@ std::unique_ptr<Queue> openQueue(const Options& o, bool write) {
     return q;
 }
 
+std::shared_ptr<core::QueueBackend> openBackendFor(const Options& o, bool write) {
+    core::BackendOptions b;
+    b.readOnly = !write;
+    b.table = o.table;
+    b.settings = o.settings;
+    b.busyTimeoutMs = o.busyTimeoutMs;
+    b.now = o.now;
+    b.tool = "lqctl";
+    b.watch = false;
+    auto q = core::openBackend(o.file, b);
+    if (write && q->readOnly()) {
+        const std::string& why = q->info().readOnlyReason;
+        throw core::ReadOnly(o.file,
+                             "the queue is read-only: " +
+                                 (why.empty() ? std::string("this user cannot write it") : why) +
+                                 ". Nothing was changed.");
+    }
+    if (!write && !o.queue.empty())
+        checkQueueName(o, q->info(), q->queueNames());
+    return q;
+}
+
 void checkQueueName(const Options& o, const core::FormatInfo& info,
                     const std::vector<std::string>& names) {
     if (std::find(names.begin(), names.end(), o.queue) != names.end())
@@ -523,9 +545,9 @@ int cmdStats(const Options& o) {
     return isRemote(o) ? cmdStatsOn<core::remote::RemoteQueue>(o) : cmdStatsOn<Queue>(o);
 }
 
-template <class Q> int cmdGetOn(const Options& o) {
+int cmdGet(const Options& o) {
     const std::string& id = requireArg(o, 0);
-    auto q = openAs<Q>(o, false);
+    auto q = openBackendFor(o, false);
     const auto m = q->get(id);
     if (!m)
         throw Refused("no message with id " + terminalSafe(id));
@@ -534,10 +556,6 @@ template <class Q> int cmdGetOn(const Options& o) {
     else
         printMessagePlain(*m, q->info(), q->now());
     return ExitOk;
-}
-
-int cmdGet(const Options& o) {
-    return isRemote(o) ? cmdGetOn<core::remote::RemoteQueue>(o) : cmdGetOn<Queue>(o);
 }
 
 int cmdFleet(const Options& o) {

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 
+#include <core/backend.h>
 #include <core/formats/queueformat.h>
 #include <core/json.h>
 #include <core/operator.h>
@@ -67,6 +68,11 @@ std::unique_ptr<core::remote::RemoteQueue> openRemote(const Options& o, bool wri
 /// NAME in FILE; queues: a, b, c".
 void checkQueueName(const Options& o, const core::FormatInfo& info,
                     const std::vector<std::string>& names);
+/// A command's queue through the backend seam both front ends share
+/// (core/backend.h): a local file or ssh://, opened with the global options;
+/// the audit records name "lqctl". `write` as in openQueue(); a --queue the
+/// file does not hold is refused as in openAs().
+std::shared_ptr<core::QueueBackend> openBackendFor(const Options& o, bool write);
 /// A command's queue, local (core::Queue) or remote (RemoteQueue), and the
 /// operator that goes with it: the commands are written once for both.
 template <class Q> std::unique_ptr<Q> openAs(const Options& o, bool write) {

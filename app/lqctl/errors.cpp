@@ -8,13 +8,12 @@
 namespace lq::ctl {
 
 using core::Json;
-using core::Queue;
 using core::TimeNs;
 
-template <class Q> int cmdErrorsOn(const Options& o) {
-    // openAs() refuses a --queue the file does not hold.
-    auto q = openAs<Q>(o, false);
-    const std::vector<core::ErrorGroup> groups = core::groupFailures(*q, o.queue);
+int cmdErrors(const Options& o) {
+    // openBackendFor() refuses a --queue the file does not hold.
+    auto q = openBackendFor(o, false);
+    const std::vector<core::ErrorGroup> groups = q->errorGroups(o.queue);
     if (o.json) {
         Json arr = Json::array();
         for (const auto& g : groups) {
@@ -56,10 +55,6 @@ template <class Q> int cmdErrorsOn(const Options& o) {
     }
     out(t.render());
     return ExitOk;
-}
-
-int cmdErrors(const Options& o) {
-    return isRemote(o) ? cmdErrorsOn<core::remote::RemoteQueue>(o) : cmdErrorsOn<Queue>(o);
 }
 
 } // namespace lq::ctl

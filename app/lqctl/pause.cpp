@@ -10,20 +10,18 @@
 namespace lq::ctl {
 
 using core::Json;
-using core::Queue;
 
 namespace {
 
-template <class Q> int cmdPauseOn(const Options& o, bool pause) {
+int cmdPauseOn(const Options& o, bool pause) {
     const core::Action a = pause ? core::Action::Pause : core::Action::Resume;
     if (o.queue.empty())
         throw UsageError(std::string(core::actionName(a)) + " needs --queue QUEUE");
-    auto q = openAs<Q>(o, true);
+    auto q = openBackendFor(o, true);
     const core::QueueFormat& format = core::QueueFormat::of(q->info());
     if (const std::string why = format.whyNot(a, q->info()); !why.empty())
         throw Refused(why + " (this is " + format.id() + "); nothing was changed");
-    OperatorFor<Q> op(*q, "lqctl");
-    const core::Report r = pause ? op.pause(o.queue) : op.resume(o.queue);
+    const core::Report r = q->setPaused(o.queue, pause);
     std::optional<core::TimeNs> since;
     for (const auto& p : q->pausedQueues())
         if (p.queue == o.queue)
@@ -68,13 +66,11 @@ template <class Q> int cmdPauseOn(const Options& o, bool pause) {
 } // namespace
 
 int cmdPause(const Options& o) {
-    return isRemote(o) ? cmdPauseOn<core::remote::RemoteQueue>(o, true)
-                       : cmdPauseOn<Queue>(o, true);
+    return cmdPauseOn(o, true);
 }
 
 int cmdResume(const Options& o) {
-    return isRemote(o) ? cmdPauseOn<core::remote::RemoteQueue>(o, false)
-                       : cmdPauseOn<Queue>(o, false);
+    return cmdPauseOn(o, false);
 }
 
 } // namespace lq::ctl

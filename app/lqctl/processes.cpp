@@ -9,13 +9,12 @@
 namespace lq::ctl {
 
 using core::Json;
-using core::Queue;
 using core::TimeNs;
 
-template <class Q> int cmdProcessesOn(const Options& o) {
-    auto q = openAs<Q>(o, false);
-    const TimeNs now = o.now ? *o.now : q->now();
-    const core::ProcessList list = q->processes(now);
+int cmdProcesses(const Options& o) {
+    auto q = openBackendFor(o, false);
+    const TimeNs now = q->now();
+    const core::ProcessList list = q->processes();
     if (o.json) {
         Json arr = Json::array();
         for (const auto& p : list.processes) {
@@ -71,10 +70,6 @@ template <class Q> int cmdProcessesOn(const Options& o) {
     for (const auto& w : list.warnings)
         out("warning: " + terminalSafe(w) + "\n");
     return ExitOk;
-}
-
-int cmdProcesses(const Options& o) {
-    return isRemote(o) ? cmdProcessesOn<core::remote::RemoteQueue>(o) : cmdProcessesOn<Queue>(o);
 }
 
 } // namespace lq::ctl

@@ -16,7 +16,6 @@
 namespace lq::ctl {
 
 using core::Json;
-using core::Queue;
 using core::TimeNs;
 
 namespace {
@@ -61,10 +60,10 @@ Json rowJson(const core::QueueOverviewRow& r, const core::FormatInfo& info) {
 
 } // namespace
 
-template <class Q> int cmdQueuesOn(const Options& o) {
-    auto q = openAs<Q>(o, false);
+int cmdQueues(const Options& o) {
+    auto q = openBackendFor(o, false);
     const core::FormatInfo& info = q->info();
-    const TimeNs now = o.now ? *o.now : q->now();
+    const TimeNs now = q->now();
     core::DashboardQuery query;
     query.stuckNs = o.stuckAfterNs();
     query.from = o.from;
@@ -73,11 +72,7 @@ template <class Q> int cmdQueuesOn(const Options& o) {
     query.to = o.to;
     if (query.from && query.to && *query.to <= *query.from)
         throw UsageError("the range ends before it starts (--to is not after the start)");
-    core::QueueOverview ov;
-    if constexpr (std::is_same_v<Q, Queue>)
-        ov = core::queueOverview(*q, query);
-    else
-        ov = q->queueOverview(query);
+    core::QueueOverview ov = q->queueOverview(query);
     if (!o.queue.empty())
         std::erase_if(ov.rows, [&](const core::QueueOverviewRow& r) { return r.queue != o.queue; });
 
@@ -135,10 +130,6 @@ template <class Q> int cmdQueuesOn(const Options& o) {
     if (!ov.waitNote.empty())
         out("wait: " + terminalSafe(ov.waitNote) + "\n");
     return ExitOk;
-}
-
-int cmdQueues(const Options& o) {
-    return isRemote(o) ? cmdQueuesOn<core::remote::RemoteQueue>(o) : cmdQueuesOn<Queue>(o);
 }
 
 } // namespace lq::ctl

@@ -16,7 +16,6 @@
 namespace lq::ctl {
 
 using core::Json;
-using core::Queue;
 using core::TimeNs;
 
 namespace {
@@ -32,13 +31,13 @@ std::string taskWhat(const core::RecurringTask& t) {
                                 : std::string("-");
 }
 
-template <class Q> int runTaskNow(const Options& o) {
-    auto q = openAs<Q>(o, true);
+int runTaskNow(const Options& o) {
+    auto q = openBackendFor(o, true);
     const core::QueueFormat& format = core::QueueFormat::of(q->info());
     const core::Action a = core::Action::RunRecurring;
     if (const std::string why = format.whyNot(a, q->info()); !why.empty())
         throw Refused(why + " (this is " + format.id() + "); nothing was changed");
-    const core::RecurringList list = q->recurringTasks(o.now, o.tzOffset);
+    const core::RecurringList list = q->recurringTasks(o.tzOffset);
     const auto task =
         std::find_if(list.tasks.begin(), list.tasks.end(),
                      [&](const core::RecurringTask& t) { return t.key == o.runTask; });
@@ -51,8 +50,7 @@ template <class Q> int runTaskNow(const Options& o) {
                 terminalSafe(taskWhat(*task), 80) + ") in " + terminalSafe(o.file) +
                 "? Its job is enqueued as the library's own run now does.",
             "run recurring task " + terminalSafe(task->key, 80));
-    OperatorFor<Q> op(*q, "lqctl");
-    const core::Report r = op.runRecurring(o.runTask);
+    const core::Report r = q->runRecurring(o.runTask);
     const core::Message* job = r.applied() > 0 ? &r.result.applied.front().after : nullptr;
     if (o.json) {
         Json j = Json::object();
@@ -96,12 +94,12 @@ template <class Q> int runTaskNow(const Options& o) {
 
 } // namespace
 
-template <class Q> int cmdRecurringOn(const Options& o) {
+int cmdRecurring(const Options& o) {
     if (!o.runTask.empty())
-        return runTaskNow<Q>(o);
-    auto q = openAs<Q>(o, false);
-    const TimeNs now = o.now ? *o.now : q->now();
-    const core::RecurringList list = q->recurringTasks(now, o.tzOffset);
+        return runTaskNow(o);
+    auto q = openBackendFor(o, false);
+    const TimeNs now = q->now();
+    const core::RecurringList list = q->recurringTasks(o.tzOffset);
     if (o.json) {
         Json arr = Json::array();
         for (const auto& t : list.tasks) {
@@ -153,10 +151,6 @@ template <class Q> int cmdRecurringOn(const Options& o) {
         if (!task.why.empty())
             out("warning: " + terminalSafe(task.key, 40) + ": " + terminalSafe(task.why) + "\n");
     return ExitOk;
-}
-
-int cmdRecurring(const Options& o) {
-    return isRemote(o) ? cmdRecurringOn<core::remote::RemoteQueue>(o) : cmdRecurringOn<Queue>(o);
 }
 
 } // namespace lq::ctl

@@ -40,7 +40,8 @@ RemoteQueueBackend::RemoteQueueBackend(std::shared_ptr<RemoteQueue> queue, Backe
     , m_options(std::move(o))
     , m_info(queue->info())
     , m_queue(std::move(queue)) {
-    m_monitor = std::thread([this] { monitor(); });
+    if (m_options.watch)
+        m_monitor = std::thread([this] { monitor(); });
 }
 
 RemoteQueueBackend::~RemoteQueueBackend() {
@@ -49,7 +50,8 @@ RemoteQueueBackend::~RemoteQueueBackend() {
         m_stop = true;
     }
     m_wake.notify_all();
-    m_monitor.join();
+    if (m_monitor.joinable())
+        m_monitor.join();
 }
 
 void RemoteQueueBackend::setChangeListener(const std::function<void(bool force)>& onChange) {
@@ -258,8 +260,8 @@ Report RemoteQueueBackend::setPaused(const std::string& queue, bool pause) {
     return pause ? op.pause(queue) : op.resume(queue);
 }
 
-RecurringList RemoteQueueBackend::recurringTasks() {
-    return queue()->recurringTasks(); // evaluated on the host, at its clock
+RecurringList RemoteQueueBackend::recurringTasks(int tzOffset) {
+    return queue()->recurringTasks(std::nullopt, tzOffset); // on the host, at its clock
 }
 
 Report RemoteQueueBackend::runRecurring(const std::string& key) {

@@ -3,7 +3,8 @@
 
 // RemoteQueueBackend: QueueBackend over a `lqctl serve --stdio` session
 // reached through ssh (core/remote/client.h). Every call blocks on the link,
-// so like every backend call it runs on a worker thread. A monitor thread
+// so like every backend call it runs on a worker thread. With
+// BackendOptions::watch (a window), a monitor thread
 // waits for the server's pushed events (never polling over the network),
 // notices a dropped connection and reconnects with a growing back-off; the
 // views keep their state meanwhile. Actions run through RemoteOperator: the
@@ -56,7 +57,7 @@ public:
     ProcessList processes() override;
     std::vector<PausedQueue> pausedQueues() override;
     Report setPaused(const std::string& queue, bool pause) override;
-    RecurringList recurringTasks() override;
+    RecurringList recurringTasks(int tzOffset) override;
     Report runRecurring(const std::string& key) override;
     Plan planTargets(Action a, std::vector<Target> targets) override;
     Plan planFilter(Action a, Filter f) override;
@@ -70,7 +71,7 @@ public:
     Report upgrade() override;
     std::optional<AuditEntry> lastUndoable() override;
 
-    bool pushesChanges() const override { return true; }
+    bool pushesChanges() const override { return m_options.watch; }
     void setChangeListener(const std::function<void(bool force)>& onChange) override;
     void
     setConnectionListener(const std::function<void(bool connected, std::string text)>& f) override;
