@@ -95,15 +95,15 @@ std::string Queue::Impl::jsonCondition(const std::string& where, Binds& binds) c
             field = &f;
     if (!field) // checked above; a driver that disagrees with itself
         throw Error(ErrorKind::InvalidArgument, path, "no JSON field " + c.field);
-    const std::string& d = field->sql;
+    const std::string& col = field->sql;
     const std::string jsonPath = field->prefix + c.path.substr(1);
     // A CASE, so json_extract() never reads text that is not JSON (it would
     // fail the whole query) and a NULL field is simply no match.
     const auto guarded = [&](const std::string& test) {
-        return "(CASE WHEN json_valid(" + d + ") THEN " + test + " ELSE 0 END)";
+        return "(CASE WHEN json_valid(" + col + ") THEN " + test + " ELSE 0 END)";
     };
-    const std::string type = "json_type(" + d + ", ?)";
-    const std::string value = "json_extract(" + d + ", ?)";
+    const std::string type = "json_type(" + col + ", ?)";
+    const std::string value = "json_extract(" + col + ", ?)";
     using Op = JsonCondition::Op;
     if (c.op == Op::Exists) {
         binds.emplace_back(jsonPath);

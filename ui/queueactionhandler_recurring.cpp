@@ -52,10 +52,11 @@ void QueueActionHandler::runRecurringTask(const lq::core::RecurringTask& task) {
                 return {core::Report{}, QString::fromUtf8(e.what())};
             }
         },
-        [this, a, key, busy = m_doc->busy()](const std::pair<core::Report, QString>& r) mutable {
+        [this, key, busy = m_doc->busy()](const std::pair<core::Report, QString>& r) mutable {
             const QueueDocument::Busy held = std::move(busy);
             QApplication::restoreOverrideCursor();
-            ActionReport rep = reportFrom(tr("%1 %2").arg(actionTitle(a), key), r.first);
+            ActionReport rep =
+                reportFrom(tr("%1 %2").arg(actionTitle(core::Action::RunRecurring), key), r.first);
             if (!r.second.isEmpty()) {
                 rep.error = r.second;
             } else if (r.first.applied() == 0 && !r.first.result.skipped.empty()) {
