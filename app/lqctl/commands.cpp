@@ -295,13 +295,16 @@ core::OpenOptions openOptions(const Options& o, bool write) {
     return opts;
 }
 
+void refuseReadOnly(const Options& o, const core::FormatInfo& info, const std::string& fallback) {
+    const std::string& why = info.readOnlyReason.empty() ? fallback : info.readOnlyReason;
+    throw core::ReadOnly(o.file, "the queue is read-only" + (why.empty() ? "" : ": " + why) +
+                                     ". Nothing was changed.");
+}
+
 std::unique_ptr<Queue> openQueue(const Options& o, bool write) {
     auto q = Queue::open(o.file, openOptions(o, write));
-    if (write && q->readOnly()) {
-        const std::string& why = q->info().readOnlyReason;
-        throw core::ReadOnly(o.file, "the queue is read-only" + (why.empty() ? "" : ": " + why) +
-                                         ". Nothing was changed.");
-    }
+    if (write && q->readOnly())
+        refuseReadOnly(o, q->info());
     return q;
 }
 
@@ -315,13 +318,8 @@ std::shared_ptr<core::QueueBackend> openBackendFor(const Options& o, bool write)
     b.tool = "lqctl";
     b.watch = false;
     auto q = core::openBackend(o.file, b);
-    if (write && q->readOnly()) {
-        const std::string& why = q->info().readOnlyReason;
-        throw core::ReadOnly(o.file,
-                             "the queue is read-only: " +
-                                 (why.empty() ? std::string("this user cannot write it") : why) +
-                                 ". Nothing was changed.");
-    }
+    if (write && q->readOnly())
+        refuseReadOnly(o, q->info(), "this user cannot write it");
     if (!write && !o.queue.empty())
         checkQueueName(o, q->info(), q->queueNames());
     return q;

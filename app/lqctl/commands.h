@@ -114,6 +114,11 @@ core::Filter filterFrom(const Options& o, const core::QueueFormat& format);
 /// --status names a state of another format's: a usage error naming the
 /// file's own states.
 void checkOwnStates(const Options& o, const core::QueueFormat& format);
+/// Throws ReadOnly for a write on a read-only queue: "the queue is
+/// read-only: WHY. Nothing was changed." (WHY: the format's reason, else
+/// `fallback`).
+[[noreturn]] void refuseReadOnly(const Options& o, const core::FormatInfo& info,
+                                 const std::string& fallback = {});
 /// The OpenOptions the global options describe.
 core::OpenOptions openOptions(const Options& o, bool write);
 

@@ -33,11 +33,8 @@ std::unique_ptr<core::remote::RemoteQueue> openRemote(const Options& o, bool wri
     ro.now = o.now;
     ro.settings = o.settings;
     auto q = core::remote::RemoteQueue::open(o.file, ro);
-    if (write && q->readOnly()) {
-        const std::string& why = q->info().readOnlyReason;
-        throw core::ReadOnly(o.file, "the queue is read-only" + (why.empty() ? "" : ": " + why) +
-                                         ". Nothing was changed.");
-    }
+    if (write && q->readOnly())
+        refuseReadOnly(o, q->info());
     return q;
 }
 
