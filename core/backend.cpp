@@ -2,6 +2,7 @@
 #include "backend.h"
 
 #include "filestamp.h"
+#include "pg/backend.h"
 #include "queue.h"
 #include "remote/backend.h"
 #include "remote/client.h"
@@ -13,7 +14,27 @@ namespace lq::core {
 std::shared_ptr<QueueBackend> openBackend(const std::string& path, const BackendOptions& o) {
     if (remote::isRemoteUrl(path))
         return remote::RemoteQueueBackend::open(path, o);
+    if (pg::isPostgresUrl(path))
+        return pg::PgQueueBackend::open(path, o);
     return LocalQueueBackend::open(path, o);
+}
+
+std::string shortName(const std::string& path) {
+    if (!pg::isPostgresUrl(path)) {
+        const auto slash = path.find_last_of('/');
+        return slash == std::string::npos ? path : path.substr(slash + 1);
+    }
+    const pg::Target t = pg::parseTarget(path);
+    std::string db = t.conninfo;
+    db = db.substr(0, db.find('?'));
+    const auto slash = db.find_last_of('/');
+    db = slash == std::string::npos || slash + 1 == db.size() ? pg::redactedUrl(path)
+                                                              : db.substr(slash + 1);
+    return t.schema.empty() ? db : db + " \u00b7 " + t.schema;
+}
+
+bool isLocalPath(const std::string& path) {
+    return !remote::isRemoteUrl(path) && !pg::isPostgresUrl(path);
 }
 
 LocalQueueBackend::LocalQueueBackend(std::shared_ptr<Queue> queue, std::string tool)
@@ -82,6 +103,15 @@ std::int64_t LocalQueueBackend::walSize() const {
 std::vector<std::int64_t> LocalQueueBackend::orderedRowids(const Filter& f, const Sort& s,
                                                            const std::atomic_bool* cancel) {
     return m_queue->orderedRowids(f, s, cancel);
+}
+
+std::vector<Message> LocalQueueBackend::list(const Filter& f, const Sort& s, std::int64_t offset,
+                                             std::int64_t limit) {
+    return m_queue->list(f, s, offset, limit);
+}
+
+std::int64_t LocalQueueBackend::count(const Filter& f) {
+    return m_queue->count(f);
 }
 
 std::vector<Message> LocalQueueBackend::firstPage(const Filter& f, const Sort& s, int limit) {

@@ -5,7 +5,8 @@
 // holds it. openBackend() picks the implementation from the path:
 // LocalQueueBackend over an lq::core::Queue on this machine,
 // remote::RemoteQueueBackend (core/remote/backend.h) over a `lqctl serve
-// --stdio` JSON-lines session reached through ssh. The GUI's views and
+// --stdio` JSON-lines session reached through ssh, pg::PgQueueBackend
+// (core/pg/backend.h) over a PostgreSQL database. The GUI's views and
 // lqctl's commands are written against this interface and never ask which
 // one they hold.
 //
@@ -82,6 +83,11 @@ public:
         return {};
     }
     virtual std::optional<Message> get(const std::string& messageId) = 0;
+    /// Page [offset, offset + limit) of what `f` matches, in `s`'s order
+    /// (lqctl list --limit), and how many it matches.
+    virtual std::vector<Message> list(const Filter& f, const Sort& s, std::int64_t offset,
+                                      std::int64_t limit) = 0;
+    virtual std::int64_t count(const Filter& f) = 0;
     /// The counts of named queue `queue` ("": the whole file).
     virtual Counts counts(TimeNs stuckAfterNs, const std::string& queue) = 0;
     /// The named queues inside the file, sorted (empty for formats without
@@ -174,10 +180,20 @@ struct BackendOptions {
     bool watch = true;
 };
 
-/// Opens `path` (blocking): a remote backend for ssh:// URLs, else a local
-/// one. The one place that picks the backend. Throws lqcore's errors, which
-/// name the file.
+/// Opens `path` (blocking): a remote backend for ssh:// URLs, a PostgreSQL
+/// one (core/pg/backend.h) for postgresql:// URLs, else a local file. The
+/// one place that picks the backend. Throws lqcore's errors, which name the
+/// file or the database.
 std::shared_ptr<QueueBackend> openBackend(const std::string& path, const BackendOptions& o = {});
+
+/// What a window title or a message calls the queue at `path`: a file's
+/// name ("queue.db", also over ssh), a database's name and schema
+/// ("app_production · jobs"), never a password.
+std::string shortName(const std::string& path);
+
+/// True when openBackend() reads `path` as a file on this machine (not an
+/// ssh:// or postgresql:// URL): the front ends resolve, stat and watch it.
+bool isLocalPath(const std::string& path);
 
 /// QueueBackend over a local lq::core::Queue (thread-safe: every worker
 /// reads through its own connection). Operator actions name `tool` in the
@@ -211,6 +227,9 @@ public:
     std::vector<Message> fetchRowids(const std::vector<std::int64_t>& rowids) override;
     std::vector<Message> firstPage(const Filter& f, const Sort& s, int limit) override;
     std::optional<Message> get(const std::string& messageId) override;
+    std::vector<Message> list(const Filter& f, const Sort& s, std::int64_t offset,
+                              std::int64_t limit) override;
+    std::int64_t count(const Filter& f) override;
     Counts counts(TimeNs stuckAfterNs, const std::string& queue) override;
     std::vector<std::string> queueNames() override;
     DashboardFigures dashboard(const DashboardQuery& q) override;

@@ -134,19 +134,26 @@ DashboardFigures dashboardFigures(Queue& queue, const DashboardQuery& q) {
     const TimeNs now = queue.now();
     Filter all;
     all.now = now;
+    return dashboardFiguresOf(queue.info(), queue.timing(all), now, q, [&] {
+        return queue.counts(q.stuckNs > 0 ? q.stuckNs : kDefaultStuckAfterNs);
+    });
+}
+
+DashboardFigures dashboardFiguresOf(const FormatInfo& info, const TimingColumns& full, TimeNs now,
+                                    const DashboardQuery& q,
+                                    const std::function<Counts()>& counts) {
     // The latency page where the format keeps finished history, or at least
     // stores a wait (Laravel deletes completed jobs but keeps reservations):
     // there the metrics it lacks are said, not left as an empty schedule.
-    const QueueFormat& format = QueueFormat::of(queue.info());
-    const bool history =
-        format.keepsHistory() || format.storesMetric(Filter::Metric::Wait, queue.info());
-    DashboardFigures d = computeDashboardFigures(queue.timing(all), now, history, q);
+    const QueueFormat& format = QueueFormat::of(info);
+    const bool history = format.keepsHistory() || format.storesMetric(Filter::Metric::Wait, info);
+    DashboardFigures d = computeDashboardFigures(full, now, history, q);
     // The timing scan knows the canonical states only; a format with states
     // of its own (Solid Queue's blocked, Oban's retryable) has its cards
     // from the counts every other view shows (core/statemodel.h).
     const auto states = partitionStates(format);
     if (std::any_of(states.begin(), states.end(), [](const auto& p) { return !p.state; }))
-        d.counts = queue.counts(q.stuckNs > 0 ? q.stuckNs : kDefaultStuckAfterNs);
+        d.counts = counts();
     return d;
 }
 

@@ -14,6 +14,7 @@
 #include "stats.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -63,5 +64,11 @@ DashboardFigures computeDashboardFigures(const TimingColumns& full, TimeNs now, 
 
 /// The figures of an open queue: one scan of its timing columns at its clock.
 DashboardFigures dashboardFigures(Queue& queue, const DashboardQuery& q);
+
+/// The figures of a queue of format `info` from `full` (every row, read by
+/// whatever engine holds it) at `now`; `counts` gives the counts every view
+/// shows, asked for only where the format has states of its own.
+DashboardFigures dashboardFiguresOf(const FormatInfo& info, const TimingColumns& full, TimeNs now,
+                                    const DashboardQuery& q, const std::function<Counts()>& counts);
 
 } // namespace lq::core

@@ -142,17 +142,25 @@ QueueOverview queueOverview(Queue& queue, const DashboardQuery& q) {
     }
     Filter all;
     all.now = now;
-    QueueOverview o = computeQueueOverview(queue.timing(all, format.namedQueues()), now, q, counts,
-                                           format.namedQueues() ? queue.pausedQueues()
-                                                                : std::vector<PausedQueue>{});
+    return queueOverviewOf(queue.info(), queue.timing(all, format.namedQueues()), now, q, counts,
+                           format.namedQueues() ? queue.pausedQueues()
+                                                : std::vector<PausedQueue>{});
+}
+
+QueueOverview queueOverviewOf(const FormatInfo& info, const TimingColumns& full, TimeNs now,
+                              const DashboardQuery& q,
+                              const std::vector<std::pair<std::string, Counts>>& counts,
+                              const std::vector<PausedQueue>& paused) {
+    const QueueFormat& format = QueueFormat::of(info);
+    QueueOverview o = computeQueueOverview(full, now, q, counts, paused);
     if (!format.keepsHistory() || !format.storesTime(QueueFormat::BaseTime::Finished)) {
-        o.throughputNote = format.whyNoMetric(Filter::Metric::Total, queue.info());
+        o.throughputNote = format.whyNoMetric(Filter::Metric::Total, info);
         if (o.throughputNote.empty())
             o.throughputNote = "the file keeps no finished jobs";
         for (QueueOverviewRow& r : o.rows)
             r.donePerHour.reset();
     }
-    o.waitNote = format.whyNoMetric(Filter::Metric::Wait, queue.info());
+    o.waitNote = format.whyNoMetric(Filter::Metric::Wait, info);
     return o;
 }
 

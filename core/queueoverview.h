@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "dashboard.h"
+#include "format.h"
 #include "json.h"
 #include "processes.h"
 #include "query.h"
@@ -66,6 +67,14 @@ QueueOverview computeQueueOverview(const TimingColumns& full, TimeNs now, const 
 
 /// The overview of an open queue at its clock: one count pass, one scan.
 QueueOverview queueOverview(Queue& queue, const DashboardQuery& q);
+
+/// The overview of a queue of format `info`, whatever engine read `full`
+/// (with its queues), `counts` (per queue, every name) and `paused`: the
+/// rows and the notes on what the format does not store.
+QueueOverview queueOverviewOf(const FormatInfo& info, const TimingColumns& full, TimeNs now,
+                              const DashboardQuery& q,
+                              const std::vector<std::pair<std::string, Counts>>& counts,
+                              const std::vector<PausedQueue>& paused);
 
 /// On the wire (`queue_overview`, docs/PROTOCOL.md), losslessly.
 Json queueOverviewJson(const QueueOverview& o);

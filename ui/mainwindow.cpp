@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/mainwindow.h"
 
+#include "core/backend.h"
 #include "core/formats/queueformat.h"
 #include "core/remote/client.h"
 #include "ui/aboutdialog.h"
@@ -388,7 +389,7 @@ void MainWindow::connectParts() {
             [] { QApplication::restoreOverrideCursor(); });
     connect(m_doc, &QueueDocument::openFailed, this, [this](const QString& path, const QString& e) {
         // lqcore's messages already name the file; keep the current one open.
-        showError(tr("Cannot open %1:\n%2").arg(QFileInfo(path).fileName(), e));
+        showError(tr("Cannot open %1:\n%2").arg(fromStd(core::shortName(toStd(path))), e));
     });
     connect(m_doc, &QueueDocument::opened, this, &MainWindow::onOpened);
     connect(m_doc, &QueueDocument::fileGoneChanged, this, &MainWindow::updateActions);

@@ -4,6 +4,7 @@
 // mainwindow.cpp builds the window and holds its actions.
 #include "ui/mainwindow.h"
 
+#include "core/backend.h"
 #include "core/remote/client.h"
 #include "ui/dashboardwidget.h"
 #include "ui/failuresview.h"
@@ -137,8 +138,11 @@ void MainWindow::addRecent(const QString& path) {
 void MainWindow::rebuildRecentMenu() {
     m_recentMenu->clear();
     for (const QString& p : std::as_const(m_recent)) {
-        QAction* a = m_recentMenu->addAction(
-            QFileInfo(p).fileName() + QStringLiteral("  \u2014  ") + QFileInfo(p).absolutePath());
+        QAction* a =
+            m_recentMenu->addAction(core::isLocalPath(p.toStdString())
+                                        ? QFileInfo(p).fileName() + QStringLiteral("  \u2014  ") +
+                                              QFileInfo(p).absolutePath()
+                                        : p);
         connect(a, &QAction::triggered, this, [this, p] { openFile(p); });
     }
     m_recentMenu->setEnabled(!m_recent.isEmpty());
@@ -185,7 +189,7 @@ void MainWindow::watchFolder(const QString& dir) {
 void MainWindow::openQueue(const QString& path, const QString& table) {
     // No stat here (a sidebar click): the worker's open says what is wrong.
     const QString abs =
-        core::remote::isRemoteUrl(path.toStdString()) ? path : QFileInfo(path).absoluteFilePath();
+        core::isLocalPath(path.toStdString()) ? QFileInfo(path).absoluteFilePath() : path;
     if (abs == m_doc->path() && (table.isEmpty() || table == m_doc->table()) && m_doc->isOpen()) {
         return;
     }
@@ -196,12 +200,12 @@ void MainWindow::openFile(const QString& path) {
     // No file-system checks here: the worker's open says precisely what is
     // wrong with the path (missing, a directory, a link loop, ...), and the
     // file joins the sidebar once it opened.
-    const bool remote = core::remote::isRemoteUrl(path.toStdString());
-    m_addToSidebarOnOpen = !remote; // the sidebar scans local files
-    if (remote) {
+    const bool local = core::isLocalPath(path.toStdString());
+    m_addToSidebarOnOpen = local; // the sidebar scans local files
+    if (core::remote::isRemoteUrl(path.toStdString())) {
         OpenRemoteDialog::remember(path);
     }
-    openWith(remote ? path : QFileInfo(path).absoluteFilePath(), false);
+    openWith(local ? QFileInfo(path).absoluteFilePath() : path, false);
 }
 
 void MainWindow::reopen() {

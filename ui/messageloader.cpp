@@ -253,7 +253,7 @@ void MessageLoader::setBackend(std::shared_ptr<core::QueueBackend> backend, cons
                 },
                 Qt::QueuedConnection);
         });
-    } else if (m_backend) {
+    } else if (m_backend && core::isLocalPath(path.toStdString())) {
         m_watcher->addPath(path);
         m_watcher->addPath(path + QStringLiteral("-wal"));
         m_watcher->addPath(QFileInfo(path).absolutePath());

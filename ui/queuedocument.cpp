@@ -21,7 +21,7 @@ const core::QueueFormat& QueueDocument::format() const {
 }
 
 QString QueueDocument::fileName() const {
-    return QFileInfo(m_path).fileName();
+    return fromStd(core::shortName(toStd(m_path)));
 }
 
 QueueDocument::Busy QueueDocument::busy() {

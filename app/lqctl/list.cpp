@@ -16,7 +16,6 @@
 namespace lq::ctl {
 
 using core::Message;
-using core::Queue;
 using core::TimeNs;
 using Field = core::QueueFormat::Field;
 
@@ -117,8 +116,8 @@ csvFieldColumns(const core::QueueFormat& qf) {
 
 } // namespace
 
-template <class Q> int cmdListOn(const Options& o) {
-    auto q = openAs<Q>(o, false);
+int cmdList(const Options& o) {
+    auto q = openBackendFor(o, false);
     const auto& info = q->info();
     const core::QueueFormat& qf = core::QueueFormat::of(info);
     checkOwnStates(o, qf);
@@ -136,7 +135,7 @@ template <class Q> int cmdListOn(const Options& o) {
         page = q->list(f, core::Sort{}, 0, limit);
         total = static_cast<std::size_t>(q->count(f));
     } else {
-        rowids = q->orderedRowids(f, core::Sort{});
+        rowids = q->orderedRowids(f, core::Sort{}, nullptr);
         total = rowids.size();
     }
 
@@ -233,10 +232,6 @@ template <class Q> int cmdListOn(const Options& o) {
             num(static_cast<std::int64_t>(total)) + " messages (--limit 0 shows all)\n");
     }
     return ExitOk;
-}
-
-int cmdList(const Options& o) {
-    return isRemote(o) ? cmdListOn<core::remote::RemoteQueue>(o) : cmdListOn<Queue>(o);
 }
 
 } // namespace lq::ctl

@@ -2,8 +2,10 @@
 // `lqctl info|stats postgresql://...`: a queue kept in PostgreSQL (issue 41,
 // first slice). Opened through core::PgQueue, read-only; the counts are
 // printed by the same renderers as a SQLite file's (countsJson,
-// subCountsJson, countsLine). Every other command refuses a postgresql://
-// queue (cli.cpp: "not on PostgreSQL yet").
+// subCountsJson, countsLine). list, get, errors, queues, processes,
+// recurring, pause and resume take a postgresql:// queue through
+// core::QueueBackend; every other command refuses one (cli.cpp: "not on
+// PostgreSQL yet").
 #include "commands.h"
 #include "output.h"
 
@@ -58,7 +60,13 @@ bool isPostgres(const Options& o) {
 }
 
 bool takesPostgres(std::string_view command) {
-    return command == "info" || command == "stats";
+    // info and stats below; the others run on core::QueueBackend
+    // (openBackendFor), which opens a postgresql:// URL as it opens a file.
+    for (const char* c : {"info", "stats", "list", "get", "errors", "queues", "processes",
+                          "recurring", "pause", "resume"})
+        if (command == c)
+            return true;
+    return false;
 }
 
 std::string shownFile(const std::string& file) {

@@ -62,9 +62,9 @@ std::string quoted(const std::string& s) {
     return "'" + s + "'";
 }
 
-/// The error text of the last entry of an errors array (Oban's entries may
-/// be JSON strings holding the encoded object).
-std::optional<std::string> lastErrorOf(const std::string& json) {
+} // namespace
+
+std::optional<std::string> jobErrorText(const std::string& json) {
     const Json a = Json::parse(json);
     if (!a.isArray() || a.toArray().empty())
         return std::nullopt;
@@ -81,8 +81,6 @@ std::optional<std::string> lastErrorOf(const std::string& json) {
               " at " + e["at"].toString() + ": " + out;
     return out;
 }
-
-} // namespace
 
 JobTableDriver::JobTableDriver(const FormatInfo& fi, const std::string& path, JobTableSpec spec)
     : FormatDriver(fi, path)
@@ -129,7 +127,7 @@ Message JobTableDriver::readRow(const Statement& st, TimeNs now) const {
     }
     if (!st.isNull(6)) {
         try {
-            m.lastError = lastErrorOf(asJson(6));
+            m.lastError = jobErrorText(asJson(6));
         } catch (const std::exception& e) {
             m.lastError = std::string("errors column unreadable (") + e.what() + ")";
         }

@@ -10,10 +10,17 @@
 #include "driver.h"
 #include "queueformat.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace lq::core {
+
+/// The error text of the last entry of a JSON errors array (Oban's and
+/// River's `errors`; Oban's entries may be JSON strings holding the encoded
+/// object), as the browser shows it: "attempt N at T: error\ntrace".
+/// nullopt for an empty array. Throws for text that is not JSON.
+std::optional<std::string> jobErrorText(const std::string& json);
 
 struct JobTableSpec {
     std::string table;                   ///< "oban_jobs", "river_job"

@@ -50,10 +50,6 @@ std::string nowAs(bool withTimeZone) {
     return withTimeZone ? "$1::timestamptz" : "($1::timestamptz AT TIME ZONE 'UTC')";
 }
 
-std::string qualified(const Found& f, const char* table) {
-    return quoteIdent(f.schema) + "." + quoteIdent(table);
-}
-
 void finish(Counts& c) {
     c.extra["locked_expired"] = c.stuck;
     c.leased = c.locked - c.stuck;
@@ -62,22 +58,9 @@ void finish(Counts& c) {
 
 Counts solidQueueCounts(Connection& conn, const Found& f, TimeNs now, const Param& queue) {
     const std::string t = nowAs(false);
-    const bool blocked = std::find(f.tables.begin(), f.tables.end(),
-                                   "solid_queue_blocked_executions") != f.tables.end();
-    std::string joins;
-    std::string n;
-    for (const auto& [table, alias] :
-         {std::pair<const char*, const char*>{"solid_queue_ready_executions", "r"},
-          {"solid_queue_claimed_executions", "c"},
-          {"solid_queue_failed_executions", "f"},
-          {"solid_queue_scheduled_executions", "s"},
-          {"solid_queue_blocked_executions", "b"}}) {
-        if (std::string_view(alias) == "b" && !blocked)
-            continue;
-        joins +=
-            " LEFT JOIN " + qualified(f, table) + " " + alias + " ON " + alias + ".job_id = jb.id";
-        n += std::string(n.empty() ? "" : " + ") + "(" + alias + ".id IS NOT NULL)::int";
-    }
+    const Executions e = solidQueueExecutions(f);
+    const std::string& joins = e.joins;
+    const std::string& n = e.held;
     // Unfinished jobs through the finished_at index (or, for one queue,
     // index_solid_queue_jobs_for_filtering), each joined to its executions
     // by their unique job_id indexes; finished ones counted from the index.
@@ -175,10 +158,36 @@ std::vector<std::string> distinctValues(Connection& conn, const Found& f, const 
     out.reserve(static_cast<std::size_t>(r.rows()));
     for (int i = 0; i < r.rows(); ++i)
         out.push_back(r.text(i, 0));
+    // Sorted by bytes, as on SQLite, whatever the database's collation.
+    std::sort(out.begin(), out.end());
     return out;
 }
 
 } // namespace
+
+std::string qualified(const Found& f, const char* table) {
+    return quoteIdent(f.schema) + "." + quoteIdent(table);
+}
+
+Executions solidQueueExecutions(const Found& f) {
+    Executions e;
+    e.blocked = std::find(f.tables.begin(), f.tables.end(), "solid_queue_blocked_executions") !=
+                f.tables.end();
+    for (const auto& [table, alias] :
+         {std::pair<const char*, const char*>{"solid_queue_ready_executions", "r"},
+          {"solid_queue_claimed_executions", "c"},
+          {"solid_queue_failed_executions", "f"},
+          {"solid_queue_scheduled_executions", "s"},
+          {"solid_queue_blocked_executions", "b"}}) {
+        if (std::string_view(alias) == "b" && !e.blocked)
+            continue;
+        e.joins += " LEFT JOIN " + qualified(f, table) + " " + alias + " ON " + alias +
+                   ".job_id = jb.id AND jb.finished_at IS NULL";
+        e.held += std::string(e.held.empty() ? "" : " + ") + "(" + alias + ".id IS NOT NULL)::int";
+        e.ids += std::string(e.ids.empty() ? "" : ", ") + alias + ".id";
+    }
+    return e;
+}
 
 bool countsSupported(const std::string& library) {
     return library == "solid-queue" || library == "oban" || library == "river";

@@ -32,6 +32,19 @@ Counts readCounts(Connection& c, const Found& f, TimeNs now, const std::string& 
 /// queue index, not a DISTINCT over every job).
 std::vector<std::string> readQueueNames(Connection& c, const Found& f);
 
+/// `schema`.`table` of `f`, quoted.
+std::string qualified(const Found& f, const char* table);
+
+/// Solid Queue's execution tables LEFT JOINed to its jobs `jb` (aliases r,
+/// c, f, s, and b where the blocked table exists), for an unfinished job.
+struct Executions {
+    std::string joins;
+    std::string held; ///< how many execution rows hold the job (1 when consistent)
+    std::string ids;  ///< "r.id, c.id, ...": the one that holds it, by coalesce()
+    bool blocked = false;
+};
+Executions solidQueueExecutions(const Found& f);
+
 /// `t` as PostgreSQL reads a timestamptz: ISO 8601 UTC with microseconds.
 std::string timestampText(TimeNs t);
 

@@ -5,6 +5,7 @@
 #include "../error.h"
 #include "../formats/queueformat.h"
 #include "counts.h"
+#include "list.h"
 
 namespace lq::core {
 
@@ -40,7 +41,7 @@ std::unique_ptr<PgQueue> PgQueue::open(const std::string& url, PgOpenOptions opt
             fi.table = q->m_found.schema + "." + t;
         fi.queueTables.push_back(q->m_found.schema + "." + t);
     }
-    fi.readOnlyReason = "PostgreSQL: this first slice of issue 41 only reads";
+    fi.readOnlyReason = "queues on PostgreSQL are read-only so far (issue 41)";
     for (std::size_t i = 1; i < q->m_catalog.found.size(); ++i) {
         const auto& o = q->m_catalog.found[i];
         fi.warnings.push_back(
@@ -94,6 +95,65 @@ Counts PgQueue::counts(TimeNs, const std::string& queue) {
 std::vector<std::string> PgQueue::queueNames() {
     const std::lock_guard lock(m_mutex);
     return pg::readQueueNames(*m_conn, m_found);
+}
+
+bool PgQueue::listSupported() const noexcept {
+    return pg::listSupported(m_found.library);
+}
+
+std::vector<std::int64_t> PgQueue::orderedIds(const Filter& f, const Sort& s,
+                                              std::optional<std::int64_t> limit) {
+    const std::lock_guard lock(m_mutex);
+    return pg::orderedIds(*m_conn, m_found, f, s, m_clock(), limit);
+}
+
+std::vector<Message> PgQueue::jobs(const std::vector<std::int64_t>& ids) {
+    const std::lock_guard lock(m_mutex);
+    return pg::readJobs(*m_conn, m_found, ids, m_clock());
+}
+
+std::vector<Message> PgQueue::firstJobs(const Filter& f, const Sort& s, std::int64_t limit,
+                                        std::int64_t offset) {
+    const std::lock_guard lock(m_mutex);
+    return pg::firstJobs(*m_conn, m_found, f, s, m_clock(), limit, offset);
+}
+
+std::int64_t PgQueue::count(const Filter& f) {
+    const std::lock_guard lock(m_mutex);
+    return pg::countJobs(*m_conn, m_found, f, m_clock());
+}
+
+std::optional<Message> PgQueue::job(const std::string& id) {
+    // Job ids are integers in all three libraries.
+    if (id.empty() || id.size() > 18 || id.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    auto found = jobs({std::stoll(id)});
+    if (found.empty())
+        return std::nullopt;
+    return std::move(found.front());
+}
+
+TimingColumns PgQueue::timing(bool withQueues) {
+    const std::lock_guard lock(m_mutex);
+    return pg::readTiming(*m_conn, m_found, m_clock(), withQueues);
+}
+
+std::vector<PausedQueue> PgQueue::pausedQueues() {
+    const std::lock_guard lock(m_mutex);
+    return pg::readPausedQueues(*m_conn, m_found);
+}
+
+std::int64_t PgQueue::changeMarker() {
+    std::string tables = "{";
+    for (std::size_t i = 0; i < m_found.tables.size(); ++i)
+        tables += (i ? ",\"" : "\"") + m_found.tables[i] + "\"";
+    tables += "}";
+    const std::lock_guard lock(m_mutex);
+    const pg::Result r =
+        m_conn->exec("SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::bigint FROM "
+                     "pg_stat_user_tables WHERE schemaname = $1 AND relname = ANY($2::text[])",
+                     {m_found.schema, tables});
+    return r.int64(0, 0);
 }
 
 } // namespace lq::core

@@ -8,19 +8,23 @@
 // interface. It only reads, through one read-only session
 // (core/pg/connection.h); nothing is held open between calls.
 //
-// What this slice does: recognition of Solid Queue, Oban, River, GoodJob,
-// pg-boss and Graphile Worker; counts and named queues of Solid Queue, Oban
-// and River. Everything else (listing, actions, GoodJob/pg-boss/Graphile
-// Worker counts, LISTEN) is issue 41's later work.
+// What it does so far: recognition of Solid Queue, Oban, River, GoodJob,
+// pg-boss and Graphile Worker; counts, named queues, listing and timing of
+// Solid Queue, Oban and River. Actions, GoodJob/pg-boss/Graphile Worker
+// counts and LISTEN are issue 41's later work.
 
 #include "../clock.h"
 #include "../format.h"
+#include "../message.h"
+#include "../processes.h"
 #include "../query.h"
+#include "../stats.h"
 #include "catalog.h"
 #include "connection.h"
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +70,25 @@ public:
     Counts counts(TimeNs stuckAfterNs = kDefaultStuckAfterNs, const std::string& queue = {});
     /// The named queues, sorted.
     std::vector<std::string> queueNames();
+
+    /// listSupported(): the browser's reads of this library (core/pg/list.h),
+    /// at the queue's clock unless the filter pins one.
+    bool listSupported() const noexcept;
+    std::vector<std::int64_t> orderedIds(const Filter& f, const Sort& s,
+                                         std::optional<std::int64_t> limit = std::nullopt);
+    std::vector<Message> jobs(const std::vector<std::int64_t>& ids);
+    /// Jobs [offset, offset + limit) of `f` in `s`'s order.
+    std::vector<Message> firstJobs(const Filter& f, const Sort& s, std::int64_t limit,
+                                   std::int64_t offset);
+    std::int64_t count(const Filter& f);
+    std::optional<Message> job(const std::string& id);
+    TimingColumns timing(bool withQueues);
+    std::vector<PausedQueue> pausedQueues();
+    /// A number that moves when the library's tables change: the sum of
+    /// their insert, update and delete counters in pg_stat_user_tables
+    /// (one catalog read; the server publishes a writer's counters when it
+    /// commits and goes idle, at most a second apart while it stays busy).
+    std::int64_t changeMarker();
 
     ~PgQueue();
     PgQueue(const PgQueue&) = delete;

@@ -208,6 +208,15 @@ std::vector<Message> RemoteQueueBackend::fetchRowids(const std::vector<std::int6
     return queue()->fetchRowids(rowids);
 }
 
+std::vector<Message> RemoteQueueBackend::list(const Filter& f, const Sort& s, std::int64_t offset,
+                                              std::int64_t limit) {
+    return queue()->list(f, s, offset, limit);
+}
+
+std::int64_t RemoteQueueBackend::count(const Filter& f) {
+    return queue()->count(f);
+}
+
 std::vector<Message> RemoteQueueBackend::firstPage(const Filter& f, const Sort& s, int limit) {
     // Over a link the first page is one round trip, well before the ordering.
     return queue()->list(f, s, 0, limit);

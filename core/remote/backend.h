@@ -48,6 +48,9 @@ public:
     std::vector<Message> fetchRowids(const std::vector<std::int64_t>& rowids) override;
     std::vector<Message> firstPage(const Filter& f, const Sort& s, int limit) override;
     std::optional<Message> get(const std::string& messageId) override;
+    std::vector<Message> list(const Filter& f, const Sort& s, std::int64_t offset,
+                              std::int64_t limit) override;
+    std::int64_t count(const Filter& f) override;
     Counts counts(TimeNs stuckAfterNs, const std::string& queue) override;
     std::vector<std::string> queueNames() override;
     DashboardFigures dashboard(const DashboardQuery& q) override;

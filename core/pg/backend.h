@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// PgQueueBackend: a queue kept in PostgreSQL behind the front ends' one seam
+// (core/backend.h), so lqadmin's table, chips, dashboard, queue overview and
+// Failures view, and lqctl's commands written against QueueBackend, serve a
+// postgresql:// URL as they serve a file. It reads through one read-only
+// libpq session (core/pg/pgqueue.h) and never writes: actions, pause and
+// recurring runs refuse with the reason, the way a read-only file does.
+//
+// The change check is PgQueue::changeMarker() (the tables' write counters);
+// the backend does not push changes yet (LISTEN is issue 41's later work),
+// so the loader polls it like a local file's data_version.
+
+#include "../backend.h"
+#include "pgqueue.h"
+
+#include <memory>
+
+namespace lq::core::pg {
+
+class PgQueueBackend final : public QueueBackend {
+public:
+    /// Connects to `url` and recognises the queue (blocking). Throws
+    /// lqcore's errors, which name the database without its password.
+    static std::shared_ptr<QueueBackend> open(const std::string& url, const BackendOptions& o);
+    explicit PgQueueBackend(std::unique_ptr<PgQueue> queue);
+    ~PgQueueBackend() override;
+    PgQueueBackend(const PgQueueBackend&) = delete;
+    PgQueueBackend& operator=(const PgQueueBackend&) = delete;
+    PgQueueBackend(PgQueueBackend&&) = delete;
+    PgQueueBackend& operator=(PgQueueBackend&&) = delete;
+
+    PgQueue& queue() const { return *m_queue; }
+
+    std::string path() const override;
+    const FormatInfo& info() const override;
+    bool readOnly() const override { return true; }
+    TimeNs now() const override;
+    std::optional<std::int64_t> maxsize() const override { return std::nullopt; }
+    FileStamp fileIdentity() const override;
+    std::int64_t dataVersion() override;
+    std::int64_t walSize() const override { return 0; }
+    std::vector<std::int64_t> orderedRowids(const Filter& f, const Sort& s,
+                                            const std::atomic_bool* cancel) override;
+    std::vector<Message> fetchRowids(const std::vector<std::int64_t>& rowids) override;
+    std::vector<Message> firstPage(const Filter& f, const Sort& s, int limit) override;
+    std::optional<Message> get(const std::string& messageId) override;
+    std::vector<Message> list(const Filter& f, const Sort& s, std::int64_t offset,
+                              std::int64_t limit) override;
+    std::int64_t count(const Filter& f) override;
+    Counts counts(TimeNs stuckAfterNs, const std::string& queue) override;
+    std::vector<std::string> queueNames() override;
+    DashboardFigures dashboard(const DashboardQuery& q) override;
+    QueueOverview queueOverview(const DashboardQuery& q) override;
+    std::vector<AuditEntry> auditEntries() const override { return {}; }
+    std::vector<ErrorGroup> errorGroups(const std::string& queue) override;
+    ProcessList processes() override;
+    std::vector<PausedQueue> pausedQueues() override;
+    Report setPaused(const std::string& queue, bool pause) override;
+    RecurringList recurringTasks(int tzOffset) override;
+    Report runRecurring(const std::string& key) override;
+    Plan planTargets(Action a, std::vector<core::Target> targets) override;
+    Plan planFilter(Action a, Filter f) override;
+    Plan planRetryExpired(std::chrono::nanoseconds threshold) override;
+    Plan planPrune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan) override;
+    Report run(const Plan& p, const std::atomic_bool* cancel, Operator::Progress progress) override;
+    Report undo(const AuditEntry& record, const std::atomic_bool* cancel,
+                Operator::Progress progress) override;
+    Report enqueue(const std::string& data, std::optional<std::string> key) override;
+    Report vacuum(std::pair<std::int64_t, std::int64_t>* sizes) override;
+    Report upgrade() override;
+    std::optional<AuditEntry> lastUndoable() override { return std::nullopt; }
+
+private:
+    /// What every write answers: the session only reads.
+    [[noreturn]] void refuse() const;
+    Report refused(Action a) const;
+    /// The reads a library without a browser yet cannot serve.
+    void needList() const;
+
+    std::unique_ptr<PgQueue> m_queue;
+};
+
+} // namespace lq::core::pg

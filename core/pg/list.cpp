@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: MIT
+// Listing jobs on PostgreSQL (core/pg/list.h). Each library's jobs become
+// one derived table of the same columns, its times as integer nanoseconds
+// and its state and extra state computed by the rules of the SQLite driver
+// (and of core/pg/counts.cpp), at the instant $1:
+//
+//   id, queue, job, data, priority, attempt, max_attempts, created_ns,
+//   scheduled_ns, wait_from_ns, lock_ns, done_ns, lease_ns, error_text,
+//   errors_json, status_text, state, extra, claim_key
+//
+// A filter is a WHERE over those columns and a sort an ORDER BY, with
+// SQLite's order of NULLs (first when ascending), so both engines list the
+// same jobs in the same order.
+#include "list.h"
+
+#include "../error.h"
+#include "../formats/driver.h"
+#include "../formats/jobtable.h"
+#include "../json.h"
+#include "../timefmt.h"
+#include "catalog.h"
+#include "connection.h"
+#include "counts.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace lq::core::pg {
+
+namespace {
+
+/// A time column as integer ns since the epoch (a `timestamp without time
+/// zone` is read as UTC, which is how these libraries store it).
+std::string ns(const std::string& col) {
+    return "(extract(epoch FROM " + col + ") * 1000000000)::bigint";
+}
+
+constexpr const char* kColumns =
+    "id, queue, job, data, priority, attempt, max_attempts, created_ns, scheduled_ns, "
+    "wait_from_ns, lock_ns, done_ns, lease_ns, error_text, errors_json, status_text, state, extra, "
+    "claim_key";
+
+/// Solid Queue: the job's state is the one execution row that holds it
+/// (solidqueue_sql.cpp); a claim is abandoned when its process is gone or
+/// silent for five minutes (kAliveThreshold).
+std::string solidQueueSource(const Found& f) {
+    const Executions e = solidQueueExecutions(f);
+    const bool blocked = e.blocked;
+    const std::string& joins = e.joins;
+    const std::string& n = e.held;
+    const std::string blockedExpires = blocked ? ns("b.expires_at") : "NULL::bigint";
+    const std::string inner =
+        "SELECT jb.id, jb.queue_name AS queue, jb.class_name AS job, jb.arguments AS data, "
+        "jb.priority::bigint AS priority, NULL::bigint AS attempt, NULL::bigint AS max_attempts, " +
+        ns("jb.created_at") + " AS created_ns, " + ns("jb.scheduled_at") + " AS sched_ns, " +
+        ns("s.scheduled_at") + " AS due_ns, " + ns("c.created_at") + " AS claim_ns, " +
+        ns("p.last_heartbeat_at") + " AS hb_ns, (c.process_id IS NOT NULL AND p.id IS NOT NULL) " +
+        "AS has_process, " + blockedExpires + " AS blocked_ns, CASE WHEN jb.finished_at IS NOT " +
+        "NULL THEN " + ns("jb.finished_at") + " WHEN f.id IS NOT NULL THEN " + ns("f.created_at") +
+        " END AS done_ns, f.error AS error_text, coalesce(" + e.ids +
+        ") AS claim_key, CASE WHEN jb.finished_at IS NOT NULL THEN " + "'finished' WHEN " + n +
+        " <> 1 THEN 'inconsistent' WHEN r.id IS NOT NULL THEN 'ready' " +
+        "WHEN c.id IS NOT NULL THEN 'claimed' WHEN f.id IS NOT NULL THEN 'failed' WHEN s.id IS " +
+        "NOT NULL THEN 'scheduled' ELSE 'blocked' END AS kind FROM " +
+        qualified(f, "solid_queue_jobs") + " jb" + joins + " LEFT JOIN " +
+        qualified(f, "solid_queue_processes") + " p ON p.id = c.process_id";
+    const std::string lease = "CASE WHEN kind = 'claimed' AND has_process AND hb_ns IS NOT NULL "
+                              "THEN hb_ns + 300000000000 WHEN kind = 'blocked' THEN blocked_ns END";
+    const std::string mid =
+        "SELECT id, queue, job, data, priority, attempt, max_attempts, created_ns, CASE WHEN kind "
+        "= 'scheduled' THEN due_ns ELSE sched_ns END AS scheduled_ns, sched_ns AS wait_from_ns, "
+        "CASE WHEN kind = 'claimed' THEN claim_ns END AS lock_ns, done_ns, " +
+        lease + " AS lease_ns, error_text, NULL::text AS errors_json, kind AS status_text, " +
+        "has_process, claim_key FROM (" + inner + ") x";
+    return "SELECT " + std::string(kColumns) +
+           " FROM (SELECT *, CASE status_text WHEN 'finished' THEN 'DONE' WHEN 'ready' THEN "
+           "'READY' WHEN 'scheduled' THEN CASE WHEN scheduled_ns > $1::bigint THEN 'SCHEDULED' "
+           "ELSE 'READY' END WHEN 'claimed' THEN 'LOCKED' WHEN 'failed' THEN 'FAILED' ELSE "
+           "'UNKNOWN' END AS state, CASE WHEN status_text = 'blocked' THEN 'blocked' WHEN "
+           "status_text = 'claimed' AND (NOT has_process OR lease_ns <= $1::bigint) THEN "
+           "'locked_expired' ELSE '' END AS extra FROM (" +
+           mid + ") y) z";
+}
+
+struct JobTable {
+    const char* table;
+    const char* kind;       ///< the job's name column
+    const char* created;    ///< the enqueue time column
+    const char* finish;     ///< coalesce of the finish columns, in the driver's order
+    const char* running;    ///< the claimed state
+    bool dueScheduledReady; ///< Oban: `scheduled` is READY once due
+    const char* rescueNs;   ///< the library's rescue age (Lifeline, JobRescuer)
+    const char* extras;     ///< the library's own states, as an SQL list
+};
+
+const JobTable kOban{
+    "oban_jobs", "worker", "inserted_at",   "coalesce(completed_at, discarded_at, cancelled_at)",
+    "executing", true,     "3600000000000", "'retryable', 'cancelled', 'suspended'"};
+const JobTable kRiver{"river_job",
+                      "kind",
+                      "created_at",
+                      "finalized_at",
+                      "running",
+                      false,
+                      "3600000000000",
+                      "'retryable', 'cancelled', "
+                      "'pending'"};
+
+/// Oban and River (jobtable.cpp's classify()).
+std::string jobTableSource(const Found& f, const JobTable& j) {
+    const std::string inner =
+        std::string("SELECT id, queue, ") + quoteIdent(j.kind) + " AS job, args::text AS data, " +
+        "priority::bigint AS priority, attempt::bigint AS attempt, max_attempts::bigint AS " +
+        "max_attempts, " + ns(quoteIdent(j.created)) + " AS created_ns, " + ns("scheduled_at") +
+        " AS scheduled_ns, " + ns("attempted_at") + " AS lock_ns, " + ns(j.finish) +
+        " AS done_ns, array_to_json(errors)::text AS errors_json, state::text AS status_text " +
+        "FROM " + qualified(f, j.table);
+    const std::string due = "(scheduled_ns IS NULL OR scheduled_ns <= $1::bigint)";
+    const std::string running = std::string("'") + j.running + "'";
+    return "SELECT id, queue, job, data, priority, attempt, max_attempts, created_ns, "
+           "scheduled_ns, scheduled_ns AS wait_from_ns, lock_ns, done_ns, NULL::bigint AS "
+           "lease_ns, NULL::text AS error_text, errors_json, status_text, CASE WHEN status_text "
+           "= 'available' THEN CASE WHEN " +
+           due + " THEN 'READY' ELSE 'SCHEDULED' END WHEN status_text = 'scheduled' THEN " +
+           (j.dueScheduledReady ? "CASE WHEN " + due + " THEN 'READY' ELSE 'SCHEDULED' END"
+                                : std::string("'SCHEDULED'")) +
+           " WHEN status_text = " + running +
+           " THEN 'LOCKED' WHEN status_text = 'completed' THEN 'DONE' WHEN status_text = "
+           "'discarded' THEN 'FAILED' ELSE 'UNKNOWN' END AS state, CASE WHEN status_text = " +
+           running + " AND lock_ns < $1::bigint - " + j.rescueNs +
+           " THEN 'locked_expired' WHEN status_text IN (" + j.extras +
+           ") THEN status_text ELSE '' END AS extra, attempt AS claim_key FROM (" + inner + ") x";
+}
+
+std::string source(Connection& c, const Found& f) {
+    if (f.library == "solid-queue")
+        return solidQueueSource(f);
+    if (f.library == "oban")
+        return jobTableSource(f, kOban);
+    if (f.library == "river")
+        return jobTableSource(f, kRiver);
+    throw Unsupported(c.display(), "the jobs of " + libraryName(f.library) +
+                                       " on PostgreSQL: not yet (issue 41)");
+}
+
+/// A WHERE clause (" WHERE ...", or "") for `f`, its parameters appended
+/// to `params` ($1 is the instant).
+std::string whereOf(Connection& c, const Filter& f, TimeNs now, std::vector<Param>& params) {
+    const auto notYet = [&](const char* what) {
+        throw Unsupported(c.display(), std::string(what) + " on PostgreSQL: not yet (issue 41)");
+    };
+    if (!f.where.empty())
+        notYet("a condition on a JSON field");
+    if (f.metric != Filter::Metric::None)
+        notYet("a latency band");
+    if (f.doneBefore || f.expiredAt)
+        notYet("prune cutoffs");
+    const auto param = [&](std::string v) {
+        params.emplace_back(std::move(v));
+        return "$" + std::to_string(params.size());
+    };
+    std::vector<std::string> parts;
+    if (!f.states.empty() || !f.extraStates.empty()) {
+        std::string any;
+        for (State s : f.states) {
+            any += (any.empty() ? "" : " OR ") + ("state = " + param(stateName(s)));
+            // As on SQLite: Solid Queue's UNKNOWN is an inconsistent job,
+            // not a blocked one (that has a chip of its own).
+            if (s == State::Unknown)
+                any += " AND status_text <> 'blocked'";
+        }
+        for (const auto& x : f.extraStates)
+            any += (any.empty() ? "" : " OR ") + ("extra = " + param(x));
+        parts.push_back("(" + any + ")");
+    }
+    if (f.stuckOnly)
+        parts.emplace_back("extra = 'locked_expired'");
+    if (!f.queue.empty())
+        parts.push_back("queue = " + param(f.queue));
+    if (!f.search.empty())
+        parts.push_back("strpos(lower(concat_ws(chr(31), id::text, job, data, error_text, "
+                        "errors_json)), lower(" +
+                        param(f.search) + ")) > 0");
+    const TimeNs t = f.now.value_or(now);
+    if (f.olderThan)
+        parts.push_back("created_ns < " + param(std::to_string(t - f.olderThan->count())) +
+                        "::bigint");
+    if (f.inTimeFrom)
+        parts.push_back("created_ns >= " + param(std::to_string(*f.inTimeFrom)) + "::bigint");
+    if (f.inTimeTo)
+        parts.push_back("created_ns < " + param(std::to_string(*f.inTimeTo)) + "::bigint");
+    std::string out;
+    for (const auto& p : parts)
+        out += (out.empty() ? " WHERE " : " AND ") + p;
+    return out;
+}
+
+/// " ORDER BY ..." with SQLite's NULL order and ties by id.
+std::string orderOf(const Sort& s) {
+    bool desc = s.descending;
+    std::string key;
+    switch (s.key) {
+    case SortKey::Arrival:
+        key = "id";
+        break;
+    case SortKey::InTime:
+        key = "created_ns";
+        break;
+    case SortKey::Age:
+        desc = !desc;
+        key = "created_ns";
+        break;
+    case SortKey::LockTime:
+        key = "lock_ns";
+        break;
+    case SortKey::Wait:
+        key = "lock_ns - wait_from_ns";
+        break;
+    case SortKey::DoneTime:
+    case SortKey::Processing: // as on SQLite: by the finish time
+        key = "done_ns";
+        break;
+    case SortKey::Claim:
+        key = "claim_key";
+        break;
+    case SortKey::Status:
+        key = "status_text";
+        break;
+    }
+    const std::string dir = desc ? " DESC NULLS LAST" : " ASC NULLS FIRST";
+    return " ORDER BY " + key + dir + ", id" + (desc ? " DESC" : " ASC");
+}
+
+std::optional<std::int64_t> optInt(const Result& r, int row, int col) {
+    if (r.isNull(row, col))
+        return std::nullopt;
+    return r.int64(row, col);
+}
+
+Message readMessage(const Result& r, int i) {
+    Message m;
+    m.rowid = r.int64(i, 0);
+    m.messageId = r.text(i, 0);
+    m.queueName = r.optText(i, 1);
+    m.jobName = r.optText(i, 2);
+    m.data = r.text(i, 3);
+    m.priority = optInt(r, i, 4);
+    if (const auto a = optInt(r, i, 5)) {
+        m.attempts = *a;
+    } else {
+        // Solid Queue: Active Job's own count in the arguments, as on SQLite.
+        try {
+            const Json args = Json::parse(m.data);
+            if (args.isObject() && args["executions"].isNumber())
+                m.attempts = args["executions"].toInt();
+        } catch (const std::exception&) {
+            // arguments that are not JSON: no count, as on SQLite
+        }
+    }
+    m.maxAttempts = optInt(r, i, 6);
+    m.inTime = optInt(r, i, 7);
+    m.scheduledAt = optInt(r, i, 8);
+    m.waitFrom = optInt(r, i, 9);
+    m.lockTime = optInt(r, i, 10);
+    m.doneTime = optInt(r, i, 11);
+    m.leaseExpiry = optInt(r, i, 12);
+    m.lastError = r.optText(i, 13);
+    if (const auto errors = r.optText(i, 14)) {
+        try {
+            m.lastError = jobErrorText(*errors);
+        } catch (const std::exception& e) {
+            m.lastError = std::string("errors column unreadable (") + e.what() + ")";
+        }
+    }
+    m.rawStatus = -1; // a text state
+    m.statusText = r.text(i, 15);
+    m.state = parseState(r.text(i, 16)).value_or(State::Unknown);
+    m.extraState = r.text(i, 17);
+    // The claim as this engine reads it: what a PostgreSQL action will
+    // compare (Oban and River: state, attempt, attempted_at; Solid Queue:
+    // the execution row that holds the job).
+    std::string token = m.statusText;
+    if (!r.isNull(i, 5))
+        token += ", attempt " + std::to_string(m.attempts) + ", " +
+                 (m.lockTime ? isoUtc(*m.lockTime) : std::string("never attempted"));
+    else if (!r.isNull(i, 18))
+        token += " execution " + r.text(i, 18);
+    m.tokenText = token;
+    m.token = textTokenHash(token);
+    return m;
+}
+
+std::string limitOf(std::optional<std::int64_t> limit) {
+    return limit ? " LIMIT " + std::to_string(std::max<std::int64_t>(0, *limit)) : std::string();
+}
+
+} // namespace
+
+bool listSupported(const std::string& library) {
+    return library == "solid-queue" || library == "oban" || library == "river";
+}
+
+std::vector<std::int64_t> orderedIds(Connection& c, const Found& lib, const Filter& f,
+                                     const Sort& s, TimeNs now, std::optional<std::int64_t> limit) {
+    std::vector<Param> params{std::to_string(f.now.value_or(now))};
+    const std::string src = source(c, lib);
+    const std::string where = whereOf(c, f, now, params);
+    const Result r =
+        c.exec("SELECT id FROM (" + src + ") j" + where + orderOf(s) + limitOf(limit), params);
+    std::vector<std::int64_t> out;
+    out.reserve(static_cast<std::size_t>(r.rows()));
+    for (int i = 0; i < r.rows(); ++i)
+        out.push_back(r.int64(i, 0));
+    return out;
+}
+
+std::vector<Message> readJobs(Connection& c, const Found& lib, const std::vector<std::int64_t>& ids,
+                              TimeNs now) {
+    if (ids.empty())
+        return {};
+    std::string array = "{";
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        array += (i ? "," : "") + std::to_string(ids[i]);
+    array += "}";
+    const Result r = c.exec("SELECT " + std::string(kColumns) + " FROM (" + source(c, lib) +
+                                ") j WHERE id = ANY($2::bigint[])",
+                            {std::to_string(now), array});
+    std::unordered_map<std::int64_t, Message> byId;
+    for (int i = 0; i < r.rows(); ++i) {
+        Message m = readMessage(r, i);
+        const std::int64_t id = m.rowid;
+        byId.emplace(id, std::move(m));
+    }
+    std::vector<Message> out;
+    out.reserve(byId.size());
+    for (std::int64_t id : ids)
+        if (auto it = byId.find(id); it != byId.end())
+            out.push_back(it->second);
+    return out;
+}
+
+std::vector<Message> firstJobs(Connection& c, const Found& lib, const Filter& f, const Sort& s,
+                               TimeNs now, std::int64_t limit, std::int64_t offset) {
+    std::vector<Param> params{std::to_string(f.now.value_or(now))};
+    const std::string src = source(c, lib);
+    const std::string where = whereOf(c, f, now, params);
+    const Result r = c.exec("SELECT " + std::string(kColumns) + " FROM (" + src + ") j" + where +
+                                orderOf(s) + limitOf(limit) +
+                                (offset > 0 ? " OFFSET " + std::to_string(offset) : std::string()),
+                            params);
+    std::vector<Message> out;
+    out.reserve(static_cast<std::size_t>(r.rows()));
+    for (int i = 0; i < r.rows(); ++i)
+        out.push_back(readMessage(r, i));
+    return out;
+}
+
+std::int64_t countJobs(Connection& c, const Found& lib, const Filter& f, TimeNs now) {
+    std::vector<Param> params{std::to_string(f.now.value_or(now))};
+    const std::string src = source(c, lib);
+    const std::string where = whereOf(c, f, now, params);
+    return c.exec("SELECT count(*) FROM (" + src + ") j" + where, params).int64(0, 0);
+}
+
+std::vector<PausedQueue> readPausedQueues(Connection& c, const Found& lib) {
+    const auto has = [&](const char* t) {
+        return std::find(lib.tables.begin(), lib.tables.end(), t) != lib.tables.end();
+    };
+    std::string sql;
+    if (lib.library == "solid-queue" && has("solid_queue_pauses"))
+        sql = "SELECT queue_name, " + ns("created_at") + " FROM " +
+              qualified(lib, "solid_queue_pauses");
+    else if (lib.library == "river" && has("river_queue"))
+        sql = "SELECT name, " + ns("paused_at") + " FROM " + qualified(lib, "river_queue") +
+              " WHERE paused_at IS NOT NULL";
+    std::vector<PausedQueue> out;
+    if (sql.empty())
+        return out;
+    const Result r = c.exec(sql);
+    for (int i = 0; i < r.rows(); ++i) {
+        PausedQueue p;
+        p.queue = r.text(i, 0);
+        if (!r.isNull(i, 1))
+            p.since = r.int64(i, 1);
+        out.push_back(std::move(p));
+    }
+    // By name as SQLite orders it (bytes), whatever the database's collation.
+    std::sort(out.begin(), out.end(),
+              [](const PausedQueue& a, const PausedQueue& b) { return a.queue < b.queue; });
+    return out;
+}
+
+TimingColumns readTiming(Connection& c, const Found& lib, TimeNs now, bool withQueues) {
+    const Result r = c.exec("SELECT state, extra = 'locked_expired', created_ns, lock_ns, done_ns, "
+                            "wait_from_ns, queue FROM (" +
+                                source(c, lib) + ") j",
+                            {std::to_string(now)});
+    constexpr TimeNs none = TimingColumns::kNoTime;
+    const auto time = [&](int i, int col) { return r.isNull(i, col) ? none : r.int64(i, col); };
+    TimingColumns cols;
+    for (int i = 0; i < r.rows(); ++i) {
+        const State s = parseState(r.text(i, 0)).value_or(State::Unknown);
+        cols.state.push_back(static_cast<std::int8_t>(s));
+        cols.ownStuck.push_back(r.boolean(i, 1) ? 1 : 0);
+        cols.inTime.push_back(time(i, 2));
+        cols.lockTime.push_back(time(i, 3));
+        cols.doneTime.push_back(time(i, 4));
+        cols.dueTime.push_back(time(i, 5));
+        if (withQueues) {
+            const auto q = r.optText(i, 6);
+            appendQueueName(cols, q ? std::optional<std::string_view>(*q) : std::nullopt);
+        }
+    }
+    return cols;
+}
+
+} // namespace lq::core::pg

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The jobs of Solid Queue, Oban and River on PostgreSQL as the browser lists
+// them (issue 41): the same lq::core::Message, state and extra state as
+// their SQLite drivers read (core/formats/solidqueue_sql.cpp,
+// core/formats/jobtable.cpp), filtered and ordered in the server by one
+// read-only statement each. The row's state is computed once, in SQL, and
+// both the filter and the Message read it, so a filter and the state shown
+// never disagree.
+//
+// Not yet on PostgreSQL (they throw Unsupported, naming the database): a
+// JSON-path condition (Filter::where), latency bands (Filter::metric),
+// prune cutoffs and expiry filters. Message::tokenText is the claim as read
+// here ("executing, attempt 2, 2026-…"; Solid Queue: "claimed execution
+// 41"), Message::token its hash: what an action on PostgreSQL will compare.
+
+#include "../clock.h"
+#include "../message.h"
+#include "../processes.h"
+#include "../query.h"
+#include "../stats.h"
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lq::core::pg {
+
+class Connection;
+struct Found;
+
+/// True for the libraries listed here ("solid-queue", "oban", "river").
+bool listSupported(const std::string& library);
+
+/// The ids of the jobs `f` matches at `now`, in `s`'s order (ties by id),
+/// at most `limit` of them when given.
+std::vector<std::int64_t> orderedIds(Connection& c, const Found& lib, const Filter& f,
+                                     const Sort& s, TimeNs now,
+                                     std::optional<std::int64_t> limit = std::nullopt);
+
+/// The jobs with these ids, in the order given (an id no longer stored is
+/// left out).
+std::vector<Message> readJobs(Connection& c, const Found& lib, const std::vector<std::int64_t>& ids,
+                              TimeNs now);
+
+/// Jobs [offset, offset + limit) of those `f` matches, in `s`'s order.
+std::vector<Message> firstJobs(Connection& c, const Found& lib, const Filter& f, const Sort& s,
+                               TimeNs now, std::int64_t limit, std::int64_t offset = 0);
+
+/// How many jobs `f` matches.
+std::int64_t countJobs(Connection& c, const Found& lib, const Filter& f, TimeNs now);
+
+/// The named queues the library records as paused, by name: Solid Queue's
+/// solid_queue_pauses, River's river_queue.paused_at (Oban keeps none in
+/// its table).
+std::vector<PausedQueue> readPausedQueues(Connection& c, const Found& lib);
+
+/// The timing columns of every job at `now` (the dashboard's and the
+/// queue overview's one scan), with each job's named queue when
+/// `withQueues`.
+TimingColumns readTiming(Connection& c, const Found& lib, TimeNs now, bool withQueues);
+
+} // namespace lq::core::pg
