@@ -19,6 +19,14 @@ std::shared_ptr<QueueBackend> openBackend(const std::string& path, const Backend
     return LocalQueueBackend::open(path, o);
 }
 
+std::string QueueBackend::formatName() const {
+    return formatId(info().format);
+}
+
+std::string QueueBackend::storageText() const {
+    return "journal: " + info().journalMode;
+}
+
 std::string shortName(const std::string& path) {
     if (!pg::isPostgresUrl(path)) {
         const auto slash = path.find_last_of('/');

@@ -59,6 +59,13 @@ public:
     virtual bool readOnly() const = 0;
     virtual TimeNs now() const = 0;
     virtual std::optional<std::int64_t> maxsize() const = 0;
+    /// The queue's format as lqctl names it ("solid-queue", "oban").
+    virtual std::string formatName() const;
+    /// What holds the queue, in a few words for a status bar ("journal:
+    /// wal"; "PostgreSQL 15.18, schema jobs").
+    virtual std::string storageText() const;
+    /// A file with a journal: its WAL size means something.
+    virtual bool isFile() const { return true; }
 
     // ---- change detection ---------------------------------------------------
     /// The file on disk now: a different inode is a replaced file, not

@@ -630,8 +630,10 @@ void MainWindow::updateStatusBar() {
         return;
     }
     m_rowsLabel->setText(m_messages->rowsText());
-    m_formatLabel->setText(QString::fromLatin1(core::formatId(m_doc->info().format)));
-    m_journalLabel->setText(tr("journal: %1").arg(fromStd(m_doc->info().journalMode)));
+    const auto backend = m_doc->backend();
+    m_formatLabel->setText(fromStd(backend->formatName()));
+    m_journalLabel->setText(fromStd(backend->storageText()));
+    m_walLabel->setVisible(backend->isFile());
     m_walLabel->setText(tr("WAL %1").arg(humanBytes(m_model->walBytes())));
     const QDateTime last = m_model->lastRefresh();
     m_refreshLabel->setText(last.isValid()

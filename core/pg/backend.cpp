@@ -41,6 +41,12 @@ TimeNs PgQueueBackend::now() const {
     return m_queue->now();
 }
 
+std::string PgQueueBackend::storageText() const {
+    const int v = m_queue->serverVersion();
+    return "PostgreSQL " + std::to_string(v / 10000) + "." + std::to_string(v % 10000) +
+           ", schema " + m_queue->found().schema;
+}
+
 FileStamp PgQueueBackend::fileIdentity() const {
     // A database is not replaced under its URL the way a file is: one
     // stamp for as long as it is open.

@@ -38,6 +38,9 @@ public:
     bool readOnly() const override { return true; }
     TimeNs now() const override;
     std::optional<std::int64_t> maxsize() const override { return std::nullopt; }
+    std::string formatName() const override { return m_queue->formatId(); }
+    std::string storageText() const override;
+    bool isFile() const override { return false; }
     FileStamp fileIdentity() const override;
     std::int64_t dataVersion() override;
     std::int64_t walSize() const override { return 0; }

@@ -14,6 +14,7 @@ std::unique_ptr<PgQueue> PgQueue::open(const std::string& url, PgOpenOptions opt
     q->m_clock = opts.clock ? std::move(opts.clock) : systemClock();
     opts.connection.readOnly = true;
     q->m_conn = pg::Connection::open(url, opts.connection);
+    q->m_serverVersion = q->m_conn->serverVersion(); // read here: any thread may ask
     q->m_catalog = pg::readCatalog(*q->m_conn, q->m_conn->schema());
     if (q->m_catalog.found.empty()) {
         std::string schemas;
@@ -80,7 +81,7 @@ bool PgQueue::countsSupported() const noexcept {
 }
 
 int PgQueue::serverVersion() const {
-    return m_conn->serverVersion();
+    return m_serverVersion;
 }
 
 TimeNs PgQueue::now() const {

@@ -103,6 +103,7 @@ private:
     pg::Found m_found;
     FormatInfo m_info;
     Clock m_clock;
+    int m_serverVersion = 0;
 };
 
 } // namespace lq::core
