@@ -13,6 +13,7 @@
 #include "ui/messagedetailpane.h"
 #include "ui/messagespage.h"
 #include "ui/namedqueuefilter.h"
+#include "ui/opendatabasedialog.h"
 #include "ui/openremotedialog.h"
 #include "ui/pausedqueues.h"
 #include "ui/processesview.h"
@@ -112,6 +113,14 @@ void MainWindow::createActions() {
     connect(m_openRemote, &QAction::triggered, this, [this] {
         OpenRemoteDialog d(this);
         if (d.exec() == QDialog::Accepted && !d.url().isEmpty()) {
+            openFile(d.url());
+        }
+    });
+    m_openDatabase = make("openDatabase", tr("Open Data&base\u2026"), "open");
+    connect(m_openDatabase, &QAction::triggered, this, [this] {
+        OpenDatabaseDialog d(this);
+        if (d.exec() == QDialog::Accepted && !d.url().isEmpty()) {
+            OpenDatabaseDialog::remember(d.url());
             openFile(d.url());
         }
     });
@@ -258,7 +267,7 @@ void MainWindow::showShortcuts() {
 void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     const QueueActionHandler& h = *m_handler;
-    file->addActions({m_open, m_openRemote, m_watchFolder});
+    file->addActions({m_open, m_openRemote, m_openDatabase, m_watchFolder});
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(m_reopen);
     file->addSeparator();

@@ -200,6 +200,7 @@ private:
     QAction* m_open = nullptr;
     QAction* m_watchFolder = nullptr;
     QAction* m_openRemote = nullptr;
+    QAction* m_openDatabase = nullptr;
     QAction* m_reopen = nullptr;
     QAction* m_queueSettings = nullptr; ///< Queue settings… (queuesettingsdialog.h)
     QAction* m_quit = nullptr;
