@@ -19,6 +19,15 @@ std::shared_ptr<QueueBackend> openBackend(const std::string& path, const Backend
     return LocalQueueBackend::open(path, o);
 }
 
+CountsWithQueues QueueBackend::countsWithQueues(TimeNs stuckAfterNs) {
+    CountsWithQueues r;
+    r.total = counts(stuckAfterNs, {});
+    if (QueueFormat::of(info()).namedQueues())
+        for (const auto& name : queueNames())
+            r.queues.emplace_back(name, counts(stuckAfterNs, name));
+    return r;
+}
+
 std::string QueueBackend::formatName() const {
     return formatId(info().format);
 }
@@ -120,6 +129,22 @@ std::vector<Message> LocalQueueBackend::list(const Filter& f, const Sort& s, std
 
 std::int64_t LocalQueueBackend::count(const Filter& f) {
     return m_queue->count(f);
+}
+
+QueueStats LocalQueueBackend::stats(const Filter& f) {
+    return m_queue->stats(f);
+}
+
+std::int64_t LocalQueueBackend::fileSize() {
+    return m_queue->fileSize();
+}
+
+CountsWithQueues LocalQueueBackend::countsWithQueues(TimeNs stuckAfterNs) {
+    Queue::CountsWithQueues cq = m_queue->countsWithQueues(stuckAfterNs);
+    CountsWithQueues r;
+    r.total = std::move(cq.total);
+    r.queues = std::move(cq.queues);
+    return r;
 }
 
 std::vector<Message> LocalQueueBackend::firstPage(const Filter& f, const Sort& s, int limit) {

@@ -44,6 +44,13 @@ namespace lq::core {
 
 class Queue;
 
+/// The counts of a whole queue and of each of its named queues, by name
+/// (none for a format without named queues).
+struct CountsWithQueues {
+    Counts total;
+    std::vector<std::pair<std::string, Counts>> queues;
+};
+
 class QueueBackend {
 public:
     virtual ~QueueBackend() = default;
@@ -66,6 +73,8 @@ public:
     virtual std::string storageText() const;
     /// A file with a journal: its WAL size means something.
     virtual bool isFile() const { return true; }
+    /// "sqlite" or "postgresql": what lqctl's JSON says holds the queue.
+    virtual std::string engine() const { return "sqlite"; }
 
     // ---- change detection ---------------------------------------------------
     /// The file on disk now: a different inode is a replaced file, not
@@ -95,6 +104,15 @@ public:
     virtual std::vector<Message> list(const Filter& f, const Sort& s, std::int64_t offset,
                                       std::int64_t limit) = 0;
     virtual std::int64_t count(const Filter& f) = 0;
+    /// The latency statistics of what `f` matches (lqctl stats; only
+    /// Filter::queue on PostgreSQL so far).
+    virtual QueueStats stats(const Filter& f) = 0;
+    /// Bytes the queue takes: the file, or the library's tables with their
+    /// indexes and TOAST in PostgreSQL.
+    virtual std::int64_t fileSize() = 0;
+    /// The counts of the whole queue and of each named queue (Prometheus'
+    /// per-queue series): one pass on a local file, else one count each.
+    virtual CountsWithQueues countsWithQueues(TimeNs stuckAfterNs);
     /// The counts of named queue `queue` ("": the whole file).
     virtual Counts counts(TimeNs stuckAfterNs, const std::string& queue) = 0;
     /// The named queues inside the file, sorted (empty for formats without
@@ -237,6 +255,9 @@ public:
     std::vector<Message> list(const Filter& f, const Sort& s, std::int64_t offset,
                               std::int64_t limit) override;
     std::int64_t count(const Filter& f) override;
+    QueueStats stats(const Filter& f) override;
+    std::int64_t fileSize() override;
+    CountsWithQueues countsWithQueues(TimeNs stuckAfterNs) override;
     Counts counts(TimeNs stuckAfterNs, const std::string& queue) override;
     std::vector<std::string> queueNames() override;
     DashboardFigures dashboard(const DashboardQuery& q) override;

@@ -28,6 +28,9 @@ using core::TimeNs;
 std::string absolutePath(const std::string& path) {
     if (core::remote::isRemoteUrl(path))
         return core::remote::SshUrl::parse(path).display();
+    if (!core::isLocalPath(path))
+        return path; // a database's URL, its password already left out
+
     std::error_code ec;
     auto p = std::filesystem::absolute(path, ec);
     return ec ? path : p.lexically_normal().string();
@@ -480,16 +483,16 @@ int cmdInfo(const Options& o) {
     return isRemote(o) ? cmdInfoOn<core::remote::RemoteQueue>(o) : cmdInfoOn<Queue>(o);
 }
 
-template <class Q> int cmdStatsOn(const Options& o) {
-    auto q = openAs<Q>(o, false);
+int cmdStats(const Options& o) {
+    auto q = openBackendFor(o, false);
     const auto& info = q->info();
     // The whole file's counts and, for Prometheus, each named queue's: one
     // pass (the whole is their sum), so --prometheus costs what --json does.
-    core::Queue::CountsWithQueues cq;
+    core::CountsWithQueues cq;
     if (o.prometheus && o.queue.empty()) {
-        cq = countsWithQueues(*q, o.stuckAfterNs());
+        cq = q->countsWithQueues(o.stuckAfterNs());
     } else {
-        cq.total = q->counts(o.queue, o.stuckAfterNs());
+        cq.total = q->counts(o.stuckAfterNs(), o.queue);
         if (o.prometheus && core::QueueFormat::of(info).namedQueues())
             cq.queues.emplace_back(o.queue, cq.total);
     }
@@ -501,6 +504,7 @@ template <class Q> int cmdStatsOn(const Options& o) {
         PromQueue pq;
         pq.path = absolutePath(q->path());
         pq.info = info;
+        pq.format = q->formatName();
         pq.counts = c;
         pq.stats = st;
         pq.fileSize = q->fileSize();
@@ -510,12 +514,17 @@ template <class Q> int cmdStatsOn(const Options& o) {
         return ExitOk;
     }
     if (o.json) {
-        printJson(statsJson(info, c, st));
+        core::Json j = statsJson(info, c, st);
+        j.set("format", q->formatName());
+        // SPEC's object for a file; a database says which engine holds it.
+        if (q->engine() != "sqlite")
+            j.set("engine", q->engine());
+        printJson(j);
         return ExitOk;
     }
     const TimeNs now = q->now();
     Table t({"", ""});
-    t.addRow({"queue", terminalSafe(q->path()) + " (" + core::formatId(info.format) + ")"});
+    t.addRow({"queue", terminalSafe(q->path()) + " (" + q->formatName() + ")"});
     t.addRow({"messages", countsLine(c, info, o.stuckAfterSeconds)});
     t.addRow({"maxsize", info.maxsize ? num(*info.maxsize) : std::string("unlimited")});
     const auto why = [&info](core::Filter::Metric m) {
@@ -535,12 +544,6 @@ template <class Q> int cmdStatsOn(const Options& o) {
     r.erase(0, r.find('\n') + 1);
     out(r);
     return ExitOk;
-}
-
-int cmdStats(const Options& o) {
-    if (isPostgres(o))
-        return cmdStatsPostgres(o);
-    return isRemote(o) ? cmdStatsOn<core::remote::RemoteQueue>(o) : cmdStatsOn<Queue>(o);
 }
 
 int cmdGet(const Options& o) {

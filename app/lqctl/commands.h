@@ -143,7 +143,6 @@ bool isPostgres(const Options& o);
 bool takesPostgres(std::string_view command);
 /// `lqctl info|stats postgresql://...` (postgres.cpp).
 int cmdInfoPostgres(const Options& o);
-int cmdStatsPostgres(const Options& o);
 /// FILE as lqctl shows it: a PostgreSQL URI without its password.
 std::string shownFile(const std::string& file);
 

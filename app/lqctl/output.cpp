@@ -585,8 +585,10 @@ std::string prometheusText(const std::vector<PromQueue>& queues, double stuckAft
     w.family("lq_read_only", "gauge",
              "1 when the file's format makes the queue read-only for this tool.");
     each([&](const PromQueue& q, const std::string& b) {
-        w.sample("lq_read_only", b, {{"format", core::formatId(q.info.format)}},
-                 q.info.formatReadOnly() ? "1" : "0");
+        w.sample(
+            "lq_read_only", b,
+            {{"format", q.format.empty() ? std::string(core::formatId(q.info.format)) : q.format}},
+            q.info.formatReadOnly() ? "1" : "0");
     });
     return w.take();
 }

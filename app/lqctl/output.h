@@ -102,6 +102,8 @@ std::string prometheusText(const std::string& queuePath, const core::FormatInfo&
 struct PromQueue {
     std::string path;
     core::FormatInfo info;
+    /// The format label ("oban" on PostgreSQL); empty: info.format's id.
+    std::string format;
     core::Counts counts;
     core::QueueStats stats;
     std::int64_t fileSize = 0;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// `lqctl info|stats postgresql://...`: a queue kept in PostgreSQL (issue 41,
-// first slice). Opened through core::PgQueue, read-only; the counts are
-// printed by the same renderers as a SQLite file's (countsJson,
-// subCountsJson, countsLine). list, get, errors, queues, processes,
-// recurring, pause and resume take a postgresql:// queue through
-// core::QueueBackend; every other command refuses one (cli.cpp: "not on
+// `lqctl info postgresql://...`: a queue kept in PostgreSQL (issue 41).
+// Opened through core::PgQueue, read-only; the counts are printed by the
+// same renderers as a SQLite file's (countsJson, subCountsJson,
+// countsLine). stats, list, get, errors, queues, processes, recurring,
+// pause and resume take a postgresql:// queue through core::QueueBackend,
+// as they take a file; every other command refuses one (cli.cpp: "not on
 // PostgreSQL yet").
 #include "commands.h"
 #include "output.h"
@@ -60,7 +60,7 @@ bool isPostgres(const Options& o) {
 }
 
 bool takesPostgres(std::string_view command) {
-    // info and stats below; the others run on core::QueueBackend
+    // info below; the others run on core::QueueBackend
     // (openBackendFor), which opens a postgresql:// URL as it opens a file.
     for (const char* c : {"info", "stats", "list", "get", "errors", "queues", "processes",
                           "recurring", "pause", "resume"})
@@ -144,38 +144,6 @@ int cmdInfoPostgres(const Options& o) {
     t.addRow({"read-only", info.readOnlyReason});
     for (const auto& w : info.warnings)
         t.addRow({"note", terminalSafe(w)});
-    std::string r = t.render();
-    r.erase(0, r.find('\n') + 1);
-    out(r);
-    return ExitOk;
-}
-
-int cmdStatsPostgres(const Options& o) {
-    if (o.prometheus)
-        throw UsageError("not on PostgreSQL yet: stats --prometheus (issue 41)");
-    auto q = openPostgres(o);
-    if (!q->countsSupported())
-        throw core::Unsupported(q->url(), notYet(*q));
-    const core::FormatInfo& info = q->info();
-    const core::Counts c = q->counts(o.stuckAfterNs(), o.queue);
-    if (o.json) {
-        // The counts of stats --json on a SQLite file; latency is not read
-        // on PostgreSQL yet, so it is left out rather than shown as zeros.
-        Json j = Json::object();
-        j.set("format", q->formatId());
-        j.set("engine", "postgresql");
-        j.set("counts", countsJson(c, info));
-        j.set("sub_counts", subCountsJson(core::stateModel(core::QueueFormat::of(info), c)));
-        j.set("maxsize", Json());
-        j.set("stuck", c.stuck);
-        printJson(j);
-        return ExitOk;
-    }
-    Table t({"", ""});
-    t.addRow({"queue", terminalSafe(q->url()) + " (" + q->formatId() + ", schema " +
-                           terminalSafe(q->found().schema) + ")"});
-    t.addRow({"messages", countsLine(c, info, o.stuckAfterSeconds)});
-    t.addRow({"latency", "not on PostgreSQL yet (issue 41)"});
     std::string r = t.render();
     r.erase(0, r.find('\n') + 1);
     out(r);

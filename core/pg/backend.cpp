@@ -97,6 +97,21 @@ std::int64_t PgQueueBackend::count(const Filter& f) {
     return m_queue->count(f);
 }
 
+QueueStats PgQueueBackend::stats(const Filter& f) {
+    needList();
+    if (!f.states.empty() || !f.extraStates.empty() || f.stuckOnly || !f.search.empty() ||
+        !f.where.empty() || f.olderThan || f.inTimeFrom || f.inTimeTo || f.doneBefore ||
+        f.expiredAt || f.metric != Filter::Metric::None)
+        throw Unsupported(m_queue->url(), "statistics of a filter other than a named queue on "
+                                          "PostgreSQL: not yet (issue 41)");
+    const TimeNs now = f.now.value_or(m_queue->now());
+    return computeStats(m_queue->timing(false, f.queue), now);
+}
+
+std::int64_t PgQueueBackend::fileSize() {
+    return m_queue->sizeOnDisk();
+}
+
 Counts PgQueueBackend::counts(TimeNs stuckAfterNs, const std::string& queue) {
     return m_queue->counts(stuckAfterNs, queue);
 }
@@ -108,7 +123,7 @@ std::vector<std::string> PgQueueBackend::queueNames() {
 DashboardFigures PgQueueBackend::dashboard(const DashboardQuery& q) {
     needList();
     const TimeNs now = m_queue->now();
-    return dashboardFiguresOf(info(), m_queue->timing(false), now, q, [&] {
+    return dashboardFiguresOf(info(), m_queue->timing(false, {}), now, q, [&] {
         return m_queue->counts(q.stuckNs > 0 ? q.stuckNs : kDefaultStuckAfterNs);
     });
 }
@@ -120,7 +135,8 @@ QueueOverview PgQueueBackend::queueOverview(const DashboardQuery& q) {
     std::vector<std::pair<std::string, Counts>> counts;
     for (const std::string& name : m_queue->queueNames())
         counts.emplace_back(name, m_queue->counts(stuck, name));
-    return queueOverviewOf(info(), m_queue->timing(true), now, q, counts, m_queue->pausedQueues());
+    return queueOverviewOf(info(), m_queue->timing(true, {}), now, q, counts,
+                           m_queue->pausedQueues());
 }
 
 std::vector<ErrorGroup> PgQueueBackend::errorGroups(const std::string& queue) {

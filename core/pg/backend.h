@@ -41,6 +41,7 @@ public:
     std::string formatName() const override { return m_queue->formatId(); }
     std::string storageText() const override;
     bool isFile() const override { return false; }
+    std::string engine() const override { return "postgresql"; }
     FileStamp fileIdentity() const override;
     std::int64_t dataVersion() override;
     std::int64_t walSize() const override { return 0; }
@@ -52,6 +53,8 @@ public:
     std::vector<Message> list(const Filter& f, const Sort& s, std::int64_t offset,
                               std::int64_t limit) override;
     std::int64_t count(const Filter& f) override;
+    QueueStats stats(const Filter& f) override;
+    std::int64_t fileSize() override;
     Counts counts(TimeNs stuckAfterNs, const std::string& queue) override;
     std::vector<std::string> queueNames() override;
     DashboardFigures dashboard(const DashboardQuery& q) override;

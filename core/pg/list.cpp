@@ -390,11 +390,12 @@ std::vector<PausedQueue> readPausedQueues(Connection& c, const Found& lib) {
     return out;
 }
 
-TimingColumns readTiming(Connection& c, const Found& lib, TimeNs now, bool withQueues) {
+TimingColumns readTiming(Connection& c, const Found& lib, TimeNs now, bool withQueues,
+                         const std::string& queue) {
     const Result r = c.exec("SELECT state, extra = 'locked_expired', created_ns, lock_ns, done_ns, "
                             "wait_from_ns, queue FROM (" +
-                                source(c, lib) + ") j",
-                            {std::to_string(now)});
+                                source(c, lib) + ") j WHERE $2::text IS NULL OR queue = $2::text",
+                            {std::to_string(now), queue.empty() ? Param() : Param(queue)});
     constexpr TimeNs none = TimingColumns::kNoTime;
     const auto time = [&](int i, int col) { return r.isNull(i, col) ? none : r.int64(i, col); };
     TimingColumns cols;

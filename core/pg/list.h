@@ -61,6 +61,7 @@ std::vector<PausedQueue> readPausedQueues(Connection& c, const Found& lib);
 /// The timing columns of every job at `now` (the dashboard's and the
 /// queue overview's one scan), with each job's named queue when
 /// `withQueues`.
-TimingColumns readTiming(Connection& c, const Found& lib, TimeNs now, bool withQueues);
+TimingColumns readTiming(Connection& c, const Found& lib, TimeNs now, bool withQueues,
+                         const std::string& queue = {});
 
 } // namespace lq::core::pg

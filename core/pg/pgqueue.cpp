@@ -134,9 +134,19 @@ std::optional<Message> PgQueue::job(const std::string& id) {
     return std::move(found.front());
 }
 
-TimingColumns PgQueue::timing(bool withQueues) {
+TimingColumns PgQueue::timing(bool withQueues, const std::string& queue) {
     const std::lock_guard lock(m_mutex);
-    return pg::readTiming(*m_conn, m_found, m_clock(), withQueues);
+    return pg::readTiming(*m_conn, m_found, m_clock(), withQueues, queue);
+}
+
+std::int64_t PgQueue::sizeOnDisk() {
+    const std::lock_guard lock(m_mutex);
+    return m_conn
+        ->exec("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c "
+               "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND "
+               "c.relname = ANY($2::text[]) AND c.relkind = 'r'",
+               {m_found.schema, tableArray()})
+        .int64(0, 0);
 }
 
 std::vector<PausedQueue> PgQueue::pausedQueues() {
@@ -144,11 +154,15 @@ std::vector<PausedQueue> PgQueue::pausedQueues() {
     return pg::readPausedQueues(*m_conn, m_found);
 }
 
-std::int64_t PgQueue::changeMarker() {
+std::string PgQueue::tableArray() const {
     std::string tables = "{";
     for (std::size_t i = 0; i < m_found.tables.size(); ++i)
         tables += (i ? ",\"" : "\"") + m_found.tables[i] + "\"";
-    tables += "}";
+    return tables + "}";
+}
+
+std::int64_t PgQueue::changeMarker() {
+    const std::string tables = tableArray();
     const std::lock_guard lock(m_mutex);
     const pg::Result r =
         m_conn->exec("SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::bigint FROM "

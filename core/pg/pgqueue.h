@@ -82,7 +82,10 @@ public:
                                    std::int64_t offset);
     std::int64_t count(const Filter& f);
     std::optional<Message> job(const std::string& id);
-    TimingColumns timing(bool withQueues);
+    /// `queue` non-empty: that named queue's jobs only.
+    TimingColumns timing(bool withQueues, const std::string& queue);
+    /// The library's tables with their indexes and TOAST, in bytes.
+    std::int64_t sizeOnDisk();
     std::vector<PausedQueue> pausedQueues();
     /// A number that moves when the library's tables change: the sum of
     /// their insert, update and delete counters in pg_stat_user_tables
@@ -96,6 +99,8 @@ public:
 
 private:
     PgQueue() = default;
+    /// The library's table names as a text[] literal.
+    std::string tableArray() const;
 
     std::mutex m_mutex; ///< one libpq connection: one statement at a time
     std::unique_ptr<pg::Connection> m_conn;

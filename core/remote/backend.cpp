@@ -217,6 +217,14 @@ std::int64_t RemoteQueueBackend::count(const Filter& f) {
     return queue()->count(f);
 }
 
+QueueStats RemoteQueueBackend::stats(const Filter& f) {
+    return queue()->stats(f);
+}
+
+std::int64_t RemoteQueueBackend::fileSize() {
+    return queue()->fileSize();
+}
+
 std::vector<Message> RemoteQueueBackend::firstPage(const Filter& f, const Sort& s, int limit) {
     // Over a link the first page is one round trip, well before the ordering.
     return queue()->list(f, s, 0, limit);

@@ -51,6 +51,8 @@ public:
     std::vector<Message> list(const Filter& f, const Sort& s, std::int64_t offset,
                               std::int64_t limit) override;
     std::int64_t count(const Filter& f) override;
+    QueueStats stats(const Filter& f) override;
+    std::int64_t fileSize() override;
     Counts counts(TimeNs stuckAfterNs, const std::string& queue) override;
     std::vector<std::string> queueNames() override;
     DashboardFigures dashboard(const DashboardQuery& q) override;

@@ -12,6 +12,7 @@
 #include "support/pgserver.h"
 
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QTest>
 
 #include <memory>
@@ -80,7 +81,7 @@ private slots:
             QVERIFY(!onSqlite.isEmpty());
             QCOMPARE(onPg.value(QStringLiteral("format")).toString(), QLatin1String(fc.library));
             QCOMPARE(onPg.value(QStringLiteral("engine")).toString(), QStringLiteral("postgresql"));
-            for (const char* key : {"counts", "sub_counts", "stuck"})
+            for (const char* key : {"counts", "sub_counts", "stuck", "latency_ns"})
                 QVERIFY2(onPg.value(QLatin1String(key)) == onSqlite.value(QLatin1String(key)),
                          qPrintable(queue + QLatin1Char(' ') + QLatin1String(key) +
                                     QStringLiteral(": ") +
@@ -93,6 +94,30 @@ private slots:
                              .value(QStringLiteral("READY"))
                              .toInteger());
         }
+        // Prometheus: the same samples, but for the queue label, the size
+        // (the file; the library's tables) and the format label.
+        const auto samples = [](const QByteArray& text) {
+            QStringList out;
+            for (const QByteArray& line : text.split('\n')) {
+                if (line.startsWith('#') || line.startsWith("lq_file_bytes") ||
+                    line.startsWith("lq_read_only") || line.isEmpty())
+                    continue;
+                QString l = QString::fromUtf8(line);
+                l.remove(QRegularExpression(QStringLiteral("queue=\"[^\"]*\",?")));
+                out << l;
+            }
+            return out;
+        };
+        const LqctlResult promFile =
+            lq.run({QStringLiteral("stats"), file, QStringLiteral("--prometheus")});
+        const LqctlResult promPg =
+            lq.run({QStringLiteral("stats"), pgUrl, QStringLiteral("--prometheus")});
+        QVERIFY2(promPg.code == 0, promPg.err.constData());
+        QVERIFY(!promPg.out.contains("sekrit"));
+        QVERIFY(samples(promFile.out).size() > 10);
+        QCOMPARE(samples(promPg.out), samples(promFile.out));
+        QVERIFY(promPg.out.contains(QByteArray(QByteArray("format=\"") + fc.library + "\"")));
+
         // The plain table says the same counts in words.
         const LqctlResult plain = lq.run({QStringLiteral("stats"), pgUrl});
         QCOMPARE(plain.code, 0);
