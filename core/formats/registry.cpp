@@ -4,6 +4,7 @@
 #include "delayedjob.h"
 #include "djangotasks.h"
 #include "goqite.h"
+#include "graphileworker.h"
 #include "hangfire.h"
 #include "jobslease.h"
 #include "laravel.h"
@@ -37,6 +38,7 @@ const DelayedJobFormat kDelayedJob;
 const MessengerFormat kMessenger;
 const DjangoTasksFormat kDjangoTasks;
 const HangfireFormat kHangfire;
+const GraphileWorkerFormat kGraphileWorker;
 
 /// The one table of formats: each format's implementation (which declares
 /// its id, states, fields, actions, recogniser and driver) and whether it is
@@ -48,7 +50,7 @@ struct Registered {
 };
 
 using V = LitequeueFormat::Version;
-const std::array<Registered, 18> kTable = {{
+const std::array<Registered, 19> kTable = {{
     {&LitequeueFormat::of(V::V014), true},
     {&LitequeueFormat::of(V::V013), false},
     {&LitequeueFormat::of(V::Legacy), false},
@@ -67,6 +69,7 @@ const std::array<Registered, 18> kTable = {{
     {&kMessenger, true},
     {&kDjangoTasks, true},
     {&kHangfire, true},
+    {&kGraphileWorker, false}, // PostgreSQL only: core/pg/ recognises it
 }};
 
 } // namespace

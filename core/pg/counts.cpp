@@ -23,6 +23,7 @@
 #include "../timefmt.h"
 #include "catalog.h"
 #include "connection.h"
+#include "list.h"
 
 #include <algorithm>
 #include <map>
@@ -141,6 +142,17 @@ Counts jobTableCounts(Connection& conn, const Found& f, const JobTable& j, TimeN
     return c;
 }
 
+/// The first column of `r`, sorted by bytes as on SQLite, whatever the
+/// database's collation.
+std::vector<std::string> sortedTexts(const Result& r) {
+    std::vector<std::string> out;
+    out.reserve(static_cast<std::size_t>(r.rows()));
+    for (int i = 0; i < r.rows(); ++i)
+        out.push_back(r.text(i, 0));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 /// The sorted distinct values of `column` of `table`: a skip scan, one
 /// index probe per value where an index leads with the column.
 std::vector<std::string> distinctValues(Connection& conn, const Found& f, const char* table,
@@ -154,13 +166,7 @@ std::vector<std::string> distinctValues(Connection& conn, const Found& f, const 
                   col + " FROM " + t + " x WHERE x." + col + " > q.v ORDER BY 1 " +
                   "LIMIT 1) FROM q WHERE q.v IS NOT NULL) SELECT v FROM q WHERE v "
                   "IS NOT NULL");
-    std::vector<std::string> out;
-    out.reserve(static_cast<std::size_t>(r.rows()));
-    for (int i = 0; i < r.rows(); ++i)
-        out.push_back(r.text(i, 0));
-    // Sorted by bytes, as on SQLite, whatever the database's collation.
-    std::sort(out.begin(), out.end());
-    return out;
+    return sortedTexts(r);
 }
 
 } // namespace
@@ -190,7 +196,8 @@ Executions solidQueueExecutions(const Found& f) {
 }
 
 bool countsSupported(const std::string& library) {
-    return library == "solid-queue" || library == "oban" || library == "river";
+    return library == "solid-queue" || library == "oban" || library == "river" ||
+           library == "graphile-worker";
 }
 
 std::string stateModelFormatId(const std::string& library) {
@@ -200,6 +207,8 @@ std::string stateModelFormatId(const std::string& library) {
         return "oban-lite"; // the same states as Oban Lite's
     if (library == "river")
         return "river-sqlite"; // the same states as riversqlite's
+    if (library == "graphile-worker")
+        return "graphile-worker"; // PostgreSQL only
     return {};
 }
 
@@ -211,6 +220,8 @@ Counts readCounts(Connection& c, const Found& f, TimeNs now, const std::string& 
         return jobTableCounts(c, f, kOban, now, q);
     if (f.library == "river")
         return jobTableCounts(c, f, kRiver, now, q);
+    if (f.library == "graphile-worker")
+        return countByState(c, f, now, queue);
     throw Unsupported(c.display(),
                       "counts of " + libraryName(f.library) + " on PostgreSQL: not yet (issue 41)");
 }
@@ -222,6 +233,16 @@ std::vector<std::string> readQueueNames(Connection& c, const Found& f) {
         return distinctValues(c, f, "oban_jobs", "queue");
     if (f.library == "river")
         return distinctValues(c, f, "river_job", "queue");
+    if (f.library == "graphile-worker") {
+        // The queues jobs are in (a queue row outlives its last job).
+        const bool priv =
+            std::find(f.tables.begin(), f.tables.end(), "_private_jobs") != f.tables.end();
+        const std::string p = priv ? "_private_" : "";
+        const Result r =
+            c.exec("SELECT DISTINCT q.queue_name FROM " + qualified(f, (p + "job_queues").c_str()) +
+                   " q JOIN " + qualified(f, (p + "jobs").c_str()) + " j ON j.job_queue_id = q.id");
+        return sortedTexts(r);
+    }
     throw Unsupported(c.display(),
                       "queues of " + libraryName(f.library) + " on PostgreSQL: not yet (issue 41)");
 }

@@ -6,7 +6,7 @@
 //
 //   id, queue, job, data, priority, attempt, max_attempts, created_ns,
 //   scheduled_ns, wait_from_ns, lock_ns, done_ns, lease_ns, error_text,
-//   errors_json, status_text, state, extra, claim_key
+//   errors_json, status_text, state, extra, claim_key, idem_key
 //
 // A filter is a WHERE over those columns and a sort an ORDER BY, with
 // SQLite's order of NULLs (first when ascending), so both engines list the
@@ -38,7 +38,7 @@ std::string ns(const std::string& col) {
 constexpr const char* kColumns =
     "id, queue, job, data, priority, attempt, max_attempts, created_ns, scheduled_ns, "
     "wait_from_ns, lock_ns, done_ns, lease_ns, error_text, errors_json, status_text, state, extra, "
-    "claim_key";
+    "claim_key, idem_key";
 
 /// Solid Queue: the job's state is the one execution row that holds it
 /// (solidqueue_sql.cpp); a claim is abandoned when its process is gone or
@@ -71,7 +71,7 @@ std::string solidQueueSource(const Found& f) {
         "= 'scheduled' THEN due_ns ELSE sched_ns END AS scheduled_ns, sched_ns AS wait_from_ns, "
         "CASE WHEN kind = 'claimed' THEN claim_ns END AS lock_ns, done_ns, " +
         lease + " AS lease_ns, error_text, NULL::text AS errors_json, kind AS status_text, " +
-        "has_process, claim_key FROM (" + inner + ") x";
+        "has_process, claim_key, NULL::text AS idem_key FROM (" + inner + ") x";
     return "SELECT " + std::string(kColumns) +
            " FROM (SELECT *, CASE status_text WHEN 'finished' THEN 'DONE' WHEN 'ready' THEN "
            "'READY' WHEN 'scheduled' THEN CASE WHEN scheduled_ns > $1::bigint THEN 'SCHEDULED' "
@@ -129,7 +129,39 @@ std::string jobTableSource(const Found& f, const JobTable& j) {
            "'discarded' THEN 'FAILED' ELSE 'UNKNOWN' END AS state, CASE WHEN status_text = " +
            running + " AND lock_ns < $1::bigint - " + j.rescueNs +
            " THEN 'locked_expired' WHEN status_text IN (" + j.extras +
-           ") THEN status_text ELSE '' END AS extra, attempt AS claim_key FROM (" + inner + ") x";
+           ") THEN status_text ELSE '' END AS extra, attempt AS claim_key, NULL::text AS idem_key "
+           "FROM (" +
+           inner + ") x";
+}
+
+/// Graphile Worker (core/formats/graphileworker.cpp): its job, task and
+/// queue tables (_private_* since 0.16, before that without the prefix).
+/// Completed jobs are deleted; a lock lapses after 4 hours.
+std::string graphileSource(const Found& f) {
+    const bool priv =
+        std::find(f.tables.begin(), f.tables.end(), "_private_jobs") != f.tables.end();
+    const std::string p = priv ? "_private_" : "";
+    const std::string jobs = qualified(f, (p + "jobs").c_str());
+    const std::string tasks = qualified(f, (p + "tasks").c_str());
+    const std::string queues = qualified(f, (p + "job_queues").c_str());
+    const std::string inner =
+        "SELECT j.id, q.queue_name AS queue, t.identifier AS job, j.payload::text AS data, "
+        "j.priority::bigint AS priority, j.attempts::bigint AS attempt, j.max_attempts::bigint "
+        "AS max_attempts, " +
+        ns("j.created_at") + " AS created_ns, " + ns("j.run_at") + " AS scheduled_ns, " +
+        ns("j.locked_at") + " AS lock_ns, j.last_error AS error_text, j.revision::bigint AS " +
+        "claim_key, j.key AS idem_key FROM " + jobs + " j JOIN " + tasks +
+        " t ON t.id = j.task_id LEFT JOIN " + queues + " q ON q.id = j.job_queue_id";
+    return "SELECT id, queue, job, data, priority, attempt, max_attempts, created_ns, "
+           "scheduled_ns, scheduled_ns AS wait_from_ns, lock_ns, NULL::bigint AS done_ns, "
+           "lock_ns + 14400000000000 AS lease_ns, error_text, NULL::text AS errors_json, CASE "
+           "WHEN lock_ns IS NOT NULL THEN 'locked' WHEN attempt >= max_attempts THEN "
+           "'permanently failed' WHEN scheduled_ns > $1::bigint THEN 'waiting for run_at' "
+           "ELSE 'available' END AS status_text, CASE WHEN lock_ns IS NOT NULL THEN 'LOCKED' "
+           "WHEN attempt >= max_attempts THEN 'FAILED' WHEN scheduled_ns > $1::bigint THEN "
+           "'SCHEDULED' ELSE 'READY' END AS state, CASE WHEN lock_ns + 14400000000000 <= "
+           "$1::bigint THEN 'locked_expired' ELSE '' END AS extra, claim_key, idem_key FROM (" +
+           inner + ") x";
 }
 
 std::string source(Connection& c, const Found& f) {
@@ -139,6 +171,8 @@ std::string source(Connection& c, const Found& f) {
         return jobTableSource(f, kOban);
     if (f.library == "river")
         return jobTableSource(f, kRiver);
+    if (f.library == "graphile-worker")
+        return graphileSource(f);
     throw Unsupported(c.display(), "the jobs of " + libraryName(f.library) +
                                        " on PostgreSQL: not yet (issue 41)");
 }
@@ -178,9 +212,10 @@ std::string whereOf(Connection& c, const Filter& f, TimeNs now, std::vector<Para
     if (!f.queue.empty())
         parts.push_back("queue = " + param(f.queue));
     if (!f.search.empty())
-        parts.push_back("strpos(lower(concat_ws(chr(31), id::text, job, data, error_text, "
-                        "errors_json)), lower(" +
-                        param(f.search) + ")) > 0");
+        parts.push_back(
+            "strpos(lower(concat_ws(chr(31), id::text, job, data, error_text, idem_key, "
+            "errors_json)), lower(" +
+            param(f.search) + ")) > 0");
     const TimeNs t = f.now.value_or(now);
     if (f.olderThan)
         parts.push_back("created_ns < " + param(std::to_string(t - f.olderThan->count())) +
@@ -287,6 +322,7 @@ Message readMessage(const Result& r, int i) {
         token += " execution " + r.text(i, 18);
     m.tokenText = token;
     m.token = textTokenHash(token);
+    m.idempotencyKey = r.optText(i, 19);
     return m;
 }
 
@@ -297,7 +333,49 @@ std::string limitOf(std::optional<std::int64_t> limit) {
 } // namespace
 
 bool listSupported(const std::string& library) {
-    return library == "solid-queue" || library == "oban" || library == "river";
+    return library == "solid-queue" || library == "oban" || library == "river" ||
+           library == "graphile-worker";
+}
+
+Counts countByState(Connection& c, const Found& lib, TimeNs now, const std::string& queue) {
+    const Result r =
+        c.exec("SELECT state, extra, count(*) FROM (" + source(c, lib) +
+                   ") j WHERE $2::text IS NULL OR queue = $2::text GROUP BY state, extra",
+               {std::to_string(now), queue.empty() ? Param() : Param(queue)});
+    Counts out;
+    for (int i = 0; i < r.rows(); ++i) {
+        const std::int64_t n = r.int64(i, 2);
+        const std::string extra = r.text(i, 1);
+        out.stored += n;
+        switch (parseState(r.text(i, 0)).value_or(State::Unknown)) {
+        case State::Ready:
+            out.ready += n;
+            break;
+        case State::Scheduled:
+            out.scheduled += n;
+            break;
+        case State::Locked:
+            out.locked += n;
+            if (extra == "locked_expired")
+                out.stuck += n;
+            break;
+        case State::Done:
+            out.done += n;
+            break;
+        case State::Failed:
+            out.failed += n;
+            break;
+        default:
+            if (extra.empty())
+                out.unknown += n;
+            else
+                out.extra[extra] += n;
+        }
+    }
+    out.extra["locked_expired"] = out.stuck;
+    out.leased = out.locked - out.stuck;
+    out.expired = out.stuck;
+    return out;
 }
 
 std::vector<std::int64_t> orderedIds(Connection& c, const Found& lib, const Filter& f,

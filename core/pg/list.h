@@ -35,6 +35,11 @@ struct Found;
 /// True for the libraries listed here ("solid-queue", "oban", "river").
 bool listSupported(const std::string& library);
 
+/// The counts of a library without a counting statement of its own
+/// (Graphile Worker): one GROUP BY over its derived table, by the state
+/// and extra state the listing shows. `queue` non-empty: that named queue.
+Counts countByState(Connection& c, const Found& lib, TimeNs now, const std::string& queue);
+
 /// The ids of the jobs `f` matches at `now`, in `s`'s order (ties by id),
 /// at most `limit` of them when given.
 std::vector<std::int64_t> orderedIds(Connection& c, const Found& lib, const Filter& f,

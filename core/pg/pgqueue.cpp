@@ -38,10 +38,12 @@ std::unique_ptr<PgQueue> PgQueue::open(const std::string& url, PgOpenOptions opt
                (q->m_found.tables.empty() ? std::string() : q->m_found.tables.front());
     for (const auto& t : q->m_found.tables) {
         if (t == "solid_queue_jobs" || t == "oban_jobs" || t == "river_job" || t == "good_jobs" ||
-            t == "job" || t == "_private_jobs")
+            t == "job" || t == "_private_jobs" ||
+            (t == "jobs" && q->m_found.library == "graphile-worker"))
             fi.table = q->m_found.schema + "." + t;
         fi.queueTables.push_back(q->m_found.schema + "." + t);
     }
+    fi.hasIdempotencyKey = q->m_found.library == "graphile-worker"; // its job key
     fi.readOnlyReason = "queues on PostgreSQL are read-only so far (issue 41)";
     for (std::size_t i = 1; i < q->m_catalog.found.size(); ++i) {
         const auto& o = q->m_catalog.found[i];

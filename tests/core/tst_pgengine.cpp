@@ -340,6 +340,84 @@ private slots:
         QVERIFY(!pg->processes().notStored.empty());
     }
 
+    /// Graphile Worker, PostgreSQL only: rows in each of its states at a
+    /// fixed instant, read back through the seam (core::openBackend).
+    void graphileWorker() {
+        const TimeNs now = *parseTimeArg("2026-12-01T12:00:00Z");
+        auto admin = pg::Connection::open(url(), {false, 60000, 5000, 60000, 10});
+        admin->exec("INSERT INTO graphile_worker._private_tasks (identifier) VALUES "
+                    "('send_email'), ('resize_image')");
+        admin->exec("INSERT INTO graphile_worker._private_job_queues (queue_name) VALUES "
+                    "('serial')");
+        // id: 1 ready, 2 scheduled, 3 locked, 4 locked 5 h ago (the lock
+        // lapsed), 5 permanently failed, 6 ready in queue serial with a key.
+        const std::string n = "'2026-12-01T12:00:00Z'::timestamptz";
+        admin->exec(
+            "INSERT INTO graphile_worker._private_jobs (job_queue_id, task_id, payload, run_at, "
+            "attempts, max_attempts, last_error, created_at, key, locked_at, locked_by) VALUES "
+            "(NULL, 1, '{\"to\": \"a@example.com\"}', " +
+            n + " - interval '10 min', 0, 25, NULL, " + n +
+            " - interval '10 min', NULL, NULL, NULL), (NULL, 1, '{}', " + n +
+            " + interval '1 hour', 0, 25, NULL, " + n +
+            " - interval '1 min', NULL, NULL, NULL), (NULL, 2, '{\"id\": 7}', " + n +
+            " - interval '2 min', 1, 25, NULL, " + n + " - interval '3 min', NULL, " + n +
+            " - interval '1 min', 'worker-1'), (NULL, 2, '{\"id\": 8}', " + n +
+            " - interval '5 hours', 1, 25, NULL, " + n + " - interval '5 hours', NULL, " + n +
+            " - interval '5 hours', 'worker-0'), (NULL, 1, '{}', " + n +
+            " - interval '1 hour', 25, 25, 'Error: SMTP 550 mailbox unavailable', " + n +
+            " - interval '2 hours', NULL, NULL, NULL), (1, 2, '{\"id\": 42}', " + n +
+            " - interval '1 min', 0, 25, NULL, " + n +
+            " - interval '1 min', 'img-42', NULL, NULL)");
+
+        BackendOptions o;
+        o.now = now;
+        auto q = openBackend(url("graphile_worker"), o);
+        QCOMPARE(std::string(QueueFormat::of(q->info()).id()), std::string("graphile-worker"));
+        QCOMPARE(q->formatName(), std::string("graphile-worker"));
+        const Counts c = q->counts(kDefaultStuckAfterNs, {});
+        QCOMPARE(c.stored, 6);
+        QCOMPARE(c.ready, 2);
+        QCOMPARE(c.scheduled, 1);
+        QCOMPARE(c.locked, 2);
+        QCOMPARE(c.stuck, 1);
+        QCOMPARE(c.failed, 1);
+        QCOMPARE(c.done + c.unknown, 0);
+        QCOMPARE(q->queueNames(), std::vector<std::string>{"serial"});
+        QCOMPARE(q->counts(kDefaultStuckAfterNs, "serial").ready, 1);
+
+        const auto ids = [&](const Filter& f) { return q->orderedRowids(f, Sort{}, nullptr); };
+        Filter failed;
+        failed.states = {State::Failed};
+        QCOMPARE(ids(failed), std::vector<std::int64_t>{5});
+        Filter stuck;
+        stuck.stuckOnly = true;
+        QCOMPARE(ids(stuck), std::vector<std::int64_t>{4});
+        Filter serial;
+        serial.queue = "serial";
+        QCOMPARE(ids(serial), std::vector<std::int64_t>{6});
+        Filter byKey;
+        byKey.search = "IMG-42";
+        QCOMPARE(ids(byKey), std::vector<std::int64_t>{6});
+        QCOMPARE(ids(Filter{}).size(), std::size_t(6));
+
+        const Message locked = *q->get("3");
+        QCOMPARE(locked.state, State::Locked);
+        QCOMPARE(locked.jobName.value_or(""), std::string("resize_image"));
+        QCOMPARE(locked.waitNs(), std::optional<TimeNs>(60 * kNsPerSecond));
+        QCOMPARE(locked.leaseExpiry,
+                 std::optional<TimeNs>(now - 60 * kNsPerSecond + 4 * 3600 * kNsPerSecond));
+        QCOMPARE(q->get("4")->extraState, std::string("locked_expired"));
+        QCOMPARE(q->get("6")->idempotencyKey.value_or(""), std::string("img-42"));
+        QCOMPARE(q->get("5")->lastError.value_or(""),
+                 std::string("Error: SMTP 550 mailbox unavailable"));
+        const auto groups = q->errorGroups({});
+        QCOMPARE(groups.size(), std::size_t(1));
+        QCOMPARE(groups.front().count, 1);
+        const DashboardFigures d = q->dashboard(DashboardQuery{});
+        QCOMPARE(d.counts.locked, 2);
+        QCOMPARE(d.stats.wait.count, 2);
+    }
+
     void recognisesAllSix() {
         const std::map<std::string, std::string> bySchema = {
             {"sq", "solid-queue"}, {"oban", "oban"},      {"river", "river"},
@@ -348,8 +426,8 @@ private slots:
             auto q = PgQueue::open(url(schema));
             QCOMPARE(q->formatId(), library);
             QCOMPARE(q->found().schema, schema);
-            QCOMPARE(q->countsSupported(),
-                     library == "solid-queue" || library == "oban" || library == "river");
+            QCOMPARE(q->countsSupported(), library == "solid-queue" || library == "oban" ||
+                                               library == "river" || library == "graphile-worker");
             if (!q->countsSupported()) {
                 QVERIFY(q->info().format == nullptr);
                 try {

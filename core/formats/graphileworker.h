@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "queueformat.h"
+
+namespace lq::core {
+
+/// Graphile Worker (docs/FORMATS.md#postgresql): PostgreSQL only, its
+/// `graphile_worker` schema's _private_jobs with _private_tasks and
+/// _private_job_queues. A job is deleted when it completes; a locked one
+/// is being run (abandoned after 4 hours, when any worker may take it
+/// again); attempts up to max_attempts is permanently failed; otherwise it
+/// waits for run_at. Never recognised in a SQLite file: core/pg/ reads it.
+class GraphileWorkerFormat final : public QueueFormat {
+public:
+    std::optional<FormatInfo> recognise(const SchemaFacts&, const std::string&) const override {
+        return std::nullopt;
+    }
+    std::unique_ptr<FormatDriver> driver(const FormatInfo& info,
+                                         const std::string& path) const override;
+    const char* id() const noexcept override { return "graphile-worker"; }
+    std::vector<State> states() const override {
+        return {State::Ready, State::Scheduled, State::Locked, State::Failed};
+    }
+    bool keepsHistory() const noexcept override { return false; }
+    bool storesTime(BaseTime t) const noexcept override { return t != BaseTime::Finished; }
+    bool hasKeys(const FormatInfo&) const noexcept override { return true; }
+    std::string tokenLabel(const FormatInfo&) const override { return "locked_at, attempts"; }
+    std::string timeUnits(const FormatInfo&) const override { return "timestamptz"; }
+    bool namedQueues() const noexcept override { return true; }
+    std::vector<ExtraState> extraStates() const override;
+    std::string stateDescription(State s) const override;
+    std::vector<Field> fields() const override {
+        return {Field::Queue,       Field::Job,   Field::Priority,
+                Field::Attempts,    Field::Error, Field::ScheduledAt,
+                Field::LeaseExpiry, Field::Token, Field::StatusText};
+    }
+    std::string fieldLabel(Field f) const override;
+    std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const override;
+    std::string stuckRule() const override {
+        return "locked more than 4 hours ago: any worker may take the job again";
+    }
+    std::vector<Action> rowActions() const override { return {}; }
+    Action retryAction() const noexcept override { return Action::Retry; }
+    std::string whyNot(Action a, const FormatInfo& info) const override;
+};
+
+} // namespace lq::core
