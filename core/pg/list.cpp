@@ -317,7 +317,7 @@ Message readMessage(const Result& r, int i) {
     std::string token = m.statusText;
     if (!r.isNull(i, 5))
         token += ", attempt " + std::to_string(m.attempts) + ", " +
-                 (m.lockTime ? isoUtc(*m.lockTime) : std::string("never attempted"));
+                 (m.lockTime ? isoUtc(*m.lockTime) : std::string("no claim time"));
     else if (!r.isNull(i, 18))
         token += " execution " + r.text(i, 18);
     m.tokenText = token;

@@ -344,30 +344,10 @@ private slots:
     /// fixed instant, read back through the seam (core::openBackend).
     void graphileWorker() {
         const TimeNs now = *parseTimeArg("2026-12-01T12:00:00Z");
-        auto admin = pg::Connection::open(url(), {false, 60000, 5000, 60000, 10});
-        admin->exec("INSERT INTO graphile_worker._private_tasks (identifier) VALUES "
-                    "('send_email'), ('resize_image')");
-        admin->exec("INSERT INTO graphile_worker._private_job_queues (queue_name) VALUES "
-                    "('serial')");
-        // id: 1 ready, 2 scheduled, 3 locked, 4 locked 5 h ago (the lock
-        // lapsed), 5 permanently failed, 6 ready in queue serial with a key.
-        const std::string n = "'2026-12-01T12:00:00Z'::timestamptz";
-        admin->exec(
-            "INSERT INTO graphile_worker._private_jobs (job_queue_id, task_id, payload, run_at, "
-            "attempts, max_attempts, last_error, created_at, key, locked_at, locked_by) VALUES "
-            "(NULL, 1, '{\"to\": \"a@example.com\"}', " +
-            n + " - interval '10 min', 0, 25, NULL, " + n +
-            " - interval '10 min', NULL, NULL, NULL), (NULL, 1, '{}', " + n +
-            " + interval '1 hour', 0, 25, NULL, " + n +
-            " - interval '1 min', NULL, NULL, NULL), (NULL, 2, '{\"id\": 7}', " + n +
-            " - interval '2 min', 1, 25, NULL, " + n + " - interval '3 min', NULL, " + n +
-            " - interval '1 min', 'worker-1'), (NULL, 2, '{\"id\": 8}', " + n +
-            " - interval '5 hours', 1, 25, NULL, " + n + " - interval '5 hours', NULL, " + n +
-            " - interval '5 hours', 'worker-0'), (NULL, 1, '{}', " + n +
-            " - interval '1 hour', 25, 25, 'Error: SMTP 550 mailbox unavailable', " + n +
-            " - interval '2 hours', NULL, NULL, NULL), (1, 2, '{\"id\": 42}', " + n +
-            " - interval '1 min', 0, 25, NULL, " + n +
-            " - interval '1 min', 'img-42', NULL, NULL)");
+        // tests/data/pg/graphile-worker-rows.sql: one job in each state.
+        const QString err = m_pg->execScript(
+            readAll(lq::test::dataDir() + QStringLiteral("/pg/graphile-worker-rows.sql")));
+        QVERIFY2(err.isEmpty(), qPrintable(err));
 
         BackendOptions o;
         o.now = now;

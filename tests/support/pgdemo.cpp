@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // lqpgdemo: a private PostgreSQL 15 server holding the Solid Queue, Oban and
-// River fixtures (the tests' copies: tests/support/pgcopy.h), for trying
+// River fixtures (the tests' copies: tests/support/pgcopy.h) and Graphile
+// Worker's rows (tests/data/pg/graphile-worker-rows.sql), for trying
 // lqadmin and lqctl on PostgreSQL by hand and for scripts/pg-demo. Prints
 // one URL per schema, then serves until it gets SIGINT or SIGTERM (the
 // server and its folder go with it). Not installed.
@@ -11,6 +12,7 @@
 #include "support/pgserver.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QSocketNotifier>
 #include <QTemporaryDir>
 
@@ -45,6 +47,18 @@ int main(int argc, char* argv[]) {
         }
         std::printf("%s\t%s?schema=%s\n", fc.library, qPrintable(pg.url()), fc.schema);
     }
+    // Graphile Worker: its tables and one job in each state.
+    for (const char* script : {"graphile-worker.sql", "graphile-worker-rows.sql"}) {
+        QFile f(lq::test::dataDir() + QStringLiteral("/pg/") + QLatin1String(script));
+        const QString err = f.open(QIODevice::ReadOnly)
+                                ? pg.execScript(QString::fromUtf8(f.readAll()))
+                                : QStringLiteral("cannot read ") + f.fileName();
+        if (!err.isEmpty()) {
+            std::fprintf(stderr, "lqpgdemo: %s: %s\n", script, qPrintable(err));
+            return 1;
+        }
+    }
+    std::printf("graphile-worker\t%s?schema=graphile_worker\n", qPrintable(pg.url()));
     std::fflush(stdout);
     if (::pipe(g_pipe) != 0)
         return 1;
