@@ -58,6 +58,8 @@ std::string GraphileWorkerFormat::fieldLabel(Field f) const {
 std::string GraphileWorkerFormat::whyNoMetric(Filter::Metric m, const FormatInfo&) const {
     if (m == Filter::Metric::None || m == Filter::Metric::Wait)
         return {}; // locked_at - run_at, while a job runs
+    if (m == Filter::Metric::TimeToFailure)
+        return "Graphile Worker keeps a failed job's last_error but not when it failed";
     return "Graphile Worker deletes a job when it completes: its processing and total times are "
            "not kept";
 }
