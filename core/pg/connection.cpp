@@ -301,19 +301,23 @@ std::unique_ptr<Connection> Connection::open(std::string_view url, Options opts)
     }
     PQsetNoticeProcessor(c, quietNotices, nullptr);
     std::unique_ptr<Connection> conn(new Connection(c, std::move(t), opts));
+    conn->setUp();
+    return conn;
+}
+
+void Connection::setUp() {
     // One round trip: the session's limits. Autocommit is libpq's default.
     const std::string setup =
-        "SET statement_timeout = " + std::to_string(opts.statementTimeoutMs) +
-        "; SET lock_timeout = " + std::to_string(opts.lockTimeoutMs) +
+        "SET statement_timeout = " + std::to_string(m_opts.statementTimeoutMs) +
+        "; SET lock_timeout = " + std::to_string(m_opts.lockTimeoutMs) +
         "; SET idle_in_transaction_session_timeout = " +
-        std::to_string(opts.idleInTransactionTimeoutMs) +
-        "; SET default_transaction_read_only = " + (opts.readOnly ? "on" : "off") +
+        std::to_string(m_opts.idleInTransactionTimeoutMs) +
+        "; SET default_transaction_read_only = " + (m_opts.readOnly ? "on" : "off") +
         "; SET TimeZone = 'UTC'";
-    PGresult* r = PQexec(c, setup.c_str());
+    PGresult* r = PQexec(m_c, setup.c_str());
     if (PQresultStatus(r) != PGRES_COMMAND_OK)
-        conn->fail("cannot set up the session", r);
+        fail("cannot set up the session", r);
     PQclear(r);
-    return conn;
 }
 
 Connection::~Connection() {
@@ -329,10 +333,27 @@ Result Connection::exec(const std::string& sql, const std::vector<Param>& params
     values.reserve(params.size());
     for (const auto& p : params)
         values.push_back(p ? p->c_str() : nullptr);
-    PGresult* r = PQexecParams(m_c, sql.c_str(), static_cast<int>(values.size()), nullptr,
-                               values.data(), nullptr, nullptr, 0);
-    const auto st = PQresultStatus(r);
-    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
+    const auto run = [&] {
+        return PQexecParams(m_c, sql.c_str(), static_cast<int>(values.size()), nullptr,
+                            values.data(), nullptr, nullptr, 0);
+    };
+    const auto ok = [](PGresult* r) {
+        const auto st = PQresultStatus(r);
+        return st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK;
+    };
+    PGresult* r = run();
+    if (!ok(r) && PQstatus(m_c) != CONNECTION_OK && m_opts.readOnly) {
+        // The server restarted or dropped us: a reading session connects
+        // again (same parameters, same limits) and asks once more; a read
+        // is safe to repeat. A writing one never repeats a statement.
+        PQclear(r);
+        PQreset(m_c);
+        if (PQstatus(m_c) != CONNECTION_OK)
+            fail("reconnecting failed", nullptr);
+        setUp();
+        r = run();
+    }
+    if (!ok(r))
         fail("query failed", r);
     return Result(r);
 }

@@ -105,9 +105,12 @@ public:
     Connection(const Connection&) = delete;
     Connection& operator=(const Connection&) = delete;
 
-    /// One statement with text parameters $1, $2, ... (autocommit). Throws
-    /// lq::core::Error: ReadOnly for a write on a reading session, Busy
-    /// for a lock or statement timeout, Io for anything else.
+    /// One statement with text parameters $1, $2, ... (autocommit). A
+    /// reading session whose connection dropped (a server restart, an
+    /// administrator's pg_terminate_backend) connects again and repeats the
+    /// statement once. Throws lq::core::Error: ReadOnly for a write on a
+    /// reading session, Busy for a lock or statement timeout, Io for
+    /// anything else (a lost connection it could not make again).
     Result exec(const std::string& sql, const std::vector<Param>& params = {});
 
     const std::string& display() const noexcept { return m_target.display; }
@@ -122,6 +125,8 @@ private:
         , m_target(std::move(t))
         , m_opts(o) {}
     [[noreturn]] void fail(const std::string& what, pg_result* r) const;
+    /// The session's limits (Options), after connecting and reconnecting.
+    void setUp();
 
     pg_conn* m_c;
     Target m_target;

@@ -514,6 +514,21 @@ private slots:
                  23);
     }
 
+    /// A reading session survives the server dropping it (a restart, an
+    /// administrator's pg_terminate_backend): the next read reconnects.
+    void reconnectsAfterADrop() {
+        auto q = open(pgFormatCases().at(1));
+        const Counts before = q->counts();
+        auto admin = pg::Connection::open(url(), {false, 60000, 5000, 60000, 10});
+        const pg::Result killed = admin->exec(
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE application_name = 'lqadmin' AND pid <> pg_backend_pid()");
+        QVERIFY(killed.int64(0, 0) >= 1);
+        const Counts after = q->counts();
+        QCOMPARE(after.stored, before.stored);
+        QCOMPARE(q->queueNames().size(), std::size_t(3));
+    }
+
     void seenInPgStatActivity() {
         auto q = open(pgFormatCases().front());
         (void)q->counts();
