@@ -68,13 +68,9 @@ QStringList OpenDatabaseDialog::recent() {
 }
 
 void OpenDatabaseDialog::remember(const QString& url) {
-    const QString safe = QString::fromStdString(core::pg::redactedUrl(url.toStdString()));
-    QStringList list = recent();
-    list.removeAll(safe);
-    list.prepend(safe);
-    while (list.size() > kMaxRecent)
-        list.removeLast();
-    settings::setValue(QString::fromLatin1(kRecentKey), list);
+    settings::remember(QString::fromLatin1(kRecentKey),
+                       QString::fromStdString(core::pg::redactedUrl(url.toStdString())),
+                       kMaxRecent);
 }
 
 } // namespace lq::ui

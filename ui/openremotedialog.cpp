@@ -96,13 +96,7 @@ QStringList OpenRemoteDialog::recent() {
 }
 
 void OpenRemoteDialog::remember(const QString& url) {
-    QStringList list = recent();
-    list.removeAll(url);
-    list.prepend(url);
-    while (list.size() > kMaxRecent) {
-        list.removeLast();
-    }
-    settings::setValue(QString::fromLatin1(kRecentKey), list);
+    settings::remember(QString::fromLatin1(kRecentKey), url, kMaxRecent);
 }
 
 } // namespace lq::ui

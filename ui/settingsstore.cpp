@@ -160,4 +160,13 @@ void flush() {
     store().flush();
 }
 
+void remember(const QString& key, const QString& item, int max) {
+    QStringList list = value(key).toStringList();
+    list.removeAll(item);
+    list.prepend(item);
+    while (list.size() > max)
+        list.removeLast();
+    setValue(key, list);
+}
+
 } // namespace lq::ui::settings

@@ -26,5 +26,7 @@ void remove(const QString& key);
 QStringList childGroups(const QString& group);
 /// Waits until every change so far is in the file (at exit; tests).
 void flush();
+/// Puts `item` first in the string list at `key`, keeping at most `max`.
+void remember(const QString& key, const QString& item, int max);
 
 } // namespace lq::ui::settings
