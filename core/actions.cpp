@@ -248,39 +248,24 @@ void Queue::Impl::applyChunk(Connection& c, Action a, const Target* begin, const
     }
 }
 
-template <class Item, class ChunkFn>
-ActionResult Queue::Impl::runChunks(Action a, const std::vector<Item>& items,
-                                    const ActionOptions& o, ChunkFn&& chunkFn) {
+ActionResult runInChunks(Action a, std::size_t total, const ActionOptions& o,
+                         const ChunkBody& body) {
     ActionResult r;
     r.action = a;
     const std::size_t chunk = o.chunkSize ? o.chunkSize : 500;
     std::size_t done = 0;
     std::size_t index = 0;
-    while (done < items.size()) {
+    while (done < total) {
         if (o.cancel && o.cancel->load()) {
             r.cancelled = true;
             break;
         }
-        const std::size_t n = std::min(chunk, items.size() - done);
+        const std::size_t n = std::min(chunk, total - done);
         ActionResult part;
         part.action = a;
         bool hookRan = false;
         try {
-            std::lock_guard lock(writeMutex);
-            Connection& c = writer();
-            const bool own = inOwnTransaction();
-            std::optional<Transaction> tx;
-            if (!own)
-                tx.emplace(c, Transaction::Kind::Immediate);
-            // Inside the write lock: the path must still name the file that was opened.
-            requireSameFile();
-            chunkFn(c, items.data() + done, items.data() + done + n, part);
-            if (o.beforeCommit) {
-                o.beforeCommit(part, index);
-                hookRan = true;
-            }
-            if (tx)
-                tx->commit();
+            body(done, n, index, part, hookRan);
         } catch (const Error& e) {
             if (hookRan && o.rolledBack)
                 o.rolledBack(index);
@@ -303,10 +288,35 @@ ActionResult Queue::Impl::runChunks(Action a, const std::vector<Item>& items,
         ++index;
         ++r.chunksDone;
         if (o.progress)
-            o.progress(done, items.size());
+            o.progress(done, total);
     }
-    r.notAttempted = items.size() - done;
+    r.notAttempted = total - done;
     return r;
+}
+
+template <class Item, class ChunkFn>
+ActionResult Queue::Impl::runChunks(Action a, const std::vector<Item>& items,
+                                    const ActionOptions& o, ChunkFn&& chunkFn) {
+    return runInChunks(a, items.size(), o,
+                       [&](std::size_t first, std::size_t n, std::size_t index, ActionResult& part,
+                           bool& hookRan) {
+                           std::lock_guard lock(writeMutex);
+                           Connection& c = writer();
+                           const bool own = inOwnTransaction();
+                           std::optional<Transaction> tx;
+                           if (!own)
+                               tx.emplace(c, Transaction::Kind::Immediate);
+                           // Inside the write lock: the path must still name
+                           // the file that was opened.
+                           requireSameFile();
+                           chunkFn(c, items.data() + first, items.data() + first + n, part);
+                           if (o.beforeCommit) {
+                               o.beforeCommit(part, index);
+                               hookRan = true;
+                           }
+                           if (tx)
+                               tx->commit();
+                       });
 }
 
 ActionResult Queue::apply(Action a, const std::vector<Target>& targets, const ActionOptions& o) {

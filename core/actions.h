@@ -107,6 +107,21 @@ struct ActionOptions {
     std::function<void(std::size_t index)> rolledBack;
 };
 
+/// One chunk of an action (runInChunks): items [first, first + n) applied
+/// in one transaction of its own into `part`, o.beforeCommit(part, index)
+/// called before COMMIT and `hookRan` set once it was. Throwing rolls the
+/// chunk back and stops the action.
+using ChunkBody = std::function<void(std::size_t first, std::size_t n, std::size_t index,
+                                     ActionResult& part, bool& hookRan)>;
+
+/// The chunk loop every engine's actions share: chunks of o.chunkSize
+/// until `total` items are done, cancel checked between chunks, only
+/// committed chunks counted, o.rolledBack told of a chunk whose hook ran
+/// but that did not commit, the first error ending the run (in the result,
+/// never thrown), o.progress after each chunk.
+ActionResult runInChunks(Action a, std::size_t total, const ActionOptions& o,
+                         const ChunkBody& body);
+
 /// Why `m` cannot take `a` (empty when it can). Used for the skip reasons and
 /// to grey out actions in the GUI.
 std::string refusalReason(Action a, const Message& m);

@@ -227,12 +227,16 @@ std::string AuditLog::newId() {
 }
 
 std::string AuditLog::logPathFor(const std::string& queuePath) const {
+    // A database's URL (postgresql://...) names it wherever we run; a file's
+    // path is made absolute first.
+    const bool url = queuePath.find("://") != std::string::npos;
     std::error_code ec;
-    std::string abs = fs::weakly_canonical(fs::absolute(queuePath, ec), ec).string();
+    std::string abs =
+        url ? queuePath : fs::weakly_canonical(fs::absolute(queuePath, ec), ec).string();
     if (abs.empty())
         abs = queuePath;
     std::string name;
-    for (char c : fs::path(abs).filename().string())
+    for (char c : url ? abs : fs::path(abs).filename().string())
         name += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-') ? c : '_';
     if (name.size() > 80)
         name.resize(80);

@@ -65,14 +65,15 @@ void setReportJson(Json& j, const core::Report& r) {
 /// error's code; a warning about the audit log goes to stderr.
 void finish(const Options& o, const core::Report& r) {
     if (!r.auditError.empty() && !r.failed())
-        err("lqctl: " + terminalSafe(o.file) + ": warning: " + terminalSafe(r.auditError) + "\n");
+        err("lqctl: " + terminalSafe(shownFile(o.file)) +
+            ": warning: " + terminalSafe(r.auditError) + "\n");
     if (r.failed()) {
         std::string what = r.result.error;
         if (r.applied() > 0)
             what = "stopped after " + core::groupedNumber(std::int64_t(r.applied())) +
                    " applied (" + core::groupedNumber(std::int64_t(r.notAttempted())) +
                    " not attempted): " + what;
-        throw core::Error(*r.result.errorKind, o.file, what);
+        throw core::Error(*r.result.errorKind, shownFile(o.file), what);
     }
 }
 
@@ -93,17 +94,16 @@ void requireOffered(const core::FormatInfo& info, core::Action a) {
 /// (core::groupFailures, as `lqctl errors` shows it), fixed with the tokens
 /// they hold now, confirmed with an exact preview, then applied as one
 /// recorded, undoable action; a job that changed since is skipped.
-template <class Q> int errorGroupActionOn(Q& q, const Options& o, core::Action a) {
+int errorGroupAction(core::QueueBackend& q, const Options& o, core::Action a) {
     const std::string& error = *o.errorClass;
     const std::string shown = error.empty() ? std::string("(no error stored)") : error;
-    auto group = core::findGroup(core::groupFailures(q, o.queue), error);
+    auto group = core::findGroup(q.errorGroups(o.queue), error);
     if (!group)
         throw Refused("no failed job" + (o.queue.empty() ? std::string() : " in queue " + o.queue) +
                       " has error " + terminalSafe(shown) +
                       " (lqctl errors lists the classes); nothing was changed");
-    OperatorFor<Q> op(q, kTool);
     // The record names the group it was made for.
-    const core::Plan plan = core::planErrorGroup(op, a, *group, o.queue);
+    const core::Plan plan = core::planErrorGroup(q, a, *group, o.queue);
     std::string queues;
     for (const auto& n : group->queues)
         queues += (queues.empty() ? "" : ", ") + terminalSafe(n, 40);
@@ -117,7 +117,7 @@ template <class Q> int errorGroupActionOn(Q& q, const Options& o, core::Action a
             "\n");
     }
     confirm(o, what + "?", what);
-    const core::Report r = op.run(plan);
+    const core::Report r = q.run(plan, nullptr, {});
     if (o.json) {
         Json j = Json::object();
         j.set("action", core::actionName(a));
@@ -136,22 +136,23 @@ template <class Q> int errorGroupActionOn(Q& q, const Options& o, core::Action a
 
 /// The single-message actions. The format says which it offers and what
 /// "retry" means (a lease queue releases: run now).
-template <class Q> int singleActionOn(const Options& o, core::Action a, const char* verb) {
+/// On the backend seam: a file, ssh:// or postgresql://.
+int singleAction(const Options& o, core::Action a, const char* verb) {
     if (o.errorClass) {
         if (!o.args.empty())
             throw UsageError(std::string(verb) + ": give an ID or --error CLASS, not both");
-        auto q = openAs<Q>(o, true);
+        auto q = openBackendFor(o, true);
         if (a == core::Action::Retry)
             a = core::QueueFormat::of(q->info()).retryAction();
         requireOffered(q->info(), a);
         if (!o.queue.empty())
             checkQueueName(o, q->info(), q->queueNames());
-        return errorGroupActionOn(*q, o, a);
+        return errorGroupAction(*q, o, a);
     }
     if (o.args.empty())
         throw UsageError(o.command + ": missing ID (or --error CLASS for a whole error group)");
     const std::string& id = requireArg(o, 0);
-    auto q = openAs<Q>(o, true);
+    auto q = openBackendFor(o, true);
     const core::QueueFormat& format = core::QueueFormat::of(q->info());
     if (a == core::Action::Retry)
         a = format.retryAction();
@@ -173,10 +174,9 @@ template <class Q> int singleActionOn(const Options& o, core::Action a, const ch
                 " " + num(token) + " (read just now; pass --claim to act only on what you saw)\n");
         }
     }
-    OperatorFor<Q> op(*q, kTool);
-    core::Plan plan = op.planTargets(a, {core::Target{id, token}});
+    core::Plan plan = q->planTargets(a, {core::Target{id, token}});
     plan.delay = core::secondsDuration(o.delay.value_or(0));
-    const core::Report r = op.run(plan);
+    const core::Report r = q->run(plan, nullptr, {});
 
     if (o.json) {
         Json j = Json::object();
@@ -216,11 +216,6 @@ template <class Q> int singleActionOn(const Options& o, core::Action a, const ch
             tokenLabel(q->info()) + " " + num(token) + ")\n");
     }
     return ExitOk;
-}
-
-int singleAction(const Options& o, core::Action a, const char* verb) {
-    return isRemote(o) ? singleActionOn<core::remote::RemoteQueue>(o, a, verb)
-                       : singleActionOn<Queue>(o, a, verb);
 }
 
 } // namespace
@@ -492,12 +487,14 @@ int cmdUpgrade(const Options& o) {
     return isRemote(o) ? cmdUpgradeOn<core::remote::RemoteQueue>(o) : cmdUpgradeOn<Queue>(o);
 }
 
-template <class Q> int cmdUndoOn(const Options& o) {
-    auto q = openAs<Q>(o, true);
-    OperatorFor<Q> op(*q, kTool);
+int cmdUndo(const Options& o) {
+    // On the backend seam: a file, ssh:// or postgresql://.
+    auto q = openBackendFor(o, true);
     std::optional<core::AuditEntry> rec;
     if (!o.record.empty()) {
-        rec = op.record(o.record);
+        for (auto& e : q->auditEntries())
+            if (e.id == o.record)
+                rec = std::move(e);
         if (!rec)
             throw Refused("no audit record " + terminalSafe(o.record) +
                           " for this file (see `lqctl audit`); nothing was changed");
@@ -511,11 +508,11 @@ template <class Q> int cmdUndoOn(const Options& o) {
             throw Refused("record " + terminalSafe(o.record) + " was already undone by " +
                           terminalSafe(rec->undoneBy) + "; nothing was changed");
     } else {
-        rec = op.lastUndoable();
+        rec = q->lastUndoable();
         if (!rec)
             throw Refused("nothing to undo: no undoable action in the audit log of this file");
     }
-    const core::Report r = op.undo(*rec);
+    const core::Report r = q->undo(*rec, nullptr, {});
     if (o.json) {
         Json j = Json::object();
         j.set("undoes", rec->id);
@@ -537,14 +534,11 @@ template <class Q> int cmdUndoOn(const Options& o) {
     return ExitOk;
 }
 
-int cmdUndo(const Options& o) {
-    return isRemote(o) ? cmdUndoOn<core::remote::RemoteQueue>(o) : cmdUndoOn<Queue>(o);
-}
-
 int cmdAudit(const Options& o) {
     // The log is kept by path, so a deleted or replaced file's record still reads.
     const core::AuditLog log;
-    const auto records = log.entries(absolutePath(o.file));
+    // A database's records are under its URL without the password.
+    const auto records = log.entries(isPostgres(o) ? shownFile(o.file) : absolutePath(o.file));
     if (o.json) {
         Json a = Json::array();
         for (const auto& e : records) {

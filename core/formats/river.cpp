@@ -78,17 +78,6 @@ void toJsonb(std::string& out, const Json& j) {
     }
 }
 
-/// Go's time.RFC3339Nano, as River's errors[].at: trailing zeros trimmed.
-std::string rfc3339Nano(TimeNs t) {
-    std::string s = isoUtc(t);
-    s.pop_back(); // 'Z'
-    while (s.back() == '0')
-        s.pop_back();
-    if (s.back() == '.')
-        s.pop_back();
-    return s + "Z";
-}
-
 class RiverDriver final : public JobTableDriver {
 public:
     RiverDriver(const FormatInfo& fi, const std::string& path, bool jsonb)
@@ -237,14 +226,9 @@ protected:
             finalized = writeTime(now);
         } else if (m.attempts < m.maxAttempts.value_or(0)) {
             state = "retryable";
-            Json e = Json::object();
-            e.set("at", Json(rfc3339Nano(now)));
-            e.set("attempt", Json(m.attempts));
-            e.set("error", Json(std::string("Stuck job rescued by JobRescuer")));
-            e.set("trace", Json(std::string("")));
             if (!errors.isArray())
                 errors = Json::array();
-            errors.push(std::move(e));
+            errors.push(riverRescueError(now, m.attempts));
             // DefaultClientRetryPolicy: (number of errors)^4 seconds.
             const auto n = static_cast<TimeNs>(errors.toArray().size());
             scheduled = writeTime(now + n * n * n * n * kNsPerSecond);
@@ -275,6 +259,30 @@ protected:
 };
 
 } // namespace
+
+namespace {
+
+/// Go's time.RFC3339Nano, as River's errors[].at: trailing zeros trimmed.
+std::string rfc3339Nano(TimeNs t) {
+    std::string s = isoUtc(t);
+    s.pop_back(); // 'Z'
+    while (s.back() == '0')
+        s.pop_back();
+    if (s.back() == '.')
+        s.pop_back();
+    return s + "Z";
+}
+
+} // namespace
+
+Json riverRescueError(TimeNs now, std::int64_t attempt) {
+    Json e = Json::object();
+    e.set("at", Json(rfc3339Nano(now)));
+    e.set("attempt", Json(attempt));
+    e.set("error", Json(std::string("Stuck job rescued by JobRescuer")));
+    e.set("trace", Json(std::string("")));
+    return e;
+}
 
 std::vector<QueueFormat::ExtraState> RiverFormat::extraStates() const {
     return {{"retryable", {}, "failed, another attempt is scheduled (in no canonical count)"},

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "../json.h"
 #include "jobtable.h"
 
 namespace lq::core {
@@ -31,5 +32,11 @@ public:
     std::unique_ptr<FormatDriver> driver(const FormatInfo& info,
                                          const std::string& path) const override;
 };
+
+/// The error River's JobRescuer appends to a stuck job it rescues
+/// (internal/maintenance/job_rescuer.go): at `now` in RFC 3339 with ns,
+/// the attempt, "Stuck job rescued by JobRescuer", an empty trace. Both
+/// engines' release write it.
+Json riverRescueError(TimeNs now, std::int64_t attempt);
 
 } // namespace lq::core

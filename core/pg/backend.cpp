@@ -10,22 +10,18 @@
 
 namespace lq::core::pg {
 
-namespace {
-
-constexpr const char* kWhy = "queues on PostgreSQL are read-only so far (issue 41)";
-
-} // namespace
-
 std::shared_ptr<QueueBackend> PgQueueBackend::open(const std::string& url,
                                                    const BackendOptions& o) {
     PgOpenOptions po;
     if (o.now)
         po.clock = fixedClock(*o.now);
-    return std::make_shared<PgQueueBackend>(PgQueue::open(url, po));
+    po.readOnly = o.readOnly;
+    return std::make_shared<PgQueueBackend>(PgQueue::open(url, po), o.tool);
 }
 
-PgQueueBackend::PgQueueBackend(std::unique_ptr<PgQueue> queue)
-    : m_queue(std::move(queue)) {}
+PgQueueBackend::PgQueueBackend(std::unique_ptr<PgQueue> queue, std::string tool)
+    : m_queue(std::move(queue))
+    , m_tool(std::move(tool)) {}
 
 PgQueueBackend::~PgQueueBackend() = default;
 
@@ -171,63 +167,120 @@ RecurringList PgQueueBackend::recurringTasks(int /*tzOffset*/) {
     return l;
 }
 
-void PgQueueBackend::refuse() const {
-    throw ReadOnly(m_queue->url(), kWhy);
-}
-
-Report PgQueueBackend::refused(Action a) const {
+Report PgQueueBackend::refused(Action a, const std::string& why) const {
     Report r;
     r.action = a;
     r.result.action = a;
-    r.result.errorKind = ErrorKind::ReadOnly;
-    r.result.error = m_queue->url() + ": " + kWhy + ". Nothing was changed.";
+    r.result.errorKind = ErrorKind::Unsupported;
+    r.result.error = m_queue->url() + ": " + why + ". Nothing was changed.";
     return r;
 }
 
 Report PgQueueBackend::setPaused(const std::string& /*queue*/, bool pause) {
-    return refused(pause ? Action::Pause : Action::Resume);
+    return refused(pause ? Action::Pause : Action::Resume,
+                   "pause and resume on PostgreSQL: not yet (issue 41)");
 }
 
 Report PgQueueBackend::runRecurring(const std::string& /*key*/) {
-    return refused(Action::RunRecurring);
+    return refused(Action::RunRecurring, "recurring tasks on PostgreSQL: not read yet (issue 41)");
 }
 
-Plan PgQueueBackend::planTargets(Action, std::vector<core::Target>) {
-    refuse();
+bool PgQueueBackend::readOnly() const {
+    return !m_queue->whyReadOnly().empty();
 }
 
-Plan PgQueueBackend::planFilter(Action, Filter) {
-    refuse();
+std::optional<std::string> PgQueueBackend::refusal(Action a, const Message& m) const {
+    return m_queue->refusal(a, m);
+}
+
+std::vector<AuditEntry> PgQueueBackend::auditEntries() const {
+    return AuditLog().entries(path());
+}
+
+std::optional<AuditEntry> PgQueueBackend::lastUndoable() {
+    return AuditLog().lastUndoable(path());
+}
+
+Plan PgQueueBackend::planTargets(Action a, std::vector<core::Target> targets) {
+    Plan p;
+    p.action = a;
+    p.targets = std::move(targets);
+    p.fixedAt = m_queue->now();
+    return p;
+}
+
+Plan PgQueueBackend::planFilter(Action a, Filter f) {
+    needList();
+    if (!f.now)
+        f.now = m_queue->now();
+    Plan p;
+    p.action = a;
+    p.fixedAt = *f.now;
+    p.wholeFilter = true;
+    p.filterJson = filterToJson(f);
+    // The targets with the tokens they have now, read a page at a time.
+    const std::vector<std::int64_t> ids = m_queue->orderedIds(f, Sort{});
+    constexpr std::size_t kPage = 1000;
+    for (std::size_t i = 0; i < ids.size(); i += kPage) {
+        const std::vector<std::int64_t> page(
+            ids.begin() + static_cast<std::ptrdiff_t>(i),
+            ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), i + kPage)));
+        for (const Message& m : m_queue->jobs(page))
+            p.targets.push_back({m.messageId, m.token});
+    }
+    return p;
 }
 
 Plan PgQueueBackend::planRetryExpired(std::chrono::nanoseconds) {
-    refuse();
+    throw Unsupported(m_queue->url(), "retry-expired on PostgreSQL: not yet (issue 41); select "
+                                      "the expired jobs and release them");
 }
 
 Plan PgQueueBackend::planPrune(bool, std::optional<std::chrono::nanoseconds>) {
-    refuse();
+    throw Unsupported(m_queue->url(), "prune on PostgreSQL: not yet (issue 41); the library's "
+                                      "own pruner keeps the table short");
 }
 
-Report PgQueueBackend::run(const Plan& p, const std::atomic_bool*, Operator::Progress) {
-    return refused(p.action);
+Report PgQueueBackend::run(const Plan& p, const std::atomic_bool* cancel,
+                           Operator::Progress progress) {
+    AuditLog log;
+    AuditEntry head = recordHeader(p.action, path(), 0, 0, m_tool);
+    head.filter = p.filterJson;
+    head.cutoff = p.cutoff;
+    return runRecorded(
+        log, std::move(head),
+        [&](ActionOptions& o) {
+            o.chunkSize = p.chunkSize;
+            return m_queue->apply(p.action, p.targets, o);
+        },
+        cancel, std::move(progress));
 }
 
-Report PgQueueBackend::undo(const AuditEntry& record, const std::atomic_bool*, Operator::Progress) {
-    Report r = refused(record.action);
-    r.undo = true;
-    return r;
+Report PgQueueBackend::undo(const AuditEntry& record, const std::atomic_bool* cancel,
+                            Operator::Progress progress) {
+    AuditLog log;
+    AuditEntry head = recordHeader(record.action, path(), 0, 0, m_tool);
+    head.undone = true;
+    head.undoes = record.id;
+    return runRecorded(
+        log, std::move(head),
+        [&](ActionOptions& o) { return m_queue->undo(record.action, record.applied, o); }, cancel,
+        std::move(progress));
 }
 
 Report PgQueueBackend::enqueue(const std::string&, std::optional<std::string>) {
-    return refused(Action::Enqueue);
+    return refused(Action::Enqueue, "enqueue writes litequeue messages; jobs on PostgreSQL are "
+                                    "inserted by their app");
 }
 
 Report PgQueueBackend::vacuum(std::pair<std::int64_t, std::int64_t>*) {
-    return refused(Action::Vacuum);
+    return refused(Action::Vacuum, "VACUUM of a PostgreSQL database is its administrator's (or "
+                                   "autovacuum's) work, not a queue tool's");
 }
 
 Report PgQueueBackend::upgrade() {
-    return refused(Action::Upgrade);
+    return refused(Action::Upgrade,
+                   "the library's migrations upgrade its PostgreSQL schema, run by the app");
 }
 
 } // namespace lq::core::pg

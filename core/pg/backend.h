@@ -5,8 +5,11 @@
 // (core/backend.h), so lqadmin's table, chips, dashboard, queue overview and
 // Failures view, and lqctl's commands written against QueueBackend, serve a
 // postgresql:// URL as they serve a file. It reads through one read-only
-// libpq session (core/pg/pgqueue.h) and never writes: actions, pause and
-// recurring runs refuse with the reason, the way a read-only file does.
+// libpq session (core/pg/pgqueue.h); row actions on Oban and River (retry,
+// release, delete) run on a second, writing session, recorded in the audit
+// log under the URL without its password and undoable, as on a file
+// (core/pg/actions.h). Pause, recurring runs and the other libraries'
+// actions refuse with the reason.
 //
 // The change check is PgQueue::changeMarker() (the tables' write counters);
 // the backend does not push changes yet (LISTEN is issue 41's later work),
@@ -24,7 +27,8 @@ public:
     /// Connects to `url` and recognises the queue (blocking). Throws
     /// lqcore's errors, which name the database without its password.
     static std::shared_ptr<QueueBackend> open(const std::string& url, const BackendOptions& o);
-    explicit PgQueueBackend(std::unique_ptr<PgQueue> queue);
+    /// `tool` names the front end in the audit records ("lqadmin", "lqctl").
+    PgQueueBackend(std::unique_ptr<PgQueue> queue, std::string tool);
     ~PgQueueBackend() override;
     PgQueueBackend(const PgQueueBackend&) = delete;
     PgQueueBackend& operator=(const PgQueueBackend&) = delete;
@@ -35,7 +39,7 @@ public:
 
     std::string path() const override;
     const FormatInfo& info() const override;
-    bool readOnly() const override { return true; }
+    bool readOnly() const override;
     TimeNs now() const override;
     std::optional<std::int64_t> maxsize() const override { return std::nullopt; }
     std::string formatName() const override { return m_queue->formatId(); }
@@ -59,7 +63,7 @@ public:
     std::vector<std::string> queueNames() override;
     DashboardFigures dashboard(const DashboardQuery& q) override;
     QueueOverview queueOverview(const DashboardQuery& q) override;
-    std::vector<AuditEntry> auditEntries() const override { return {}; }
+    std::vector<AuditEntry> auditEntries() const override;
     std::vector<ErrorGroup> errorGroups(const std::string& queue) override;
     ProcessList processes() override;
     std::vector<PausedQueue> pausedQueues() override;
@@ -76,16 +80,18 @@ public:
     Report enqueue(const std::string& data, std::optional<std::string> key) override;
     Report vacuum(std::pair<std::int64_t, std::int64_t>* sizes) override;
     Report upgrade() override;
-    std::optional<AuditEntry> lastUndoable() override { return std::nullopt; }
+    std::optional<AuditEntry> lastUndoable() override;
+    std::optional<std::string> refusal(Action a, const Message& m) const override;
 
 private:
-    /// What every write answers: the session only reads.
-    [[noreturn]] void refuse() const;
-    Report refused(Action a) const;
+    /// What a write lqcore does not make on PostgreSQL answers: nothing
+    /// sent, `why` in the report.
+    Report refused(Action a, const std::string& why) const;
     /// The reads a library without a browser yet cannot serve.
     void needList() const;
 
     std::unique_ptr<PgQueue> m_queue;
+    std::string m_tool;
 };
 
 } // namespace lq::core::pg

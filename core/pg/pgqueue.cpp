@@ -3,7 +3,9 @@
 #include "pgqueue.h"
 
 #include "../error.h"
+#include "../formats/driver.h"
 #include "../formats/queueformat.h"
+#include "actions.h"
 #include "counts.h"
 #include "list.h"
 
@@ -14,6 +16,8 @@ std::unique_ptr<PgQueue> PgQueue::open(const std::string& url, PgOpenOptions opt
     q->m_clock = opts.clock ? std::move(opts.clock) : systemClock();
     opts.connection.readOnly = true;
     q->m_conn = pg::Connection::open(url, opts.connection);
+    q->m_connectUrl = url;
+    q->m_connOptions = opts.connection;
     q->m_serverVersion = q->m_conn->serverVersion(); // read here: any thread may ask
     q->m_catalog = pg::readCatalog(*q->m_conn, q->m_conn->schema());
     if (q->m_catalog.found.empty()) {
@@ -42,9 +46,16 @@ std::unique_ptr<PgQueue> PgQueue::open(const std::string& url, PgOpenOptions opt
             (t == "jobs" && q->m_found.library == "graphile-worker"))
             fi.table = q->m_found.schema + "." + t;
         fi.queueTables.push_back(q->m_found.schema + "." + t);
+        // The formats read optional tables from here as on SQLite
+        // (River's river_queue, Solid Queue's solid_queue_pauses).
+        fi.columns.push_back(t);
     }
     fi.hasIdempotencyKey = q->m_found.library == "graphile-worker"; // its job key
-    fi.readOnlyReason = "queues on PostgreSQL are read-only so far (issue 41)";
+    q->m_whyReadOnly =
+        opts.readOnly ? std::string("opened read-only") : pg::whyNoActions(q->m_found.library);
+    fi.readOnlyReason = q->m_whyReadOnly;
+    if (fi.format && q->m_whyReadOnly.empty())
+        q->m_rules = fi.format->driver(fi, q->url());
     for (std::size_t i = 1; i < q->m_catalog.found.size(); ++i) {
         const auto& o = q->m_catalog.found[i];
         fi.warnings.push_back(
@@ -171,6 +182,74 @@ std::int64_t PgQueue::changeMarker() {
                      "pg_stat_user_tables WHERE schemaname = $1 AND relname = ANY($2::text[])",
                      {m_found.schema, tables});
     return r.int64(0, 0);
+}
+
+const std::string& PgQueue::whyReadOnly() const noexcept {
+    return m_whyReadOnly;
+}
+
+std::string PgQueue::refusal(Action a, const Message& m) const {
+    if (!m_whyReadOnly.empty())
+        return m_whyReadOnly;
+    return m_rules->refusal(a, m, m_clock()); // pure: the format's rule, no SQL
+}
+
+pg::Connection& PgQueue::writer() {
+    if (!m_writer) {
+        pg::Connection::Options o = m_connOptions;
+        o.readOnly = false;
+        m_writer = pg::Connection::open(m_connectUrl, o);
+    }
+    return *m_writer;
+}
+
+ActionResult PgQueue::inChunks(Action a, std::size_t total, const ActionOptions& o,
+                               const ChunkFn& fn) {
+    if (!m_whyReadOnly.empty())
+        throw ReadOnly(url(), std::string(actionName(a)) + " refused: " + m_whyReadOnly);
+    return runInChunks(a, total, o,
+                       [&](std::size_t first, std::size_t n, std::size_t index, ActionResult& part,
+                           bool& hookRan) {
+                           const std::lock_guard lock(m_writeMutex);
+                           pg::Connection& w = writer();
+                           w.exec("BEGIN");
+                           try {
+                               const pg::ChunkContext x{w, m_found, *m_rules, m_clock()};
+                               fn(x, first, n, part);
+                               if (o.beforeCommit) {
+                                   o.beforeCommit(part, index);
+                                   hookRan = true;
+                               }
+                               w.exec("COMMIT");
+                           } catch (...) {
+                               try {
+                                   w.exec("ROLLBACK");
+                               } catch (const Error&) {
+                                   m_writer.reset(); // the session is gone: a new one next time
+                               }
+                               throw;
+                           }
+                       });
+}
+
+ActionResult PgQueue::apply(Action a, const std::vector<Target>& targets, const ActionOptions& o) {
+    return inChunks(
+        a, targets.size(), o,
+        [&](const pg::ChunkContext& x, std::size_t first, std::size_t n, ActionResult& part) {
+            pg::applyChunk(x, a, targets.data() + first, targets.data() + first + n, part);
+        });
+}
+
+ActionResult PgQueue::undo(Action original, const std::vector<AppliedRow>& rows,
+                           const ActionOptions& o) {
+    if (!isUndoable(original))
+        throw Error(ErrorKind::InvalidArgument, url(),
+                    std::string(actionName(original)) + " cannot be undone");
+    return inChunks(
+        original, rows.size(), o,
+        [&](const pg::ChunkContext& x, std::size_t first, std::size_t n, ActionResult& part) {
+            pg::undoChunk(x, original, rows.data() + first, rows.data() + first + n, part);
+        });
 }
 
 } // namespace lq::core

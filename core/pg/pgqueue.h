@@ -10,18 +10,23 @@
 //
 // What it does so far: recognition of Solid Queue, Oban, River, GoodJob,
 // pg-boss and Graphile Worker; counts, named queues, listing and timing of
-// Solid Queue, Oban and River. Actions, GoodJob/pg-boss/Graphile Worker
-// counts and LISTEN are issue 41's later work.
+// Solid Queue, Oban, River and Graphile Worker; row actions on Oban and
+// River (core/pg/actions.h) through a second, writing session opened at
+// the first write. GoodJob/pg-boss, the other libraries' actions and
+// LISTEN are issue 41's later work.
 
+#include "../actions.h"
 #include "../clock.h"
 #include "../format.h"
 #include "../message.h"
 #include "../processes.h"
 #include "../query.h"
 #include "../stats.h"
+#include "actions.h"
 #include "catalog.h"
 #include "connection.h"
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -33,6 +38,7 @@ namespace lq::core {
 struct PgOpenOptions {
     Clock clock; ///< default: the system clock
     pg::Connection::Options connection;
+    bool readOnly = false; ///< never write, even where lqcore could
 };
 
 class PgQueue {
@@ -93,6 +99,21 @@ public:
     /// commits and goes idle, at most a second apart while it stays busy).
     std::int64_t changeMarker();
 
+    // ---- actions (core/pg/actions.h) -----------------------------------
+    /// "" when row actions can be written here; else why the queue reads
+    /// only (also FormatInfo::readOnlyReason).
+    const std::string& whyReadOnly() const noexcept;
+    /// Why `a` would skip `m` (the format's rule, the one a run applies; ""
+    /// when it applies).
+    std::string refusal(Action a, const Message& m) const;
+    /// `a` on `targets` in chunks, one transaction each on the writing
+    /// session (runInChunks; o.beforeCommit runs before each COMMIT).
+    /// Throws ReadOnly before the first chunk when whyReadOnly() says so.
+    ActionResult apply(Action a, const std::vector<Target>& targets, const ActionOptions& o);
+    /// Writes back what a record of `original` changed, while each job
+    /// still holds what the action wrote.
+    ActionResult undo(Action original, const std::vector<AppliedRow>& rows, const ActionOptions& o);
+
     ~PgQueue();
     PgQueue(const PgQueue&) = delete;
     PgQueue& operator=(const PgQueue&) = delete;
@@ -102,8 +123,20 @@ private:
     /// The library's table names as a text[] literal.
     std::string tableArray() const;
 
+    using ChunkFn = std::function<void(const pg::ChunkContext&, std::size_t first, std::size_t n,
+                                       ActionResult& part)>;
+    /// runInChunks on the writing session: BEGIN, `fn`, the hook, COMMIT.
+    ActionResult inChunks(Action a, std::size_t total, const ActionOptions& o, const ChunkFn& fn);
+    pg::Connection& writer();
+
     std::mutex m_mutex; ///< one libpq connection: one statement at a time
     std::unique_ptr<pg::Connection> m_conn;
+    std::string m_connectUrl; ///< as given (may hold a password): only to connect again
+    pg::Connection::Options m_connOptions;
+    std::mutex m_writeMutex; ///< the writing session: one chunk at a time
+    std::unique_ptr<pg::Connection> m_writer;
+    std::unique_ptr<FormatDriver> m_rules; ///< the format's refusal rules (no SQL)
+    std::string m_whyReadOnly;
     pg::Catalog m_catalog;
     pg::Found m_found;
     FormatInfo m_info;

@@ -272,7 +272,8 @@ private slots:
         const FixtureLqctl lq(QStringLiteral("formats/oban-lite.sqlite3"));
         // Commands not on PostgreSQL yet.
         for (const QStringList& args :
-             {QStringList{QStringLiteral("retry"), QStringLiteral("1"), QStringLiteral("--yes")},
+             {QStringList{QStringLiteral("retry-expired"), QStringLiteral("--older-than"),
+                          QStringLiteral("60")},
               QStringList{QStringLiteral("prune"), QStringLiteral("--yes")}}) {
             QStringList full = args;
             full.insert(1, url(QStringLiteral("oban"), true));
@@ -284,12 +285,42 @@ private slots:
             QVERIFY2(r.err.contains(want), r.err.constData());
             QVERIFY(!r.err.contains("sekrit"));
         }
-        // A write on the seam: the queue is read-only, nothing changes.
-        const LqctlResult p = lq.run({QStringLiteral("pause"), url(QStringLiteral("oban"), true),
+        // A write not made on PostgreSQL yet: it says so, nothing changes.
+        const LqctlResult p = lq.run({QStringLiteral("pause"), url(QStringLiteral("river"), true),
                                       QStringLiteral("--queue"), QStringLiteral("default")});
         QVERIFY2(p.code != 0, p.out.constData());
-        QVERIFY2(p.err.contains("read-only so far"), p.err.constData());
+        QVERIFY2(p.err.contains("not yet (issue 41)"), p.err.constData());
         QVERIFY(!p.err.contains("sekrit"));
+    }
+
+    /// A row action and its undo through lqctl, as on a file: the record
+    /// in `audit` under the URL, never the password.
+    void actsAndUndoes() {
+        const FixtureLqctl lq(QStringLiteral("formats/oban-lite.sqlite3"));
+        const QString u = url(QStringLiteral("oban"), true);
+        const auto status = [&]() {
+            const LqctlResult g =
+                lq.run({QStringLiteral("get"), u, QStringLiteral("13"), QStringLiteral("--json")});
+            return QJsonDocument::fromJson(g.out).object().value(QStringLiteral("status"));
+        };
+        QCOMPARE(status().toString(), QStringLiteral("FAILED"));
+        const LqctlResult r =
+            lq.run({QStringLiteral("retry"), u, QStringLiteral("13"), QStringLiteral("--yes")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY2(r.out.contains("13: FAILED -> READY"), r.out.constData());
+        QCOMPARE(status().toString(), QStringLiteral("READY"));
+        const LqctlResult a = lq.run({QStringLiteral("audit"), u, QStringLiteral("--json")});
+        QVERIFY2(a.code == 0, a.err.constData());
+        const QJsonArray records = QJsonDocument::fromJson(a.out).array();
+        QCOMPARE(records.size(), 1);
+        QCOMPARE(records.first().toObject().value(QStringLiteral("action")).toString(),
+                 QStringLiteral("retry"));
+        const LqctlResult un = lq.run({QStringLiteral("undo"), u});
+        QVERIFY2(un.code == 0, un.err.constData());
+        QVERIFY2(un.out.contains("applied 1"), un.out.constData());
+        QCOMPARE(status().toString(), QStringLiteral("FAILED"));
+        for (const LqctlResult* x : {&r, &a, &un})
+            QVERIFY(!x->out.contains("sekrit") && !x->err.contains("sekrit"));
     }
 
     void failuresWithoutPassword() {

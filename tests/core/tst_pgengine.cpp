@@ -16,6 +16,7 @@
 #include "core/pg/pgqueue.h"
 #include "core/timefmt.h"
 #include "support/fixtures.h"
+#include "support/pgcompare.h"
 #include "support/pgcopy.h"
 #include "support/pgserver.h"
 
@@ -36,6 +37,7 @@ using namespace lq::core;
 using lq::test::FormatCase;
 using lq::test::pgFormatCases;
 using lq::test::PgServer;
+using lq::test::shown;
 
 namespace {
 
@@ -73,47 +75,6 @@ std::map<std::string, std::int64_t> factsMap(const QJsonObject& counts, const QJ
         if (k != "locked_expired")
             m[k] = extra.value(QString::fromStdString(k)).toInteger(); // absent: 0
     return m;
-}
-
-/// `j` with every object's keys sorted: jsonb keeps its own key order.
-Json canonical(const Json& j) {
-    if (j.isArray()) {
-        Json a = Json::array();
-        for (const Json& x : j.toArray())
-            a.push(canonical(x));
-        return a;
-    }
-    if (!j.isObject())
-        return j;
-    Json::Object o = j.toObject();
-    std::sort(o.begin(), o.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    Json out = Json::object();
-    for (const auto& [k, v] : o)
-        out.set(k, canonical(v));
-    return out;
-}
-
-std::string sameJson(const std::string& text) {
-    try {
-        return canonical(Json::parse(text)).dump();
-    } catch (const std::exception&) {
-        return text;
-    }
-}
-
-std::string opt(const std::optional<TimeNs>& t) {
-    return t ? std::to_string(*t) : std::string("-");
-}
-
-/// The fields of a job both engines read, as one comparable line.
-std::string shown(const Message& m) {
-    return m.messageId + " | " + stateName(m.state) + " " + m.extraState + " " + m.statusText +
-           " | " + m.queueName.value_or("-") + " " + m.jobName.value_or("-") + " | p" +
-           (m.priority ? std::to_string(*m.priority) : "-") + " a" + std::to_string(m.attempts) +
-           "/" + (m.maxAttempts ? std::to_string(*m.maxAttempts) : "-") + " | in " + opt(m.inTime) +
-           " due " + opt(m.scheduledAt) + " wait " + opt(m.waitFrom) + " lock " + opt(m.lockTime) +
-           " done " + opt(m.doneTime) + " lease " + opt(m.leaseExpiry) + " | " +
-           m.lastError.value_or("-") + " | " + sameJson(m.data);
 }
 
 std::string show(const std::map<std::string, std::int64_t>& m) {
@@ -333,10 +294,14 @@ private slots:
             QCOMPARE(gp[i].messageIds, gl[i].messageIds);
         }
 
-        // It only reads: every write refuses and says why.
-        QVERIFY_THROWS_EXCEPTION(Error, pg->planFilter(Action::Retry, Filter{}));
+        // Opened read-only: a run refuses before anything is sent, and so
+        // does a write not made on PostgreSQL yet.
+        const Report run = pg->run(pg->planFilter(Action::Delete, Filter{}), nullptr, {});
+        QCOMPARE(run.result.errorKind, std::optional<ErrorKind>(ErrorKind::ReadOnly));
+        QCOMPARE(run.applied(), std::size_t(0));
+        QCOMPARE(pg->count(Filter{}), static_cast<std::int64_t>(all.size()));
         const Report r = pg->setPaused("default", true);
-        QCOMPARE(r.result.errorKind, std::optional<ErrorKind>(ErrorKind::ReadOnly));
+        QVERIFY(r.failed());
         QVERIFY(!pg->processes().notStored.empty());
     }
 
@@ -427,7 +392,12 @@ private slots:
             all.insert(f.library);
         QCOMPARE(all.size(), bySchema.size());
         QCOMPARE(q->info().warnings.size(), bySchema.size() - 1);
-        QVERIFY(q->info().readOnlyReason.find("read-only so far") != std::string::npos);
+        // Row actions are written for Oban and River; any other library
+        // reads only and says why.
+        const bool writes = q->formatId() == "oban" || q->formatId() == "river";
+        QCOMPARE(q->info().readOnlyReason.empty(), writes);
+        if (!writes)
+            QVERIFY(q->info().readOnlyReason.find("not yet (issue 41)") != std::string::npos);
     }
 
     void noQueueHere() {

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: MIT
+// Operator actions on a queue in PostgreSQL (core/pg/actions.h).
+#include "actions.h"
+
+#include "../error.h"
+#include "../formats/driver.h"
+#include "../formats/river.h"
+#include "../json.h"
+#include "../timefmt.h"
+#include "catalog.h"
+#include "connection.h"
+#include "list.h"
+
+#include <charconv>
+#include <set>
+#include <unordered_map>
+
+namespace lq::core::pg {
+
+namespace {
+
+/// A library whose jobs are one row of one table (Oban, River): that
+/// table, the state its workers run in, and the columns an action writes
+/// (what undo writes back).
+struct JobTable {
+    const char* table;
+    const char* running;
+    const char* written;
+};
+
+constexpr JobTable kOban{"oban_jobs", "executing",
+                         "state, max_attempts, scheduled_at, completed_at, cancelled_at, "
+                         "discarded_at"};
+constexpr JobTable kRiver{"river_job", "running",
+                          "state, max_attempts, scheduled_at, finalized_at, errors, metadata"};
+
+const JobTable* jobTableOf(const std::string& library) {
+    if (library == "oban")
+        return &kOban;
+    if (library == "river")
+        return &kRiver;
+    return nullptr;
+}
+
+const JobTable& jobTable(const ChunkContext& x) {
+    const JobTable* t = jobTableOf(x.lib.library);
+    if (!t)
+        throw Unsupported(x.c.display(), whyNoActions(x.lib.library));
+    return *t;
+}
+
+std::string qualified(const ChunkContext& x, const JobTable& t) {
+    return quoteIdent(x.lib.schema) + "." + quoteIdent(t.table);
+}
+
+std::string idArray(const std::vector<std::int64_t>& ids) {
+    std::string a = "{";
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        a += (i ? "," : "") + std::to_string(ids[i]);
+    return a + "}";
+}
+
+std::optional<std::int64_t> parseId(const std::string& s) {
+    std::int64_t v = 0;
+    const auto* end = s.data() + s.size();
+    const auto [p, ec] = std::from_chars(s.data(), end, v);
+    if (ec != std::errc() || p != end)
+        return std::nullopt;
+    return v;
+}
+
+/// `now` as a timestamptz literal, to the microsecond PostgreSQL keeps
+/// (truncated, as the libraries' own clocks write it on SQLite).
+std::string pgTime(TimeNs now) {
+    return isoUtc(now).substr(0, 26) + "Z";
+}
+
+/// The jobs of `ids` this transaction now holds (FOR UPDATE SKIP LOCKED),
+/// and those that exist at all (a row held by a worker's transaction is
+/// visible, just not taken).
+struct Taken {
+    std::set<std::int64_t> held;
+    std::set<std::int64_t> exist;
+    std::unordered_map<std::int64_t, std::string> rows; ///< row_to_json of each held row
+};
+
+Taken take(const ChunkContext& x, const JobTable& t, const std::vector<std::int64_t>& ids) {
+    Taken out;
+    if (ids.empty())
+        return out;
+    const std::string table = qualified(x, t);
+    const Param arr = idArray(ids);
+    const Result held = x.c.exec("SELECT t.id, row_to_json(t)::text FROM " + table +
+                                     " t WHERE t.id = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED",
+                                 {arr});
+    for (int i = 0; i < held.rows(); ++i) {
+        out.held.insert(held.int64(i, 0));
+        out.rows.emplace(held.int64(i, 0), held.text(i, 1));
+    }
+    const Result exist =
+        x.c.exec("SELECT id FROM " + table + " WHERE id = ANY($1::bigint[])", {arr});
+    for (int i = 0; i < exist.rows(); ++i)
+        out.exist.insert(exist.int64(i, 0));
+    return out;
+}
+
+const char* kInUse = "in use: a worker's transaction holds the row right now (not waited for)";
+
+/// The rows the action is about to change, as undo writes them back.
+std::string formatRowOf(const JobTable& t, const std::string& rowJson) {
+    return std::string("{\"") + t.table + "\": [" + rowJson + "]}";
+}
+
+/// The stored row of `t` in a before-image written by formatRowOf().
+std::string rowOf(const JobTable& t, const Message& before) {
+    if (!before.formatRow)
+        return {};
+    const Json j = Json::parse(*before.formatRow);
+    const Json& rows = j[t.table];
+    if (!rows.isArray() || rows.toArray().empty())
+        return {};
+    return rows.toArray().front().dump();
+}
+
+/// Rows changed by `sql` (which ends in RETURNING id).
+std::int64_t changed(const ChunkContext& x, const std::string& sql,
+                     const std::vector<Param>& params) {
+    return x.c.exec(sql, params).rows();
+}
+
+std::int64_t applyOban(const ChunkContext& x, Action a, const Message& m) {
+    const std::string t = qualified(x, kOban);
+    const std::vector<Param> p{m.messageId, pgTime(x.now)};
+    switch (a) {
+    case Action::Retry:
+        // Oban.retry_job (Engines.Basic): attempt and errors kept.
+        return changed(x,
+                       "UPDATE " + t +
+                           " SET state = 'available', max_attempts = greatest(max_attempts, "
+                           "attempt + 1), scheduled_at = $2::timestamptz, completed_at = NULL, "
+                           "cancelled_at = NULL, discarded_at = NULL WHERE id = $1::bigint AND "
+                           "state NOT IN ('available', 'executing') RETURNING id",
+                       p);
+    case Action::Release:
+        // The Lifeline's rescue: available while attempts are left, else
+        // discarded (the refusal rule checked rescue_after).
+        return changed(x,
+                       "UPDATE " + t +
+                           " SET state = CASE WHEN attempt < max_attempts THEN "
+                           "'available'::text ELSE 'discarded'::text END::" +
+                           quoteIdent(x.lib.schema) +
+                           ".oban_job_state, discarded_at = CASE WHEN attempt < max_attempts "
+                           "THEN discarded_at ELSE $2::timestamptz END WHERE id = $1::bigint AND "
+                           "state = 'executing' RETURNING id",
+                       p);
+    case Action::Delete:
+    case Action::Prune:
+        return changed(
+            x, "DELETE FROM " + t + " WHERE id = $1::bigint AND state <> 'executing' RETURNING id",
+            {m.messageId});
+    default:
+        throw Unsupported(x.c.display(), std::string(actionName(a)) + " is not offered on Oban");
+    }
+}
+
+std::int64_t applyRiver(const ChunkContext& x, Action a, const Message& m) {
+    const std::string t = qualified(x, kRiver);
+    const std::vector<Param> p{m.messageId, pgTime(x.now)};
+    switch (a) {
+    case Action::Retry:
+        // JobRetry: attempt and errors kept, one more attempt when exhausted;
+        // an available job already due is left as it is.
+        return changed(x,
+                       "UPDATE " + t +
+                           " SET state = 'available', scheduled_at = $2::timestamptz, "
+                           "finalized_at = NULL, max_attempts = CASE WHEN attempt = max_attempts "
+                           "THEN max_attempts + 1 ELSE max_attempts END WHERE id = $1::bigint AND "
+                           "state <> 'running' AND (state <> 'available' OR scheduled_at > "
+                           "$2::timestamptz) RETURNING id",
+                       p);
+    case Action::Release: {
+        // The JobRescuer: cancelled when a cancel was attempted; retryable
+        // with its error appended, river:rescue_count + 1 and the default
+        // retry policy's (number of errors)^4 s while attempts are left;
+        // else discarded. One of the three matches.
+        const std::string running = " WHERE id = $1::bigint AND state = 'running' AND ";
+        std::int64_t n =
+            changed(x,
+                    "UPDATE " + t + " SET state = 'cancelled', finalized_at = $2::timestamptz" +
+                        running + "metadata ? 'cancel_attempted_at' RETURNING id",
+                    p);
+        n += changed(
+            x,
+            "UPDATE " + t +
+                " SET state = 'retryable', errors = array_append(coalesce(errors, '{}'), "
+                "$3::jsonb), scheduled_at = $2::timestamptz + (coalesce(cardinality(errors), 0) "
+                "+ 1)::float8 ^ 4 * interval '1 second', metadata = jsonb_set(coalesce(metadata, "
+                "'{}'), '{river:rescue_count}', to_jsonb(coalesce((metadata ->> "
+                "'river:rescue_count')::bigint, 0) + 1))" +
+                running +
+                "NOT coalesce(metadata ? 'cancel_attempted_at', false) AND attempt < max_attempts "
+                "RETURNING id",
+            {m.messageId, pgTime(x.now), riverRescueError(x.now, m.attempts).dump()});
+        n += changed(x,
+                     "UPDATE " + t + " SET state = 'discarded', finalized_at = $2::timestamptz" +
+                         running +
+                         "NOT coalesce(metadata ? 'cancel_attempted_at', false) AND attempt >= "
+                         "max_attempts RETURNING id",
+                     p);
+        return n;
+    }
+    case Action::Delete:
+    case Action::Prune:
+        // JobDelete: never a running job.
+        return changed(
+            x, "DELETE FROM " + t + " WHERE id = $1::bigint AND state <> 'running' RETURNING id",
+            {m.messageId});
+    default:
+        throw Unsupported(x.c.display(), std::string(actionName(a)) + " is not offered on River");
+    }
+}
+
+std::int64_t applyRow(const ChunkContext& x, Action a, const Message& m) {
+    return x.lib.library == "oban" ? applyOban(x, a, m) : applyRiver(x, a, m);
+}
+
+std::optional<Message> readOne(const ChunkContext& x, std::int64_t id) {
+    auto v = readJobs(x.c, x.lib, {id}, x.now);
+    if (v.empty())
+        return std::nullopt;
+    return std::move(v.front());
+}
+
+} // namespace
+
+std::string whyNoActions(const std::string& library) {
+    if (jobTableOf(library))
+        return {};
+    return "actions on " + libraryName(library) + " on PostgreSQL: not yet (issue 41)";
+}
+
+void applyChunk(const ChunkContext& x, Action a, const core::Target* begin, const core::Target* end,
+                ActionResult& r) {
+    const JobTable& t = jobTable(x);
+    std::vector<std::int64_t> ids;
+    for (const core::Target* it = begin; it != end; ++it)
+        if (auto id = parseId(it->messageId))
+            ids.push_back(*id);
+    const Taken taken = take(x, t, ids);
+    std::unordered_map<std::int64_t, Message> current;
+    for (Message& m : readJobs(x.c, x.lib, {taken.held.begin(), taken.held.end()}, x.now))
+        current.emplace(m.rowid, std::move(m));
+    for (const core::Target* it = begin; it != end; ++it) {
+        const auto id = parseId(it->messageId);
+        if (!id || !taken.exist.count(*id)) {
+            r.skipped.push_back(
+                {it->messageId, "not found: deleted or pruned since shown", SkipKind::Gone});
+            continue;
+        }
+        const auto found = current.find(*id);
+        if (!taken.held.count(*id) || found == current.end()) {
+            r.skipped.push_back({it->messageId, kInUse, SkipKind::Changed});
+            continue;
+        }
+        Message m = found->second;
+        if (m.token != it->token) {
+            r.skipped.push_back({it->messageId,
+                                 "changed since shown: claim changed → " +
+                                     m.tokenText.value_or("") + ", now " + stateName(m.state),
+                                 SkipKind::Changed});
+            continue;
+        }
+        if (auto why = x.rules.refusal(a, m, x.now); !why.empty()) {
+            r.skipped.push_back({it->messageId, why, SkipKind::NotApplicable});
+            continue;
+        }
+        m.formatRow = formatRowOf(t, taken.rows.at(*id));
+        if (applyRow(x, a, m) != 1) {
+            r.skipped.push_back({it->messageId, "changed while the action ran", SkipKind::Changed});
+            continue;
+        }
+        Message after = m;
+        if (a != Action::Delete && a != Action::Prune)
+            if (auto back = readOne(x, *id))
+                after = *back;
+        r.applied.push_back({m, after, {}});
+    }
+}
+
+void undoChunk(const ChunkContext& x, Action original, const AppliedRow* begin,
+               const AppliedRow* end, ActionResult& r) {
+    const JobTable& t = jobTable(x);
+    const std::string table = qualified(x, t);
+    if (original != Action::Retry && original != Action::Release && original != Action::Delete &&
+        original != Action::Prune)
+        throw Unsupported(x.c.display(), std::string("undo of ") + actionName(original) +
+                                             " on PostgreSQL: not offered");
+    std::vector<std::int64_t> ids;
+    for (const AppliedRow* it = begin; it != end; ++it)
+        if (auto id = parseId(it->before.messageId))
+            ids.push_back(*id);
+    const Taken taken = take(x, t, ids);
+    const bool deleted = original == Action::Delete || original == Action::Prune;
+    // The stored row back from its row_to_json: whole after a delete, the
+    // columns the action wrote otherwise.
+    const std::string record = "json_populate_record(NULL::" + table + ", $2::json)";
+    std::string reinsert = "INSERT INTO " + table + " SELECT * FROM " + record;
+    reinsert += " WHERE NOT EXISTS (SELECT 1 FROM " + table + " WHERE id = $1::bigint)";
+    std::string restore = "UPDATE " + table + " SET (";
+    restore += t.written;
+    restore += ") = (SELECT ";
+    restore += t.written;
+    restore += " FROM " + record + ") WHERE id = $1::bigint RETURNING id";
+    for (const AppliedRow* it = begin; it != end; ++it) {
+        const std::string& jobId = it->before.messageId;
+        const auto id = parseId(jobId);
+        const std::string row = rowOf(t, it->before);
+        if (!id || row.empty()) {
+            r.skipped.push_back(
+                {jobId, "the record holds no stored row to write back", SkipKind::NotApplicable});
+            continue;
+        }
+        if (deleted) {
+            if (taken.exist.count(*id)) {
+                r.skipped.push_back({jobId, "a job with this id exists again", SkipKind::Conflict});
+                continue;
+            }
+            x.c.exec(reinsert, {jobId, row});
+            Message restored = it->before;
+            if (auto back = readOne(x, *id))
+                restored = *back;
+            r.applied.push_back({Message{}, restored, {}});
+            continue;
+        }
+        if (!taken.exist.count(*id)) {
+            r.skipped.push_back({jobId, "deleted since the action", SkipKind::Gone});
+            continue;
+        }
+        const auto m = taken.held.count(*id) ? readOne(x, *id) : std::nullopt;
+        if (!m) {
+            r.skipped.push_back({jobId, kInUse, SkipKind::Changed});
+            continue;
+        }
+        if (m->token != it->after.token) {
+            r.skipped.push_back({jobId,
+                                 std::string("moved on since the action: now ") +
+                                     stateName(m->state) + ", token " + m->tokenText.value_or(""),
+                                 SkipKind::Changed});
+            continue;
+        }
+        if (changed(x, restore, {jobId, row}) != 1) {
+            r.skipped.push_back({jobId, "changed while undoing", SkipKind::Changed});
+            continue;
+        }
+        Message restored = it->before;
+        if (auto back = readOne(x, *id))
+            restored = *back;
+        r.applied.push_back({*m, restored, {}});
+    }
+}
+
+} // namespace lq::core::pg

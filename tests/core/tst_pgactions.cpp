@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+// Row actions on PostgreSQL (issue 41, core/pg/actions.h) against a real
+// private PostgreSQL 15 server: the Oban and River fixtures copied into
+// it, each action run through the one seam (core::openBackend) on the
+// server and on a copy of the SQLite fixture at the same instant, and the
+// results compared job by job; undo writes back every stored column
+// exactly (row_to_json before and after); a token that moved, a row a
+// worker's transaction holds and a deleted job are skipped with their
+// reasons, the held row without waiting; the audit record names the
+// database without its password.
+#include "core/backend.h"
+#include "core/error.h"
+#include "core/pg/connection.h"
+#include "core/timefmt.h"
+#include "support/fixtures.h"
+#include "support/pgcompare.h"
+#include "support/pgcopy.h"
+#include "support/pgserver.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <map>
+#include <memory>
+
+using namespace lq::core;
+using lq::test::FormatCase;
+using lq::test::PgServer;
+using lq::test::shown;
+
+namespace {
+
+std::string toStd(const QString& s) {
+    return s.toStdString();
+}
+
+const FormatCase& formatCase(const std::string& library) {
+    for (const auto& fc : lq::test::pgFormatCases())
+        if (fc.library == library)
+            return fc;
+    throw std::runtime_error("no case " + library);
+}
+
+std::map<std::string, std::string> shownById(QueueBackend& b) {
+    std::map<std::string, std::string> out;
+    for (const Message& m : b.fetchRowids(b.orderedRowids(Filter{}, Sort{}, nullptr)))
+        out[m.messageId] = shown(m);
+    return out;
+}
+
+std::vector<Target> targetsOf(QueueBackend& b) {
+    std::vector<Target> t;
+    for (const Message& m : b.fetchRowids(b.orderedRowids(Filter{}, Sort{}, nullptr)))
+        t.push_back({m.messageId, m.token});
+    return t;
+}
+
+std::map<std::string, std::pair<SkipKind, std::string>> skips(const Report& r) {
+    std::map<std::string, std::pair<SkipKind, std::string>> out;
+    for (const SkippedRow& s : r.result.skipped)
+        out[s.messageId] = {s.kind, s.reason};
+    return out;
+}
+
+} // namespace
+
+class TestPgActions : public QObject {
+    Q_OBJECT
+
+private:
+    std::unique_ptr<PgServer> m_pg;
+    QTemporaryDir m_tmp;
+
+    std::string url(const std::string& schema, bool password = false) const {
+        std::string u = toStd(m_pg->url());
+        if (password)
+            u.replace(u.find("postgres@"), 9, "postgres:sekrit@");
+        return u + "?schema=" + schema;
+    }
+    TimeNs nowOf(const FormatCase& fc) const {
+        const QJsonObject facts = lq::test::formatFacts(QString::fromLatin1(fc.fixture));
+        return *parseTimeArg(toStd(facts.value(QStringLiteral("now")).toString()));
+    }
+    std::shared_ptr<QueueBackend> openPg(const FormatCase& fc, bool password = false) {
+        BackendOptions o;
+        o.now = nowOf(fc);
+        o.tool = "tst_pgactions";
+        return openBackend(url(fc.schema, password), o);
+    }
+    /// Every stored row of the library's jobs table, as PostgreSQL spells it.
+    std::vector<std::string> rows(const FormatCase& fc) {
+        auto c = pg::Connection::open(toStd(m_pg->url()));
+        const pg::Result r = c->exec("SELECT row_to_json(t)::text FROM " + std::string(fc.schema) +
+                                     "." + fc.tables.front() + " t ORDER BY id");
+        std::vector<std::string> out;
+        for (int i = 0; i < r.rows(); ++i)
+            out.push_back(r.text(i, 0));
+        return out;
+    }
+    std::unique_ptr<pg::Connection> session() {
+        return pg::Connection::open(toStd(m_pg->url()), {false, 60000, 5000, 60000, 10});
+    }
+
+private slots:
+    void initTestCase() {
+        m_pg = std::make_unique<PgServer>();
+        if (!m_pg->ok())
+            QSKIP(qPrintable(m_pg->error()));
+        qputenv("LQ_AUDIT_DIR", QFile::encodeName(m_tmp.filePath(QStringLiteral("audit"))));
+    }
+
+    /// Each test starts from the fixtures' rows.
+    void init() {
+        for (const char* lib : {"oban", "river"}) {
+            const FormatCase& fc = formatCase(lib);
+            QVERIFY(m_pg->execScript(QStringLiteral("DROP SCHEMA IF EXISTS %1 CASCADE")
+                                         .arg(QLatin1String(fc.schema)))
+                        .isEmpty());
+            const QString err = lq::test::loadPgFormat(*m_pg, fc, m_tmp);
+            QVERIFY2(err.isEmpty(), qPrintable(err));
+        }
+    }
+
+    void cleanupTestCase() { m_pg.reset(); }
+
+    void likeSqlite_data() {
+        QTest::addColumn<QString>("library");
+        QTest::addColumn<int>("action");
+        for (const char* lib : {"oban", "river"})
+            for (Action a : {Action::Retry, Action::Release, Action::Delete})
+                QTest::addRow("%s %s", lib, actionName(a))
+                    << QString::fromLatin1(lib) << static_cast<int>(a);
+    }
+
+    /// The action on every job of the fixture, on PostgreSQL and on SQLite
+    /// at the same instant: the same jobs applied, the same skipped for the
+    /// same reasons, every job the same afterwards; then undo brings back
+    /// every stored column of every row.
+    void likeSqlite() {
+        QFETCH(QString, library);
+        QFETCH(int, action);
+        const auto a = static_cast<Action>(action);
+        const FormatCase& fc = formatCase(toStd(library));
+        BackendOptions o;
+        o.now = nowOf(fc);
+        const QTemporaryDir own; // this run's SQLite copy, changed by the action
+        const QString copy =
+            lq::test::copyFixture(own, QStringLiteral("formats/") + QLatin1String(fc.fixture));
+        auto lite = openBackend(toStd(copy), o);
+        auto pgb = openPg(fc);
+        QVERIFY(!pgb->readOnly());
+        const std::vector<std::string> stored = rows(fc);
+        QCOMPARE(shownById(*pgb), shownById(*lite));
+
+        const Report rl = lite->run(lite->planTargets(a, targetsOf(*lite)), nullptr, {});
+        const Report rp = pgb->run(pgb->planTargets(a, targetsOf(*pgb)), nullptr, {});
+        QVERIFY2(!rp.failed(), rp.result.error.c_str());
+        qInfo("%s: applied %zu, skipped %zu", actionName(a), rp.applied(), rp.skipped());
+        QVERIFY(rp.applied() > 0);
+        QCOMPARE(rp.applied(), rl.applied());
+        const auto sl = skips(rl);
+        const auto sp = skips(rp);
+        QCOMPARE(sp.size(), sl.size());
+        for (const auto& [id, why] : sl) {
+            QVERIFY2(sp.count(id), id.c_str());
+            QCOMPARE(sp.at(id).first, why.first);
+            QCOMPARE(sp.at(id).second, why.second); // the format's own refusal, word for word
+        }
+        QCOMPARE(shownById(*pgb), shownById(*lite));
+        QVERIFY(rows(fc) != stored);
+
+        // Undo: the record is under the URL, every row back as stored.
+        const auto rec = pgb->lastUndoable();
+        QVERIFY(rec);
+        QCOMPARE(rec->id, rp.recordId);
+        QCOMPARE(rec->queuePath, url(fc.schema));
+        QCOMPARE(rec->tool, std::string("tst_pgactions"));
+        const Report u = pgb->undo(*rec, nullptr, {});
+        QVERIFY2(!u.failed(), u.result.error.c_str());
+        QCOMPARE(u.applied(), rp.applied());
+        QCOMPARE(rows(fc), stored);
+        QVERIFY(!pgb->lastUndoable());
+    }
+
+    /// A token that moved, a job deleted, a row a worker's transaction holds:
+    /// each skipped with its reason, the held one without waiting for it.
+    void guards() {
+        const FormatCase& fc = formatCase("oban");
+        auto pgb = openPg(fc);
+        Filter completed;
+        completed.states = {State::Done};
+        const auto ids = pgb->orderedRowids(completed, Sort{}, nullptr);
+        QVERIFY(ids.size() >= 3);
+        const Plan plan = pgb->planFilter(Action::Retry, completed);
+        QCOMPARE(plan.count(), ids.size());
+        auto worker = session();
+        // A worker moved one on, another job was deleted, a third is held.
+        worker->exec("UPDATE oban.oban_jobs SET attempt = attempt + 1 WHERE id = $1",
+                     {std::to_string(ids[0])});
+        worker->exec("DELETE FROM oban.oban_jobs WHERE id = $1", {std::to_string(ids[1])});
+        worker->exec("BEGIN");
+        worker->exec("SELECT id FROM oban.oban_jobs WHERE id = $1 FOR UPDATE",
+                     {std::to_string(ids[2])});
+        QElapsedTimer t;
+        t.start();
+        const Report r = pgb->run(plan, nullptr, {});
+        const qint64 ms = t.elapsed();
+        worker->exec("ROLLBACK");
+        QVERIFY2(!r.failed(), r.result.error.c_str());
+        QVERIFY2(ms < 900, qPrintable(QStringLiteral("took %1 ms beside a held row").arg(ms)));
+        const auto s = skips(r);
+        QCOMPARE(s.at(std::to_string(ids[0])).first, SkipKind::Changed);
+        QVERIFY(s.at(std::to_string(ids[0])).second.find("changed since shown") == 0);
+        QCOMPARE(s.at(std::to_string(ids[1])).first, SkipKind::Gone);
+        QCOMPARE(s.at(std::to_string(ids[2])).first, SkipKind::Changed);
+        QVERIFY(s.at(std::to_string(ids[2])).second.find("in use") == 0);
+        QCOMPARE(r.applied(), ids.size() - 3);
+        QCOMPARE(pgb->get(std::to_string(ids[2]))->statusText, std::string("completed"));
+
+        // Once the worker let go, the same row is taken.
+        const Report again = pgb->run(
+            pgb->planTargets(Action::Retry,
+                             {{std::to_string(ids[2]), pgb->get(std::to_string(ids[2]))->token}}),
+            nullptr, {});
+        QCOMPARE(again.applied(), std::size_t(1));
+        QCOMPARE(pgb->get(std::to_string(ids[2]))->statusText, std::string("available"));
+    }
+
+    /// Undo leaves alone a job a worker has taken since the action.
+    void undoAfterWorker() {
+        const FormatCase& fc = formatCase("river");
+        auto pgb = openPg(fc);
+        Filter completed;
+        completed.states = {State::Done};
+        const Report r = pgb->run(pgb->planFilter(Action::Retry, completed), nullptr, {});
+        QVERIFY(r.applied() >= 2);
+        const std::string taken = r.result.applied.front().after.messageId;
+        session()->exec("UPDATE river.river_job SET state = 'running', attempt = attempt + 1, "
+                        "attempted_at = now() WHERE id = $1",
+                        {taken});
+        const Report u = pgb->undo(*pgb->lastUndoable(), nullptr, {});
+        QCOMPARE(u.applied(), r.applied() - 1);
+        const auto s = skips(u);
+        QCOMPARE(s.at(taken).first, SkipKind::Changed);
+        QVERIFY(s.at(taken).second.find("moved on since the action: now LOCKED") == 0);
+        QCOMPARE(pgb->get(taken)->statusText, std::string("running"));
+    }
+
+    /// The record names the database without its password, and no audit
+    /// file holds it.
+    void auditWithoutPassword() {
+        const FormatCase& fc = formatCase("oban");
+        auto pgb = openPg(fc, true);
+        Filter completed;
+        completed.states = {State::Done};
+        const Report r = pgb->run(pgb->planFilter(Action::Delete, completed), nullptr, {});
+        QVERIFY(r.applied() > 0);
+        const auto rec = pgb->lastUndoable();
+        QVERIFY(rec);
+        QCOMPARE(rec->queuePath, url(fc.schema));
+        QDirIterator it(m_tmp.filePath(QStringLiteral("audit")), QDir::Files);
+        int files = 0;
+        while (it.hasNext()) {
+            QFile f(it.next());
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QVERIFY(!f.readAll().contains("sekrit"));
+            ++files;
+        }
+        QVERIFY(files > 0);
+    }
+
+    /// What is not written on PostgreSQL yet says so and sends nothing.
+    void refusals() {
+        const FormatCase& sq = formatCase("solid-queue");
+        QVERIFY(m_pg->execScript(QStringLiteral("DROP SCHEMA IF EXISTS sq CASCADE")).isEmpty());
+        const QString err = lq::test::loadPgFormat(*m_pg, sq, m_tmp);
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+        BackendOptions o;
+        o.now = nowOf(sq);
+        auto b = openBackend(url(sq.schema), o);
+        QVERIFY(b->readOnly());
+        QVERIFY(b->info().readOnlyReason.find("not yet (issue 41)") != std::string::npos);
+        const Report r = b->run(b->planTargets(Action::Retry, targetsOf(*b)), nullptr, {});
+        QCOMPARE(r.result.errorKind, std::optional<ErrorKind>(ErrorKind::ReadOnly));
+        QCOMPARE(r.applied(), std::size_t(0));
+
+        auto oban = openPg(formatCase("oban"));
+        QVERIFY_THROWS_EXCEPTION(Error, oban->planPrune(false, std::nullopt));
+        QVERIFY(oban->enqueue("{}", std::nullopt).failed());
+        QVERIFY(oban->vacuum(nullptr).failed());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPgActions)
+#include "tst_pgactions.moc"
