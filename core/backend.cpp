@@ -2,6 +2,7 @@
 #include "backend.h"
 
 #include "filestamp.h"
+#include "formats/queueformat.h"
 #include "pg/backend.h"
 #include "queue.h"
 #include "remote/backend.h"
@@ -26,6 +27,10 @@ CountsWithQueues QueueBackend::countsWithQueues(TimeNs stuckAfterNs) {
         for (const auto& name : queueNames())
             r.queues.emplace_back(name, counts(stuckAfterNs, name));
     return r;
+}
+
+std::string QueueBackend::whyNot(Action a) const {
+    return QueueFormat::of(info()).whyNot(a, info());
 }
 
 std::string QueueBackend::formatName() const {

@@ -75,6 +75,11 @@ public:
     virtual bool isFile() const { return true; }
     /// "sqlite" or "postgresql": what lqctl's JSON says holds the queue.
     virtual std::string engine() const { return "sqlite"; }
+    /// Why this queue does not offer action `a` ("" when it does): the
+    /// format's reason (QueueFormat::whyNot), or the engine's where it does
+    /// not write what the format offers. The one question both front ends
+    /// ask before offering an action, a pause or a run now.
+    virtual std::string whyNot(Action a) const;
 
     // ---- change detection ---------------------------------------------------
     /// The file on disk now: a different inode is a replaced file, not

@@ -364,7 +364,7 @@ void FailuresView::updateActions() {
         QString why;
         if (!open) {
             why = tr("Open a queue file first");
-        } else if (const std::string no = format.whyNot(a, m_doc->info()); !no.empty()) {
+        } else if (const std::string no = m_doc->whyNot(a); !no.empty()) {
             why = fromStd(no);
         } else if (m_doc->readOnly()) {
             why = tr("The file is open read-only (File \u203a Read-only)");

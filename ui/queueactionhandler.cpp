@@ -233,13 +233,12 @@ void QueueActionHandler::updateActions() {
     const bool rows = open && hasRows();
     // The format says what it offers; a row action also needs rows.
     const core::QueueFormat& format = m_doc->format();
-    const core::FormatInfo& info = m_doc->info();
     const std::vector<Action> rowActions = format.rowActions();
     for (Action a :
          {Action::Retry, Action::MarkFailed, Action::Release, Action::Reschedule, Action::Delete,
           Action::RetryExpired, Action::Prune, Action::Vacuum, Action::Enqueue, Action::Upgrade}) {
         QAction* qa = actionFor(a);
-        const std::string why = open ? format.whyNot(a, info) : std::string();
+        const std::string why = open ? m_doc->whyNot(a) : std::string();
         const bool perRow = a == Action::Retry || a == Action::MarkFailed ||
                             std::find(rowActions.begin(), rowActions.end(), a) != rowActions.end();
         // A row action the format offers but no selected row takes (Release
@@ -418,7 +417,7 @@ void QueueActionHandler::runRowAction(Action a, std::chrono::nanoseconds delay) 
     if (!checkWritable()) {
         return;
     }
-    if (const std::string why = m_doc->format().whyNot(a, m_doc->info()); !why.empty()) {
+    if (const std::string why = m_doc->whyNot(a); !why.empty()) {
         emit errorOccurred(tr("%1: %2").arg(m_doc->fileName(), fromStd(why)), false);
         return;
     }
@@ -709,11 +708,11 @@ void QueueActionHandler::upgradeFile() {
     if (!checkWritable()) {
         return;
     }
-    const core::QueueFormat& format = m_doc->format();
-    if (const std::string why = format.whyNot(Action::Upgrade, m_doc->info()); !why.empty()) {
+    if (const std::string why = m_doc->whyNot(Action::Upgrade); !why.empty()) {
         emit errorOccurred(tr("%1: %2").arg(m_doc->fileName(), fromStd(why)), false);
         return;
     }
+    const core::QueueFormat& format = m_doc->format();
     const QString text =
         tr("Upgrade %1 (%2) to the current format?\n\n%3\n\nStop every worker that uses this "
            "file first: old versions cannot use the upgraded file, and LOCKED messages become "

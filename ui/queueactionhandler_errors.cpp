@@ -21,7 +21,7 @@ void QueueActionHandler::runErrorGroup(lq::core::Action action, const lq::core::
     // What "retry" means is the format's: a lease queue releases.
     const core::QueueFormat& format = m_doc->format();
     const core::Action a = action == core::Action::Retry ? format.retryAction() : action;
-    if (const std::string why = format.whyNot(a, m_doc->info()); !why.empty()) {
+    if (const std::string why = m_doc->whyNot(a); !why.empty()) {
         emit errorOccurred(tr("%1: %2").arg(m_doc->fileName(), fromStd(why)), false);
         return;
     }
@@ -62,7 +62,7 @@ void QueueActionHandler::runProcessRelease(const lq::core::ProcessInfo& process)
         return;
     }
     const core::Action a = core::Action::Release;
-    if (const std::string why = m_doc->format().whyNot(a, m_doc->info()); !why.empty()) {
+    if (const std::string why = m_doc->whyNot(a); !why.empty()) {
         emit errorOccurred(tr("%1: %2").arg(m_doc->fileName(), fromStd(why)), false);
         return;
     }

@@ -70,7 +70,7 @@ QString QueueActionHandler::whyNoPause(const QString& queue) const {
     if (!m_doc->isOpen()) {
         return tr("Open a queue file first");
     }
-    if (const std::string why = m_doc->format().whyNoPause(m_doc->info()); !why.empty()) {
+    if (const std::string why = m_doc->whyNot(core::Action::Pause); !why.empty()) {
         return fromStd(why);
     }
     if (queue.isEmpty()) {

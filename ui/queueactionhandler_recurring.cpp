@@ -25,7 +25,7 @@ void QueueActionHandler::runRecurringTask(const lq::core::RecurringTask& task) {
         return;
     }
     const core::Action a = core::Action::RunRecurring;
-    if (const std::string why = m_doc->format().whyNot(a, m_doc->info()); !why.empty()) {
+    if (const std::string why = m_doc->whyNot(a); !why.empty()) {
         emit errorOccurred(tr("%1: %2").arg(m_doc->fileName(), fromStd(why)), false);
         return;
     }

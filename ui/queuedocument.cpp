@@ -20,6 +20,12 @@ const core::QueueFormat& QueueDocument::format() const {
     return core::QueueFormat::of(m_info);
 }
 
+std::string QueueDocument::whyNot(core::Action a) const {
+    if (!m_backend)
+        return "no queue is open";
+    return m_backend->whyNot(a);
+}
+
 QString QueueDocument::fileName() const {
     return fromStd(core::shortName(toStd(m_path)));
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "core/actions.h"
 #include "core/format.h"
 
 #include <QElapsedTimer>
@@ -56,6 +57,9 @@ public:
     QString fileName() const;
     const core::FormatInfo& info() const { return m_info; }
     const core::QueueFormat& format() const;
+    /// Why the open queue does not offer `a` ("" when it does): the
+    /// backend's answer (core::QueueBackend::whyNot), format and engine.
+    std::string whyNot(core::Action a) const;
     /// Open without writing (asked for, not writable, or a read-only format).
     bool readOnly() const { return m_readOnly; }
     /// The file was deleted, replaced or moved since it was opened.

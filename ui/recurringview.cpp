@@ -313,9 +313,7 @@ void RecurringView::updateActions() {
     QString why;
     if (!open) {
         why = tr("Open a queue file first");
-    } else if (const std::string no =
-                   m_doc->format().whyNot(core::Action::RunRecurring, m_doc->info());
-               !no.empty()) {
+    } else if (const std::string no = m_doc->whyNot(core::Action::RunRecurring); !no.empty()) {
         why = fromStd(no);
     } else if (m_doc->readOnly()) {
         why = tr("The file is open read-only (File \u203a Read-only)");

@@ -328,6 +328,11 @@ std::shared_ptr<core::QueueBackend> openBackendFor(const Options& o, bool write)
     return q;
 }
 
+void requireOffered(const core::QueueBackend& q, core::Action a) {
+    if (const std::string why = q.whyNot(a); !why.empty())
+        throw Refused(why + " (this is " + q.formatName() + "); nothing was changed");
+}
+
 void checkQueueName(const Options& o, const core::FormatInfo& info,
                     const std::vector<std::string>& names) {
     if (std::find(names.begin(), names.end(), o.queue) != names.end())

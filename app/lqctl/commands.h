@@ -119,6 +119,10 @@ void checkOwnStates(const Options& o, const core::QueueFormat& format);
 /// `fallback`).
 [[noreturn]] void refuseReadOnly(const Options& o, const core::FormatInfo& info,
                                  const std::string& fallback = {});
+/// Refuses (exit 1) action `a` when the queue does not offer it, with the
+/// reason its backend gives (core::QueueBackend::whyNot: the format's, or
+/// the engine's) and the format's name; nothing was changed.
+void requireOffered(const core::QueueBackend& q, core::Action a);
 /// The OpenOptions the global options describe.
 core::OpenOptions openOptions(const Options& o, bool write);
 

@@ -84,7 +84,7 @@ void printNotes(const core::Report& r) {
 }
 
 /// Refuses an action the format does not offer, with the format's reason.
-void requireOffered(const core::FormatInfo& info, core::Action a) {
+void requireFormatOffers(const core::FormatInfo& info, core::Action a) {
     const core::QueueFormat& format = core::QueueFormat::of(info);
     if (const std::string why = format.whyNot(a, info); !why.empty())
         throw Refused(why + " (this is " + format.id() + "); nothing was changed");
@@ -144,7 +144,7 @@ int singleAction(const Options& o, core::Action a, const char* verb) {
         auto q = openBackendFor(o, true);
         if (a == core::Action::Retry)
             a = core::QueueFormat::of(q->info()).retryAction();
-        requireOffered(q->info(), a);
+        requireOffered(*q, a);
         if (!o.queue.empty())
             checkQueueName(o, q->info(), q->queueNames());
         return errorGroupAction(*q, o, a);
@@ -156,7 +156,7 @@ int singleAction(const Options& o, core::Action a, const char* verb) {
     const core::QueueFormat& format = core::QueueFormat::of(q->info());
     if (a == core::Action::Retry)
         a = format.retryAction();
-    requireOffered(q->info(), a);
+    requireOffered(*q, a);
     if (a == core::Action::Reschedule && !o.delay)
         throw UsageError("reschedule: --delay SECONDS is required");
     std::int64_t token = 0;
@@ -241,7 +241,7 @@ template <class Q> int cmdRetryExpiredOn(const Options& o) {
         throw UsageError("retry-expired needs --older-than SECONDS (the lock age that counts as "
                          "expired)");
     auto q = openAs<Q>(o, true);
-    requireOffered(q->info(), core::Action::RetryExpired);
+    requireFormatOffers(q->info(), core::Action::RetryExpired);
     const double threshold = *o.olderThan;
     OperatorFor<Q> op(*q, kTool);
     // The set and the cutoff are fixed here, and applied in one transaction
@@ -281,7 +281,7 @@ int cmdRetryExpired(const Options& o) {
 
 template <class Q> int cmdPruneOn(const Options& o) {
     auto q = openAs<Q>(o, true);
-    requireOffered(q->info(), core::Action::Prune);
+    requireFormatOffers(q->info(), core::Action::Prune);
     OperatorFor<Q> op(*q, kTool);
     // The cutoff and the set are fixed here: what finishes while the operator
     // reads the question is not deleted. Without --older-than, the format's

@@ -18,9 +18,7 @@ int cmdPauseOn(const Options& o, bool pause) {
     if (o.queue.empty())
         throw UsageError(std::string(core::actionName(a)) + " needs --queue QUEUE");
     auto q = openBackendFor(o, true);
-    const core::QueueFormat& format = core::QueueFormat::of(q->info());
-    if (const std::string why = format.whyNot(a, q->info()); !why.empty())
-        throw Refused(why + " (this is " + format.id() + "); nothing was changed");
+    requireOffered(*q, a);
     const core::Report r = q->setPaused(o.queue, pause);
     std::optional<core::TimeNs> since;
     for (const auto& p : q->pausedQueues())

@@ -33,10 +33,8 @@ std::string taskWhat(const core::RecurringTask& t) {
 
 int runTaskNow(const Options& o) {
     auto q = openBackendFor(o, true);
-    const core::QueueFormat& format = core::QueueFormat::of(q->info());
     const core::Action a = core::Action::RunRecurring;
-    if (const std::string why = format.whyNot(a, q->info()); !why.empty())
-        throw Refused(why + " (this is " + format.id() + "); nothing was changed");
+    requireOffered(*q, a);
     const core::RecurringList list = q->recurringTasks(o.tzOffset);
     const auto task =
         std::find_if(list.tasks.begin(), list.tasks.end(),

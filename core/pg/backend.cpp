@@ -177,12 +177,37 @@ Report PgQueueBackend::refused(Action a, const std::string& why) const {
 }
 
 Report PgQueueBackend::setPaused(const std::string& /*queue*/, bool pause) {
-    return refused(pause ? Action::Pause : Action::Resume,
-                   "pause and resume on PostgreSQL: not yet (issue 41)");
+    const Action a = pause ? Action::Pause : Action::Resume;
+    return refused(a, whyNot(a));
 }
 
 Report PgQueueBackend::runRecurring(const std::string& /*key*/) {
-    return refused(Action::RunRecurring, "recurring tasks on PostgreSQL: not read yet (issue 41)");
+    return refused(Action::RunRecurring, whyNot(Action::RunRecurring));
+}
+
+std::string PgQueueBackend::whyNot(Action a) const {
+    switch (a) {
+    case Action::Prune:
+        return "prune on PostgreSQL: not yet (issue 41); the library's own pruner keeps the "
+               "table short";
+    case Action::RetryExpired:
+        return "retry-expired on PostgreSQL: not yet (issue 41); select the expired jobs and "
+               "release them";
+    case Action::Vacuum:
+        return "VACUUM of a PostgreSQL database is its administrator's (or autovacuum's) work, "
+               "not a queue tool's";
+    case Action::Enqueue:
+        return "enqueue writes litequeue messages; jobs on PostgreSQL are inserted by their app";
+    case Action::Upgrade:
+        return "the library's migrations upgrade its PostgreSQL schema, run by the app";
+    case Action::Pause:
+    case Action::Resume:
+        return "pause and resume on PostgreSQL: not yet (issue 41)";
+    case Action::RunRecurring:
+        return "recurring tasks on PostgreSQL: not read yet (issue 41)";
+    default:
+        return QueueBackend::whyNot(a); // the row actions: the format's own
+    }
 }
 
 bool PgQueueBackend::readOnly() const {
@@ -232,13 +257,11 @@ Plan PgQueueBackend::planFilter(Action a, Filter f) {
 }
 
 Plan PgQueueBackend::planRetryExpired(std::chrono::nanoseconds) {
-    throw Unsupported(m_queue->url(), "retry-expired on PostgreSQL: not yet (issue 41); select "
-                                      "the expired jobs and release them");
+    throw Unsupported(m_queue->url(), whyNot(Action::RetryExpired));
 }
 
 Plan PgQueueBackend::planPrune(bool, std::optional<std::chrono::nanoseconds>) {
-    throw Unsupported(m_queue->url(), "prune on PostgreSQL: not yet (issue 41); the library's "
-                                      "own pruner keeps the table short");
+    throw Unsupported(m_queue->url(), whyNot(Action::Prune));
 }
 
 Report PgQueueBackend::run(const Plan& p, const std::atomic_bool* cancel,
@@ -269,18 +292,15 @@ Report PgQueueBackend::undo(const AuditEntry& record, const std::atomic_bool* ca
 }
 
 Report PgQueueBackend::enqueue(const std::string&, std::optional<std::string>) {
-    return refused(Action::Enqueue, "enqueue writes litequeue messages; jobs on PostgreSQL are "
-                                    "inserted by their app");
+    return refused(Action::Enqueue, whyNot(Action::Enqueue));
 }
 
 Report PgQueueBackend::vacuum(std::pair<std::int64_t, std::int64_t>*) {
-    return refused(Action::Vacuum, "VACUUM of a PostgreSQL database is its administrator's (or "
-                                   "autovacuum's) work, not a queue tool's");
+    return refused(Action::Vacuum, whyNot(Action::Vacuum));
 }
 
 Report PgQueueBackend::upgrade() {
-    return refused(Action::Upgrade,
-                   "the library's migrations upgrade its PostgreSQL schema, run by the app");
+    return refused(Action::Upgrade, whyNot(Action::Upgrade));
 }
 
 } // namespace lq::core::pg

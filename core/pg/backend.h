@@ -46,6 +46,7 @@ public:
     std::string storageText() const override;
     bool isFile() const override { return false; }
     std::string engine() const override { return "postgresql"; }
+    std::string whyNot(Action a) const override;
     FileStamp fileIdentity() const override;
     std::int64_t dataVersion() override;
     std::int64_t walSize() const override { return 0; }

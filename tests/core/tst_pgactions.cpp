@@ -288,7 +288,15 @@ private slots:
         QCOMPARE(r.result.errorKind, std::optional<ErrorKind>(ErrorKind::ReadOnly));
         QCOMPARE(r.applied(), std::size_t(0));
 
+        // What the queue offers, as both front ends ask it: the row actions
+        // the format offers; not the writes the engine does not make yet.
         auto oban = openPg(formatCase("oban"));
+        for (Action a : {Action::Retry, Action::Release, Action::Delete})
+            QVERIFY2(oban->whyNot(a).empty(), actionName(a));
+        for (Action a : {Action::Prune, Action::RetryExpired, Action::Pause, Action::Enqueue,
+                         Action::Vacuum, Action::Upgrade, Action::RunRecurring})
+            QVERIFY2(!oban->whyNot(a).empty(), actionName(a));
+        QVERIFY(!oban->whyNot(Action::MarkFailed).empty()); // Oban's own rule, as on SQLite
         QVERIFY_THROWS_EXCEPTION(Error, oban->planPrune(false, std::nullopt));
         QVERIFY(oban->enqueue("{}", std::nullopt).failed());
         QVERIFY(oban->vacuum(nullptr).failed());
