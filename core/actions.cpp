@@ -45,6 +45,19 @@ const char* actionName(Action a) noexcept {
     return "action";
 }
 
+SkippedRow goneSinceShown(const std::string& messageId) {
+    return {messageId, "not found: deleted or pruned since shown", SkipKind::Gone};
+}
+
+SkippedRow changedSinceShown(const Target& shown, const Message& now, const std::string& tokenWord,
+                             const std::string& nowShown) {
+    std::string reason = "changed since shown: " + tokenWord + " ";
+    reason += now.tokenText ? std::string("changed") : std::to_string(shown.token);
+    reason += " → " + nowShown;
+    reason += std::string(", now ") + stateName(now.state);
+    return {shown.messageId, reason, SkipKind::Changed};
+}
+
 const char* skipKindName(SkipKind k) noexcept {
     switch (k) {
     case SkipKind::Changed:
@@ -203,17 +216,12 @@ void Queue::Impl::applyChunk(Connection& c, Action a, const Target* begin, const
     for (const Target* it = begin; it != end; ++it) {
         auto current = getOn(c, it->messageId);
         if (!current) {
-            r.skipped.push_back(
-                {it->messageId, "not found: deleted or pruned since shown", SkipKind::Gone});
+            r.skipped.push_back(goneSinceShown(it->messageId));
             continue;
         }
         const Message& m = *current;
         if (m.token != it->token) {
-            std::string reason = "changed since shown: " + drv.tokenWord() + " ";
-            reason += m.tokenText ? std::string("changed") : std::to_string(it->token);
-            reason += " → " + drv.tokenShown(m);
-            reason += std::string(", now ") + stateName(m.state);
-            r.skipped.push_back({it->messageId, reason, SkipKind::Changed});
+            r.skipped.push_back(changedSinceShown(*it, m, drv.tokenWord(), drv.tokenShown(m)));
             continue;
         }
         if (auto why = drv.refusal(a, m, t); !why.empty()) {

@@ -77,6 +77,16 @@ struct SkippedRow {
     SkipKind kind = SkipKind::Changed;
 };
 
+/// The skip of a row that is no longer there: every engine says it alike.
+SkippedRow goneSinceShown(const std::string& messageId);
+
+/// The skip of a row whose claim token moved since it was shown: "changed
+/// since shown: claim 3 → 4, now locked", the token named in the format's
+/// word and shown as the format shows it (`nowShown`); a token kept as text
+/// is only said to have changed.
+SkippedRow changedSinceShown(const Target& shown, const Message& now, const std::string& tokenWord,
+                             const std::string& nowShown);
+
 struct ActionResult {
     Action action = Action::Retry;
     std::vector<AppliedRow> applied;

@@ -68,14 +68,9 @@ template <class Q> std::vector<ErrorGroup> groupFailures(Q& q, const std::string
     const std::vector<std::int64_t> rowids =
         q.orderedRowids(failuresFilter(q.info(), queue), Sort{});
     ErrorGrouper grouper;
-    constexpr std::size_t kBatch = 500;
-    for (std::size_t i = 0; i < rowids.size(); i += kBatch) {
-        const std::vector<std::int64_t> part(
-            rowids.begin() + static_cast<std::ptrdiff_t>(i),
-            rowids.begin() + static_cast<std::ptrdiff_t>(std::min(rowids.size(), i + kBatch)));
-        for (const Message& m : q.fetchRowids(part))
-            grouper.add(m);
-    }
+    forEachFetched(
+        rowids, [&](const std::vector<std::int64_t>& part) { return q.fetchRowids(part); },
+        [&](const Message& m) { grouper.add(m); });
     return grouper.take();
 }
 

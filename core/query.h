@@ -4,6 +4,8 @@
 #include "clock.h"
 #include "message.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -87,5 +89,20 @@ struct Sort {
     SortKey key = SortKey::Arrival;
     bool descending = false;
 };
+
+/// The jobs `ids` in their order, fetched `batch` at a time by `fetch` (ids
+/// → messages) and each handed to `fn`: one rule for every reader that walks
+/// an ordering of any size (a failure grouping, a plan of a whole filter).
+template <class Fetch, class Fn>
+void forEachFetched(const std::vector<std::int64_t>& ids, Fetch&& fetch, Fn&& fn,
+                    std::size_t batch = 500) {
+    for (std::size_t i = 0; i < ids.size(); i += batch) {
+        const std::vector<std::int64_t> part(
+            ids.begin() + static_cast<std::ptrdiff_t>(i),
+            ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), i + batch)));
+        for (const Message& m : fetch(part))
+            fn(m);
+    }
+}
 
 } // namespace lq::core

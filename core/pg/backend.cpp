@@ -243,16 +243,14 @@ Plan PgQueueBackend::planFilter(Action a, Filter f) {
     p.fixedAt = *f.now;
     p.wholeFilter = true;
     p.filterJson = filterToJson(f);
-    // The targets with the tokens they have now, read a page at a time.
-    const std::vector<std::int64_t> ids = m_queue->orderedIds(f, Sort{});
-    constexpr std::size_t kPage = 1000;
-    for (std::size_t i = 0; i < ids.size(); i += kPage) {
-        const std::vector<std::int64_t> page(
-            ids.begin() + static_cast<std::ptrdiff_t>(i),
-            ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), i + kPage)));
-        for (const Message& m : m_queue->jobs(page))
+    p.cutoff = f.doneBefore;
+    // The targets with the tokens they have now, read a batch at a time.
+    forEachFetched(
+        m_queue->orderedIds(f, Sort{}),
+        [&](const std::vector<std::int64_t>& part) { return m_queue->jobs(part); },
+        [&](const Message& m) {
             p.targets.push_back({m.messageId, m.token});
-    }
+        });
     return p;
 }
 
