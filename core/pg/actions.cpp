@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Operator actions on a queue in PostgreSQL (core/pg/actions.h).
 #include "actions.h"
+#include "actions_p.h"
 
 #include "../error.h"
 #include "../formats/driver.h"
@@ -17,7 +18,29 @@
 
 namespace lq::core::pg {
 
+namespace detail {
+
+std::string qualifiedTable(const ChunkContext& x, const std::string& table) {
+    return quoteIdent(x.lib.schema) + "." + quoteIdent(table);
+}
+
+std::string pgTime(TimeNs now) {
+    return isoUtc(now).substr(0, 26) + "Z";
+}
+
+std::int64_t changed(const ChunkContext& x, const std::string& sql,
+                     const std::vector<Param>& params) {
+    return x.c.exec(sql, params).rows();
+}
+
+const char* const kInUse =
+    "in use: a worker's transaction holds the row right now (not waited for)";
+
+} // namespace detail
+
 namespace {
+
+using namespace detail;
 
 /// A library whose jobs are one row of one table (Oban, River): that
 /// table, the state its workers run in, and the columns an action writes
@@ -33,12 +56,18 @@ constexpr JobTable kOban{"oban_jobs", "executing",
                          "discarded_at"};
 constexpr JobTable kRiver{"river_job", "running",
                           "state, max_attempts, scheduled_at, finalized_at, errors, metadata"};
+/// Solid Queue: the jobs table is taken; a job's state is one execution
+/// row besides it (actions_solidqueue.cpp).
+constexpr JobTable kSolidQueue{"solid_queue_jobs", "claimed",
+                               "arguments, scheduled_at, finished_at, updated_at"};
 
 const JobTable* jobTableOf(const std::string& library) {
     if (library == "oban")
         return &kOban;
     if (library == "river")
         return &kRiver;
+    if (library == "solid-queue")
+        return &kSolidQueue;
     return nullptr;
 }
 
@@ -50,7 +79,7 @@ const JobTable& jobTable(const ChunkContext& x) {
 }
 
 std::string qualified(const ChunkContext& x, const JobTable& t) {
-    return quoteIdent(x.lib.schema) + "." + quoteIdent(t.table);
+    return qualifiedTable(x, t.table);
 }
 
 std::string idArray(const std::vector<std::int64_t>& ids) {
@@ -67,12 +96,6 @@ std::optional<std::int64_t> parseId(const std::string& s) {
     if (ec != std::errc() || p != end)
         return std::nullopt;
     return v;
-}
-
-/// `now` as a timestamptz literal, to the microsecond PostgreSQL keeps
-/// (truncated, as the libraries' own clocks write it on SQLite).
-std::string pgTime(TimeNs now) {
-    return isoUtc(now).substr(0, 26) + "Z";
 }
 
 /// The jobs of `ids` this transaction now holds (FOR UPDATE SKIP LOCKED),
@@ -104,7 +127,14 @@ Taken take(const ChunkContext& x, const JobTable& t, const std::vector<std::int6
     return out;
 }
 
-const char* kInUse = "in use: a worker's transaction holds the row right now (not waited for)";
+/// The numeric job ids among [begin, end), as `idOf` names each.
+template <class It, class IdOf> std::vector<std::int64_t> idsOf(It begin, It end, IdOf idOf) {
+    std::vector<std::int64_t> ids;
+    for (It it = begin; it != end; ++it)
+        if (auto id = parseId(idOf(*it)))
+            ids.push_back(*id);
+    return ids;
+}
 
 /// The rows the action is about to change, as undo writes them back.
 std::string formatRowOf(const JobTable& t, const std::string& rowJson) {
@@ -120,12 +150,6 @@ std::string rowOf(const JobTable& t, const Message& before) {
     if (!rows.isArray() || rows.toArray().empty())
         return {};
     return rows.toArray().front().dump();
-}
-
-/// Rows changed by `sql` (which ends in RETURNING id).
-std::int64_t changed(const ChunkContext& x, const std::string& sql,
-                     const std::vector<Param>& params) {
-    return x.c.exec(sql, params).rows();
 }
 
 std::int64_t applyOban(const ChunkContext& x, Action a, const Message& m) {
@@ -220,7 +244,24 @@ std::int64_t applyRiver(const ChunkContext& x, Action a, const Message& m) {
     }
 }
 
+const char* const kChangedWhileRunning = "changed while the action ran";
+
+/// One job's statements, all or none: a guard that fails halfway leaves
+/// nothing of the row behind (the chunk's other rows stay).
+template <class Write> std::int64_t allOrNone(const ChunkContext& x, Write write) {
+    x.c.exec("SAVEPOINT lq_row");
+    const std::int64_t n = write();
+    x.c.exec(n == 1 ? "RELEASE SAVEPOINT lq_row" : "ROLLBACK TO SAVEPOINT lq_row");
+    return n;
+}
+
+bool isSolidQueue(const ChunkContext& x) {
+    return x.lib.library == "solid-queue";
+}
+
 std::int64_t applyRow(const ChunkContext& x, Action a, const Message& m) {
+    if (isSolidQueue(x))
+        return allOrNone(x, [&] { return applySolidQueue(x, a, m); });
     return x.lib.library == "oban" ? applyOban(x, a, m) : applyRiver(x, a, m);
 }
 
@@ -239,22 +280,32 @@ std::string whyNoActions(const std::string& library) {
     return "actions on " + libraryName(library) + " on PostgreSQL: not yet (issue 41)";
 }
 
+std::string whyNoWrites(Connection& c, const Found& lib) {
+    const JobTable* t = jobTableOf(lib.library);
+    if (!t)
+        return whyNoActions(lib.library);
+    const std::string table = quoteIdent(lib.schema) + "." + quoteIdent(t->table);
+    const Result r = c.exec("SELECT current_user, has_table_privilege($1, 'UPDATE'), "
+                            "has_table_privilege($1, 'DELETE'), has_table_privilege($1, 'INSERT')",
+                            {table});
+    if (r.boolean(0, 1) && r.boolean(0, 2) && r.boolean(0, 3))
+        return {};
+    return "user " + r.text(0, 0) + " may not update, delete and insert rows of " + lib.schema +
+           "." + t->table + " (GRANT them to write): opened read-only";
+}
+
 void applyChunk(const ChunkContext& x, Action a, const core::Target* begin, const core::Target* end,
                 ActionResult& r) {
     const JobTable& t = jobTable(x);
-    std::vector<std::int64_t> ids;
-    for (const core::Target* it = begin; it != end; ++it)
-        if (auto id = parseId(it->messageId))
-            ids.push_back(*id);
-    const Taken taken = take(x, t, ids);
+    const Taken taken =
+        take(x, t, idsOf(begin, end, [](const core::Target& g) { return g.messageId; }));
     std::unordered_map<std::int64_t, Message> current;
     for (Message& m : readJobs(x.c, x.lib, {taken.held.begin(), taken.held.end()}, x.now))
         current.emplace(m.rowid, std::move(m));
     for (const core::Target* it = begin; it != end; ++it) {
         const auto id = parseId(it->messageId);
         if (!id || !taken.exist.count(*id)) {
-            r.skipped.push_back(
-                {it->messageId, "not found: deleted or pruned since shown", SkipKind::Gone});
+            r.skipped.push_back(goneSinceShown(it->messageId));
             continue;
         }
         const auto found = current.find(*id);
@@ -264,19 +315,28 @@ void applyChunk(const ChunkContext& x, Action a, const core::Target* begin, cons
         }
         Message m = found->second;
         if (m.token != it->token) {
-            r.skipped.push_back({it->messageId,
-                                 "changed since shown: claim changed → " +
-                                     m.tokenText.value_or("") + ", now " + stateName(m.state),
-                                 SkipKind::Changed});
+            r.skipped.push_back(changedSinceShown(*it, m, "claim", m.tokenText.value_or("")));
             continue;
+        }
+        if (isSolidQueue(x)) {
+            // Its execution row taken too; the refusal rule reads both rows.
+            bool inUse = false;
+            auto rows = solidQueueRows(x, m, taken.rows.at(*id), inUse);
+            if (!rows) {
+                r.skipped.push_back(
+                    {it->messageId, inUse ? kInUse : kChangedWhileRunning, SkipKind::Changed});
+                continue;
+            }
+            m.formatRow = std::move(rows);
         }
         if (auto why = x.rules.refusal(a, m, x.now); !why.empty()) {
             r.skipped.push_back({it->messageId, why, SkipKind::NotApplicable});
             continue;
         }
-        m.formatRow = formatRowOf(t, taken.rows.at(*id));
+        if (!isSolidQueue(x))
+            m.formatRow = formatRowOf(t, taken.rows.at(*id));
         if (applyRow(x, a, m) != 1) {
-            r.skipped.push_back({it->messageId, "changed while the action ran", SkipKind::Changed});
+            r.skipped.push_back({it->messageId, kChangedWhileRunning, SkipKind::Changed});
             continue;
         }
         Message after = m;
@@ -295,11 +355,8 @@ void undoChunk(const ChunkContext& x, Action original, const AppliedRow* begin,
         original != Action::Prune)
         throw Unsupported(x.c.display(), std::string("undo of ") + actionName(original) +
                                              " on PostgreSQL: not offered");
-    std::vector<std::int64_t> ids;
-    for (const AppliedRow* it = begin; it != end; ++it)
-        if (auto id = parseId(it->before.messageId))
-            ids.push_back(*id);
-    const Taken taken = take(x, t, ids);
+    const Taken taken =
+        take(x, t, idsOf(begin, end, [](const AppliedRow& row) { return row.before.messageId; }));
     const bool deleted = original == Action::Delete || original == Action::Prune;
     // The stored row back from its row_to_json: whole after a delete, the
     // columns the action wrote otherwise.
@@ -314,7 +371,8 @@ void undoChunk(const ChunkContext& x, Action original, const AppliedRow* begin,
     for (const AppliedRow* it = begin; it != end; ++it) {
         const std::string& jobId = it->before.messageId;
         const auto id = parseId(jobId);
-        const std::string row = rowOf(t, it->before);
+        const std::string row =
+            isSolidQueue(x) ? it->before.formatRow.value_or("") : rowOf(t, it->before);
         if (!id || row.empty()) {
             r.skipped.push_back(
                 {jobId, "the record holds no stored row to write back", SkipKind::NotApplicable});
@@ -325,7 +383,10 @@ void undoChunk(const ChunkContext& x, Action original, const AppliedRow* begin,
                 r.skipped.push_back({jobId, "a job with this id exists again", SkipKind::Conflict});
                 continue;
             }
-            x.c.exec(reinsert, {jobId, row});
+            if (isSolidQueue(x))
+                reinsertSolidQueue(x, it->before);
+            else
+                x.c.exec(reinsert, {jobId, row});
             Message restored = it->before;
             if (auto back = readOne(x, *id))
                 restored = *back;
@@ -348,7 +409,19 @@ void undoChunk(const ChunkContext& x, Action original, const AppliedRow* begin,
                                  SkipKind::Changed});
             continue;
         }
-        if (changed(x, restore, {jobId, row}) != 1) {
+        if (isSolidQueue(x)) {
+            // The execution the action made, taken as the action took its own.
+            bool inUse = false;
+            if (!solidQueueRows(x, *m, taken.rows.at(*id), inUse)) {
+                r.skipped.push_back(
+                    {jobId, inUse ? kInUse : "changed while undoing", SkipKind::Changed});
+                continue;
+            }
+        }
+        const std::int64_t n =
+            isSolidQueue(x) ? allOrNone(x, [&] { return restoreSolidQueue(x, *m, it->before); })
+                            : changed(x, restore, {jobId, row});
+        if (n != 1) {
             r.skipped.push_back({jobId, "changed while undoing", SkipKind::Changed});
             continue;
         }

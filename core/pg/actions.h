@@ -41,6 +41,12 @@ struct Found;
 /// "" when lqcore writes `library`'s jobs on PostgreSQL, else why not.
 std::string whyNoActions(const std::string& library);
 
+/// "" when the session's user may write what the actions of `lib` write
+/// (UPDATE, DELETE and, for undo of a delete, INSERT on its job table),
+/// else why not, naming the user and the table: a window offers no action
+/// the database would refuse. Also whyNoActions().
+std::string whyNoWrites(Connection& c, const Found& lib);
+
 /// What one chunk needs: a writing session inside an open transaction,
 /// the library, its refusal rules and the clock of the run.
 struct ChunkContext {

@@ -52,7 +52,7 @@ std::unique_ptr<PgQueue> PgQueue::open(const std::string& url, PgOpenOptions opt
     }
     fi.hasIdempotencyKey = q->m_found.library == "graphile-worker"; // its job key
     q->m_whyReadOnly =
-        opts.readOnly ? std::string("opened read-only") : pg::whyNoActions(q->m_found.library);
+        opts.readOnly ? std::string("opened read-only") : pg::whyNoWrites(*q->m_conn, q->m_found);
     fi.readOnlyReason = q->m_whyReadOnly;
     if (fi.format && q->m_whyReadOnly.empty())
         q->m_rules = fi.format->driver(fi, q->url());
