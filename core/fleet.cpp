@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "fleet.h"
 
+#include "backend.h"
 #include "formats/queueformat.h"
-
 #include "queue.h"
+#include "remote/client.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -17,6 +18,44 @@ bool endsWith(const std::string& s, std::string_view suffix) {
     return s.size() >= suffix.size() &&
            s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+/// The oldest READY job's time in the queue (backlog age = now - this):
+/// one probe of the arrival ordering.
+template <class Q> std::optional<TimeNs> oldestReadyOf(Q& q) {
+    Filter ready;
+    ready.states = {State::Ready};
+    const auto oldest = q.list(ready, Sort{SortKey::Arrival, false}, 0, 1);
+    if (oldest.empty())
+        return std::nullopt;
+    return oldest.front().inTime ? oldest.front().inTime : oldest.front().scheduledAt;
+}
+
+/// A queue openBackend() opens by URL (a database): one entry, read
+/// through its backend in one short session.
+FleetEntry scanBackend(const std::string& url, TimeNs now, TimeNs stuckAfterNs,
+                       const FormatSettings& settings) {
+    BackendOptions o;
+    o.readOnly = true;
+    o.watch = false;
+    o.now = now;
+    o.settings = settings;
+    const auto b = openBackend(url, o);
+    FleetEntry e;
+    e.path = url;
+    e.table = b->info().table;
+    e.format = formatId(b->info().format);
+    e.kind = &QueueFormat::of(b->info());
+    e.readOnlyReason = b->info().readOnlyReason;
+    e.maxsize = b->maxsize();
+    auto cq = b->countsWithQueues(stuckAfterNs);
+    e.counts = std::move(cq.total);
+    e.queues = std::move(cq.queues);
+    if (!e.queues.empty())
+        e.paused = b->pausedQueues();
+    e.oldestReadyInTime = oldestReadyOf(*b);
+    e.fileBytes = b->fileSize();
+    return e;
+}
+
 } // namespace
 
 std::vector<std::string> fleetCandidates(const std::string& dir) {
@@ -42,6 +81,10 @@ std::vector<std::string> fleetCandidates(const std::string& dir) {
     return out;
 }
 
+bool scannedAlone(const std::string& path) {
+    return !remote::isRemoteUrl(path);
+}
+
 std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeNs stuckAfterNs,
                                       int busyTimeoutMs, const FormatSettings& settings) {
     std::vector<FleetEntry> out;
@@ -51,6 +94,10 @@ std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeN
     opts.clock = fixedClock(now);
     opts.busyTimeoutMs = busyTimeoutMs;
     try {
+        if (!isLocalPath(path)) {
+            out.push_back(scanBackend(path, now, stuckAfterNs, settings));
+            return out;
+        }
         auto q = Queue::open(path, opts);
         std::vector<std::string> tables = {q->info().table};
         if (QueueFormat::of(q->info()).multiTable())
@@ -80,12 +127,7 @@ std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeN
                 e.paused = use->pausedQueues(); // workers skip these
             // Arrival order is the (status, message_id) index: the oldest READY
             // message is one index probe, not a sort.
-            Filter ready;
-            ready.states = {State::Ready};
-            if (auto oldest = use->list(ready, Sort{SortKey::Arrival, false}, 0, 1);
-                !oldest.empty())
-                e.oldestReadyInTime =
-                    oldest.front().inTime ? oldest.front().inTime : oldest.front().scheduledAt;
+            e.oldestReadyInTime = oldestReadyOf(*use);
             e.fileBytes = use->fileSize();
             e.walBytes = use->walSize();
             e.journalMode = use->info().journalMode;
@@ -104,6 +146,8 @@ std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeN
 
 std::vector<FleetEntry> scanFleet(const std::string& dir, TimeNs now, TimeNs stuckAfterNs,
                                   int busyTimeoutMs) {
+    if (!isLocalPath(dir) && scannedAlone(dir))
+        return scanQueueFile(dir, now, stuckAfterNs, busyTimeoutMs); // a database
     std::vector<FleetEntry> out;
     for (const auto& path : fleetCandidates(dir)) {
         auto entries = scanQueueFile(path, now, stuckAfterNs, busyTimeoutMs);

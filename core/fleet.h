@@ -59,14 +59,21 @@ struct FleetEntry {
 /// are not SQLite side files (-wal, -shm, -journal). Sorted by name.
 std::vector<std::string> fleetCandidates(const std::string& dir);
 
-/// Reads one file (every queue table of a multi file). Never writes, never
+/// True when scanQueueFile() reads `path` by itself at each scan: a local
+/// file or a database URL (one short session). False for an ssh:// file,
+/// which a sidebar reads with its folder over one kept connection.
+bool scannedAlone(const std::string& path);
+
+/// Reads one file (every queue table of a multi file), or the queue of a
+/// database URL through its backend. Never writes, never
 /// throws for the file itself: failures become skipped entries. `settings`:
 /// the library settings the file does not store (OpenOptions::settings).
 std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeNs stuckAfterNs,
                                       int busyTimeoutMs = 1000,
                                       const FormatSettings& settings = {});
 
-/// Every candidate of `dir`. Throws Io when `dir` is not a readable folder.
+/// Every candidate of `dir`; for a database URL, its queue. Throws Io when
+/// `dir` is not a readable folder.
 std::vector<FleetEntry> scanFleet(const std::string& dir, TimeNs now, TimeNs stuckAfterNs,
                                   int busyTimeoutMs = 1000);
 

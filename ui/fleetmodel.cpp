@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/fleetmodel.h"
 
+#include "core/backend.h"
 #include "core/statemodel.h"
 
 #include "core/formats/queueformat.h"
@@ -160,8 +161,18 @@ FleetModel::~FleetModel() {
     m_pool.waitForDone();
 }
 
+namespace {
+
+/// A row's key: a local file's absolute path; a URL (ssh://, a
+/// database's postgresql://) as it is.
+QString fileKey(const QString& path) {
+    return core::isLocalPath(toStd(path)) ? QFileInfo(path).absoluteFilePath() : path;
+}
+
+} // namespace
+
 void FleetModel::addFile(const QString& path) {
-    const QString abs = QFileInfo(path).absoluteFilePath();
+    const QString abs = fileKey(path);
     if (m_files.contains(abs)) {
         return;
     }
@@ -171,7 +182,7 @@ void FleetModel::addFile(const QString& path) {
 }
 
 void FleetModel::removeFile(const QString& path) {
-    const QString abs = QFileInfo(path).absoluteFilePath();
+    const QString abs = fileKey(path);
     if (m_files.removeAll(abs) > 0) {
         ++m_generation;
         scanNow();
@@ -315,9 +326,12 @@ void FleetModel::startScan() {
                 // changed or not: a live million-job file was recounted on
                 // every commit, a core busy for good (the open one's total
                 // comes from its table, setLiveCounts()).
-                const bool cacheable = isFile(p);
+                // A database is paced like a slow file, by what its last read
+                // cost; a scan for a changed local file leaves it as it was.
+                const bool file = isFile(p);
+                const bool cacheable = file || !core::isLocalPath(p);
                 const CachedScan* last = nullptr;
-                const FileStamps stamp = cacheable ? stampsOf(p) : FileStamps{};
+                const FileStamps stamp = file ? stampsOf(p) : FileStamps{};
                 if (old && own == settings.cend() && cacheable && forced.count(p) == 0) {
                     const auto it = old->find(p);
                     if (it != old->end() && it->second.stuckNs == stuckNs &&
@@ -498,7 +512,7 @@ void FleetModel::computeHealth(Row& row, const Row* previous, core::TimeNs now) 
 }
 
 void FleetModel::rescanFile(const QString& path) {
-    m_forced.insert(toStd(QFileInfo(path).absoluteFilePath()));
+    m_forced.insert(toStd(fileKey(path)));
     scanNow();
 }
 
@@ -516,7 +530,7 @@ void FleetModel::setLiveCounts(const QString& path, const QString& table, const 
 }
 
 int FleetModel::rowOf(const QString& path, const QString& table, const QString& queueName) const {
-    const std::string p = toStd(isRemotePath(path) ? path : QFileInfo(path).absoluteFilePath());
+    const std::string p = toStd(fileKey(path));
     const std::string t = toStd(table);
     const std::string qn = toStd(queueName);
     for (std::size_t i = 0; i < m_rows.size(); ++i) {
@@ -553,7 +567,7 @@ QString FleetModel::displayName(const Row& r) const {
         // A named queue inside the file, under the file's total row.
         return QStringLiteral("\u2003\u21b3 ") + fromStd(r.entry.queueName);
     }
-    QString name = QFileInfo(fromStd(r.entry.path)).fileName();
+    QString name = fromStd(core::shortName(r.entry.path));
     if (r.entry.kind && r.entry.kind->multiTable()) {
         name += QStringLiteral(" \u203a ") + fromStd(r.entry.table);
     }

@@ -5,6 +5,7 @@
 #include "ui/mainwindow.h"
 
 #include "core/backend.h"
+#include "core/fleet.h"
 #include "core/remote/client.h"
 #include "ui/dashboardwidget.h"
 #include "ui/failuresview.h"
@@ -201,7 +202,9 @@ void MainWindow::openFile(const QString& path) {
     // wrong with the path (missing, a directory, a link loop, ...), and the
     // file joins the sidebar once it opened.
     const bool local = core::isLocalPath(path.toStdString());
-    m_addToSidebarOnOpen = local; // the sidebar scans local files
+    // The sidebar scans local files and databases; an ssh file joins it
+    // with its folder (Add Remote Folder).
+    m_addToSidebarOnOpen = core::scannedAlone(path.toStdString());
     if (core::remote::isRemoteUrl(path.toStdString())) {
         OpenRemoteDialog::remember(path);
     }

@@ -488,6 +488,22 @@ int cmdInfo(const Options& o) {
     return isRemote(o) ? cmdInfoOn<core::remote::RemoteQueue>(o) : cmdInfoOn<Queue>(o);
 }
 
+PromQueue promQueueOf(core::QueueBackend& q, core::CountsWithQueues counts,
+                      const core::QueueStats& stats) {
+    PromQueue pq;
+    pq.path = absolutePath(q.path());
+    pq.info = q.info();
+    pq.format = q.formatName();
+    pq.counts = std::move(counts.total);
+    pq.namedQueues = std::move(counts.queues);
+    pq.stats = stats;
+    pq.fileSize = q.fileSize();
+    pq.isFile = q.isFile();
+    if (pq.isFile)
+        pq.walSize = q.walSize();
+    return pq;
+}
+
 int cmdStats(const Options& o) {
     auto q = openBackendFor(o, false);
     const auto& info = q->info();
@@ -506,16 +522,8 @@ int cmdStats(const Options& o) {
     inQueue.queue = o.queue;
     const auto st = q->stats(inQueue);
     if (o.prometheus) {
-        PromQueue pq;
-        pq.path = absolutePath(q->path());
-        pq.info = info;
-        pq.format = q->formatName();
-        pq.counts = c;
-        pq.stats = st;
-        pq.fileSize = q->fileSize();
-        pq.walSize = q->walSize();
-        pq.namedQueues = std::move(cq.queues);
-        out(prometheusText({pq}, o.stuckAfterSeconds, q->now(), false));
+        out(prometheusText({promQueueOf(*q, std::move(cq), st)}, o.stuckAfterSeconds, q->now(),
+                           false));
         return ExitOk;
     }
     if (o.json) {
@@ -566,9 +574,9 @@ int cmdGet(const Options& o) {
 
 int cmdFleet(const Options& o) {
     const TimeNs now = o.now ? *o.now : core::systemNowNs();
-    // Throws Io (exit 5) when o.file is not a readable folder.
-    const auto entries =
-        core::scanFleet(o.file, now, o.stuckAfterNs(), std::min(o.busyTimeoutMs, 2000));
+    // Throws Io (exit 5) when o.file is not a readable folder (or a
+    // database's URL: its queue).
+    auto entries = core::scanFleet(o.file, now, o.stuckAfterNs(), std::min(o.busyTimeoutMs, 2000));
     std::vector<const core::FleetEntry*> queues;
     std::vector<const core::FleetEntry*> skipped;
     for (const auto& e : entries)
@@ -581,17 +589,9 @@ int cmdFleet(const Options& o) {
             one.file = e->path;
             one.table = e->table;
             try {
-                auto q = openQueue(one, false);
-                PromQueue p;
-                p.path = absolutePath(e->path);
-                p.info = q->info();
-                auto cq = q->countsWithQueues(o.stuckAfterNs());
-                p.counts = std::move(cq.total);
-                p.namedQueues = std::move(cq.queues);
-                p.stats = q->stats();
-                p.fileSize = q->fileSize();
-                p.walSize = q->walSize();
-                pq.push_back(std::move(p));
+                auto q = openBackendFor(one, false);
+                pq.push_back(promQueueOf(*q, q->countsWithQueues(o.stuckAfterNs()),
+                                         q->stats(core::Filter{})));
             } catch (const core::Error& ex) {
                 // Changed between the scan and now: report it, keep the rest.
                 err("lqctl: " + terminalSafe(e->path) + ": " + terminalSafe(ex.detail()) + "\n");
@@ -600,6 +600,8 @@ int cmdFleet(const Options& o) {
         out(prometheusText(pq, o.stuckAfterSeconds, now, true));
         return ExitOk;
     }
+    for (auto& e : entries) // a database's URL printed without its password
+        e.path = shownFile(e.path);
     if (o.json) {
         Json j = Json::object();
         Json qa = Json::array();

@@ -5,6 +5,7 @@
 // may throw lq::core::Error, Refused or UsageError; cli.cpp maps those.
 
 #include "cli.h"
+#include "output.h"
 
 #include <core/backend.h>
 #include <core/formats/queueformat.h>
@@ -73,6 +74,12 @@ void checkQueueName(const Options& o, const core::FormatInfo& info,
 /// the audit records name "lqctl". `write` as in openQueue(); a --queue the
 /// file does not hold is refused as in openAs().
 std::shared_ptr<core::QueueBackend> openBackendFor(const Options& o, bool write);
+
+/// One queue of a Prometheus exposition as backend `q` reads it: `counts`
+/// (countsWithQueues), `stats`, its size; `stats --prometheus` and the
+/// exporter's databases alike.
+PromQueue promQueueOf(core::QueueBackend& q, core::CountsWithQueues counts,
+                      const core::QueueStats& stats);
 /// A command's queue, local (core::Queue) or remote (RemoteQueue), and the
 /// operator that goes with it: the commands are written once for both.
 template <class Q> std::unique_ptr<Q> openAs(const Options& o, bool write) {

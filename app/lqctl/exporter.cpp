@@ -246,7 +246,7 @@ public:
                 continue; // not read yet; or like lqctl fleet: not a queue, not a target
             queues.insert(queues.end(), e->queues.begin(), e->queues.end());
             ClientMetric m;
-            m.label = {{"queue", path}};
+            m.label = {{"queue", shownFile(path)}};
             m.gauge.value = e->up ? 1 : 0;
             up.metric.push_back(m);
             m.gauge.value = e->seconds;
@@ -342,6 +342,10 @@ private:
     /// rest of a multiple of what its last read cost, and
     /// lq_refresh_age_seconds says how old its values are.
     void refreshLoop(const std::string& path, Entry& e, const std::atomic_bool& gone) const {
+        if (!core::isLocalPath(path)) {
+            databaseLoop(path, e, gone);
+            return;
+        }
         constexpr core::TimeNs kUnchangedNs = 60 * core::kNsPerSecond;
         core::ReadPacer pacer;
         std::optional<std::pair<core::FileStamp, core::FileStamp>> read;
@@ -355,7 +359,8 @@ private:
             const bool due = !read || stamps != *read || now - readAt >= kUnchangedNs;
             if (!due || pacer.waitAt(now) > 0)
                 continue;
-            refresh(path, e);
+            const auto t0 = Clock::now();
+            store(e, readFile(path), t0);
             const core::TimeNs end = core::steadyNowNs();
             {
                 std::lock_guard lock(e.mutex);
@@ -401,21 +406,33 @@ private:
         return e;
     }
 
-    /// Reads `path` into a fresh set of values, then swaps them in: a
-    /// scrape meanwhile serves the previous ones.
-    void refresh(const std::string& path, Entry& out) const {
-        const auto t0 = Clock::now();
+    /// What one refresh read: the queues, or why none.
+    struct Read {
         std::vector<PromQueue> queues;
-        bool up = false, notAQueue = false;
+        bool up = false;
+        bool notAQueue = false;
         std::string error;
+    };
+
+    static Read failed(const core::Error& ex) {
+        Read r;
+        r.notAQueue = ex.kind() == core::ErrorKind::NotAQueue ||
+                      ex.kind() == core::ErrorKind::Unsupported ||
+                      ex.kind() == core::ErrorKind::Corrupt;
+        r.error = ex.what();
+        return r;
+    }
+
+    /// Reads file `path`: one series per queue table of a multi-table file;
+    /// a format that keeps one queue in several tables (backlite) is one.
+    Read readFile(const std::string& path) const {
+        Read r;
         try {
             Options one = m_opts;
             one.file = path;
             one.now.reset();
             one.busyTimeoutMs = std::min(m_opts.busyTimeoutMs, 1000);
             auto q = openQueue(one, false);
-            // One series per queue table of a multi-table file; a format
-            // that keeps one queue in several tables (backlite) is one queue.
             std::vector<std::string> tables = {q->info().table};
             if (core::QueueFormat::of(q->info()).multiTable())
                 tables = q->info().queueTables;
@@ -435,27 +452,78 @@ private:
                 pq.stats = qq.stats();
                 pq.fileSize = qq.fileSize();
                 pq.walSize = qq.walSize();
-                queues.push_back(std::move(pq));
+                r.queues.push_back(std::move(pq));
             }
-            up = true;
+            r.up = true;
         } catch (const core::Error& ex) {
-            notAQueue = ex.kind() == core::ErrorKind::NotAQueue ||
-                        ex.kind() == core::ErrorKind::Unsupported ||
-                        ex.kind() == core::ErrorKind::Corrupt;
-            error = ex.what();
+            return failed(ex);
         } catch (const std::exception& ex) {
-            error = ex.what();
+            r.error = ex.what();
         }
+        return r;
+    }
+
+    /// Reads a queue in a database through its open backend, as `stats
+    /// --prometheus` does.
+    Read readDatabase(core::QueueBackend& db) const {
+        Read r;
+        r.queues.push_back(
+            promQueueOf(db, db.countsWithQueues(m_opts.stuckAfterNs()), db.stats(core::Filter{})));
+        r.up = true;
+        return r;
+    }
+
+    /// Swaps what a refresh that began at `t0` read into `out`: a scrape
+    /// meanwhile served the previous values.
+    static void store(Entry& out, Read r, Clock::time_point t0) {
         std::lock_guard lock(out.mutex);
-        if (!error.empty() && out.error != error)
-            err("lqctl exporter: " + terminalSafe(error) + "\n");
-        out.queues = std::move(queues);
-        out.up = up;
-        out.notAQueue = notAQueue;
-        out.error = error;
+        if (!r.error.empty() && out.error != r.error)
+            err("lqctl exporter: " + terminalSafe(r.error) + "\n");
+        out.queues = std::move(r.queues);
+        out.up = r.up;
+        out.notAQueue = r.notAQueue;
+        out.error = std::move(r.error);
         out.at = Clock::now();
         out.valid = true;
         out.seconds = std::chrono::duration<double>(out.at - t0).count();
+    }
+
+    /// A queue in a database (postgresql://): one session kept open,
+    /// idle between refreshes (no transaction held), and the queue read
+    /// again when its change marker moved (QueueBackend::dataVersion, one
+    /// catalog query), or once a minute. A session that failed is opened
+    /// again at the next interval; meanwhile the queue is down.
+    void databaseLoop(const std::string& url, Entry& e, const std::atomic_bool& gone) const {
+        constexpr core::TimeNs kUnchangedNs = 60 * core::kNsPerSecond;
+        std::shared_ptr<core::QueueBackend> db;
+        bool read = false; // since the session opened
+        std::int64_t seen = 0;
+        core::TimeNs readAt = 0;
+        do {
+            if (gone.load())
+                return;
+            const auto t0 = Clock::now();
+            try {
+                if (!db) {
+                    core::BackendOptions bo;
+                    bo.readOnly = true;
+                    bo.watch = false;
+                    bo.tool = "lqctl";
+                    db = core::openBackend(url, bo);
+                }
+                const std::int64_t marker = db->dataVersion();
+                if (read && seen == marker && core::steadyNowNs() - readAt < kUnchangedNs)
+                    continue;
+                store(e, readDatabase(*db), t0);
+                read = true;
+                seen = marker;
+                readAt = core::steadyNowNs();
+            } catch (const core::Error& ex) {
+                db.reset();
+                read = false;
+                store(e, failed(ex), t0);
+            }
+        } while (sleepFor(interval()) && !gone.load());
     }
 
     std::vector<std::string> m_paths;

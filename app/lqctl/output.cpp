@@ -576,10 +576,12 @@ std::string prometheusText(const std::vector<PromQueue>& queues, double stuckAft
         });
     }
 
-    w.family("lq_file_bytes", "gauge", "Size of the queue file and of its -wal file.");
+    w.family("lq_file_bytes", "gauge",
+             "Size of the queue file and of its -wal file (a database: its tables).");
     each([&](const PromQueue& q, const std::string& b) {
         w.sample("lq_file_bytes", b, {{"file", "db"}}, n(q.fileSize));
-        w.sample("lq_file_bytes", b, {{"file", "wal"}}, n(q.walSize));
+        if (q.isFile)
+            w.sample("lq_file_bytes", b, {{"file", "wal"}}, n(q.walSize));
     });
 
     w.family("lq_read_only", "gauge",

@@ -108,6 +108,9 @@ struct PromQueue {
     core::QueueStats stats;
     std::int64_t fileSize = 0;
     std::int64_t walSize = 0;
+    /// A file, with a -wal file beside it; false for a database, which has
+    /// no lq_file_bytes{file="wal"} series.
+    bool isFile = true;
     /// Formats with named queues: each queue's counts, by name; exported
     /// with a queue_name label (queue is the file's path).
     std::vector<std::pair<std::string, core::Counts>> namedQueues;

@@ -8,10 +8,13 @@
 // without counts yet; writes refused; and no password in anything lqctl
 // prints.
 #include "support/lqctlrun.h"
+#include "support/net.h"
 #include "support/pgcopy.h"
 #include "support/pgserver.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
+#include <QProcess>
 #include <QRegularExpression>
 #include <QTest>
 
@@ -321,6 +324,114 @@ private slots:
         QCOMPARE(status().toString(), QStringLiteral("FAILED"));
         for (const LqctlResult* x : {&r, &a, &un})
             QVERIFY(!x->out.contains("sekrit") && !x->err.contains("sekrit"));
+    }
+
+    /// `lqctl exporter` serves a database as it serves a file: the counts
+    /// `stats --prometheus` prints, labelled with the URL without its
+    /// password, no -wal series, and a change another session commits
+    /// served within a few intervals (the change marker, not a re-read
+    /// per scrape).
+    void exporterServesDatabase() {
+        const QString u = url(QStringLiteral("oban"), true);
+        const auto counts = [](const QByteArray& text) {
+            QStringList out;
+            for (const QByteArray& line : text.split('\n'))
+                if (line.startsWith("lq_messages{") || line.startsWith("lq_named_queue_messages{"))
+                    // the exporter labels each queue's table too (one file may hold several)
+                    out << QString::fromUtf8(line).remove(
+                        QRegularExpression(QStringLiteral(",table=\"[^\"]*\"")));
+            out.sort();
+            return out;
+        };
+        // At the wall clock, as the exporter reads (no --now).
+        const LqctlResult stats =
+            runLqctl(lqctlPath(), {QStringLiteral("stats"), u, QStringLiteral("--prometheus")},
+                     m_tmp.path());
+        QVERIFY2(stats.code == 0, stats.err.constData());
+        const QStringList expected = counts(stats.out);
+        QVERIFY(expected.size() > 5);
+
+        QProcess exporter;
+        exporter.setReadChannel(QProcess::StandardError);
+        exporter.start(lqctlPath(),
+                       {QStringLiteral("exporter"), QStringLiteral("--listen=127.0.0.1:0"),
+                        QStringLiteral("--interval=0.5"), u});
+        QVERIFY(exporter.waitForStarted());
+        int port = 0;
+        const QRegularExpression where(QStringLiteral(R"(127\.0\.0\.1:(\d+)/metrics)"));
+        for (int i = 0; i < 100 && !port; ++i) {
+            exporter.waitForReadyRead(100);
+            if (const auto m = where.match(QString::fromUtf8(exporter.peek(4096))); m.hasMatch())
+                port = m.captured(1).toInt();
+        }
+        QVERIFY2(port > 0, exporter.readAllStandardError().constData());
+        const auto scrape = [port]() {
+            const auto [code, body] = httpGet(port, "/metrics");
+            return code == 200 ? QByteArray::fromStdString(body) : QByteArray();
+        };
+        QByteArray body = scrape();
+        QVERIFY(!body.contains("sekrit"));
+        const QByteArray up = QByteArray("lq_up{queue=\"") + url(QStringLiteral("oban")).toUtf8() +
+                              QByteArray("\"} 1");
+        QVERIFY2(body.contains(up), body.constData());
+        QCOMPARE(counts(body), expected);
+        QVERIFY(body.contains("lq_file_bytes{"));
+        QVERIFY(!body.contains("file=\"wal\""));
+
+        // One job cancelled by another session: served within a few
+        // intervals, then put back for the suites after this one.
+        const QString oban = QStringLiteral("oban");
+        const QString cancel = QStringLiteral(
+            "UPDATE oban_jobs SET state = 'cancelled' WHERE id = (SELECT min(id) FROM oban_jobs "
+            "WHERE state = 'available')");
+        QVERIFY(m_pg->execScript(QStringLiteral("CREATE TABLE lq_moved AS SELECT min(id) AS id "
+                                                "FROM oban_jobs WHERE state = 'available'"),
+                                 oban)
+                    .isEmpty());
+        QVERIFY(m_pg->execScript(cancel, oban).isEmpty());
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < 15000 && counts(body = scrape()) == expected)
+            QTest::qWait(200);
+        const qint64 seenMs = t.elapsed();
+        const QString restore = QStringLiteral(
+            "UPDATE oban_jobs SET state = 'available' WHERE id = (SELECT id FROM lq_moved); "
+            "DROP TABLE lq_moved");
+        QVERIFY(m_pg->execScript(restore, oban).isEmpty());
+        QVERIFY2(counts(body) != expected, "the exporter never served the change");
+        QVERIFY2(body.contains("status=\"cancelled\"") || body.contains("cancelled"),
+                 body.constData());
+        qInfo("a committed change was served %lld ms after it", static_cast<long long>(seenMs));
+        exporter.terminate();
+        QVERIFY(exporter.waitForFinished(5000));
+        QVERIFY(!exporter.readAllStandardError().contains("sekrit"));
+    }
+
+    /// `lqctl fleet URL`: the database as a folder's one queue, with the
+    /// counts `stats --json` prints, named without its password.
+    void fleetOfDatabase() {
+        const FixtureLqctl lq(QStringLiteral("formats/river-v7.sqlite3"));
+        const QString u = url(QStringLiteral("river"), true);
+        const LqctlResult f = lq.run({QStringLiteral("fleet"), u, QStringLiteral("--json")});
+        QVERIFY2(f.code == 0, f.err.constData());
+        QVERIFY(!f.out.contains("sekrit"));
+        const QJsonObject fleet = QJsonDocument::fromJson(f.out).object();
+        const QJsonArray queues = fleet.value(QStringLiteral("queues")).toArray();
+        QCOMPARE(queues.size(), 1);
+        const QJsonObject q = queues.first().toObject();
+        QCOMPARE(q.value(QStringLiteral("path")).toString(), url(QStringLiteral("river")));
+        QCOMPARE(q.value(QStringLiteral("format")).toString(), QStringLiteral("river-sqlite"));
+        const QJsonObject stats = lq.runJson({QStringLiteral("stats"), u}).object();
+        const QJsonObject counts = stats.value(QStringLiteral("counts")).toObject();
+        for (const char* k : {"ready", "scheduled", "locked", "done", "failed"})
+            QCOMPARE(q.value(QLatin1String(k)).toInteger(-1),
+                     counts.value(QLatin1String(k)).toInteger());
+        QVERIFY(q.value(QStringLiteral("queues")).toArray().size() >= 2);
+
+        const LqctlResult plain = lq.run({QStringLiteral("fleet"), u});
+        QCOMPARE(plain.code, 0);
+        QVERIFY(plain.out.contains("river-sqlite"));
+        QVERIFY(!plain.out.contains("sekrit"));
     }
 
     void failuresWithoutPassword() {

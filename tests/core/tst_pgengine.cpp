@@ -9,6 +9,7 @@
 // session that cannot write, and how the session shows in pg_stat_activity.
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/fleet.h"
 #include "core/formats/queueformat.h"
 #include "core/json.h"
 #include "core/jsonb.h"
@@ -50,6 +51,33 @@ QString readAll(const QString& path) {
     if (!f.open(QIODevice::ReadOnly))
         throw std::runtime_error("cannot read " + toStd(path));
     return QString::fromUtf8(f.readAll());
+}
+
+/// Every field of `c` in one line, to compare two scans with a readable
+/// difference.
+QString countsLine(const Counts& c) {
+    QString s = QStringLiteral("ready %1 locked %2 done %3 failed %4 unknown %5 stuck %6 "
+                               "scheduled %7 leased %8 expired %9 stored %10")
+                    .arg(c.ready)
+                    .arg(c.locked)
+                    .arg(c.done)
+                    .arg(c.failed)
+                    .arg(c.unknown)
+                    .arg(c.stuck)
+                    .arg(c.scheduled)
+                    .arg(c.leased)
+                    .arg(c.expired)
+                    .arg(c.stored);
+    for (const auto& [k, v] : c.extra)
+        s += QStringLiteral(" %1 %2").arg(QString::fromStdString(k)).arg(v);
+    return s;
+}
+
+QStringList queuesLines(const std::vector<std::pair<std::string, Counts>>& queues) {
+    QStringList out;
+    for (const auto& [name, c] : queues)
+        out << QString::fromStdString(name) + QStringLiteral(": ") + countsLine(c);
+    return out;
 }
 
 /// Counts as facts.json states them: "READY".."FAILED" and the format's
@@ -182,6 +210,45 @@ private slots:
     }
 
     void listsLikeSqlite_data() { counts_data(); }
+
+    void fleetLikeSqlite_data() { counts_data(); }
+
+    /// The sidebar's and `lqctl fleet`'s scan (core::scanQueueFile) of the
+    /// database and of the SQLite fixture its rows came from, at the same
+    /// instant: the same counts, named queues, pauses and backlog age.
+    void fleetLikeSqlite() {
+        QFETCH(int, index);
+        const FormatCase& fc = pgFormatCases().at(static_cast<std::size_t>(index));
+        const QJsonObject facts = lq::test::formatFacts(QString::fromLatin1(fc.fixture));
+        const TimeNs now = *parseTimeArg(toStd(facts.value(QStringLiteral("now")).toString()));
+        const TimeNs stuck = 300 * kNsPerSecond;
+        const QString copy =
+            lq::test::copyFixture(m_tmp, QStringLiteral("formats/") + QLatin1String(fc.fixture));
+        QVERIFY(scannedAlone(url(fc.schema)));
+        const auto lite = scanQueueFile(toStd(copy), now, stuck);
+        const auto pg = scanQueueFile(url(fc.schema), now, stuck);
+        QCOMPARE(lite.size(), std::size_t(1));
+        QCOMPARE(pg.size(), std::size_t(1));
+        const FleetEntry& a = lite.front();
+        const FleetEntry& b = pg.front();
+        QVERIFY2(!b.skipped, b.reason.c_str());
+        QCOMPARE(b.path, url(fc.schema));
+        QCOMPARE(b.format, a.format);
+        QCOMPARE(b.kind, a.kind);
+        QCOMPARE(countsLine(b.counts), countsLine(a.counts));
+        QCOMPARE(queuesLines(b.queues), queuesLines(a.queues));
+        QCOMPARE(b.paused.size(), a.paused.size());
+        QCOMPARE(b.oldestReadyInTime, a.oldestReadyInTime);
+        QVERIFY(b.fileBytes > 0);
+        QCOMPARE(b.walBytes, std::int64_t(0));
+
+        // A schema without a queue: one skipped entry saying so.
+        const auto none = scanQueueFile(url("public"), now, stuck);
+        QCOMPARE(none.size(), std::size_t(1));
+        QVERIFY(none.front().skipped);
+        QVERIFY2(none.front().reason.find("no queue library") != std::string::npos,
+                 none.front().reason.c_str());
+    }
 
     /// The browser's reads through the one seam (core::openBackend) on
     /// PostgreSQL and on the SQLite fixture the rows came from, at the same
