@@ -34,7 +34,11 @@ template <class Q> std::optional<TimeNs> oldestReadyOf(Q& q) {
 FleetEntry scanBackend(const std::string& url, TimeNs now, TimeNs stuckAfterNs,
                        const FormatSettings& settings) {
     BackendOptions o;
-    o.readOnly = true;
+    // Never written by a scan (a database's writing session opens only at
+    // a first write), but not opened read-only either: the entry says why
+    // the queue cannot be written as the window would (the user's rights,
+    // a library not written yet), not that this scan did not ask to.
+    o.readOnly = false;
     o.watch = false;
     o.now = now;
     o.settings = settings;

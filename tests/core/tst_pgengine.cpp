@@ -235,6 +235,7 @@ private slots:
         QCOMPARE(b.path, url(fc.schema));
         QCOMPARE(b.format, a.format);
         QCOMPARE(b.kind, a.kind);
+        QCOMPARE(b.readOnlyReason, a.readOnlyReason); // writable, as the window opens it
         QCOMPARE(countsLine(b.counts), countsLine(a.counts));
         QCOMPARE(queuesLines(b.queues), queuesLines(a.queues));
         QCOMPARE(b.paused.size(), a.paused.size());
