@@ -42,9 +42,9 @@ namespace {
 
 using namespace detail;
 
-/// A library whose jobs are one row of one table (Oban, River): that
-/// table, the state its workers run in, and the columns an action writes
-/// (what undo writes back).
+/// A library's jobs table (Oban, River: the whole job; Solid Queue: the
+/// job without its execution row): that table, the state its workers run
+/// in, and the columns an action writes (what undo writes back).
 struct JobTable {
     const char* table;
     const char* running;
@@ -56,10 +56,9 @@ constexpr JobTable kOban{"oban_jobs", "executing",
                          "discarded_at"};
 constexpr JobTable kRiver{"river_job", "running",
                           "state, max_attempts, scheduled_at, finalized_at, errors, metadata"};
-/// Solid Queue: the jobs table is taken; a job's state is one execution
-/// row besides it (actions_solidqueue.cpp).
-constexpr JobTable kSolidQueue{"solid_queue_jobs", "claimed",
-                               "arguments, scheduled_at, finished_at, updated_at"};
+/// Solid Queue: the jobs table is taken here; a job's state is one
+/// execution row beside it (actions_solidqueue.cpp).
+const JobTable kSolidQueue{"solid_queue_jobs", "claimed", kSolidQueueWritten};
 
 const JobTable* jobTableOf(const std::string& library) {
     if (library == "oban")

@@ -15,11 +15,14 @@
 //    operator saw; the format's own refusal rule (the SQLite driver's
 //    refusal(), which reads only the Message) decides whether it applies.
 // 3. The library's own statement writes it (Oban.retry_job, River's
-//    JobRetry and JobRescuer, Oban's Lifeline, their deletes), the state
-//    guard repeated in its WHERE.
+//    JobRetry and JobRescuer, Oban's Lifeline, their deletes; Solid
+//    Queue's FailedExecution#retry, ClaimedExecution#release, Dispatch and
+//    Job#discard on the job and the execution row that holds it, that row
+//    taken with SKIP LOCKED too), the state guard repeated in its WHERE.
 //
 // Every changed job's rows before the action are kept in
-// Message::formatRow as {"<table>": [row_to_json of each row]}, so undo
+// Message::formatRow as {"<table>": [row_to_json of each row]} (Solid
+// Queue: {"job", "exec", "recurring"}, actions_p.h), so undo
 // writes back exactly what was stored: the columns the action wrote while
 // the job still holds what the action wrote (its claim token), or the
 // whole row again after a delete.

@@ -31,6 +31,9 @@ extern const char* const kInUse;
 // ---- Solid Queue: a job is its row in solid_queue_jobs and the one
 // execution row that holds its state (solidqueue_sql.cpp on SQLite) ----
 
+/// The columns of solid_queue_jobs an action writes (what undo writes back).
+extern const char* const kSolidQueueWritten;
+
 /// The rows of job `m` an action may change, as undo writes them back and
 /// as the format's refusal rule reads them (Message::formatRow):
 /// {"job": its row, "exec": the execution row that holds it (null when

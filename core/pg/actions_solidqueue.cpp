@@ -87,6 +87,8 @@ void insertRow(const ChunkContext& x, const std::string& table, const std::strin
 
 } // namespace
 
+const char* const kSolidQueueWritten = "arguments, scheduled_at, finished_at, updated_at";
+
 std::optional<std::string> solidQueueRows(const ChunkContext& x, const Message& m,
                                           const std::string& jobRow, bool& inUse) {
     inUse = false;
@@ -173,7 +175,7 @@ std::int64_t restoreSolidQueue(const ChunkContext& x, const Message& now, const 
                 {id}) != 1)
         return 0;
     const std::string jobs = qualifiedTable(x, kJobs);
-    const std::string written = "arguments, scheduled_at, finished_at, updated_at";
+    const std::string written = kSolidQueueWritten;
     if (changed(x,
                 "UPDATE " + jobs + " SET (" + written + ") = (SELECT " + written +
                     " FROM json_populate_record(NULL::" + jobs +
