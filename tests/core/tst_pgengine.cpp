@@ -431,6 +431,45 @@ private slots:
         QCOMPARE(d.stats.wait.count, 2);
     }
 
+    /// Graphile Worker's schema as its own npm package makes it (all 20
+    /// migrations, 0.18.0) with jobs added and run by the library itself
+    /// (tests/data/FIXTURES.md "pg/graphile-worker-npm.sql"): the counts,
+    /// the named queue, the job key, the error and the lock of a killed
+    /// worker as the facts state them.
+    void graphileWorkerFromNpm() {
+        QFile dump(lq::test::dataDir() + QStringLiteral("/pg/graphile-worker-npm.sql"));
+        QVERIFY(dump.open(QIODevice::ReadOnly));
+        QVERIFY(m_pg->createDatabase(QStringLiteral("gwnpm")));
+        const QString err =
+            m_pg->execScript(QString::fromUtf8(dump.readAll()), {}, QStringLiteral("gwnpm"));
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+        BackendOptions o;
+        o.readOnly = true;
+        o.now = parseTimeArg("2026-12-05T21:45:00Z");
+        auto q = openBackend(toStd(m_pg->url(QStringLiteral("gwnpm"))), o);
+        QCOMPARE(q->formatName(), std::string("graphile-worker"));
+        const Counts c = q->counts(kDefaultStuckAfterNs, {});
+        QCOMPARE(c.ready, std::int64_t(3));
+        QCOMPARE(c.scheduled, std::int64_t(1));
+        QCOMPARE(c.locked, std::int64_t(1));
+        QCOMPARE(c.failed, std::int64_t(2));
+        QCOMPARE(c.stored, std::int64_t(7));
+        QCOMPARE(q->counts(kDefaultStuckAfterNs, "emails").ready, std::int64_t(2));
+        const auto job9 = q->get("9");
+        QVERIFY(job9);
+        QCOMPARE(job9->state, State::Scheduled);
+        QCOMPARE(job9->idempotencyKey, std::optional<std::string>("report-2026-11"));
+        const auto job4 = q->get("4");
+        QVERIFY(job4);
+        QCOMPARE(job4->state, State::Failed);
+        QCOMPARE(job4->lastError,
+                 std::optional<std::string>("boom: invoice 41 could not be rendered"));
+        const auto job10 = q->get("10");
+        QVERIFY(job10 && job10->lockTime && job10->leaseExpiry);
+        QCOMPARE(job10->state, State::Locked);
+        QCOMPARE(*job10->leaseExpiry - *job10->lockTime, 4 * 3600 * kNsPerSecond);
+    }
+
     void recognisesAllSix() {
         const std::map<std::string, std::string> bySchema = {
             {"sq", "solid-queue"}, {"oban", "oban"},      {"river", "river"},

@@ -1,0 +1,1 @@
+module.exports = async (payload) => { throw new Error(`boom: invoice ${payload.invoice} could not be rendered`); };

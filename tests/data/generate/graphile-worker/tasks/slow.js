@@ -1,0 +1,1 @@
+module.exports = async () => { await new Promise((r) => setTimeout(r, 600000)); };
