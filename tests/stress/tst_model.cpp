@@ -623,6 +623,19 @@ private:
     std::string m_since;
 };
 
+/// The error line a role logged before it exited (lqstress logs "error
+/// KIND WHAT"), as ": error busy ...", or "" when it logged none.
+std::string lastError(const QString& logPath) {
+    QFile f(logPath);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    std::string last;
+    for (const QByteArray& line : f.readAll().split('\n'))
+        if (line.startsWith("error "))
+            last = ": " + line.toStdString();
+    return last;
+}
+
 struct Proc {
     QString role;
     LogFile log;
@@ -1024,7 +1037,7 @@ private:
             if (!p.log.killed &&
                 (p.p->exitStatus() != QProcess::NormalExit || p.p->exitCode() != 0))
                 violations.push_back(toStd(p.role) + " exited with " +
-                                     std::to_string(p.p->exitCode()));
+                                     std::to_string(p.p->exitCode()) + lastError(p.log.path));
         checkNow(true);
         const QString ic = lqstress::integrityCheck(QString::fromStdString(m_path));
         if (ic != QLatin1String("ok"))
