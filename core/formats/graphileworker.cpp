@@ -65,8 +65,42 @@ std::string GraphileWorkerFormat::whyNoMetric(Filter::Metric m, const FormatInfo
 }
 
 std::string GraphileWorkerFormat::whyNot(Action a, const FormatInfo&) const {
-    (void)a;
-    return "queues on PostgreSQL are read-only so far (issue 41)";
+    switch (a) {
+    case Action::Retry:
+    case Action::MarkFailed:
+    case Action::Delete:
+        return {};
+    case Action::Release:
+        return "a Graphile Worker lock lapses by itself 4 hours after locked_at, when any "
+               "worker takes the job again; its admin functions release no single job";
+    default:
+        return std::string(actionName(a)) +
+               " is not one of Graphile Worker's admin functions (complete_jobs, "
+               "permanently_fail_jobs, reschedule_jobs)";
+    }
+}
+
+std::string graphileWorkerRefusal(Action a, const Message& m, TimeNs now) {
+    const std::string is = "is " + std::string(stateName(m.state)) + " (" + m.statusText + ")";
+    // The functions' own guard: not locked, or locked over 4 hours ago.
+    if (m.state == State::Locked && m.leaseExpiry && *m.leaseExpiry > now)
+        return is + ": a worker locked it less than 4 hours ago, and Graphile Worker's admin "
+                    "functions leave a locked job alone";
+    switch (a) {
+    case Action::Retry:
+        if (m.state != State::Failed)
+            return is + ": retry applies to permanently failed jobs (attempts reached "
+                        "max_attempts)";
+        return {};
+    case Action::MarkFailed:
+        if (m.state == State::Failed)
+            return "is already permanently failed";
+        return {};
+    case Action::Delete:
+        return {};
+    default:
+        return std::string(actionName(a)) + " is not offered on Graphile Worker";
+    }
 }
 
 } // namespace lq::core

@@ -40,9 +40,18 @@ public:
     std::string stuckRule() const override {
         return "locked more than 4 hours ago: any worker may take the job again";
     }
-    std::vector<Action> rowActions() const override { return {}; }
+    std::vector<Action> rowActions() const override {
+        return {Action::Retry, Action::MarkFailed, Action::Delete};
+    }
     Action retryAction() const noexcept override { return Action::Retry; }
     std::string whyNot(Action a, const FormatInfo& info) const override;
 };
+
+/// Why Graphile Worker's own admin functions would leave job `m` alone for
+/// action `a` at `now` ("" when they apply): retry is reschedule_jobs()
+/// with attempts 0 on a permanently failed job; mark failed is
+/// permanently_fail_jobs(); delete is complete_jobs(); none touches a job
+/// a worker locked less than 4 hours ago.
+std::string graphileWorkerRefusal(Action a, const Message& m, TimeNs now);
 
 } // namespace lq::core

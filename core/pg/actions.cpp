@@ -5,6 +5,7 @@
 
 #include "../error.h"
 #include "../formats/driver.h"
+#include "../formats/graphileworker.h"
 #include "../formats/river.h"
 #include "../json.h"
 #include "../timefmt.h"
@@ -13,6 +14,7 @@
 #include "list.h"
 
 #include <charconv>
+#include <memory>
 #include <set>
 #include <unordered_map>
 
@@ -59,6 +61,11 @@ constexpr JobTable kRiver{"river_job", "running",
 /// Solid Queue: the jobs table is taken here; a job's state is one
 /// execution row beside it (actions_solidqueue.cpp).
 const JobTable kSolidQueue{"solid_queue_jobs", "claimed", kSolidQueueWritten};
+/// Graphile Worker (0.16 and later): written only through its admin
+/// functions; undo writes back what they change.
+constexpr JobTable kGraphileWorker{"_private_jobs", "locked",
+                                   "run_at, priority, attempts, max_attempts, last_error, "
+                                   "updated_at"};
 
 const JobTable* jobTableOf(const std::string& library) {
     if (library == "oban")
@@ -67,6 +74,8 @@ const JobTable* jobTableOf(const std::string& library) {
         return &kRiver;
     if (library == "solid-queue")
         return &kSolidQueue;
+    if (library == "graphile-worker")
+        return &kGraphileWorker;
     return nullptr;
 }
 
@@ -135,6 +144,16 @@ template <class It, class IdOf> std::vector<std::int64_t> idsOf(It begin, It end
     return ids;
 }
 
+/// The columns of `table` a row is stored in (not the generated ones, such
+/// as Graphile Worker's is_available), quoted and in order.
+std::string storedColumns(const ChunkContext& x, const std::string& table) {
+    const Result r = x.c.exec(
+        "SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) FROM pg_attribute WHERE "
+        "attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped AND attgenerated = ''",
+        {table});
+    return r.text(0, 0);
+}
+
 /// The rows the action is about to change, as undo writes them back.
 std::string formatRowOf(const JobTable& t, const std::string& rowJson) {
     return std::string("{\"") + t.table + "\": [" + rowJson + "]}";
@@ -144,7 +163,14 @@ std::string formatRowOf(const JobTable& t, const std::string& rowJson) {
 std::string rowOf(const JobTable& t, const Message& before) {
     if (!before.formatRow)
         return {};
-    const Json j = Json::parse(*before.formatRow);
+    // As formatRowOf() wrote it: the row's text itself, so that a json
+    // column (Graphile Worker's payload) goes back byte for byte.
+    const std::string& f = *before.formatRow;
+    const std::string head = std::string("{\"") + t.table + "\": [";
+    if (f.size() > head.size() + 2 && f.compare(0, head.size(), head) == 0 &&
+        f.compare(f.size() - 2, 2, "]}") == 0)
+        return f.substr(head.size(), f.size() - head.size() - 2);
+    const Json j = Json::parse(f);
     const Json& rows = j[t.table];
     if (!rows.isArray() || rows.toArray().empty())
         return {};
@@ -243,6 +269,31 @@ std::int64_t applyRiver(const ChunkContext& x, Action a, const Message& m) {
     }
 }
 
+/// Graphile Worker's admin functions, one job each (their own guard: not
+/// locked, or locked over 4 hours ago, is checked again inside them).
+std::int64_t applyGraphileWorker(const ChunkContext& x, Action a, const Message& m) {
+    const std::string fn = quoteIdent(x.lib.schema) + ".";
+    switch (a) {
+    case Action::Retry:
+        // A permanently failed job due now with its attempts back at 0
+        // (its last_error kept, as the function keeps it).
+        return changed(x,
+                       "SELECT id FROM " + fn +
+                           "reschedule_jobs(ARRAY[$1::bigint], run_at := $2::timestamptz, "
+                           "attempts := 0)",
+                       {m.messageId, pgTime(x.now)});
+    case Action::MarkFailed:
+        return changed(x, "SELECT id FROM " + fn + "permanently_fail_jobs(ARRAY[$1::bigint])",
+                       {m.messageId});
+    case Action::Delete:
+        return changed(x, "SELECT id FROM " + fn + "complete_jobs(ARRAY[$1::bigint])",
+                       {m.messageId});
+    default:
+        throw Unsupported(x.c.display(),
+                          std::string(actionName(a)) + " is not offered on Graphile Worker");
+    }
+}
+
 const char* const kChangedWhileRunning = "changed while the action ran";
 
 /// One job's statements, all or none: a guard that fails halfway leaves
@@ -261,6 +312,8 @@ bool isSolidQueue(const ChunkContext& x) {
 std::int64_t applyRow(const ChunkContext& x, Action a, const Message& m) {
     if (isSolidQueue(x))
         return allOrNone(x, [&] { return applySolidQueue(x, a, m); });
+    if (x.lib.library == "graphile-worker")
+        return applyGraphileWorker(x, a, m);
     return x.lib.library == "oban" ? applyOban(x, a, m) : applyRiver(x, a, m);
 }
 
@@ -283,6 +336,20 @@ std::string whyNoWrites(Connection& c, const Found& lib) {
     const JobTable* t = jobTableOf(lib.library);
     if (!t)
         return whyNoActions(lib.library);
+    if (lib.library == "graphile-worker") {
+        // Written only through its admin functions, on the 0.16+ tables.
+        const std::string s = quoteIdent(lib.schema) + ".";
+        const Result f =
+            c.exec("SELECT to_regprocedure($1) IS NOT NULL AND to_regprocedure($2) IS NOT NULL AND "
+                   "to_regprocedure($3) IS NOT NULL AND to_regclass($4) IS NOT NULL",
+                   {s + "reschedule_jobs(bigint[], timestamptz, integer, integer, integer)",
+                    s + "permanently_fail_jobs(bigint[], text)", s + "complete_jobs(bigint[])",
+                    s + "_private_jobs"});
+        if (!f.boolean(0, 0))
+            return "Graphile Worker's admin functions (complete_jobs, permanently_fail_jobs, "
+                   "reschedule_jobs) or its _private_jobs table are not in schema " +
+                   lib.schema + ": its jobs are written only through them (0.16 or later)";
+    }
     const std::string table = quoteIdent(lib.schema) + "." + quoteIdent(t->table);
     const Result r = c.exec("SELECT current_user, has_table_privilege($1, 'UPDATE'), "
                             "has_table_privilege($1, 'DELETE'), has_table_privilege($1, 'INSERT')",
@@ -291,6 +358,15 @@ std::string whyNoWrites(Connection& c, const Found& lib) {
         return {};
     return "user " + r.text(0, 0) + " may not update, delete and insert rows of " + lib.schema +
            "." + t->table + " (GRANT them to write): opened read-only";
+}
+
+Refusal refusalOf(const Found& lib, const FormatInfo& info, const std::string& url) {
+    if (lib.library == "graphile-worker")
+        return graphileWorkerRefusal;
+    if (!info.format)
+        return nullptr;
+    std::shared_ptr<const FormatDriver> d = info.format->driver(info, url);
+    return [d](Action a, const Message& m, TimeNs now) { return d->refusal(a, m, now); };
 }
 
 void applyChunk(const ChunkContext& x, Action a, const core::Target* begin, const core::Target* end,
@@ -328,7 +404,7 @@ void applyChunk(const ChunkContext& x, Action a, const core::Target* begin, cons
             }
             m.formatRow = std::move(rows);
         }
-        if (auto why = x.rules.refusal(a, m, x.now); !why.empty()) {
+        if (auto why = x.refusal(a, m, x.now); !why.empty()) {
             r.skipped.push_back({it->messageId, why, SkipKind::NotApplicable});
             continue;
         }
@@ -351,7 +427,7 @@ void undoChunk(const ChunkContext& x, Action original, const AppliedRow* begin,
     const JobTable& t = jobTable(x);
     const std::string table = qualified(x, t);
     if (original != Action::Retry && original != Action::Release && original != Action::Delete &&
-        original != Action::Prune)
+        original != Action::Prune && original != Action::MarkFailed)
         throw Unsupported(x.c.display(), std::string("undo of ") + actionName(original) +
                                              " on PostgreSQL: not offered");
     const Taken taken =
@@ -360,7 +436,10 @@ void undoChunk(const ChunkContext& x, Action original, const AppliedRow* begin,
     // The stored row back from its row_to_json: whole after a delete, the
     // columns the action wrote otherwise.
     const std::string record = "json_populate_record(NULL::" + table + ", $2::json)";
-    std::string reinsert = "INSERT INTO " + table + " SELECT * FROM " + record;
+    // Every stored column (not a generated one), the id as it was.
+    const std::string cols = storedColumns(x, table);
+    std::string reinsert = "INSERT INTO " + table + " (" + cols + ") OVERRIDING SYSTEM VALUE ";
+    reinsert += "SELECT " + cols + " FROM " + record;
     reinsert += " WHERE NOT EXISTS (SELECT 1 FROM " + table + " WHERE id = $1::bigint)";
     std::string restore = "UPDATE " + table + " SET (";
     restore += t.written;

@@ -29,12 +29,10 @@
 
 #include "../actions.h"
 #include "../clock.h"
+#include "../format.h"
 
+#include <functional>
 #include <string>
-
-namespace lq::core {
-class FormatDriver;
-}
 
 namespace lq::core::pg {
 
@@ -50,12 +48,20 @@ std::string whyNoActions(const std::string& library);
 /// the database would refuse. Also whyNoActions().
 std::string whyNoWrites(Connection& c, const Found& lib);
 
+/// Why the format would skip `m` for action `a` at `now` ("" when it
+/// applies): the SQLite driver's refusal(), or Graphile Worker's own rule.
+using Refusal = std::function<std::string(Action a, const Message& m, TimeNs now)>;
+
+/// The refusal rule of `lib`, or null when lqcore does not write it.
+/// `info`: the format's description as PgQueue built it.
+Refusal refusalOf(const Found& lib, const FormatInfo& info, const std::string& url);
+
 /// What one chunk needs: a writing session inside an open transaction,
-/// the library, its refusal rules and the clock of the run.
+/// the library, its refusal rule and the clock of the run.
 struct ChunkContext {
     Connection& c;
     const Found& lib;
-    const FormatDriver& rules;
+    const Refusal& refusal;
     TimeNs now = 0;
 };
 

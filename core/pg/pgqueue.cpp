@@ -55,7 +55,7 @@ std::unique_ptr<PgQueue> PgQueue::open(const std::string& url, PgOpenOptions opt
         opts.readOnly ? std::string("opened read-only") : pg::whyNoWrites(*q->m_conn, q->m_found);
     fi.readOnlyReason = q->m_whyReadOnly;
     if (fi.format && q->m_whyReadOnly.empty())
-        q->m_rules = fi.format->driver(fi, q->url());
+        q->m_refusal = pg::refusalOf(q->m_found, fi, q->url());
     for (std::size_t i = 1; i < q->m_catalog.found.size(); ++i) {
         const auto& o = q->m_catalog.found[i];
         fi.warnings.push_back(
@@ -191,7 +191,7 @@ const std::string& PgQueue::whyReadOnly() const noexcept {
 std::string PgQueue::refusal(Action a, const Message& m) const {
     if (!m_whyReadOnly.empty())
         return m_whyReadOnly;
-    return m_rules->refusal(a, m, m_clock()); // pure: the format's rule, no SQL
+    return m_refusal(a, m, m_clock()); // pure: the format's rule, no SQL
 }
 
 pg::Connection& PgQueue::writer() {
@@ -214,7 +214,7 @@ ActionResult PgQueue::inChunks(Action a, std::size_t total, const ActionOptions&
                            pg::Connection& w = writer();
                            w.exec("BEGIN");
                            try {
-                               const pg::ChunkContext x{w, m_found, *m_rules, m_clock()};
+                               const pg::ChunkContext x{w, m_found, m_refusal, m_clock()};
                                fn(x, first, n, part);
                                if (o.beforeCommit) {
                                    o.beforeCommit(part, index);

@@ -10,10 +10,10 @@
 //
 // What it does so far: recognition of Solid Queue, Oban, River, GoodJob,
 // pg-boss and Graphile Worker; counts, named queues, listing and timing of
-// Solid Queue, Oban, River and Graphile Worker; row actions on Oban and
-// River (core/pg/actions.h) through a second, writing session opened at
-// the first write. GoodJob/pg-boss, the other libraries' actions and
-// LISTEN are issue 41's later work.
+// Solid Queue, Oban, River and Graphile Worker; row actions on all four
+// (core/pg/actions.h) through a second, writing session opened at the
+// first write. GoodJob/pg-boss, their actions and LISTEN are issue 41's
+// later work.
 
 #include "../actions.h"
 #include "../clock.h"
@@ -135,7 +135,7 @@ private:
     pg::Connection::Options m_connOptions;
     std::mutex m_writeMutex; ///< the writing session: one chunk at a time
     std::unique_ptr<pg::Connection> m_writer;
-    std::unique_ptr<FormatDriver> m_rules; ///< the format's refusal rules (no SQL)
+    pg::Refusal m_refusal; ///< the format's refusal rule (no SQL); null when read-only
     std::string m_whyReadOnly;
     pg::Catalog m_catalog;
     pg::Found m_found;

@@ -312,6 +312,92 @@ private slots:
                     .isEmpty());
     }
 
+    /// Graphile Worker as its npm package made it (tests/data/FIXTURES.md
+    /// "pg/graphile-worker-npm.sql"): each action through the library's own
+    /// admin function, on every job, with its rule's skips; a job a worker
+    /// locked is left alone; undo gives back every row as stored (a deleted
+    /// job inserted again under its id, its generated column left to the
+    /// server).
+    void graphileWorker_data() {
+        QTest::addColumn<int>("action");
+        QTest::addColumn<QString>("applied");
+        QTest::newRow("retry") << static_cast<int>(Action::Retry) << QStringLiteral("4 5");
+        QTest::newRow("mark failed")
+            << static_cast<int>(Action::MarkFailed) << QStringLiteral("6 7 8 9");
+        QTest::newRow("delete") << static_cast<int>(Action::Delete)
+                                << QStringLiteral("4 5 6 7 8 9");
+    }
+
+    void graphileWorker() {
+        QFETCH(int, action);
+        QFETCH(QString, applied);
+        const auto a = static_cast<Action>(action);
+        QFile dump(lq::test::dataDir() + QStringLiteral("/pg/graphile-worker-npm.sql"));
+        QVERIFY(dump.open(QIODevice::ReadOnly));
+        QVERIFY(m_pg->execScript(QStringLiteral("DROP DATABASE IF EXISTS gwact")).isEmpty());
+        QVERIFY(m_pg->createDatabase(QStringLiteral("gwact")));
+        QVERIFY(m_pg->execScript(QString::fromUtf8(dump.readAll()), {}, QStringLiteral("gwact"))
+                    .isEmpty());
+        const std::string u = toStd(m_pg->url(QStringLiteral("gwact")));
+        const auto stored = [&] {
+            auto c = pg::Connection::open(u);
+            const pg::Result r = c->exec("SELECT row_to_json(t)::text FROM "
+                                         "graphile_worker._private_jobs t ORDER BY id");
+            std::vector<std::string> out;
+            for (int i = 0; i < r.rows(); ++i)
+                out.push_back(r.text(i, 0));
+            return out;
+        };
+        const std::vector<std::string> before = stored();
+        BackendOptions o;
+        o.now = parseTimeArg("2026-12-05T21:45:00Z");
+        o.tool = "tst_pgactions";
+        auto b = openBackend(u, o);
+        QVERIFY2(!b->readOnly(), b->info().readOnlyReason.c_str());
+        QVERIFY(b->whyNot(a).empty());
+        QVERIFY(!b->whyNot(Action::Release).empty());
+
+        const Report r = b->run(b->planTargets(a, targetsOf(*b)), nullptr, {});
+        QVERIFY2(!r.failed(), r.result.error.c_str());
+        QStringList ids;
+        for (const AppliedRow& row : r.result.applied)
+            ids << QString::fromStdString(row.before.messageId);
+        ids.sort();
+        QCOMPARE(ids.join(QLatin1Char(' ')), applied);
+        const auto s = skips(r);
+        QVERIFY2(s.at("10").second.find("a worker locked it less than 4 hours ago") !=
+                     std::string::npos,
+                 s.at("10").second.c_str());
+        if (a == Action::Retry) {
+            const auto job = b->get("4");
+            QCOMPARE(job->state, State::Ready);
+            QCOMPARE(job->attempts, std::int64_t(0));
+            QCOMPARE(job->lastError, std::optional<std::string>("boom: invoice 41 could not be "
+                                                                "rendered"));
+            QVERIFY(s.at("6").second.find("retry applies to permanently failed jobs") !=
+                    std::string::npos);
+        }
+        if (a == Action::MarkFailed) {
+            QCOMPARE(b->get("7")->state, State::Failed);
+            QCOMPARE(b->get("7")->lastError,
+                     std::optional<std::string>("Manually marked as failed"));
+            QCOMPARE(s.at("4").second, std::string("is already permanently failed"));
+        }
+        if (a == Action::Delete)
+            QVERIFY(!b->get("7"));
+        QVERIFY(stored() != before);
+
+        const auto rec = b->lastUndoable();
+        QVERIFY(rec);
+        const Report un = b->undo(*rec, nullptr, {});
+        QVERIFY2(!un.failed(), un.result.error.c_str());
+        QCOMPARE(un.applied(), r.applied());
+        const std::vector<std::string> after = stored();
+        QCOMPARE(after.size(), before.size());
+        for (std::size_t i = 0; i < after.size(); ++i)
+            QCOMPARE(QString::fromStdString(after[i]), QString::fromStdString(before[i]));
+    }
+
     void refusals() {
         // A library whose jobs lqcore does not write yet (GoodJob).
         QFile gj(lq::test::dataDir() + QStringLiteral("/pg/good-job.sql"));
