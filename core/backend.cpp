@@ -221,13 +221,15 @@ Plan LocalQueueBackend::planFilter(Action a, Filter f) {
     return op().planFilter(a, std::move(f));
 }
 
-Plan LocalQueueBackend::planRetryExpired(std::chrono::nanoseconds threshold) {
-    return op().planRetryExpired(threshold);
+Plan LocalQueueBackend::planRetryExpired(std::chrono::nanoseconds threshold,
+                                         const std::string& queueName) {
+    return op().planRetryExpired(threshold, {}, queueName);
 }
 
 Plan LocalQueueBackend::planPrune(bool includeFailed,
-                                  std::optional<std::chrono::nanoseconds> olderThan) {
-    return op().planPrune(includeFailed, olderThan);
+                                  std::optional<std::chrono::nanoseconds> olderThan,
+                                  const std::string& queueName) {
+    return op().planPrune(includeFailed, olderThan, {}, queueName);
 }
 
 Report LocalQueueBackend::run(const Plan& p, const std::atomic_bool* cancel,
@@ -240,8 +242,9 @@ Report LocalQueueBackend::undo(const AuditEntry& record, const std::atomic_bool*
     return op().undo(record, cancel, std::move(progress));
 }
 
-Report LocalQueueBackend::enqueue(const std::string& data, std::optional<std::string> key) {
-    return op().enqueue(data, std::move(key));
+Report LocalQueueBackend::enqueue(const std::string& data, std::optional<std::string> key,
+                                  Message* stored) {
+    return op().enqueue(data, std::move(key), stored);
 }
 
 Report LocalQueueBackend::vacuum(std::pair<std::int64_t, std::int64_t>* sizes) {

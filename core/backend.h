@@ -160,15 +160,19 @@ public:
     // -------------------------
     virtual Plan planTargets(Action a, std::vector<Target> targets) = 0;
     virtual Plan planFilter(Action a, Filter f) = 0;
-    virtual Plan planRetryExpired(std::chrono::nanoseconds threshold) = 0;
-    virtual Plan planPrune(bool includeFailed,
-                           std::optional<std::chrono::nanoseconds> olderThan) = 0;
+    /// `queueName`: only that named queue ("" the whole file), as Operator's.
+    virtual Plan planRetryExpired(std::chrono::nanoseconds threshold,
+                                  const std::string& queueName) = 0;
+    virtual Plan planPrune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan,
+                           const std::string& queueName) = 0;
     /// Never throw once started: an error is in the report.
     virtual Report run(const Plan& p, const std::atomic_bool* cancel,
                        Operator::Progress progress) = 0;
     virtual Report undo(const AuditEntry& record, const std::atomic_bool* cancel,
                         Operator::Progress progress) = 0;
-    virtual Report enqueue(const std::string& data, std::optional<std::string> key) = 0;
+    /// `stored` (may be null) gets the message as written.
+    virtual Report enqueue(const std::string& data, std::optional<std::string> key,
+                           Message* stored) = 0;
     virtual Report vacuum(std::pair<std::int64_t, std::int64_t>* sizes) = 0;
     virtual Report upgrade() = 0;
     virtual std::optional<AuditEntry> lastUndoable() = 0;
@@ -276,12 +280,15 @@ public:
     Report runRecurring(const std::string& key) override;
     Plan planTargets(Action a, std::vector<Target> targets) override;
     Plan planFilter(Action a, Filter f) override;
-    Plan planRetryExpired(std::chrono::nanoseconds threshold) override;
-    Plan planPrune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan) override;
+    Plan planRetryExpired(std::chrono::nanoseconds threshold,
+                          const std::string& queueName) override;
+    Plan planPrune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan,
+                   const std::string& queueName) override;
     Report run(const Plan& p, const std::atomic_bool* cancel, Operator::Progress progress) override;
     Report undo(const AuditEntry& record, const std::atomic_bool* cancel,
                 Operator::Progress progress) override;
-    Report enqueue(const std::string& data, std::optional<std::string> key) override;
+    Report enqueue(const std::string& data, std::optional<std::string> key,
+                   Message* stored) override;
     Report vacuum(std::pair<std::int64_t, std::int64_t>* sizes) override;
     Report upgrade() override;
     std::optional<AuditEntry> lastUndoable() override;

@@ -575,7 +575,7 @@ void QueueActionHandler::retryExpired(std::chrono::nanoseconds threshold) {
         return;
     }
     planAsync(
-        [threshold](core::QueueBackend& q) { return q.planRetryExpired(threshold); },
+        [threshold](core::QueueBackend& q) { return q.planRetryExpired(threshold, {}); },
         [this, threshold](core::Plan plan) {
             const QString title = actionTitle(Action::RetryExpired);
             if (plan.targets.empty()) {
@@ -603,7 +603,7 @@ void QueueActionHandler::prune(std::optional<std::chrono::nanoseconds> olderThan
     }
     planAsync(
         [olderThan, includeFailed](core::QueueBackend& q) {
-            return q.planPrune(includeFailed, olderThan);
+            return q.planPrune(includeFailed, olderThan, {});
         },
         [this, olderThan, includeFailed](core::Plan plan) {
             const QString title = actionTitle(Action::Prune);
@@ -686,7 +686,7 @@ void QueueActionHandler::enqueue(const QString& payload, const QString& idempote
             try {
                 // The record is written inside the insert's transaction;
                 // undo deletes the message while no worker has claimed it.
-                return {q->enqueue(d, key), {}};
+                return {q->enqueue(d, key, nullptr), {}};
             } catch (const std::exception& e) {
                 return {{}, errorText(e)};
             }

@@ -347,15 +347,23 @@ void checkQueueName(const Options& o, const core::FormatInfo& info,
                   "; queues: " + (list.empty() ? std::string("none") : list));
 }
 
-template <class Q> int cmdInfoOn(const Options& o) {
-    auto q = openAs<Q>(o, false);
+namespace {
+
+/// Where the queue is, as `info` names it: the local file's absolute path,
+/// or the path on an ssh:// queue's host.
+std::string infoPath(const Options& o) {
+    return isRemote(o) ? core::remote::SshUrl::parse(o.file).path : absolutePath(o.file);
+}
+
+int cmdInfoOn(const Options& o) {
+    auto q = openBackendFor(o, false);
     const auto& info = q->info();
-    const auto c = q->counts(o.queue, o.stuckAfterNs());
+    const auto c = q->counts(o.stuckAfterNs(), o.queue);
     const auto fileSize = q->fileSize();
     const auto walSize = q->walSize();
     if (o.json) {
         Json j = Json::object();
-        j.set("path", absolutePath(q->path()));
+        j.set("path", infoPath(o));
         j.set("format", core::formatId(info.format));
         j.set("user_version", info.userVersion);
         j.set("journal_mode", info.journalMode);
@@ -421,7 +429,7 @@ template <class Q> int cmdInfoOn(const Options& o) {
                     continue;
                 Json qj = Json::object();
                 qj.set("name", name);
-                qj.set("counts", countsJson(q->counts(name, o.stuckAfterNs()), info));
+                qj.set("counts", countsJson(q->counts(o.stuckAfterNs(), name), info));
                 queues.push(std::move(qj));
             }
         }
@@ -434,7 +442,7 @@ template <class Q> int cmdInfoOn(const Options& o) {
         return ExitOk;
     }
     Table t({"", ""});
-    t.addRow({"path", terminalSafe(absolutePath(q->path()))});
+    t.addRow({"path", terminalSafe(infoPath(o))});
     t.addRow({"format", std::string(core::formatId(info.format)) + " (user_version " +
                             num(info.userVersion) + ", times in " +
                             core::QueueFormat::of(info).timeUnits(info) + ")"});
@@ -482,10 +490,12 @@ template <class Q> int cmdInfoOn(const Options& o) {
     return ExitOk;
 }
 
+} // namespace
+
 int cmdInfo(const Options& o) {
     if (isPostgres(o))
         return cmdInfoPostgres(o);
-    return isRemote(o) ? cmdInfoOn<core::remote::RemoteQueue>(o) : cmdInfoOn<Queue>(o);
+    return cmdInfoOn(o);
 }
 
 PromQueue promQueueOf(core::QueueBackend& q, core::CountsWithQueues counts,

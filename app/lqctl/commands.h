@@ -62,9 +62,6 @@ int cmdServe(const Options& o);
 
 /// FILE is ssh://[USER@]HOST[:PORT]/PATH: the queue on that host.
 bool isRemote(const Options& o);
-/// Opens FILE on its host over ssh, with the global options; `write` as in
-/// openQueue() (serve.cpp).
-std::unique_ptr<core::remote::RemoteQueue> openRemote(const Options& o, bool write);
 /// Refused (exit 1) when --queue names no queue of the file: "no queue
 /// NAME in FILE; queues: a, b, c".
 void checkQueueName(const Options& o, const core::FormatInfo& info,
@@ -72,7 +69,7 @@ void checkQueueName(const Options& o, const core::FormatInfo& info,
 /// A command's queue through the backend seam both front ends share
 /// (core/backend.h): a local file or ssh://, opened with the global options;
 /// the audit records name "lqctl". `write` as in openQueue(); a --queue the
-/// file does not hold is refused as in openAs().
+/// file does not hold is refused, for a read.
 std::shared_ptr<core::QueueBackend> openBackendFor(const Options& o, bool write);
 
 /// One queue of a Prometheus exposition as backend `q` reads it: `counts`
@@ -80,41 +77,6 @@ std::shared_ptr<core::QueueBackend> openBackendFor(const Options& o, bool write)
 /// exporter's databases alike.
 PromQueue promQueueOf(core::QueueBackend& q, core::CountsWithQueues counts,
                       const core::QueueStats& stats);
-/// A command's queue, local (core::Queue) or remote (RemoteQueue), and the
-/// operator that goes with it: the commands are written once for both.
-template <class Q> std::unique_ptr<Q> openAs(const Options& o, bool write) {
-    std::unique_ptr<Q> q;
-    if constexpr (std::is_same_v<Q, core::Queue>)
-        q = openQueue(o, write);
-    else
-        q = openRemote(o, write);
-    // A --queue the file does not hold is a mistake to say, not a queue of
-    // zeros to print.
-    if (!write && !o.queue.empty())
-        checkQueueName(o, q->info(), q->queueNames());
-    return q;
-}
-template <class Q>
-using OperatorFor = std::conditional_t<std::is_same_v<Q, core::Queue>, core::Operator,
-                                       core::remote::RemoteOperator>;
-
-/// The counts of the whole file and of each of its named queues (none for
-/// a format without them): the file's and the per-queue series of the
-/// Prometheus output, in about one pass on a local file
-/// (core::Queue::countsWithQueues()).
-template <class Q> core::Queue::CountsWithQueues countsWithQueues(Q& q, core::TimeNs stuckAfterNs) {
-    if constexpr (std::is_same_v<Q, core::Queue>) {
-        return q.countsWithQueues(stuckAfterNs);
-    } else {
-        core::Queue::CountsWithQueues r;
-        r.total = q.counts(stuckAfterNs);
-        if (core::QueueFormat::of(q.info()).namedQueues())
-            for (const auto& name : q.queueNames())
-                r.queues.emplace_back(name, q.counts(name, stuckAfterNs));
-        return r;
-    }
-}
-
 /// The filter of --status, --stuck, --search, --older-than and --queue on
 /// a file of `format` (a state with the library's own word included).
 core::Filter filterFrom(const Options& o, const core::QueueFormat& format);

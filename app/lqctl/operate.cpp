@@ -21,8 +21,6 @@ using core::TimeNs;
 
 namespace {
 
-constexpr const char* kTool = "lqctl";
-
 Json skippedRowsJson(const std::vector<core::SkippedRow>& rows) {
     Json a = Json::array();
     for (const auto& s : rows) {
@@ -81,13 +79,6 @@ void printNotes(const core::Report& r) {
     for (const auto& a : r.result.applied)
         if (!a.note.empty())
             out("  " + terminalSafe(a.after.messageId) + ": " + terminalSafe(a.note) + "\n");
-}
-
-/// Refuses an action the format does not offer, with the format's reason.
-void requireFormatOffers(const core::FormatInfo& info, core::Action a) {
-    const core::QueueFormat& format = core::QueueFormat::of(info);
-    if (const std::string why = format.whyNot(a, info); !why.empty())
-        throw Refused(why + " (this is " + format.id() + "); nothing was changed");
 }
 
 /// `retry/delete FILE --error CLASS`: every failed job of one error group
@@ -236,23 +227,37 @@ int cmdDelete(const Options& o) {
     return singleAction(o, core::Action::Delete, "deleted");
 }
 
-template <class Q> int cmdRetryExpiredOn(const Options& o) {
+namespace {
+
+/// LOCKED jobs now, the whole file's, as `stats` counts them.
+std::int64_t lockedNow(core::QueueBackend& q) {
+    return q.counts(core::kDefaultStuckAfterNs, {}).locked;
+}
+
+} // namespace
+
+// The commands below run on the backend seam the GUI uses (core/backend.h):
+// a local file or ssh://, and a database where its backend offers the action.
+
+int cmdRetryExpired(const Options& o) {
     if (!o.olderThan)
         throw UsageError("retry-expired needs --older-than SECONDS (the lock age that counts as "
                          "expired)");
-    auto q = openAs<Q>(o, true);
-    requireFormatOffers(q->info(), core::Action::RetryExpired);
+    auto q = openBackendFor(o, true);
+    requireOffered(*q, core::Action::RetryExpired);
+    if (!o.queue.empty())
+        checkQueueName(o, q->info(), q->queueNames());
     const double threshold = *o.olderThan;
-    OperatorFor<Q> op(*q, kTool);
-    // The set and the cutoff are fixed here, and applied in one transaction
-    // with a compare-and-swap per row, as retry_expired is atomic.
-    const core::Plan plan = op.planRetryExpired(core::secondsDuration(threshold), o.now, o.queue);
+    // The set and the cutoff are fixed here (at --now where given, the
+    // backend's clock), and applied in one transaction with a
+    // compare-and-swap per row, as retry_expired is atomic.
+    const core::Plan plan = q->planRetryExpired(core::secondsDuration(threshold), o.queue);
     core::Report r;
     r.action = core::Action::RetryExpired;
     if (!plan.targets.empty())
-        r = op.run(plan);
+        r = q->run(plan, nullptr, {});
     const auto n = static_cast<std::int64_t>(r.applied());
-    const std::int64_t lockedAfter = q->lockedCount();
+    const std::int64_t lockedAfter = lockedNow(*q);
     if (o.json) {
         Json j = Json::object();
         j.set("older_than_s", threshold);
@@ -274,23 +279,18 @@ template <class Q> int cmdRetryExpiredOn(const Options& o) {
     return ExitOk;
 }
 
-int cmdRetryExpired(const Options& o) {
-    return isRemote(o) ? cmdRetryExpiredOn<core::remote::RemoteQueue>(o)
-                       : cmdRetryExpiredOn<Queue>(o);
-}
-
-template <class Q> int cmdPruneOn(const Options& o) {
-    auto q = openAs<Q>(o, true);
-    requireFormatOffers(q->info(), core::Action::Prune);
-    OperatorFor<Q> op(*q, kTool);
+int cmdPrune(const Options& o) {
+    auto q = openBackendFor(o, true);
+    requireOffered(*q, core::Action::Prune);
+    if (!o.queue.empty())
+        checkQueueName(o, q->info(), q->queueNames());
     // The cutoff and the set are fixed here: what finishes while the operator
     // reads the question is not deleted. Without --older-than, the format's
     // own pruner says what and from what age (Oban's Pruner, River's
     // JobCleaner).
-    const core::Plan plan = op.planPrune(
+    const core::Plan plan = q->planPrune(
         !o.keepFailed,
-        o.olderThan ? std::optional(core::secondsDuration(*o.olderThan)) : std::nullopt, o.now,
-        o.queue);
+        o.olderThan ? std::optional(core::secondsDuration(*o.olderThan)) : std::nullopt, o.queue);
     const auto count = static_cast<std::int64_t>(plan.count());
     const std::string library = core::QueueFormat::of(q->info()).pruneText();
     const bool libraryRule = !library.empty() && !o.olderThan;
@@ -317,11 +317,11 @@ template <class Q> int cmdPruneOn(const Options& o) {
     }
     confirm(o,
             "Delete " + core::groupedNumber(count) + (count == 1 ? " message" : " messages") +
-                " (" + what + cutoff + ") from " + q->path() +
+                " (" + what + cutoff + ") from " + shownFile(o.file) +
                 (o.queue.empty() ? std::string() : ", queue " + terminalSafe(o.queue)) + "?",
             "delete " + plural(count, "message", "messages"));
 
-    const core::Report r = op.run(plan);
+    const core::Report r = q->run(plan, nullptr, {});
     const auto pruned = static_cast<std::int64_t>(r.applied());
     const auto skipped = static_cast<std::int64_t>(r.skipped());
     if (o.json) {
@@ -342,10 +342,6 @@ template <class Q> int cmdPruneOn(const Options& o) {
     return ExitOk;
 }
 
-int cmdPrune(const Options& o) {
-    return isRemote(o) ? cmdPruneOn<core::remote::RemoteQueue>(o) : cmdPruneOn<Queue>(o);
-}
-
 namespace {
 
 std::string payloadOf(const Options& o) {
@@ -362,18 +358,22 @@ std::string payloadOf(const Options& o) {
     return data;
 }
 
-std::unique_ptr<Queue> openForPut(const Options& o) {
+std::shared_ptr<core::QueueBackend> openForPut(const Options& o) {
     if (o.create) {
-        auto q = Queue::create(o.file, o.maxsize, openOptions(o, true));
-        if (q->readOnly())
-            throw core::ReadOnly(o.file, "the queue is read-only: " + q->info().readOnlyReason);
-        return q;
+        if (!core::isLocalPath(o.file))
+            throw UsageError("--create takes a local file: create a queue on its host");
+        // A new litequeue file, then the queue as every command opens it.
+        auto created = Queue::create(o.file, o.maxsize, openOptions(o, true));
+        if (created->readOnly())
+            throw core::ReadOnly(o.file,
+                                 "the queue is read-only: " + created->info().readOnlyReason);
     }
     try {
-        return openQueue(o, true);
+        return openBackendFor(o, true);
     } catch (const core::Error& e) {
         std::error_code ec;
-        if (e.kind() == core::ErrorKind::Io && !std::filesystem::exists(o.file, ec)) {
+        if (e.kind() == core::ErrorKind::Io && core::isLocalPath(o.file) &&
+            !std::filesystem::exists(o.file, ec)) {
             throw core::Error(core::ErrorKind::Io, o.file,
                               e.detail() + " (pass --create to create a new queue there, or "
                                            "run `lqctl demo FILE` for one with a live "
@@ -383,18 +383,15 @@ std::unique_ptr<Queue> openForPut(const Options& o) {
     }
 }
 
-template <class Q> int cmdPutOn(const Options& o, const std::string& data) {
-    std::unique_ptr<Q> q;
-    if constexpr (std::is_same_v<Q, Queue>) {
-        q = openForPut(o);
-    } else {
-        if (o.create)
-            throw UsageError("--create does not take an ssh:// queue: create it on the host");
-        q = openAs<Q>(o, true);
-    }
-    OperatorFor<Q> op(*q, kTool);
+} // namespace
+
+int cmdPut(const Options& o) {
+    const std::string data = payloadOf(o);
+    if (o.maxsize && !o.create)
+        throw UsageError("--maxsize only applies with --create");
+    auto q = openForPut(o);
     Message m;
-    op.enqueue(data, o.key, &m);
+    q->enqueue(data, o.key, &m);
     if (o.json)
         printJson(messageJson(m, q->now(), q->info()));
     else
@@ -402,22 +399,11 @@ template <class Q> int cmdPutOn(const Options& o, const std::string& data) {
     return ExitOk;
 }
 
-} // namespace
-
-int cmdPut(const Options& o) {
-    const std::string data = payloadOf(o);
-    if (o.maxsize && !o.create)
-        throw UsageError("--maxsize only applies with --create");
-    return isRemote(o) ? cmdPutOn<core::remote::RemoteQueue>(o, data) : cmdPutOn<Queue>(o, data);
-}
-
-namespace {
-
-template <class Q> int cmdVacuumOn(const Options& o) {
-    auto q = openAs<Q>(o, true);
-    OperatorFor<Q> op(*q, kTool);
+int cmdVacuum(const Options& o) {
+    auto q = openBackendFor(o, true);
+    requireOffered(*q, core::Action::Vacuum);
     std::pair<std::int64_t, std::int64_t> sizes;
-    const core::Report r = op.vacuum(&sizes);
+    const core::Report r = q->vacuum(&sizes);
     const auto [before, after] = sizes;
     if (o.json) {
         Json j = Json::object();
@@ -425,17 +411,18 @@ template <class Q> int cmdVacuumOn(const Options& o) {
         j.set("after", after);
         printJson(j);
     } else {
-        out(q->path() + ": " + core::humanBytes(before) + " (" + num(before) + " bytes) -> " +
-            core::humanBytes(after) + " (" + num(after) + " bytes)\n");
+        out(terminalSafe(shownFile(o.file)) + ": " + core::humanBytes(before) + " (" + num(before) +
+            " bytes) -> " + core::humanBytes(after) + " (" + num(after) + " bytes)\n");
     }
     finish(o, r);
     return ExitOk;
 }
 
-template <class Q> int cmdUpgradeOn(const Options& o) {
-    auto q = openAs<Q>(o, true);
+int cmdUpgrade(const Options& o) {
+    auto q = openBackendFor(o, true);
     const core::QueueFormat& format = core::QueueFormat::of(q->info());
     const std::string from = format.id();
+    const std::string shown = terminalSafe(shownFile(o.file));
     if (format.upgradeState() == core::QueueFormat::UpgradeState::Current) {
         if (o.json) {
             Json j = Json::object();
@@ -444,14 +431,14 @@ template <class Q> int cmdUpgradeOn(const Options& o) {
             j.set("upgraded", false);
             printJson(j);
         } else {
-            out(q->path() + ": already " + from + "; nothing to do\n");
+            out(shown + ": already " + from + "; nothing to do\n");
         }
         return ExitOk;
     }
-    if (const std::string why = format.whyNot(core::Action::Upgrade, q->info()); !why.empty())
+    if (const std::string why = q->whyNot(core::Action::Upgrade); !why.empty())
         throw core::Unsupported(o.file, "cannot upgrade: " + why);
-    const std::int64_t locked = q->lockedCount();
-    err(std::string("Upgrading ") + q->path() + " from " + from + " to " + format.upgradeTarget() +
+    const std::int64_t locked = lockedNow(*q);
+    err(std::string("Upgrading ") + shown + " from " + from + " to " + format.upgradeTarget() +
         ".\n" + format.notice(q->info()) +
         "\nStop every worker that uses this queue first: workers of the old "
         "version cannot use the upgraded file" +
@@ -459,32 +446,21 @@ template <class Q> int cmdUpgradeOn(const Options& o) {
                           " will be set back to READY (their workers hold no claim id)"
                     : std::string()) +
         ".\n");
-    confirm(o, "Upgrade " + q->path() + "?", "upgrade the file");
-    const core::Report r = OperatorFor<Q>(*q, kTool).upgrade();
+    confirm(o, "Upgrade " + shown + "?", "upgrade the file");
+    const core::Report r = q->upgrade();
     q.reset();
-    auto after = openAs<Q>(o, false);
+    const std::string to = core::QueueFormat::of(openBackendFor(o, false)->info()).id();
     if (o.json) {
         Json j = Json::object();
         j.set("from", from);
-        j.set("to", core::QueueFormat::of(after->info()).id());
+        j.set("to", to);
         j.set("upgraded", true);
         printJson(j);
     } else {
-        out(o.file + ": upgraded from " + from + " to " +
-            core::QueueFormat::of(after->info()).id() + "\n");
+        out(shown + ": upgraded from " + from + " to " + to + "\n");
     }
     finish(o, r);
     return ExitOk;
-}
-
-} // namespace
-
-int cmdVacuum(const Options& o) {
-    return isRemote(o) ? cmdVacuumOn<core::remote::RemoteQueue>(o) : cmdVacuumOn<Queue>(o);
-}
-
-int cmdUpgrade(const Options& o) {
-    return isRemote(o) ? cmdUpgradeOn<core::remote::RemoteQueue>(o) : cmdUpgradeOn<Queue>(o);
 }
 
 int cmdUndo(const Options& o) {

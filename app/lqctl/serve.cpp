@@ -25,17 +25,4 @@ bool isRemote(const Options& o) {
     return core::remote::isRemoteUrl(o.file);
 }
 
-std::unique_ptr<core::remote::RemoteQueue> openRemote(const Options& o, bool write) {
-    core::remote::RemoteOpenOptions ro;
-    ro.readOnly = !write;
-    ro.table = o.table;
-    ro.busyTimeoutMs = o.busyTimeoutMs;
-    ro.now = o.now;
-    ro.settings = o.settings;
-    auto q = core::remote::RemoteQueue::open(o.file, ro);
-    if (write && q->readOnly())
-        refuseReadOnly(o, q->info());
-    return q;
-}
-
 } // namespace lq::ctl

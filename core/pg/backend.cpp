@@ -254,11 +254,11 @@ Plan PgQueueBackend::planFilter(Action a, Filter f) {
     return p;
 }
 
-Plan PgQueueBackend::planRetryExpired(std::chrono::nanoseconds) {
+Plan PgQueueBackend::planRetryExpired(std::chrono::nanoseconds, const std::string&) {
     throw Unsupported(m_queue->url(), whyNot(Action::RetryExpired));
 }
 
-Plan PgQueueBackend::planPrune(bool, std::optional<std::chrono::nanoseconds>) {
+Plan PgQueueBackend::planPrune(bool, std::optional<std::chrono::nanoseconds>, const std::string&) {
     throw Unsupported(m_queue->url(), whyNot(Action::Prune));
 }
 
@@ -289,7 +289,7 @@ Report PgQueueBackend::undo(const AuditEntry& record, const std::atomic_bool* ca
         std::move(progress));
 }
 
-Report PgQueueBackend::enqueue(const std::string&, std::optional<std::string>) {
+Report PgQueueBackend::enqueue(const std::string&, std::optional<std::string>, Message*) {
     return refused(Action::Enqueue, whyNot(Action::Enqueue));
 }
 

@@ -73,12 +73,15 @@ public:
     Report runRecurring(const std::string& key) override;
     Plan planTargets(Action a, std::vector<core::Target> targets) override;
     Plan planFilter(Action a, Filter f) override;
-    Plan planRetryExpired(std::chrono::nanoseconds threshold) override;
-    Plan planPrune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan) override;
+    Plan planRetryExpired(std::chrono::nanoseconds threshold,
+                          const std::string& queueName) override;
+    Plan planPrune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan,
+                   const std::string& queueName) override;
     Report run(const Plan& p, const std::atomic_bool* cancel, Operator::Progress progress) override;
     Report undo(const AuditEntry& record, const std::atomic_bool* cancel,
                 Operator::Progress progress) override;
-    Report enqueue(const std::string& data, std::optional<std::string> key) override;
+    Report enqueue(const std::string& data, std::optional<std::string> key,
+                   Message* stored) override;
     Report vacuum(std::pair<std::int64_t, std::int64_t>* sizes) override;
     Report upgrade() override;
     std::optional<AuditEntry> lastUndoable() override;

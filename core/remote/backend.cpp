@@ -296,15 +296,17 @@ Plan RemoteQueueBackend::planFilter(Action a, Filter f) {
     return RemoteOperator(*q, m_options.tool).planFilter(a, f);
 }
 
-Plan RemoteQueueBackend::planRetryExpired(std::chrono::nanoseconds threshold) {
+Plan RemoteQueueBackend::planRetryExpired(std::chrono::nanoseconds threshold,
+                                          const std::string& queueName) {
     const auto q = queue();
-    return RemoteOperator(*q, m_options.tool).planRetryExpired(threshold);
+    return RemoteOperator(*q, m_options.tool).planRetryExpired(threshold, {}, queueName);
 }
 
 Plan RemoteQueueBackend::planPrune(bool includeFailed,
-                                   std::optional<std::chrono::nanoseconds> olderThan) {
+                                   std::optional<std::chrono::nanoseconds> olderThan,
+                                   const std::string& queueName) {
     const auto q = queue();
-    return RemoteOperator(*q, m_options.tool).planPrune(includeFailed, olderThan);
+    return RemoteOperator(*q, m_options.tool).planPrune(includeFailed, olderThan, {}, queueName);
 }
 
 Report RemoteQueueBackend::run(const Plan& p, const std::atomic_bool* cancel,
@@ -337,10 +339,11 @@ Report RemoteQueueBackend::undo(const AuditEntry& record, const std::atomic_bool
     }
 }
 
-Report RemoteQueueBackend::enqueue(const std::string& data, std::optional<std::string> key) {
+Report RemoteQueueBackend::enqueue(const std::string& data, std::optional<std::string> key,
+                                   Message* stored) {
     // Throws the host's refusal (full, conflict, read-only), as a local enqueue.
     const auto q = queue();
-    return RemoteOperator(*q, m_options.tool).enqueue(data, key);
+    return RemoteOperator(*q, m_options.tool).enqueue(data, key, stored);
 }
 
 Report RemoteQueueBackend::vacuum(std::pair<std::int64_t, std::int64_t>* sizes) {

@@ -420,8 +420,8 @@ private slots:
                          Action::Vacuum, Action::Upgrade, Action::RunRecurring})
             QVERIFY2(!oban->whyNot(a).empty(), actionName(a));
         QVERIFY(!oban->whyNot(Action::MarkFailed).empty()); // Oban's own rule, as on SQLite
-        QVERIFY_THROWS_EXCEPTION(Error, oban->planPrune(false, std::nullopt));
-        QVERIFY(oban->enqueue("{}", std::nullopt).failed());
+        QVERIFY_THROWS_EXCEPTION(Error, oban->planPrune(false, std::nullopt, {}));
+        QVERIFY(oban->enqueue("{}", std::nullopt, nullptr).failed());
         QVERIFY(oban->vacuum(nullptr).failed());
     }
 };
