@@ -134,15 +134,18 @@ std::string Queue::Impl::jsonCondition(const std::string& where, Binds& binds) c
     }
     const std::optional<BindValue> n = c.quoted ? std::nullopt : number(c.value);
     const char* types = n ? "('integer', 'real')" : "('text')";
-    std::string test = type + " IN " + types + " AND " + value + sqlOp(c.op) + "?";
+    // The value first: AND stops at the first false term, so the type is
+    // parsed out only for a job whose value already matched (SQLite 3.40
+    // parses the JSON text again for each function).
+    std::string test = value + sqlOp(c.op) + "? AND " + type + " IN " + types;
     if (c.op == Op::Ne) {
         // Also a value of another type; a missing key matches nothing.
         test = "(" + type + " NOT IN " + types + " OR (" + test + "))";
         binds.emplace_back(jsonPath);
     }
     binds.emplace_back(jsonPath);
-    binds.emplace_back(jsonPath);
     binds.push_back(n ? *n : BindValue(c.value));
+    binds.emplace_back(jsonPath);
     return guarded(test);
 }
 

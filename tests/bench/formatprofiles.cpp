@@ -186,4 +186,13 @@ const RawQueries* rawQueriesFor(const std::string& formatId) {
     return it == formatProfiles().end() ? nullptr : &it->second.raw;
 }
 
+const JsonFilterProbe* jsonFilterFor(const std::string& formatId) {
+    // lqmkqueue's payloads: 10 in 12 are JSON with a user_id below 100,000,
+    // so about ten jobs in a million match, and every row must be read.
+    static const JsonFilterProbe litequeue{"data.user_id = 4242",
+                                           "SELECT rowid FROM Queue WHERE json_valid(data) AND "
+                                           "json_extract(data, '$.user_id') = 4242 ORDER BY rowid"};
+    return formatId.starts_with("litequeue") ? &litequeue : nullptr;
+}
+
 } // namespace lq::bench

@@ -27,4 +27,13 @@ const std::map<std::string, FormatProfile>& formatProfiles();
 /// or nullptr when there are none.
 const RawQueries* rawQueriesFor(const std::string& formatId);
 
+/// A JSON field condition as the operator types it (core/jsonwhere.h) and
+/// the statement one would type by hand for the same jobs.
+struct JsonFilterProbe {
+    std::string condition;
+    std::string rawSql;
+};
+/// The probe `lqbench gui` times on a format's files, or nullptr.
+const JsonFilterProbe* jsonFilterFor(const std::string& formatId);
+
 } // namespace lq::bench
