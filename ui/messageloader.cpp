@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <unordered_set>
 
 namespace lq::ui {
@@ -420,12 +421,22 @@ void MessageLoader::startPoll(bool reset) {
                         Qt::QueuedConnection);
                 }
             }
+            // A first page shorter than a page is every match: the ordering
+            // (a second whole read where a filter no index serves, such as a
+            // JSON field's, matches a few jobs in a million) is its rowids.
+            std::optional<std::vector<std::int64_t>> whole;
             if (reset) {
                 // The first rows from the index (a few ms) before the whole
                 // ordering (hundreds of ms at a million rows): the table is
                 // never empty while rows are coming.
                 auto first = std::make_shared<std::vector<MessageRow>>();
-                for (Message& m : q->firstPage(filter, sort, MessageModel::kBlockSize)) {
+                std::vector<Message> page = q->firstPage(filter, sort, MessageModel::kBlockSize);
+                if (!page.empty() && page.size() < std::size_t(MessageModel::kBlockSize)) {
+                    whole.emplace();
+                    for (const Message& m : page)
+                        whole->push_back(m.rowid);
+                }
+                for (Message& m : page) {
                     first->push_back(makeRow(std::move(m)));
                 }
                 if (!first->empty()) {
@@ -435,7 +446,8 @@ void MessageLoader::startPoll(bool reset) {
                 }
             }
             if (r.changed || timeDependent) {
-                const std::vector<std::int64_t> ids = q->orderedRowids(filter, sort, cancel.get());
+                const std::vector<std::int64_t> ids =
+                    whole ? std::move(*whole) : q->orderedRowids(filter, sort, cancel.get());
                 r.order = std::make_shared<Ordering>(ids.begin(), ids.end());
                 QMetaObject::invokeMethod(
                     self,
