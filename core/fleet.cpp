@@ -29,6 +29,27 @@ template <class Q> std::optional<TimeNs> oldestReadyOf(Q& q) {
     return oldest.front().inTime ? oldest.front().inTime : oldest.front().scheduledAt;
 }
 
+/// What every scanned queue has, read through `q` (a core::Queue of one
+/// table, or the backend of a database): what it is, its counts with its
+/// named queues' (one pass), its paused queues, its backlog and its size.
+template <class Q> FleetEntry entryOf(const std::string& path, Q& q, TimeNs stuckAfterNs) {
+    FleetEntry e;
+    e.path = path;
+    e.table = q.info().table;
+    e.format = formatId(q.info().format);
+    e.kind = &QueueFormat::of(q.info());
+    e.readOnlyReason = q.info().readOnlyReason;
+    e.maxsize = q.maxsize();
+    auto cq = q.countsWithQueues(stuckAfterNs);
+    e.counts = std::move(cq.total);
+    e.queues = std::move(cq.queues);
+    if (!e.queues.empty())
+        e.paused = q.pausedQueues(); // workers skip these
+    e.oldestReadyInTime = oldestReadyOf(q);
+    e.fileBytes = q.fileSize();
+    return e;
+}
+
 /// A queue openBackend() opens by URL (a database): one entry, read
 /// through its backend in one short session.
 FleetEntry scanBackend(const std::string& url, TimeNs now, TimeNs stuckAfterNs,
@@ -43,21 +64,7 @@ FleetEntry scanBackend(const std::string& url, TimeNs now, TimeNs stuckAfterNs,
     o.now = now;
     o.settings = settings;
     const auto b = openBackend(url, o);
-    FleetEntry e;
-    e.path = url;
-    e.table = b->info().table;
-    e.format = formatId(b->info().format);
-    e.kind = &QueueFormat::of(b->info());
-    e.readOnlyReason = b->info().readOnlyReason;
-    e.maxsize = b->maxsize();
-    auto cq = b->countsWithQueues(stuckAfterNs);
-    e.counts = std::move(cq.total);
-    e.queues = std::move(cq.queues);
-    if (!e.queues.empty())
-        e.paused = b->pausedQueues();
-    e.oldestReadyInTime = oldestReadyOf(*b);
-    e.fileBytes = b->fileSize();
-    return e;
+    return entryOf(url, *b, stuckAfterNs);
 }
 
 } // namespace
@@ -115,24 +122,10 @@ std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeN
                 tq = Queue::open(path, o2);
                 use = tq.get();
             }
-            FleetEntry e;
-            e.path = path;
+            // Arrival order is the (status, message_id) index: the oldest
+            // READY message is one index probe, not a sort.
+            FleetEntry e = entryOf(path, *use, stuckAfterNs);
             e.table = table;
-            e.format = formatId(use->info().format);
-            e.kind = &QueueFormat::of(use->info());
-            e.readOnlyReason = use->info().readOnlyReason;
-            e.maxsize = use->info().maxsize;
-            // A file of named queues: each queue's counts too (the sidebar's
-            // child rows, fleet's per-queue lines), in the same pass.
-            auto cq = use->countsWithQueues(stuckAfterNs);
-            e.counts = std::move(cq.total);
-            e.queues = std::move(cq.queues);
-            if (!e.queues.empty())
-                e.paused = use->pausedQueues(); // workers skip these
-            // Arrival order is the (status, message_id) index: the oldest READY
-            // message is one index probe, not a sort.
-            e.oldestReadyInTime = oldestReadyOf(*use);
-            e.fileBytes = use->fileSize();
             e.walBytes = use->walSize();
             e.journalMode = use->info().journalMode;
             out.push_back(std::move(e));

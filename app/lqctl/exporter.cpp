@@ -432,27 +432,20 @@ private:
             one.file = path;
             one.now.reset();
             one.busyTimeoutMs = std::min(m_opts.busyTimeoutMs, 1000);
-            auto q = openQueue(one, false);
+            // Through the backend seam, as `stats --prometheus` reads it.
+            auto q = openBackendFor(one, false);
             std::vector<std::string> tables = {q->info().table};
             if (core::QueueFormat::of(q->info()).multiTable())
                 tables = q->info().queueTables;
             for (const auto& t : tables) {
-                std::unique_ptr<core::Queue> tq;
+                std::shared_ptr<core::QueueBackend> tq;
                 if (t != q->info().table) {
                     one.table = t;
-                    tq = openQueue(one, false);
+                    tq = openBackendFor(one, false);
                 }
-                core::Queue& qq = tq ? *tq : *q;
-                PromQueue pq;
-                pq.path = path;
-                pq.info = qq.info();
-                auto cq = qq.countsWithQueues(m_opts.stuckAfterNs());
-                pq.counts = std::move(cq.total);
-                pq.namedQueues = std::move(cq.queues);
-                pq.stats = qq.stats();
-                pq.fileSize = qq.fileSize();
-                pq.walSize = qq.walSize();
-                r.queues.push_back(std::move(pq));
+                core::QueueBackend& qq = tq ? *tq : *q;
+                r.queues.push_back(promQueueOf(qq, qq.countsWithQueues(m_opts.stuckAfterNs()),
+                                               qq.stats(core::Filter{})));
             }
             r.up = true;
         } catch (const core::Error& ex) {
