@@ -95,8 +95,10 @@ int cmdInfoPostgres(const Options& o) {
         j.set("schema", q->found().schema);
         j.set("table", info.table);
         j.set("queue_tables", stringArray(info.queueTables));
-        j.set("read_only", true);
-        j.set("read_only_reason", info.readOnlyReason);
+        // As the window would write it: the user's rights, the library's
+        // functions, a library lqcore does not write yet.
+        j.set("read_only", !info.readOnlyReason.empty());
+        j.set("read_only_reason", info.readOnlyReason.empty() ? Json() : Json(info.readOnlyReason));
         j.set("warnings", stringArray(info.warnings));
         Json found = Json::array();
         for (const auto& f : q->catalog().found) {
@@ -142,7 +144,9 @@ int cmdInfoPostgres(const Options& o) {
     t.addRow({"messages", c ? countsLine(*c, info, o.stuckAfterSeconds) : notYet(*q)});
     for (const auto& [name, qc] : queues)
         t.addRow({"queue " + terminalSafe(name, 60), countsLine(qc, info, o.stuckAfterSeconds)});
-    t.addRow({"read-only", info.readOnlyReason});
+    t.addRow({"writable", info.readOnlyReason.empty()
+                              ? std::string("yes")
+                              : "no: " + terminalSafe(info.readOnlyReason)});
     for (const auto& w : info.warnings)
         t.addRow({"note", terminalSafe(w)});
     std::string r = t.render();
