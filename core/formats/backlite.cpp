@@ -157,26 +157,17 @@ public:
     // which backlite's cleaner deletes by (docs/FORMATS.md#backlite).
     std::string expiryColumn() const override { return "expires_at"; }
 
-    std::string orderKey(SortKey k, bool& desc) const override {
-        switch (k) {
-        case SortKey::Arrival:
-            return "id";
-        case SortKey::InTime:
-            return "created_at";
-        case SortKey::Age:
-            desc = !desc;
-            return "created_at";
-        case SortKey::LockTime:
-        case SortKey::Claim:
-            return "claimed_at";
-        case SortKey::DoneTime:
-        case SortKey::Wait:
-        case SortKey::Processing:
-            return "last_executed_at";
-        case SortKey::Status:
-            return "completed";
-        }
-        return "id";
+    SortColumns sortColumns() const override {
+        SortColumns c;
+        c.arrival = "id";
+        c.inTime = "created_at";
+        c.lockTime = "claimed_at";
+        c.claim = "claimed_at";
+        c.doneTime = "last_executed_at";
+        c.wait = "last_executed_at";
+        c.processing = "last_executed_at";
+        c.status = "completed";
+        return c;
     }
 
     Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,

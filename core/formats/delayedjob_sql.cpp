@@ -235,29 +235,18 @@ public:
         return "(" + d + " >= ? AND " + d + " < ?)";
     }
 
-    std::string orderKey(SortKey k, bool& desc) const override {
-        switch (k) {
-        case SortKey::Arrival:
-            return "id";
-        case SortKey::InTime:
-            return ns("created_at");
-        case SortKey::Age:
-            desc = !desc;
-            return ns("created_at");
-        case SortKey::LockTime:
-        case SortKey::Claim:
-            return ns("locked_at");
-        case SortKey::DoneTime:
-            return ns("failed_at");
-        case SortKey::Wait:
-            return "(" + ns("locked_at") + " - " + ns("run_at") + ")";
-        case SortKey::Processing:
-            return "(" + ns("failed_at") + " - " + ns("locked_at") + ")";
-        case SortKey::Status:
-            return "(CASE WHEN failed_at IS NOT NULL THEN 3 WHEN locked_at IS NOT NULL THEN 2 "
-                   "ELSE 0 END)";
-        }
-        return "id";
+    SortColumns sortColumns() const override {
+        SortColumns c;
+        c.arrival = "id";
+        c.inTime = ns("created_at");
+        c.lockTime = ns("locked_at");
+        c.claim = ns("locked_at");
+        c.doneTime = ns("failed_at");
+        c.wait = "(" + ns("locked_at") + " - " + ns("run_at") + ")";
+        c.processing = "(" + ns("failed_at") + " - " + ns("locked_at") + ")";
+        c.status =
+            "(CASE WHEN failed_at IS NOT NULL THEN 3 WHEN locked_at IS NOT NULL THEN 2 ELSE 0 END)";
+        return c;
     }
 
     // One pass: FAILED, LOCKED (and stuck among them), SCHEDULED; READY is

@@ -257,29 +257,18 @@ public:
         return "(" + state + d + " >= ? AND " + d + " < ?)";
     }
 
-    std::string orderKey(SortKey k, bool& desc) const override {
-        switch (k) {
-        case SortKey::Arrival:
-            return "rowid";
-        case SortKey::InTime:
-            return ns("enqueued_at");
-        case SortKey::Age:
-            desc = !desc;
-            return ns("enqueued_at");
-        case SortKey::LockTime:
-        case SortKey::Claim:
-            return ns("started_at");
-        case SortKey::DoneTime:
-            return ns("finished_at");
-        case SortKey::Wait:
-            return "(" + ns("started_at") + " - " + waitFromSql() + ")";
-        case SortKey::Processing:
-            return "(" + ns("finished_at") + " - " + ns("started_at") + ")";
-        case SortKey::Status:
-            return "(CASE status WHEN 'READY' THEN 0 WHEN 'RUNNING' THEN 1 WHEN 'SUCCESSFUL' THEN "
+    SortColumns sortColumns() const override {
+        SortColumns c;
+        c.arrival = "rowid";
+        c.inTime = ns("enqueued_at");
+        c.lockTime = ns("started_at");
+        c.claim = ns("started_at");
+        c.doneTime = ns("finished_at");
+        c.wait = "(" + ns("started_at") + " - " + waitFromSql() + ")";
+        c.processing = "(" + ns("finished_at") + " - " + ns("started_at") + ")";
+        c.status = "(CASE status WHEN 'READY' THEN 0 WHEN 'RUNNING' THEN 1 WHEN 'SUCCESSFUL' THEN "
                    "2 WHEN 'SUCCEEDED' THEN 2 WHEN 'FAILED' THEN 3 ELSE 4 END)";
-        }
-        return "rowid";
+        return c;
     }
 
     // One pass: READY (SCHEDULED among them), RUNNING (stuck among them),

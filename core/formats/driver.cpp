@@ -150,6 +150,32 @@ FormatDriver::FormatDriver(FormatInfo info, std::string path)
 
 FormatDriver::~FormatDriver() = default;
 
+std::string FormatDriver::orderKey(SortKey k, bool& desc) const {
+    SortColumns c = sortColumns();
+    switch (k) {
+    case SortKey::Arrival:
+        break;
+    case SortKey::InTime:
+        return std::move(c.inTime);
+    case SortKey::Age:
+        desc = !desc;
+        return std::move(c.inTime);
+    case SortKey::LockTime:
+        return std::move(c.lockTime);
+    case SortKey::DoneTime:
+        return std::move(c.doneTime);
+    case SortKey::Wait:
+        return std::move(c.wait);
+    case SortKey::Processing:
+        return std::move(c.processing);
+    case SortKey::Claim:
+        return std::move(c.claim);
+    case SortKey::Status:
+        return std::move(c.status);
+    }
+    return std::move(c.arrival);
+}
+
 std::string FormatDriver::source() const {
     return quoteIdent(m_info.table);
 }

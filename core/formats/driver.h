@@ -67,6 +67,21 @@ void bindValues(Statement& st, const Binds& binds, int first = 1);
 /// inside their transaction.
 std::int64_t textTokenHash(std::string_view text) noexcept;
 
+/// The ORDER BY expression of each sort key (core/query.h SortKey) in one
+/// format's SQL: declared once per format as a table, read by
+/// FormatDriver::orderKey(). A key the format does not store orders by
+/// the expression that stands in for it (its arrival order, or NULL).
+struct SortColumns {
+    std::string arrival;
+    std::string inTime; ///< also Age, reversed
+    std::string lockTime;
+    std::string doneTime;
+    std::string wait;
+    std::string processing;
+    std::string claim;
+    std::string status;
+};
+
 class FormatDriver {
 public:
     FormatDriver(FormatInfo info, std::string path);
@@ -162,8 +177,11 @@ public:
     virtual std::string expiryColumn() const { return {}; }
     /// SQL for metric in [lo, hi) ("" when the format cannot compute it).
     virtual std::string metricCondition(Filter::Metric m, TimeNs lo, TimeNs hi, Binds& binds) const;
-    /// The ORDER BY key of `k`; may flip `desc` (Age).
-    virtual std::string orderKey(SortKey k, bool& desc) const = 0;
+    /// What each sort key orders by, in the format's own SQL (SortColumns).
+    virtual SortColumns sortColumns() const = 0;
+    /// The ORDER BY key of `k`, from sortColumns(); flips `desc` for Age
+    /// (InTime reversed, in every format).
+    std::string orderKey(SortKey k, bool& desc) const;
     /// Counts per value of queueColumn() in one pass over the rows `where`
     /// selects (NULL, a row in no named queue: the key nullopt), at `now`;
     /// nullopt when the format counts one queue at a time (Queue then runs

@@ -212,24 +212,17 @@ public:
         return "0";
     }
 
-    std::string orderKey(SortKey k, bool& desc) const override {
-        switch (k) {
-        case SortKey::Arrival:
-        case SortKey::InTime:
-            return "created";
-        case SortKey::Age:
-            desc = !desc;
-            return "created";
-        case SortKey::LockTime:
-        case SortKey::DoneTime:
-        case SortKey::Wait:
-        case SortKey::Processing:
-            return "timeout";
-        case SortKey::Claim:
-        case SortKey::Status:
-            return "received";
-        }
-        return "created";
+    SortColumns sortColumns() const override {
+        SortColumns c;
+        c.arrival = "created";
+        c.inTime = "created";
+        c.lockTime = "timeout";
+        c.doneTime = "timeout";
+        c.wait = "timeout";
+        c.processing = "timeout";
+        c.claim = "received";
+        c.status = "received";
+        return c;
     }
 
     Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,

@@ -388,30 +388,19 @@ public:
         return "(" + d + " >= ? AND " + d + " < ?)";
     }
 
-    std::string orderKey(SortKey k, bool& desc) const override {
-        switch (k) {
-        case SortKey::Arrival:
-            return "rowid";
-        case SortKey::InTime:
-            return "created_ns";
-        case SortKey::Age:
-            desc = !desc;
-            return "created_ns";
-        case SortKey::LockTime:
-        case SortKey::Claim:
-            return "lock_ns";
-        case SortKey::DoneTime:
-            return "done_ns";
-        case SortKey::Wait:
-            return "(lock_ns - wait_from_ns)";
-        case SortKey::Processing:
-            return "(done_ns - lock_ns)";
-        case SortKey::Status:
-            return "(CASE kind WHEN 'ready' THEN 0 WHEN 'scheduled' THEN 1 WHEN 'awaiting' THEN 2 "
+    SortColumns sortColumns() const override {
+        SortColumns c;
+        c.arrival = "rowid";
+        c.inTime = "created_ns";
+        c.lockTime = "lock_ns";
+        c.claim = "lock_ns";
+        c.doneTime = "done_ns";
+        c.wait = "(lock_ns - wait_from_ns)";
+        c.processing = "(done_ns - lock_ns)";
+        c.status = "(CASE kind WHEN 'ready' THEN 0 WHEN 'scheduled' THEN 1 WHEN 'awaiting' THEN 2 "
                    "WHEN 'locked' THEN 3 WHEN 'done' THEN 4 WHEN 'failed' THEN 5 WHEN 'deleted' "
                    "THEN 6 ELSE 7 END)";
-        }
-        return "rowid";
+        return c;
     }
 
     // One pass over the jobs: each kind, and the stale fetches among the locked.

@@ -82,19 +82,17 @@ public:
     std::string arrivalColumn() const override { return "run_at"; }
     TimeEncoding arrivalEncoding() const override { return kEnc; }
 
-    std::string orderKey(SortKey k, bool& desc) const override {
-        switch (k) {
-        case SortKey::LockTime:
-        case SortKey::Status:
-            return "locked_until";
-        case SortKey::Claim:
-            return "attempts";
-        case SortKey::Age:
-            desc = !desc;
-            return "run_at";
-        default:
-            return "run_at";
-        }
+    SortColumns sortColumns() const override {
+        SortColumns c;
+        c.arrival = "run_at";
+        c.inTime = "run_at";
+        c.lockTime = "locked_until";
+        c.doneTime = "run_at";
+        c.wait = "run_at";
+        c.processing = "run_at";
+        c.claim = "attempts";
+        c.status = "locked_until";
+        return c;
     }
 
     Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,

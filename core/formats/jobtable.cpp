@@ -328,28 +328,17 @@ std::string JobTableDriver::metricCondition(Filter::Metric metric, TimeNs lo, Ti
     return state + "(" + expr + ") >= ? AND (" + expr + ") < ?";
 }
 
-std::string JobTableDriver::orderKey(SortKey k, bool& desc) const {
-    switch (k) {
-    case SortKey::Arrival:
-        return "id";
-    case SortKey::InTime:
-        return key(m_spec.createdCol);
-    case SortKey::Age:
-        desc = !desc;
-        return key(m_spec.createdCol);
-    case SortKey::LockTime:
-        return key("attempted_at");
-    case SortKey::Wait:
-        return "(" + secs("attempted_at") + " - " + secs("scheduled_at") + ")";
-    case SortKey::DoneTime:
-    case SortKey::Processing:
-        return key(m_finish);
-    case SortKey::Claim:
-        return "attempt";
-    case SortKey::Status:
-        return "state";
-    }
-    return "id";
+SortColumns JobTableDriver::sortColumns() const {
+    SortColumns c;
+    c.arrival = "id";
+    c.inTime = key(m_spec.createdCol);
+    c.lockTime = key("attempted_at");
+    c.wait = "(" + secs("attempted_at") + " - " + secs("scheduled_at") + ")";
+    c.doneTime = key(m_finish);
+    c.processing = key(m_finish);
+    c.claim = "attempt";
+    c.status = "state";
+    return c;
 }
 
 Counts JobTableDriver::counts(Connection& r, TimeNs now, TimeNs, const std::string& where,

@@ -59,7 +59,7 @@ public:
     TimeEncoding doneEncoding() const override { return TimeEncoding::Text; }
     std::string metricCondition(Filter::Metric m, TimeNs lo, TimeNs hi,
                                 Binds& binds) const override;
-    std::string orderKey(SortKey k, bool& desc) const override;
+    SortColumns sortColumns() const override;
     Counts counts(Connection& c, TimeNs now, TimeNs stuckAfter, const std::string& where,
                   const Binds& binds) const override;
     std::string timingColumns() const override;

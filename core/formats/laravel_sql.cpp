@@ -311,27 +311,17 @@ public:
         return "(reserved_ns - available_ns >= ? AND reserved_ns - available_ns < ?)";
     }
 
-    std::string orderKey(SortKey k, bool& desc) const override {
-        switch (k) {
-        case SortKey::Arrival:
-        case SortKey::Claim:
-            return "rowid";
-        case SortKey::InTime:
-            return "created_ns";
-        case SortKey::Age:
-            desc = !desc;
-            return "created_ns";
-        case SortKey::LockTime:
-            return "reserved_ns";
-        case SortKey::DoneTime:
-        case SortKey::Processing:
-            return "failed_ns";
-        case SortKey::Wait:
-            return "(reserved_ns - available_ns)";
-        case SortKey::Status:
-            return "kind";
-        }
-        return "rowid";
+    SortColumns sortColumns() const override {
+        SortColumns c;
+        c.arrival = "rowid";
+        c.claim = "rowid";
+        c.inTime = "created_ns";
+        c.lockTime = "reserved_ns";
+        c.doneTime = "failed_ns";
+        c.processing = "failed_ns";
+        c.wait = "(reserved_ns - available_ns)";
+        c.status = "kind";
+        return c;
     }
 
     // Table by table, the jobs' sums on their stored columns: the arms'

@@ -166,27 +166,17 @@ public:
         return "0"; // no latency is stored (LitequeFormat::whyNoMetric)
     }
 
-    std::string orderKey(SortKey k, bool& desc) const override {
-        switch (k) {
-        case SortKey::Arrival:
-            return "id";
-        case SortKey::InTime:
-            return "createdAt";
-        case SortKey::Age:
-            desc = !desc;
-            return "createdAt";
-        case SortKey::LockTime:
-            return "expireAt";
-        case SortKey::DoneTime:
-        case SortKey::Wait:
-        case SortKey::Processing:
-            return m_avail;
-        case SortKey::Claim:
-            return "allocationId";
-        case SortKey::Status:
-            return "status";
-        }
-        return "id";
+    SortColumns sortColumns() const override {
+        SortColumns c;
+        c.arrival = "id";
+        c.inTime = "createdAt";
+        c.lockTime = "expireAt";
+        c.doneTime = m_avail;
+        c.wait = m_avail;
+        c.processing = m_avail;
+        c.claim = "allocationId";
+        c.status = "status";
+        return c;
     }
 
     Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,

@@ -116,29 +116,17 @@ public:
         return state + "(" + expr + ") >= ? AND (" + expr + ") < ?";
     }
 
-    std::string orderKey(SortKey k, bool& desc) const override {
-        switch (k) {
-        case SortKey::Arrival:
-            return "message_id";
-        case SortKey::InTime:
-            return "in_time";
-        case SortKey::LockTime:
-            return "lock_time";
-        case SortKey::DoneTime:
-            return "done_time";
-        case SortKey::Wait:
-            return "(lock_time - in_time)";
-        case SortKey::Processing:
-            return "(done_time - lock_time)";
-        case SortKey::Age:
-            desc = !desc;
-            return "in_time";
-        case SortKey::Claim:
-            return m_tok;
-        case SortKey::Status:
-            return "status";
-        }
-        return "rowid";
+    SortColumns sortColumns() const override {
+        SortColumns c;
+        c.arrival = "message_id";
+        c.inTime = "in_time";
+        c.lockTime = "lock_time";
+        c.doneTime = "done_time";
+        c.wait = "(lock_time - in_time)";
+        c.processing = "(done_time - lock_time)";
+        c.claim = m_tok;
+        c.status = "status";
+        return c;
     }
 
     Counts counts(Connection& r, TimeNs now, TimeNs stuckAfter, const std::string& where,

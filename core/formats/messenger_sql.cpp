@@ -240,30 +240,19 @@ public:
         return "(" + d + " >= ? AND " + d + " < ?)";
     }
 
-    std::string orderKey(SortKey k, bool& desc) const override {
-        switch (k) {
-        case SortKey::Arrival:
-            return "id";
-        case SortKey::InTime:
-            return ns("created_at");
-        case SortKey::Age:
-            desc = !desc;
-            return ns("created_at");
-        case SortKey::LockTime:
-        case SortKey::Claim:
-            return ns("delivered_at");
-        case SortKey::DoneTime:
-            return "(CASE WHEN " + isFailed() + " THEN " + ns("created_at") + " END)";
-        case SortKey::Wait:
-            return "(CASE WHEN " + notFailed() + " THEN " + ns("delivered_at") + " - " +
-                   ns("available_at") + " END)";
-        case SortKey::Processing:
-            return "NULL"; // not stored
-        case SortKey::Status:
-            return "(CASE WHEN " + isFailed() +
-                   " THEN 3 WHEN delivered_at IS NOT NULL THEN 2 ELSE 0 END)";
-        }
-        return "id";
+    SortColumns sortColumns() const override {
+        SortColumns c;
+        c.arrival = "id";
+        c.inTime = ns("created_at");
+        c.lockTime = ns("delivered_at");
+        c.claim = ns("delivered_at");
+        c.doneTime = "(CASE WHEN " + isFailed() + " THEN " + ns("created_at") + " END)";
+        c.wait = "(CASE WHEN " + notFailed() + " THEN " + ns("delivered_at") + " - " +
+                 ns("available_at") + " END)";
+        c.processing = "NULL"; // not stored
+        c.status =
+            "(CASE WHEN " + isFailed() + " THEN 3 WHEN delivered_at IS NOT NULL THEN 2 ELSE 0 END)";
+        return c;
     }
 
     // One pass: FAILED, LOCKED (and stuck among them), SCHEDULED; READY is

@@ -143,26 +143,17 @@ public:
         return "0"; // no claim or finish time is stored (PlainjobFormat::whyNoMetric)
     }
 
-    std::string orderKey(SortKey k, bool& desc) const override {
-        switch (k) {
-        case SortKey::Arrival:
-            return "id";
-        case SortKey::InTime:
-            return "created_at";
-        case SortKey::Age:
-            desc = !desc;
-            return "created_at";
-        case SortKey::LockTime:
-        case SortKey::Claim:
-            return "next_run_at";
-        case SortKey::DoneTime:
-        case SortKey::Wait:
-        case SortKey::Processing:
-            return "failed_at";
-        case SortKey::Status:
-            return "status";
-        }
-        return "id";
+    SortColumns sortColumns() const override {
+        SortColumns c;
+        c.arrival = "id";
+        c.inTime = "created_at";
+        c.lockTime = "next_run_at";
+        c.claim = "next_run_at";
+        c.doneTime = "failed_at";
+        c.wait = "failed_at";
+        c.processing = "failed_at";
+        c.status = "status";
+        return c;
     }
 
     Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,

@@ -335,30 +335,19 @@ public:
         return "(" + span + " >= ? AND " + d + " < ?)";
     }
 
-    std::string orderKey(SortKey k, bool& desc) const override {
-        switch (k) {
-        case SortKey::Arrival:
-            // The job id is the source's rowid: ordered by it, a long
-            // ordering is read in keyset chunks (Queue::orderedRowids).
-            return "rowid";
-        case SortKey::InTime:
-            return "created_ns";
-        case SortKey::Age:
-            desc = !desc;
-            return "created_ns";
-        case SortKey::LockTime:
-            return "claimed_ns";
-        case SortKey::DoneTime:
-        case SortKey::Processing:
-            return "done_ns";
-        case SortKey::Wait:
-            return "(claimed_ns - scheduled_ns)";
-        case SortKey::Claim:
-            return "exec_id";
-        case SortKey::Status:
-            return "kind";
-        }
-        return "id";
+    SortColumns sortColumns() const override {
+        SortColumns c;
+        // The job id is the source's rowid: ordered by it, a long ordering
+        // is read in keyset chunks (Queue::orderedRowids).
+        c.arrival = "rowid";
+        c.inTime = "created_ns";
+        c.lockTime = "claimed_ns";
+        c.doneTime = "done_ns";
+        c.processing = "done_ns";
+        c.wait = "(claimed_ns - scheduled_ns)";
+        c.claim = "exec_id";
+        c.status = "kind";
+        return c;
     }
 
     // On a consistent file (every unfinished job in exactly one execution
