@@ -447,14 +447,8 @@ std::optional<FormatInfo> BackliteFormat::recognise(const SchemaFacts& s,
     (void)preferTable;
     if (!s.hasColumns("backlite_tasks", kLive) || !s.hasColumns("backlite_tasks_completed", kDone))
         return std::nullopt;
-    FormatInfo info;
-    info.format = this;
-    info.table = "backlite_tasks";
-    info.queueTables = {"backlite_tasks", "backlite_tasks_completed"};
-    info.userVersion = s.userVersion;
-    info.journalMode = s.journalMode;
-    const auto& cols = s.columns.at("backlite_tasks");
-    info.columns.assign(cols.begin(), cols.end());
+    FormatInfo info =
+        recognisedInfo(s, this, "backlite_tasks", {"backlite_tasks", "backlite_tasks_completed"});
     info.warnings.push_back("ReleaseAfter is not stored in the file: expired claims are counted "
                             "at the release timeout set (default " +
                             std::to_string(kReleaseAfterSeconds) +

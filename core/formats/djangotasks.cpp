@@ -167,14 +167,7 @@ std::optional<FormatInfo> DjangoTasksFormat::recognise(const SchemaFacts& s,
     }
     if (table.empty())
         return std::nullopt;
-    FormatInfo info;
-    info.format = this;
-    info.table = table;
-    info.userVersion = s.userVersion;
-    info.journalMode = s.journalMode;
-    info.queueTables = {table};
-    const auto& cols = s.columns.at(table);
-    info.columns.assign(cols.begin(), cols.end());
+    FormatInfo info = recognisedInfo(s, this, table);
     // The migrations create no triggers.
     refuseUnexpectedObjects(s, info, info.queueTables, [](const SchemaObject&) { return false; });
     // Every JSONField column has CHECK ((JSON_VALID(col) OR col IS NULL)):

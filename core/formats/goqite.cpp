@@ -445,14 +445,8 @@ std::optional<FormatInfo> GoqiteFormat::recognise(const SchemaFacts& s,
     (void)preferTable;
     if (!s.hasColumns("goqite", kSignature))
         return std::nullopt;
-    FormatInfo info;
-    info.format = this;
-    info.table = "goqite";
-    info.queueTables = {"goqite"};
-    info.userVersion = s.userVersion;
-    info.journalMode = s.journalMode;
+    FormatInfo info = recognisedInfo(s, this, "goqite");
     const auto& cols = s.columns.at("goqite");
-    info.columns.assign(cols.begin(), cols.end());
     if (!cols.count("priority"))
         info.warnings.push_back("goqite before 0.4 (no priority column): its times may carry "
                                 "a local offset, and goqite compares them as text");

@@ -145,15 +145,10 @@ std::optional<FormatInfo> HangfireFormat::recognise(const SchemaFacts& s,
     for (const auto& [t, cols] : tables())
         if (!hasTable(s, t) || !s.hasColumns(t, cols))
             return std::nullopt;
-    FormatInfo info;
-    info.format = this;
-    info.table = "Job";
-    info.userVersion = s.userVersion;
-    info.journalMode = s.journalMode;
+    std::vector<std::string> queueTables;
     for (const auto& [t, cols] : tables())
-        info.queueTables.push_back(t);
-    const auto& cols = s.columns.at("Job");
-    info.columns.assign(cols.begin(), cols.end());
+        queueTables.push_back(t);
+    FormatInfo info = recognisedInfo(s, this, "Job", std::move(queueTables));
     // sqlite-net creates no triggers.
     refuseUnexpectedObjects(s, info, info.queueTables, [](const SchemaObject&) { return false; });
     return info;

@@ -108,12 +108,7 @@ std::optional<FormatInfo> LaravelFormat::recognise(const SchemaFacts& s,
     }
     if (jobs.empty())
         return std::nullopt;
-    FormatInfo info;
-    info.format = this;
-    info.table = jobs;
-    info.userVersion = s.userVersion;
-    info.journalMode = s.journalMode;
-    info.queueTables = {jobs};
+    FormatInfo info = recognisedInfo(s, this, jobs);
     // The failed table rides in `columns` for the driver, after a marker.
     info.columns = {"failed_table"};
     if (failed.empty()) {

@@ -440,14 +440,8 @@ std::optional<FormatInfo> LitequeFormat::recognise(const SchemaFacts& s,
     (void)preferTable;
     if (!s.hasColumns("tasks", kSignature))
         return std::nullopt;
-    FormatInfo info;
-    info.format = this;
-    info.table = "tasks";
-    info.queueTables = {"tasks"};
-    info.userVersion = s.userVersion;
-    info.journalMode = s.journalMode;
+    FormatInfo info = recognisedInfo(s, this, "tasks");
     const auto& cols = s.columns.at("tasks");
-    info.columns.assign(cols.begin(), cols.end());
     info.hasIdempotencyKey = cols.count("idempotencyKey") > 0;
     if (!s.hasTable("__drizzle_migrations"))
         info.warnings.push_back("no __drizzle_migrations table: not created by liteque's own "

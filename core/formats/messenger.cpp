@@ -135,14 +135,7 @@ std::optional<FormatInfo> MessengerFormat::recognise(const SchemaFacts& s,
     }
     if (table.empty())
         return std::nullopt;
-    FormatInfo info;
-    info.format = this;
-    info.table = table;
-    info.userVersion = s.userVersion;
-    info.journalMode = s.journalMode;
-    info.queueTables = {table};
-    const auto& cols = s.columns.at(table);
-    info.columns.assign(cols.begin(), cols.end());
+    FormatInfo info = recognisedInfo(s, this, table);
     // Connection::setup() creates no triggers.
     refuseUnexpectedObjects(s, info, info.queueTables, [](const SchemaObject&) { return false; });
     return info;

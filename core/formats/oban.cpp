@@ -141,14 +141,7 @@ std::optional<FormatInfo> ObanFormat::recognise(const SchemaFacts& s,
     (void)preferTable;
     if (!s.hasColumns("oban_jobs", kSignature))
         return std::nullopt;
-    FormatInfo info;
-    info.format = this;
-    info.table = "oban_jobs";
-    info.queueTables = {"oban_jobs"};
-    info.userVersion = s.userVersion;
-    info.journalMode = s.journalMode;
-    const auto& cols = s.columns.at("oban_jobs");
-    info.columns.assign(cols.begin(), cols.end());
+    FormatInfo info = recognisedInfo(s, this, "oban_jobs");
     // Oban on SQLite has no triggers; the app's own tables may have theirs.
     refuseUnexpectedObjects(s, info, {"oban_jobs"}, [](const SchemaObject&) { return false; });
     return info;

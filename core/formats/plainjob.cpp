@@ -408,14 +408,8 @@ std::optional<FormatInfo> PlainjobFormat::recognise(const SchemaFacts& s,
     if (!s.hasColumns("plainjob_jobs", kJobs) ||
         !s.hasColumns("plainjob_scheduled_jobs", kScheduled))
         return std::nullopt;
-    FormatInfo info;
-    info.format = this;
-    info.table = "plainjob_jobs";
-    info.queueTables = {"plainjob_jobs", "plainjob_scheduled_jobs"};
-    info.userVersion = s.userVersion;
-    info.journalMode = s.journalMode;
-    const auto& cols = s.columns.at("plainjob_jobs");
-    info.columns.assign(cols.begin(), cols.end());
+    FormatInfo info =
+        recognisedInfo(s, this, "plainjob_jobs", {"plainjob_jobs", "plainjob_scheduled_jobs"});
     // plainjob has no triggers.
     refuseUnexpectedObjects(s, info, {"plainjob_jobs", "plainjob_scheduled_jobs"},
                             [](const SchemaObject&) { return false; });

@@ -46,4 +46,18 @@ std::string joinNames(const std::vector<std::string>& names) {
     return out;
 }
 
+FormatInfo recognisedInfo(const SchemaFacts& s, const QueueFormat* format, const std::string& table,
+                          std::vector<std::string> queueTables) {
+    FormatInfo info;
+    info.format = format;
+    info.table = table;
+    info.queueTables =
+        queueTables.empty() ? std::vector<std::string>{table} : std::move(queueTables);
+    info.userVersion = s.userVersion;
+    info.journalMode = s.journalMode;
+    if (const auto it = s.columns.find(table); it != s.columns.end())
+        info.columns.assign(it->second.begin(), it->second.end());
+    return info;
+}
+
 } // namespace lq::core

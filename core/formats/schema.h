@@ -38,6 +38,13 @@ SchemaFacts readSchema(Connection& c);
 
 std::string joinNames(const std::vector<std::string>& names);
 
+/// Where every recogniser starts: `format`'s info for a queue whose main
+/// table is `table` (with its columns as the file has them), kept in
+/// `queueTables` (empty: `table` alone), with the file's user_version and
+/// journal mode.
+FormatInfo recognisedInfo(const SchemaFacts& s, const QueueFormat* format, const std::string& table,
+                          std::vector<std::string> queueTables = {});
+
 /// Marks `info` read-only for triggers and views the format does not expect
 /// (`expected(trigger)` says which are its own) on `tables`, or anywhere
 /// when `tables` is empty.

@@ -169,13 +169,7 @@ std::optional<FormatInfo> SolidQueueFormat::recognise(const SchemaFacts& s,
     for (const auto& r : signature())
         if (!s.hasColumns(r.table, r.columns))
             return std::nullopt;
-    FormatInfo info;
-    info.format = this;
-    info.table = "solid_queue_jobs";
-    info.userVersion = s.userVersion;
-    info.journalMode = s.journalMode;
-    const auto& cols = s.columns.at("solid_queue_jobs");
-    info.columns.assign(cols.begin(), cols.end());
+    FormatInfo info = recognisedInfo(s, this, "solid_queue_jobs");
     // One queue (the jobs table, named queues inside it). The optional
     // tables present are listed after the job columns, by table name, for
     // the driver (no job column is named like a table).
