@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHash>
+#include <QLoggingCategory>
 #include <QPointer>
 #include <QSet>
 
@@ -22,6 +23,9 @@ using core::Message;
 using core::TimeNs;
 
 namespace {
+
+// What made a poll read the file again (QT_LOGGING_RULES="lq.ui.loader=true").
+Q_LOGGING_CATEGORY(lcLoader, "lq.ui.loader", QtWarningMsg)
 
 constexpr int kFallbackMs = 2000;
 constexpr qint64 kCountsRefreshMs = 10000;
@@ -408,6 +412,12 @@ void MessageLoader::startPoll(bool reset) {
             const bool moved = r.version != lastVersion || r.identity.size != lastSize ||
                                r.identity.mtimeNs != lastMtime;
             r.changed = force || moved;
+            if (force && !reset && !moved)
+                qCDebug(lcLoader) << "forced poll: the file did not move";
+            if (moved && lastVersion >= 0)
+                qCDebug(lcLoader) << "file moved: data_version" << lastVersion << "->" << r.version
+                                  << "size" << lastSize << "->" << r.identity.size << "mtime"
+                                  << lastMtime << "->" << r.identity.mtimeNs;
             if (!reset && r.changed && !cached.empty()) {
                 // Phase one: the rows on screen first. A change to a shown
                 // row becomes visible now, before the ordering and the counts
