@@ -129,8 +129,34 @@ void RowWindowScroller::onBarMoved(int value) {
 
 int RowWindowScroller::showPosition(int pos, QAbstractItemView::ScrollHint hint) {
     const int row = m_model->rowOfPosition(pos);
-    if (row >= 0) {
-        m_view->scrollTo(m_model->index(row, std::max(0, m_view->currentIndex().column())), hint);
+    if (row < 0) {
+        return row;
+    }
+    m_view->scrollTo(m_model->index(row, std::max(0, m_view->currentIndex().column())), hint);
+    // Right after the window moved, the view's layout is pending and its
+    // scrollTo() may not move it: a later recentre then took the stale top
+    // and the last row of a million was never shown. Rows are of one
+    // height, so the top row that shows `row` is known here.
+    const int visible = visibleRows();
+    const int top = viewTop();
+    int want = top;
+    switch (hint) {
+    case QAbstractItemView::PositionAtTop:
+        want = row;
+        break;
+    case QAbstractItemView::PositionAtBottom:
+        want = row - visible + 1;
+        break;
+    case QAbstractItemView::PositionAtCenter:
+        want = row - visible / 2;
+        break;
+    case QAbstractItemView::EnsureVisible:
+        want = row < top ? row : row >= top + visible ? row - visible + 1 : top;
+        break;
+    }
+    want = std::clamp(want, 0, std::max(0, m_model->rowCount() - visible));
+    if (want != top) {
+        setViewTop(want);
     }
     return row;
 }

@@ -216,6 +216,48 @@ private slots:
         QTRY_COMPARE(h.bar()->value(), 0);
     }
 
+    void theLastPositionIsShownAsTheOrderingArrives() {
+        // A reset's ordering of more than MessageModel::kMaxInsertedRows
+        // replaces its first page by a model reset, and the view's scroll
+        // range stays the page's until its delayed layout: its own
+        // scrollTo() stopped at the page's end, and the window's next
+        // recentre took that stale top. At a million rows "the last row"
+        // showed rows 738,093 on, and a live change to the row asked for
+        // never appeared.
+        constexpr int kMany = MessageModel::kMaxInsertedRows + 20000;
+        constexpr int kBigWindow = MessageModel::kMaxInsertedRows + 10000;
+        const QString path = m_tmp.filePath(QStringLiteral("many.sqlite3"));
+        {
+            auto q = Queue::create(path.toStdString());
+            std::vector<lq::core::PutItem> items(kMany);
+            for (std::size_t i = 0; i < items.size(); ++i)
+                items[i].data = std::to_string(i);
+            q->putMany(items);
+        }
+        Harness h;
+        h.model()->setWindowRows(kBigWindow);
+        QVERIFY(h.openAndWait(path));
+        QTRY_VERIFY(h.model()->isIdle() && h.model()->orderedRows() == kMany);
+        h.w.messagesPage()->showPosition(237, QAbstractItemView::PositionAtTop);
+        bool asked = false;
+        connect(h.model(), &MessageModel::orderingReset, this, [&] {
+            if (!asked && !h.model()->isProvisional() && h.model()->orderedRows() == kMany) {
+                asked = true;
+                h.w.messagesPage()->showPosition(kMany - 1, QAbstractItemView::PositionAtBottom);
+            }
+        });
+        h.view()->sortByColumn(MessageModel::MessageId, Qt::DescendingOrder);
+        QTRY_VERIFY(asked && h.model()->isIdle());
+        QTest::qWait(50); // the window's recentring, a later turn
+        const int last = kMany - 1 - h.model()->windowStart();
+        const QRect shown = h.view()->visualRect(h.model()->index(last, 0));
+        QVERIFY2(h.view()->viewport()->rect().intersects(shown),
+                 qPrintable(QStringLiteral("top %1, window from %2")
+                                .arg(h.top())
+                                .arg(h.model()->windowStart())));
+        QCOMPARE(h.bar()->value(), h.bar()->maximum());
+    }
+
     void pagingDownCrossesTheWindow() {
         Harness h;
         QVERIFY(open(h));
