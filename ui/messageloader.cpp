@@ -379,6 +379,7 @@ void MessageLoader::startPoll(bool reset) {
     m_fallback.stop();
     m_jobRunning = true;
     const bool force = reset || m_pendingForce;
+    m_askedRunning = force;
     m_pendingForce = false;
     const qint64 nowMs = QDateTime::currentMSecsSinceEpoch();
     PollRequest req = m_source(reset);
@@ -526,6 +527,7 @@ void MessageLoader::startPoll(bool reset) {
     };
     runAsync(this, &m_pool, std::move(work), [this, reset](PollResult r) {
         m_jobRunning = false;
+        m_askedRunning = false;
         const TimeNs end = core::steadyNowNs();
         m_pacer.ran(end - r.elapsedNs, end);
         finishPoll(std::move(r), reset);

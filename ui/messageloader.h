@@ -120,6 +120,11 @@ public:
     bool live() const { return m_live; }
     /// No poll running or queued.
     bool isIdle() const { return !m_jobRunning && !m_pendingReset && !m_pendingPoll; }
+    /// Nothing the operator asked for (a filter, a sort, a file, F5, an
+    /// action's re-read) is running or queued. A live re-read waiting out
+    /// its pace, or running in the background, does not count: what is on
+    /// screen is what was asked for.
+    bool isSettled() const { return !m_pendingReset && !m_pendingForce && !m_askedRunning; }
 
     void loadBlock(quint64 layout, int block, std::vector<std::int64_t> rowids);
     /// Finds `messageId` and its position in `order` (the ordering shown
@@ -181,6 +186,7 @@ private:
 
     quint64 m_generation = 0;
     bool m_jobRunning = false;
+    bool m_askedRunning = false; ///< the running job is a reset or a forced poll
     /// Set to stop the running poll's ordering (a reset supersedes it).
     std::shared_ptr<std::atomic_bool> m_pollCancel;
     bool m_pendingReset = false;

@@ -197,6 +197,10 @@ bool MessageModel::isIdle() const {
     return m_loader->isIdle() && !m_cache.hasPending();
 }
 
+bool MessageModel::isSettled() const {
+    return m_loader->isSettled() && !m_cache.hasPending();
+}
+
 qint64 MessageModel::walBytes() const {
     return m_loader->walBytes();
 }

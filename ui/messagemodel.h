@@ -163,6 +163,9 @@ public:
     bool isProvisional() const { return m_provisional; }
     /// No ordering or poll job running or queued (for tests).
     bool isIdle() const;
+    /// What the operator asked for is on screen: no reset or forced poll
+    /// running or queued, no block of rows on its way (MessageLoader::isSettled).
+    bool isSettled() const;
     QDateTime lastRefresh() const { return m_lastRefresh; }
     qint64 walBytes() const;
     FileState fileState() const;

@@ -709,7 +709,9 @@ void MessagesPage::updateEmptyState() {
                    ? m_openError
                    : tr("No queue open.\n\nFile \u203a Open\u2026 (Ctrl+O) opens a queue file, "
                         "File \u203a Open Remote\u2026 one on a host over ssh.");
-    } else if (m_model->rowCount() == 0 && m_model->isIdle()) {
+    } else if (m_model->rowCount() == 0 && m_model->isSettled()) {
+        // Settled, not idle: a live re-read waiting out its pace (seconds on
+        // a big file) must not hold back "no messages match".
         text = m_model->counts().stored == 0
                    ? tr("This queue is empty.")
                    : tr("No messages match this filter.\n\nAll (Ctrl+1) and an empty search "
