@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -163,49 +164,6 @@ bool isWal(const std::string& journalMode) {
     return m == "wal";
 }
 
-/// The pause between two chunks of a long read (OpenOptions::walChunkRows).
-/// In WAL mode, when another connection committed while a chunk was read
-/// (PRAGMA data_version moved), the next chunk waits as long as that one
-/// took: the writer's next commit then runs its checkpoint with no read of
-/// ours open, the checkpoint copies the whole WAL back and the WAL restarts
-/// at its beginning instead of growing. Reads run off the UI thread; with
-/// no writer they go on at once. On a rollback-journal file a waiting
-/// writer's PENDING lock already keeps the next chunk out: no pause.
-class ChunkGap {
-public:
-    ChunkGap(Connection& c, bool wal)
-        : m_c(c)
-        , m_wal(wal) {
-        if (m_wal) {
-            m_version = version();
-            m_start = Steady::now();
-        }
-    }
-    void operator()() {
-        if (!m_wal)
-            return;
-        const auto took = Steady::now() - m_start;
-        if (const std::int64_t v = version(); v != m_version) {
-            std::this_thread::sleep_for(std::clamp<Steady::duration>(took, kMin, kMax));
-            m_version = version();
-        }
-        m_start = Steady::now();
-    }
-
-private:
-    using Steady = std::chrono::steady_clock;
-    static constexpr Steady::duration kMin = std::chrono::microseconds(200);
-    static constexpr Steady::duration kMax = std::chrono::milliseconds(50);
-    std::int64_t version() {
-        auto st = m_c.cached("PRAGMA data_version");
-        return st->step() ? st->int64(0) : 0;
-    }
-    Connection& m_c;
-    bool m_wal;
-    std::int64_t m_version = 0;
-    Steady::time_point m_start;
-};
-
 } // namespace
 
 std::int64_t Queue::Impl::chunkRows() const {
@@ -245,37 +203,6 @@ std::optional<std::pair<std::int64_t, std::int64_t>> Queue::Impl::scanBounds() {
     return out;
 }
 
-namespace {
-
-/// hi - lo for lo <= hi, as unsigned: every pair of int64 keys fits.
-std::uint64_t keySpan(std::int64_t lo, std::int64_t hi) {
-    return static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
-}
-
-/// The keys in [lo, hi], or `cap` when there are at least that many.
-std::int64_t keysIn(std::int64_t lo, std::int64_t hi, std::int64_t cap) {
-    const std::uint64_t span = keySpan(lo, hi);
-    return span < static_cast<std::uint64_t>(cap) ? static_cast<std::int64_t>(span) + 1 : cap;
-}
-
-/// [lo, hi] as consecutive inclusive ranges of `width` keys (the last one
-/// shorter), without overflow at either end of int64.
-std::vector<std::pair<std::int64_t, std::int64_t>> splitKeys(std::int64_t lo, std::int64_t hi,
-                                                             std::uint64_t width) {
-    std::vector<std::pair<std::int64_t, std::int64_t>> out;
-    for (std::int64_t a = lo;;) {
-        if (keySpan(a, hi) < width) {
-            out.emplace_back(a, hi);
-            return out;
-        }
-        const auto b = static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + (width - 1));
-        out.emplace_back(a, b);
-        a = b + 1; // b < hi
-    }
-}
-
-} // namespace
-
 std::int64_t Queue::Impl::rowsAtMost() {
     auto pages = reader().cached("PRAGMA page_count");
     auto size = reader().cached("PRAGMA page_size");
@@ -298,17 +225,28 @@ std::uint64_t Queue::Impl::keysPerRange(std::int64_t lo, std::int64_t hi, std::i
     return std::max(per, q == std::numeric_limits<std::uint64_t>::max() ? q : q + 1);
 }
 
-std::vector<std::pair<std::int64_t, std::int64_t>> Queue::Impl::scanChunks() {
+std::optional<Queue::Impl::ChunkPlan> Queue::Impl::scanChunks() {
     const std::int64_t n = chunkRows();
     if (n <= 0 || driver().scanKey().empty() || inOwnTransaction())
-        return {};
+        return std::nullopt;
     const auto bounds = scanBounds();
     if (!bounds)
-        return {};
+        return std::nullopt;
     const std::uint64_t width = keysPerRange(bounds->first, bounds->second, n);
     if (keySpan(bounds->first, bounds->second) < width)
-        return {}; // one range: read in one
-    return splitKeys(bounds->first, bounds->second, width);
+        return std::nullopt; // one range: read in one
+    return ChunkPlan{*bounds, width};
+}
+
+ChunkPace Queue::Impl::chunkPace(std::uint64_t width) {
+    // LQ_CHUNK_BUDGET_US in the environment overrides the option: a
+    // diagnostic, to measure the pace against fixed chunks (lqbench observer).
+    static const std::optional<std::int64_t> fromEnv = [] {
+        const char* v = std::getenv("LQ_CHUNK_BUDGET_US");
+        return v && *v ? std::optional<std::int64_t>(std::atoll(v)) : std::nullopt;
+    }();
+    return ChunkPace(reader(), isWal(info().journalMode), width,
+                     std::chrono::microseconds(fromEnv.value_or(opts.chunkBudgetUs)));
 }
 
 Counts Queue::counts(const std::string& queueName, TimeNs stuckAfterNs) {
@@ -319,18 +257,17 @@ Counts Queue::counts(const std::string& queueName, TimeNs stuckAfterNs) {
         w = d->buildWhere(f);
     }
     const FormatDriver& drv = d->driver();
-    const auto chunks = d->scanChunks();
-    if (chunks.empty())
+    const auto plan = d->scanChunks();
+    if (!plan)
         return drv.counts(d->reader(), now(), stuckAfterNs, w.sql, w.binds);
     // Chunk by chunk at one "now": a writer waits for one chunk at most.
     const TimeNs t = now();
     Counts total;
-    ChunkGap gap(d->reader(), isWal(info().journalMode));
-    for (const auto& range : chunks) {
+    d->chunkPace(plan->width).eachRange(plan->keys, [&](const auto& range) {
         const Impl::Where c = Impl::inRange(w, drv.scanKey(), range);
         total += drv.counts(d->reader(), t, stuckAfterNs, c.sql, c.binds);
-        gap();
-    }
+        return true;
+    });
     return total;
 }
 
@@ -354,15 +291,12 @@ Queue::CountsWithQueues Queue::countsWithQueues(TimeNs stuckAfterNs) {
             groups[name] += c;
         return true;
     };
-    if (const auto chunks = d->scanChunks(); chunks.empty()) {
+    if (const auto plan = d->scanChunks(); !plan) {
         grouped = add(Impl::Where{});
     } else {
-        ChunkGap gap(d->reader(), isWal(info().journalMode));
-        for (const auto& range : chunks) {
-            if (!(grouped = add(Impl::inRange(Impl::Where{}, drv.scanKey(), range))))
-                break;
-            gap();
-        }
+        d->chunkPace(plan->width).eachRange(plan->keys, [&](const auto& range) {
+            return grouped = add(Impl::inRange(Impl::Where{}, drv.scanKey(), range));
+        });
     }
     if (grouped) {
         for (auto& [name, c] : groups) {
@@ -500,9 +434,8 @@ std::vector<std::int64_t> Queue::orderedRowids(const Filter& f, const Sort& s,
     RowidCollector out;
     // On a rollback-journal file a long ordering is read in keyset chunks,
     // each its own read transaction, so a writer waits for one chunk only.
-    const bool chunked = !d->scanChunks().empty();
-    const std::int64_t limit = chunked ? d->chunkRows() : -1;
-    ChunkGap gap(d->reader(), isWal(info().journalMode));
+    const bool chunked = d->scanChunks().has_value();
+    ChunkPace pace = d->chunkPace(chunked ? std::uint64_t(d->chunkRows()) : 1);
     // Reads `key` ascending (or descending) from `from`, chunk by chunk;
     // pushes the rowid `sign * key` of each row.
     const auto keyset = [&](const std::string& from, const std::string& key, bool desc,
@@ -513,6 +446,7 @@ std::vector<std::int64_t> Queue::orderedRowids(const Filter& f, const Sort& s,
                                      (desc ? " DESC" : "") + " LIMIT ?");
         std::int64_t after = 0;
         for (bool first = true;; first = false) {
+            const std::int64_t limit = chunked ? std::int64_t(pace.width()) : -1;
             st->reset();
             bindValues(*st, w.binds);
             const int n = static_cast<int>(w.binds.size());
@@ -536,7 +470,7 @@ std::vector<std::int64_t> Queue::orderedRowids(const Filter& f, const Sort& s,
             st->reset(); // ends the read transaction between chunks
             if (limit < 0 || got < limit)
                 return;
-            gap();
+            pace();
         }
     };
     if (bool desc = false; byRowid(drv, s, desc)) {
@@ -679,17 +613,16 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
     }
     // The range is read in chunks, each its own read transaction: on a
     // rollback-journal file a writer waits for one chunk only; in WAL mode
-    // the WAL can restart between chunks (ChunkGap).
+    // the WAL can restart between chunks (ChunkPace).
     if (chunkRows() <= 0 || inOwnTransaction()) {
         read(inRange(w, key, *rows));
         return cols;
     }
-    ChunkGap gap(reader(), isWal(info().journalMode));
-    for (const auto& range : splitKeys(rows->first, rows->second,
-                                       keysPerRange(rows->first, rows->second, chunkRows()))) {
-        read(inRange(w, key, range));
-        gap();
-    }
+    chunkPace(keysPerRange(rows->first, rows->second, chunkRows()))
+        .eachRange(*rows, [&](const auto& range) {
+            read(inRange(w, key, range));
+            return true;
+        });
     return cols;
 }
 
@@ -713,7 +646,7 @@ TimingColumns Queue::timing(const Filter& f, bool withQueue) {
     const std::int64_t rows = keys < kSplitAbove ? keys : std::min(kSplitAbove, d->rowsAtMost());
     // In WAL mode, one thread: two readers taking turns would leave no
     // moment without a read open, and the WAL could not restart for the
-    // whole scan (ChunkGap paces each reader, not the pair).
+    // whole scan (ChunkPace paces each reader, not the pair).
     if (rows < kSplitAbove || (isWal(info().journalMode) && d->chunkRows() > 0)) {
         // Read by key range: timingRange() chunks it.
         return d->timingRange(f, std::make_pair(lo, hi), 0, withQueue);

@@ -74,6 +74,12 @@ struct OpenOptions {
     /// during one, the next waits as long as that one took, so a commit's
     /// checkpoint finds no read open. 0: one read.
     std::int64_t walChunkRows = 512;
+    /// How long one chunk's read may last, in microseconds: a chunk read
+    /// faster has the next one wider (up to 64 times the rows above), one
+    /// read slower the next one narrower (never below them), so the cost
+    /// each read transaction carries is spread over as many rows as fit.
+    /// 0: every chunk of the rows above.
+    std::int64_t chunkBudgetUs = 1000;
 };
 
 struct PutItem {

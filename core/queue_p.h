@@ -4,6 +4,7 @@
 // Private to lqcore: Queue's internals, shared by queue.cpp, query.cpp and
 // actions.cpp. Everything format-specific is behind `driver()`.
 
+#include "chunks.h"
 #include "formats/driver.h"
 #include "queue.h"
 #include "sqlite.h"
@@ -96,11 +97,20 @@ struct Queue::Impl {
     /// Rows per chunk of a long read in this file's journal mode
     /// (opts.scanChunkRows, or opts.walChunkRows in WAL mode); 0: one read.
     std::int64_t chunkRows() const;
-    /// Inclusive ranges [first, second] of driver().scanKey() that split a
-    /// long read into reads of about chunkRows() rows, each its own read
-    /// transaction; empty when the file is read in one (a small table,
-    /// inside our own transaction, or no scan key).
-    std::vector<std::pair<std::int64_t, std::int64_t>> scanChunks();
+    /// A long read split into ranges of driver().scanKey(), each its own
+    /// read transaction: the key's bounds and the first range's width (keys
+    /// for about chunkRows() rows; ChunkPace widens the next ones where rows
+    /// read fast).
+    struct ChunkPlan {
+        std::pair<std::int64_t, std::int64_t> keys;
+        std::uint64_t width = 0;
+    };
+    /// nullopt when the file is read in one (a small table, inside our own
+    /// transaction, or no scan key).
+    std::optional<ChunkPlan> scanChunks();
+    /// The pace of a chunked read on this thread's reader, from `width`
+    /// keys or rows (chunks.h; opts.chunkBudgetUs).
+    ChunkPace chunkPace(std::uint64_t width);
     /// `w` narrowed to `key` in [range.first, range.second] (inclusive: a
     /// range may end at the largest rowid).
     static Where inRange(Where w, const std::string& key,

@@ -4,10 +4,11 @@
 // transactions, so a writer waits for one chunk only on a rollback-journal
 // file and a WAL can restart between chunks. Split or not, they must give
 // the same answers: every fixture of every format, as a rollback-journal
-// copy and as a WAL copy, read in chunks of 2 keys and in one read; and the
-// timing scan's own classification agrees with the counts. Sparse keys (a
-// pruned history, or a hostile file's rowids at both ends of int64) give the
-// same answers too, in a bounded number of reads.
+// copy and as a WAL copy, read in chunks of 2 keys (fixed, and widened as
+// ChunkPace widens them) and in one read; and the timing scan's own
+// classification agrees with the counts. Sparse keys (a pruned history, or a
+// hostile file's rowids at both ends of int64) give the same answers too, in
+// a bounded number of reads.
 #include "core/formats/queueformat.h"
 #include "formatfacts.h"
 #include "support/fixtures.h"
@@ -35,8 +36,12 @@ QStringList allFixtures() {
     return out;
 }
 
-std::unique_ptr<Queue> openChunked(const std::string& path, std::int64_t chunkRows) {
+/// Chunks of `chunkRows` rows; with `budgetUs`, widened where they read
+/// faster than that (ChunkPace).
+std::unique_ptr<Queue> openChunked(const std::string& path, std::int64_t chunkRows,
+                                   std::int64_t budgetUs = 0) {
     OpenOptions o;
+    o.chunkBudgetUs = budgetUs;
     o.clock = fixedClock(kFactsNow);
     o.readOnly = true;
     o.scanChunkRows = chunkRows;
@@ -114,55 +119,60 @@ void TstChunkedReads::sameAnswersInChunks() {
         db.exec("PRAGMA journal_mode=" + journal.toStdString());
     }
     auto one = openChunked(path, 0);
-    auto chunked = openChunked(path, 2);
-    QCOMPARE(QString::fromStdString(chunked->info().journalMode).toLower(), journal);
+    // Fixed chunks of two keys, and chunks from two keys widened as they
+    // read fast (2, 4, 8, ... 128 keys: every boundary on a new row).
+    for (const std::int64_t budgetUs : {0, 1000}) {
+        auto chunked = openChunked(path, 2, budgetUs);
+        QCOMPARE(QString::fromStdString(chunked->info().journalMode).toLower(), journal);
 
-    QCOMPARE(describe(chunked->counts()), describe(one->counts()));
-    for (const std::string& name : one->queueNames())
-        QCOMPARE(describe(chunked->counts(name)), describe(one->counts(name)));
-    // The whole and each named queue in one pass (the exporter's, the
-    // fleet's, stats --prometheus): the same counts as read one by one.
-    for (Queue* q : {one.get(), chunked.get()}) {
-        const Queue::CountsWithQueues cq = q->countsWithQueues();
-        QCOMPARE(describe(cq.total), describe(one->counts()));
-        std::vector<std::string> names;
-        for (const auto& [name, c] : cq.queues) {
-            names.push_back(name);
-            QCOMPARE(describe(c), describe(one->counts(name)));
+        QCOMPARE(describe(chunked->counts()), describe(one->counts()));
+        for (const std::string& name : one->queueNames())
+            QCOMPARE(describe(chunked->counts(name)), describe(one->counts(name)));
+        // The whole and each named queue in one pass (the exporter's, the
+        // fleet's, stats --prometheus): the same counts as read one by one.
+        for (Queue* q : {one.get(), chunked.get()}) {
+            const Queue::CountsWithQueues cq = q->countsWithQueues();
+            QCOMPARE(describe(cq.total), describe(one->counts()));
+            std::vector<std::string> names;
+            for (const auto& [name, c] : cq.queues) {
+                names.push_back(name);
+                QCOMPARE(describe(c), describe(one->counts(name)));
+            }
+            QCOMPARE(names.size(), QueueFormat::of(q->info()).namedQueues()
+                                       ? one->queueNames().size()
+                                       : std::size_t(0));
         }
-        QCOMPARE(names.size(), QueueFormat::of(q->info()).namedQueues() ? one->queueNames().size()
-                                                                        : std::size_t(0));
-    }
 
-    QCOMPARE(rowsOf(chunked->timing({})).size(), rowsOf(one->timing({})).size());
-    QVERIFY(rowsOf(chunked->timing({})) == rowsOf(one->timing({})));
-    // The timing scan classifies rows itself (each format's timingRow, no
-    // Message per row): the dashboard's cards equal the counts.
-    {
-        const Counts direct = one->counts();
-        const Counts fromCols = countsFrom(one->timing({}), one->now(), kDefaultStuckAfterNs);
-        QCOMPARE(fromCols.ready, direct.ready);
-        QCOMPARE(fromCols.scheduled, direct.scheduled);
-        QCOMPARE(fromCols.locked, direct.locked);
-        QCOMPARE(fromCols.stuck, direct.stuck);
-        QCOMPARE(fromCols.done, direct.done);
-        QCOMPARE(fromCols.failed, direct.failed);
-        QCOMPARE(fromCols.stored, direct.stored);
-    }
+        QCOMPARE(rowsOf(chunked->timing({})).size(), rowsOf(one->timing({})).size());
+        QVERIFY(rowsOf(chunked->timing({})) == rowsOf(one->timing({})));
+        // The timing scan classifies rows itself (each format's timingRow, no
+        // Message per row): the dashboard's cards equal the counts.
+        {
+            const Counts direct = one->counts();
+            const Counts fromCols = countsFrom(one->timing({}), one->now(), kDefaultStuckAfterNs);
+            QCOMPARE(fromCols.ready, direct.ready);
+            QCOMPARE(fromCols.scheduled, direct.scheduled);
+            QCOMPARE(fromCols.locked, direct.locked);
+            QCOMPARE(fromCols.stuck, direct.stuck);
+            QCOMPARE(fromCols.done, direct.done);
+            QCOMPARE(fromCols.failed, direct.failed);
+            QCOMPARE(fromCols.stored, direct.stored);
+        }
 
-    std::vector<Filter> filters(1);
-    for (State s : {State::Ready, State::Locked, State::Done, State::Failed}) {
-        Filter f;
-        f.states = {s};
-        filters.push_back(f);
-    }
-    for (const Filter& f : filters) {
-        for (SortKey k :
-             {SortKey::Arrival, SortKey::InTime, SortKey::LockTime, SortKey::DoneTime,
-              SortKey::Wait, SortKey::Processing, SortKey::Age, SortKey::Claim, SortKey::Status}) {
-            for (bool desc : {false, true}) {
-                const Sort s{k, desc};
-                QCOMPARE(orderOf(*chunked, f, s), orderOf(*one, f, s));
+        std::vector<Filter> filters(1);
+        for (State s : {State::Ready, State::Locked, State::Done, State::Failed}) {
+            Filter f;
+            f.states = {s};
+            filters.push_back(f);
+        }
+        for (const Filter& f : filters) {
+            for (SortKey k : {SortKey::Arrival, SortKey::InTime, SortKey::LockTime,
+                              SortKey::DoneTime, SortKey::Wait, SortKey::Processing, SortKey::Age,
+                              SortKey::Claim, SortKey::Status}) {
+                for (bool desc : {false, true}) {
+                    const Sort s{k, desc};
+                    QCOMPARE(orderOf(*chunked, f, s), orderOf(*one, f, s));
+                }
             }
         }
     }
