@@ -323,8 +323,8 @@ std::shared_ptr<core::QueueBackend> openBackendFor(const Options& o, bool write)
     auto q = core::openBackend(o.file, b);
     if (write && q->readOnly())
         refuseReadOnly(o, q->info(), "this user cannot write it");
-    if (!write && !o.queue.empty())
-        checkQueueName(o, q->info(), q->queueNames());
+    if (!write)
+        checkQueueOption(o, *q);
     return q;
 }
 

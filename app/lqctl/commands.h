@@ -66,6 +66,11 @@ bool isRemote(const Options& o);
 /// NAME in FILE; queues: a, b, c".
 void checkQueueName(const Options& o, const core::FormatInfo& info,
                     const std::vector<std::string>& names);
+/// checkQueueName() on `q`'s queues where --queue was given.
+template <class Q> void checkQueueOption(const Options& o, Q& q) {
+    if (!o.queue.empty())
+        checkQueueName(o, q.info(), q.queueNames());
+}
 /// A command's queue through the backend seam both front ends share
 /// (core/backend.h): a local file or ssh://, opened with the global options;
 /// the audit records name "lqctl". `write` as in openQueue(); a --queue the

@@ -136,8 +136,7 @@ int singleAction(const Options& o, core::Action a, const char* verb) {
         if (a == core::Action::Retry)
             a = core::QueueFormat::of(q->info()).retryAction();
         requireOffered(*q, a);
-        if (!o.queue.empty())
-            checkQueueName(o, q->info(), q->queueNames());
+        checkQueueOption(o, *q);
         return errorGroupAction(*q, o, a);
     }
     if (o.args.empty())
@@ -245,8 +244,7 @@ int cmdRetryExpired(const Options& o) {
                          "expired)");
     auto q = openBackendFor(o, true);
     requireOffered(*q, core::Action::RetryExpired);
-    if (!o.queue.empty())
-        checkQueueName(o, q->info(), q->queueNames());
+    checkQueueOption(o, *q);
     const double threshold = *o.olderThan;
     // The set and the cutoff are fixed here (at --now where given, the
     // backend's clock), and applied in one transaction with a
@@ -282,8 +280,7 @@ int cmdRetryExpired(const Options& o) {
 int cmdPrune(const Options& o) {
     auto q = openBackendFor(o, true);
     requireOffered(*q, core::Action::Prune);
-    if (!o.queue.empty())
-        checkQueueName(o, q->info(), q->queueNames());
+    checkQueueOption(o, *q);
     // The cutoff and the set are fixed here: what finishes while the operator
     // reads the question is not deleted. Without --older-than, the format's
     // own pruner says what and from what age (Oban's Pruner, River's

@@ -58,8 +58,7 @@ void sleepInterruptible(double seconds) {
 int cmdWatch(const Options& o) {
     installStopHandlers();
     auto q = openQueue(o, false);
-    if (!o.queue.empty())
-        checkQueueName(o, q->info(), q->queueNames());
+    checkQueueOption(o, *q);
     const std::string walPath = o.file + "-wal";
 
     auto countsLine = [&]() {
