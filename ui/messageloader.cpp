@@ -294,13 +294,13 @@ void MessageLoader::startPeek() {
         return;
     }
     PollRequest req = m_source(false);
-    if (req.cached.empty()) {
-        return;
+    if (req.shown.empty()) {
+        return; // nothing on screen (another tab): the paced poll will do
     }
     m_peekRunning = true;
     const TimeNs peekStart = core::steadyNowNs();
     // Its own thread and so its own read connection (and data_version).
-    auto work = [q = m_backend, cached = std::move(req.cached),
+    auto work = [q = m_backend, cached = std::move(req.shown),
                  last = m_peekVersion]() -> std::pair<std::int64_t, std::vector<MessageRow>> {
         try {
             const std::int64_t version = q->dataVersion();
@@ -401,7 +401,8 @@ void MessageLoader::startPoll(bool reset) {
                  filter = std::move(req.filter), sort = req.sort, stuck = req.stuckNs,
                  gen = m_generation, lastVersion = m_dataVersion, lastSize = m_fileSize,
                  lastMtime = m_fileMtime, force, reset, countsDue, timeDependent,
-                 cached = std::move(req.cached), oldOrder = std::move(req.order)]() -> PollResult {
+                 cached = std::move(req.cached), shown = std::move(req.shown),
+                 oldOrder = std::move(req.order)]() -> PollResult {
         PollResult r;
         r.generation = gen;
         QElapsedTimer timer;
@@ -419,12 +420,11 @@ void MessageLoader::startPoll(bool reset) {
                 qCDebug(lcLoader) << "file moved: data_version" << lastVersion << "->" << r.version
                                   << "size" << lastSize << "->" << r.identity.size << "mtime"
                                   << lastMtime << "->" << r.identity.mtimeNs;
-            if (!reset && r.changed && !cached.empty()) {
+            if (!reset && r.changed && !shown.empty()) {
                 // Phase one: the rows on screen first. A change to a shown
                 // row becomes visible now, before the ordering and the counts
                 // (hundreds of ms at a million rows) are recomputed.
-                auto early =
-                    std::make_shared<std::vector<MessageRow>>(changedShownRows(*q, cached));
+                auto early = std::make_shared<std::vector<MessageRow>>(changedShownRows(*q, shown));
                 if (!early->empty()) {
                     QMetaObject::invokeMethod(
                         self,
