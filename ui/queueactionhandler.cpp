@@ -446,7 +446,7 @@ void QueueActionHandler::runRowAction(Action a, std::chrono::nanoseconds delay) 
     ConfirmRequest request;
     request.scopeOffered = true;
     request.selectionCount = selectedCount();
-    request.filterCount = m_model->rowCount();
+    request.filterCount = m_model->orderedRows(); // the window holds at most 262,144
     request.filterText =
         question(request.filterCount, tr("Every job matching the filter: %1.").arg(filterWords));
     request.wholeFilter = request.selectionCount == 0;

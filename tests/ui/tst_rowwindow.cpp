@@ -8,6 +8,7 @@
 
 #include "core/queue.h"
 #include "testhelpers.h"
+#include "ui/confirmdialog.h"
 #include "ui/mainwindow.h"
 #include "ui/messagemodel.h"
 #include "ui/messagespage.h"
@@ -15,7 +16,9 @@
 #include "windowharness.h"
 
 #include <QAbstractItemModelTester>
+#include <QItemSelectionModel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableView>
@@ -256,6 +259,28 @@ private slots:
                                 .arg(h.top())
                                 .arg(h.model()->windowStart())));
         QCOMPARE(h.bar()->value(), h.bar()->maximum());
+    }
+
+    void theConfirmationCountsTheWholeFilterBeyondTheWindow() {
+        // The confirmation's "every job matching the filter" said the
+        // window's 262,144 rows on a million-job file, not the million the
+        // action would take.
+        Harness h;
+        QVERIFY(open(h));
+        QList<lq::ui::ConfirmRequest> asked;
+        h.w.setConfirmHandler([&](lq::ui::ConfirmRequest& r) {
+            asked << r;
+            return false; // answered Cancel: nothing written
+        });
+        h.view()->selectionModel()->setCurrentIndex(h.model()->index(3, MessageModel::MessageId),
+                                                    QItemSelectionModel::ClearAndSelect |
+                                                        QItemSelectionModel::Rows);
+        h.w.retrySelected();
+        QTRY_COMPARE(asked.size(), 1);
+        QCOMPARE(asked[0].selectionCount, qint64(1));
+        QCOMPARE(asked[0].filterCount, qint64(kMessages));
+        QVERIFY2(asked[0].filterText.contains(QLocale().toString(kMessages)),
+                 qPrintable(asked[0].filterText));
     }
 
     void pagingDownCrossesTheWindow() {
