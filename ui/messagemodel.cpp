@@ -147,7 +147,7 @@ PollRequest MessageModel::pollRequest(bool reset) const {
         } else {
             const auto [first, last] = m_shownRows();
             for (int row = std::max(0, first); row <= last; ++row) {
-                const auto pos = std::size_t(m_windowStart + row);
+                const std::size_t pos = std::size_t(m_windowStart) + std::size_t(row);
                 if (pos >= m_order->size())
                     break;
                 if (const MessageRow* cached = m_cache.find((*m_order)[pos]))
