@@ -44,8 +44,8 @@ struct PollRequest {
     core::TimeNs stuckNs = 0;
     /// (rowid, fingerprint) of every cached row (none for a reset).
     std::vector<std::pair<qint64, quint64>> cached;
-    /// The same of the cached rows on screen: what a live peek re-reads
-    /// (every cached row was up to 16,384 reads by rowid per change).
+    /// The same while the table shows (what a live peek re-reads); none
+    /// while it is hidden behind another tab.
     std::vector<std::pair<qint64, quint64>> shown;
     std::shared_ptr<const Ordering> order; ///< the ordering shown
 };

@@ -142,17 +142,8 @@ PollRequest MessageModel::pollRequest(bool reset) const {
     req.stuckNs = stuckNs();
     if (!reset) {
         req.cached = m_cache.fingerprints();
-        if (!m_shownRows) {
+        if (!m_tableShown || m_tableShown()) {
             req.shown = req.cached;
-        } else {
-            const auto [first, last] = m_shownRows();
-            for (int row = std::max(0, first); row <= last; ++row) {
-                const std::size_t pos = std::size_t(m_windowStart) + std::size_t(row);
-                if (pos >= m_order->size())
-                    break;
-                if (const MessageRow* cached = m_cache.find((*m_order)[pos]))
-                    req.shown.emplace_back(cached->msg.rowid, cached->fingerprint);
-            }
         }
     }
     req.order = m_order;

@@ -153,11 +153,11 @@ public:
     int rowOfPosition(int pos);
     /// A smaller window (tests); takes effect with the next ordering.
     void setWindowRows(int rows);
-    /// The window rows the view shows, [first, last] (empty when hidden):
-    /// a live peek re-reads those, not every cached row. Unset: every
-    /// cached row counts as shown.
-    using ShownRows = std::function<std::pair<int, int>()>;
-    void setShownRows(ShownRows rows) { m_shownRows = std::move(rows); }
+    /// Whether the view shows the table: a live peek re-reads the cached
+    /// rows while it does, none while it is hidden behind another tab.
+    /// Unset: shown.
+    using TableShown = std::function<bool()>;
+    void setTableShown(TableShown shown) { m_tableShown = std::move(shown); }
     /// Finds the row of a message id in a worker; answers with located().
     void locate(const QString& messageId);
 
@@ -257,7 +257,7 @@ private:
     quint64 m_layout = 0;  ///< bumped by every change of the ordering
     int m_windowStart = 0; ///< ordering position of view row 0
     int m_windowRows = kWindowRows;
-    ShownRows m_shownRows;
+    TableShown m_tableShown;
     std::shared_ptr<Ordering> m_order;
     /// While mergeOrdering() replays an edit script: the rows shown are
     /// `base` without the `skip` runs ((first, count) in base positions,
