@@ -299,6 +299,10 @@ void MessageLoader::startPeek() {
     }
     m_peekRunning = true;
     const TimeNs peekStart = core::steadyNowNs();
+    QSet<qint64> shownIds;
+    shownIds.reserve(qsizetype(req.shown.size()));
+    for (const auto& s : req.shown)
+        shownIds.insert(s.first);
     // Its own thread and so its own read connection (and data_version).
     auto work = [q = m_backend, cached = std::move(req.shown),
                  last = m_peekVersion]() -> std::pair<std::int64_t, std::vector<MessageRow>> {
@@ -313,11 +317,15 @@ void MessageLoader::startPeek() {
         }
     };
     runAsync(this, &m_peekPool, std::move(work),
-             [this, gen = m_generation, layout = req.layout,
-              peekStart](const std::pair<std::int64_t, std::vector<MessageRow>>& r) {
+             [this, gen = m_generation, layout = req.layout, peekStart,
+              shownIds =
+                  std::move(shownIds)](const std::pair<std::int64_t, std::vector<MessageRow>>& r) {
                  m_peekRunning = false;
                  m_peekPacer.ran(peekStart, core::steadyNowNs());
-                 m_peekVersion = r.first;
+                 const std::int64_t before = std::exchange(m_peekVersion, r.first);
+                 if (gen == m_generation && r.first >= 0 && r.first != before) {
+                     emit othersStale(gen, layout, shownIds);
+                 }
                  if (gen == m_generation && !r.second.empty()) {
                      emit earlyRows(gen, layout, r.second);
                  }

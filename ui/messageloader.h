@@ -8,6 +8,7 @@
 
 #include <QDateTime>
 #include <QObject>
+#include <QSet>
 #include <QThreadPool>
 #include <QTimer>
 
@@ -44,8 +45,9 @@ struct PollRequest {
     core::TimeNs stuckNs = 0;
     /// (rowid, fingerprint) of every cached row (none for a reset).
     std::vector<std::pair<qint64, quint64>> cached;
-    /// The same while the table shows (what a live peek re-reads); none
-    /// while it is hidden behind another tab.
+    /// The same of the cached rows on screen, none while the table is
+    /// hidden: what a live peek re-reads (every cached row was up to 16,384
+    /// reads by rowid per change; the others are marked stale instead).
     std::vector<std::pair<qint64, quint64>> shown;
     std::shared_ptr<const Ordering> order; ///< the ordering shown
 };
@@ -151,6 +153,9 @@ signals:
     void orderingSized(quint64 generation, qint64 rows);
     /// Phase one of a poll: shown rows that changed, ahead of the ordering.
     void earlyRows(quint64 generation, quint64 layout, const std::vector<lq::ui::MessageRow>& rows);
+    /// A peek saw the file change and read again only `shown`, the rows on
+    /// screen: the other cached rows are stale.
+    void othersStale(quint64 generation, quint64 layout, const QSet<qint64>& shown);
     void blockLoaded(lq::ui::BlockResult& result);
     /// `rowid` is meaningful only when `found` (formats may use negative
     /// rowids: Laravel's failed jobs). `position`: its index in the ordering

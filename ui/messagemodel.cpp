@@ -47,6 +47,7 @@ MessageModel::MessageModel(QObject* parent)
     m_loader = new MessageLoader([this](bool reset) { return pollRequest(reset); }, this);
     connect(m_loader, &MessageLoader::pollFinished, this, &MessageModel::applyPoll);
     connect(m_loader, &MessageLoader::earlyRows, this, &MessageModel::applyEarlyRows);
+    connect(m_loader, &MessageLoader::othersStale, this, &MessageModel::markOthersStale);
     connect(m_loader, &MessageLoader::firstRows, this, &MessageModel::applyFirstRows);
     connect(m_loader, &MessageLoader::blockLoaded, this, &MessageModel::applyBlock);
     connect(m_loader, &MessageLoader::orderingSized, this, [this](quint64 generation, qint64 rows) {
@@ -142,8 +143,17 @@ PollRequest MessageModel::pollRequest(bool reset) const {
     req.stuckNs = stuckNs();
     if (!reset) {
         req.cached = m_cache.fingerprints();
-        if (!m_tableShown || m_tableShown()) {
+        if (!m_shownRows) {
             req.shown = req.cached;
+        } else {
+            const auto [first, last] = m_shownRows();
+            for (int row = std::max(0, first); row <= last; ++row) {
+                const std::size_t pos = std::size_t(m_windowStart) + std::size_t(row);
+                if (pos >= m_order->size())
+                    break;
+                if (const MessageRow* cached = m_cache.find((*m_order)[pos]))
+                    req.shown.emplace_back(cached->msg.rowid, cached->fingerprint);
+            }
         }
     }
     req.order = m_order;
@@ -468,6 +478,11 @@ QVariant MessageModel::data(const QModelIndex& index, int role) const {
         }
     }
     m_cache.touch((row + m_windowStart) / kBlockSize);
+    if (m_cache.isStale(rowid)) {
+        // Changed on file since it was read, off screen then: shown as it
+        // was until its block is read again (a few ms).
+        requestBlock((row + m_windowStart) / kBlockSize);
+    }
     const MessageRow& r = *cached;
     const Message& m = r.msg;
     switch (role) {

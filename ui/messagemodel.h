@@ -12,6 +12,7 @@
 #include <QFont>
 #include <QHash>
 #include <QIcon>
+#include <QSet>
 
 #include <cstdint>
 #include <functional>
@@ -153,11 +154,11 @@ public:
     int rowOfPosition(int pos);
     /// A smaller window (tests); takes effect with the next ordering.
     void setWindowRows(int rows);
-    /// Whether the view shows the table: a live peek re-reads the cached
-    /// rows while it does, none while it is hidden behind another tab.
-    /// Unset: shown.
-    using TableShown = std::function<bool()>;
-    void setTableShown(TableShown shown) { m_tableShown = std::move(shown); }
+    /// The window rows the view shows, [first, last] (empty when hidden):
+    /// a live peek re-reads those, and the other cached rows are read again
+    /// as they come into view. Unset: every cached row counts as shown.
+    using ShownRows = std::function<std::pair<int, int>()>;
+    void setShownRows(ShownRows rows) { m_shownRows = std::move(rows); }
     /// Finds the row of a message id in a worker; answers with located().
     void locate(const QString& messageId);
 
@@ -217,6 +218,7 @@ private:
     /// 80 MB, 10-50 ms munmap: a stall in every sort, filter and refresh).
     static void dropOrdering(std::shared_ptr<const Ordering> old);
     void applyEarlyRows(quint64 generation, quint64 layout, const std::vector<MessageRow>& rows);
+    void markOthersStale(quint64 generation, quint64 layout, const QSet<qint64>& shown);
     void applyFirstRows(quint64 generation, std::vector<MessageRow>& rows);
     void requestBlock(int block) const;
     void applyBlock(BlockResult& r);
@@ -257,7 +259,7 @@ private:
     quint64 m_layout = 0;  ///< bumped by every change of the ordering
     int m_windowStart = 0; ///< ordering position of view row 0
     int m_windowRows = kWindowRows;
-    TableShown m_tableShown;
+    ShownRows m_shownRows;
     std::shared_ptr<Ordering> m_order;
     /// While mergeOrdering() replays an edit script: the rows shown are
     /// `base` without the `skip` runs ((first, count) in base positions,

@@ -105,6 +105,12 @@ void MessageModel::applyEarlyRows(quint64 generation, quint64 layout,
     emit rowsRefreshed();
 }
 
+void MessageModel::markOthersStale(quint64 generation, quint64 layout, const QSet<qint64>& shown) {
+    if (generation == m_loader->generation() && layout == m_layout) {
+        m_cache.markStaleExcept(shown);
+    }
+}
+
 void MessageModel::applyFirstRows(quint64 generation, std::vector<MessageRow>& rows) {
     if (generation != m_loader->generation() || rows.empty()) {
         return; // a newer filter, sort or file

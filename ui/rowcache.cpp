@@ -44,6 +44,7 @@ void RowCache::insertBlock(int block, std::vector<MessageRow>& rows,
     for (MessageRow& row : rows) {
         const qint64 id = row.msg.rowid;
         found.insert(id);
+        m_stale.remove(id);
         m_rows.emplace(id, std::move(row));
     }
     for (qint64 id : rowids) {
@@ -62,7 +63,16 @@ bool RowCache::replace(const MessageRow& row) {
         return false;
     }
     *it = row;
+    m_stale.remove(row.msg.rowid);
     return true;
+}
+
+void RowCache::markStaleExcept(const QSet<qint64>& except) {
+    for (auto it = m_rows.cbegin(); it != m_rows.cend(); ++it) {
+        if (!except.contains(it.key())) {
+            m_stale.insert(it.key());
+        }
+    }
 }
 
 std::vector<int> RowCache::positionsOf(const QSet<qint64>& rowids) const {
@@ -92,6 +102,7 @@ void RowCache::forgetPositions() {
     forgetPending();
     if (m_rows.size() > qsizetype(kMaxBlocks) * kBlockSize) {
         m_rows.clear();
+        m_stale.clear();
     }
 }
 
@@ -102,6 +113,7 @@ void RowCache::forgetPending() {
 
 void RowCache::clear() {
     m_rows.clear();
+    m_stale.clear();
     m_blocks.clear();
     m_lru.clear();
     forgetPending();

@@ -51,7 +51,15 @@ public:
     void insertBlock(int block, std::vector<MessageRow>& rows, std::vector<std::int64_t> rowids);
     /// Replaces a cached row; false when it is not cached.
     bool replace(const MessageRow& row);
-    void remove(qint64 rowid) { m_rows.remove(rowid); }
+    void remove(qint64 rowid) {
+        m_rows.remove(rowid);
+        m_stale.remove(rowid);
+    }
+    /// The file changed and only `except` (the rows on screen) were read
+    /// again: every other cached row is stale, shown as it was until its
+    /// block is read again (MessageModel::data() asks for it).
+    void markStaleExcept(const QSet<qint64>& except);
+    bool isStale(qint64 rowid) const { return m_stale.contains(rowid); }
     /// Positions (block * kBlockSize + offset) of these rowids in cached
     /// blocks, ascending.
     std::vector<int> positionsOf(const QSet<qint64>& rowids) const;
@@ -75,6 +83,7 @@ private:
     std::list<int> m_lru; ///< most recent first
     QSet<int> m_pending;
     QSet<qint64> m_gone;
+    QSet<qint64> m_stale; ///< cached rows not read since the file last changed
 };
 
 } // namespace lq::ui

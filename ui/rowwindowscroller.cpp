@@ -41,9 +41,15 @@ RowWindowScroller::RowWindowScroller(QTableView* view, MessageModel* model, QWid
     connect(m_bar, &QScrollBar::valueChanged, this, &RowWindowScroller::onBarMoved);
     view->installEventFilter(this);
     view->viewport()->installEventFilter(this);
-    // A live peek re-reads the cached rows while the table shows, none
-    // while it is hidden behind another tab.
-    model->setTableShown([v = QPointer<QTableView>(view)] { return v && v->isVisible(); });
+    // A live peek re-reads the rows on screen, none while the table is
+    // hidden behind another tab.
+    model->setShownRows([v = QPointer<QTableView>(view)]() -> std::pair<int, int> {
+        if (!v || !v->isVisible())
+            return {0, -1};
+        const int first = std::max(0, v->rowAt(0));
+        const int last = v->rowAt(v->viewport()->height() - 1);
+        return {first, last < 0 ? v->model()->rowCount() - 1 : last};
+    });
 }
 
 int RowWindowScroller::visibleRows() const {

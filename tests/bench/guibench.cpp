@@ -517,6 +517,10 @@ int runGui(int argc, char** argv, const GuiOptions& o) {
             // (nothing on screen moves): the row index of the same message
             // changes, its position in the ordering does not.
             const int position = m->windowStart() + target;
+            // On screen: the live peek reads the rows shown (others, off
+            // screen, are read again as they come into view).
+            w.messagesPage()->showPosition(position, QAbstractItemView::PositionAtCenter);
+            waitFor([] { return false; }, 50);
             const auto stateNow = [&] {
                 const int row = position - m->windowStart();
                 const QModelIndex at = m->index(row, 0);

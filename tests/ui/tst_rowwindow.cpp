@@ -12,6 +12,7 @@
 #include "ui/mainwindow.h"
 #include "ui/messagemodel.h"
 #include "ui/messagespage.h"
+#include "ui/rowcache.h"
 #include "ui/statusfilterbar.h"
 #include "windowharness.h"
 
@@ -281,6 +282,31 @@ private slots:
         QCOMPARE(asked[0].filterCount, qint64(kMessages));
         QVERIFY2(asked[0].filterText.contains(QLocale().toString(kMessages)),
                  qPrintable(asked[0].filterText));
+    }
+
+    void offScreenRowsGoStaleUntilReadAgain() {
+        // A live peek reads the rows on screen; the file's change makes
+        // every other cached row stale, shown as it was until its block is
+        // read again (as it comes into view), never left stale for good.
+        lq::ui::RowCache cache;
+        std::vector<lq::ui::MessageRow> rows(3);
+        for (int i = 0; i < 3; ++i)
+            rows[std::size_t(i)].msg.rowid = i + 1;
+        std::vector<lq::ui::MessageRow> block = rows;
+        cache.insertBlock(0, block, {1, 2, 3});
+        cache.markStaleExcept({2});
+        QVERIFY(cache.isStale(1) && !cache.isStale(2) && cache.isStale(3));
+        QVERIFY(cache.find(1) != nullptr); // still shown meanwhile
+        QVERIFY(cache.replace(rows[0]));   // a poll read it again
+        QVERIFY(!cache.isStale(1) && cache.isStale(3));
+        block = rows;
+        cache.insertBlock(0, block, {1, 2, 3}); // its block read again
+        QVERIFY(!cache.isStale(3));
+        cache.markStaleExcept({});
+        cache.remove(2);
+        QVERIFY(!cache.isStale(2));
+        cache.clear();
+        QVERIFY(!cache.isStale(1) && !cache.isStale(3));
     }
 
     void pagingDownCrossesTheWindow() {
