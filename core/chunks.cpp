@@ -20,15 +20,13 @@ std::int64_t keysIn(std::int64_t lo, std::int64_t hi, std::int64_t cap) {
 std::vector<std::pair<std::int64_t, std::int64_t>> splitKeys(std::int64_t lo, std::int64_t hi,
                                                              std::uint64_t width) {
     std::vector<std::pair<std::int64_t, std::int64_t>> out;
-    for (std::int64_t a = lo;;) {
-        if (keySpan(a, hi) < width) {
-            out.emplace_back(a, hi);
-            return out;
-        }
-        const auto b = static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + (width - 1));
-        out.emplace_back(a, b);
-        a = b + 1; // b < hi
-    }
+    forEachKeyRange(
+        lo, hi, [width] { return width; },
+        [&](const auto& range) {
+            out.push_back(range);
+            return true;
+        });
+    return out;
 }
 
 ChunkPace::ChunkPace(Connection& c, bool wal, std::uint64_t width, Clock::duration budget)

@@ -17,6 +17,23 @@ class Connection;
 std::uint64_t keySpan(std::int64_t lo, std::int64_t hi);
 /// The keys in [lo, hi], or `cap` when there are at least that many.
 std::int64_t keysIn(std::int64_t lo, std::int64_t hi, std::int64_t cap);
+/// Calls `each(range)` on [lo, hi] as consecutive inclusive ranges, each of
+/// `width()` keys (asked before each range; the last one shorter), without
+/// overflow at either end of int64; `each` returns false to stop.
+template <class W, class F>
+void forEachKeyRange(std::int64_t lo, std::int64_t hi, W&& width, F&& each) {
+    for (std::int64_t a = lo;;) {
+        const std::uint64_t w = width();
+        if (keySpan(a, hi) < w) {
+            each(std::make_pair(a, hi));
+            return;
+        }
+        const auto b = static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + (w - 1));
+        if (!each(std::make_pair(a, b)))
+            return;
+        a = b + 1; // b < hi
+    }
+}
 /// [lo, hi] as consecutive inclusive ranges of `width` keys (the last one
 /// shorter), without overflow at either end of int64.
 std::vector<std::pair<std::int64_t, std::int64_t>> splitKeys(std::int64_t lo, std::int64_t hi,
@@ -56,17 +73,15 @@ public:
     /// Reads [keys.first, keys.second] range by range, pacing between
     /// them; `read(range)` returns false to stop.
     template <class F> void eachRange(std::pair<std::int64_t, std::int64_t> keys, F&& read) {
-        for (std::int64_t a = keys.first;;) {
-            if (keySpan(a, keys.second) < m_width) {
-                read(std::make_pair(a, keys.second));
-                return;
-            }
-            const auto b = static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + (m_width - 1));
-            if (!read(std::make_pair(a, b)))
-                return;
-            (*this)();
-            a = b + 1; // b < keys.second
-        }
+        bool first = true;
+        forEachKeyRange(
+            keys.first, keys.second,
+            [&] {
+                if (!std::exchange(first, false))
+                    (*this)(); // between two ranges: the pause and the next width
+                return m_width;
+            },
+            read);
     }
 
 private:
