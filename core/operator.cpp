@@ -167,27 +167,27 @@ Plan Operator::planFilter(Action a, Filter f) const {
     return p;
 }
 
-Plan Operator::planRetryExpired(std::chrono::nanoseconds threshold, std::optional<TimeNs> now,
-                                const std::string& queue) const {
+Plan planRetryExpiredWith(const FilterPlanner& plan, std::chrono::nanoseconds threshold, TimeNs now,
+                          const std::string& queue) {
     Filter f;
     f.queue = queue;
     f.states = {State::Locked};
     f.stuckOnly = true;
     f.stuckAfterNs = threshold.count();
-    f.now = now ? *now : m_q.now();
-    Plan p = planFilter(Action::RetryExpired, f);
-    p.cutoff = *f.now - f.stuckAfterNs;
+    f.now = now;
+    Plan p = plan(Action::RetryExpired, f);
+    p.cutoff = now - f.stuckAfterNs;
     // Atomic, as litequeue's retry_expired is.
     p.chunkSize = std::max<std::size_t>(1, p.targets.size());
     return p;
 }
 
-Plan Operator::planPrune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan,
-                         std::optional<TimeNs> now, const std::string& queue) const {
+Plan planPruneWith(const FilterPlanner& plan, const QueueFormat& format, bool includeFailed,
+                   std::optional<std::chrono::nanoseconds> olderThan, TimeNs now,
+                   const std::string& queue) {
     // The format's own pruner says what is pruned and, without
     // --older-than, from what age (Oban's Pruner, River's JobCleaner, ...).
-    const TimeNs at = now ? *now : m_q.now();
-    auto rules = QueueFormat::of(m_q.info()).pruneRules();
+    auto rules = format.pruneRules();
     if (olderThan) {
         // One cutoff for everything the rules cover.
         QueueFormat::PruneRule all;
@@ -201,7 +201,7 @@ Plan Operator::planPrune(bool includeFailed, std::optional<std::chrono::nanoseco
     }
     Plan p;
     std::string filters;
-    const auto failures = QueueFormat::of(m_q.info()).failureStates();
+    const auto failures = format.failureStates();
     for (auto& r : rules) {
         if (!includeFailed) {
             std::erase(r.states, State::Failed);
@@ -215,12 +215,12 @@ Plan Operator::planPrune(bool includeFailed, std::optional<std::chrono::nanoseco
         f.queue = queue;
         f.states = r.states;
         f.extraStates = r.extraStates;
-        f.now = at;
+        f.now = now;
         if (r.olderThan)
-            f.doneBefore = at - r.olderThan->count();
+            f.doneBefore = now - r.olderThan->count();
         if (r.expired)
-            f.expiredAt = at;
-        Plan part = planFilter(Action::Prune, f);
+            f.expiredAt = now;
+        Plan part = plan(Action::Prune, f);
         if (filters.empty()) {
             p = std::move(part);
         } else {
@@ -233,7 +233,7 @@ Plan Operator::planPrune(bool includeFailed, std::optional<std::chrono::nanoseco
     }
     if (filters.empty()) {
         p.action = Action::Prune;
-        p.fixedAt = at;
+        p.fixedAt = now;
         p.wholeFilter = true;
         return p;
     }
@@ -241,6 +241,19 @@ Plan Operator::planPrune(bool includeFailed, std::optional<std::chrono::nanoseco
     if (rules.size() > 1)
         p.filterJson = "[" + filters + "]";
     return p;
+}
+
+Plan Operator::planRetryExpired(std::chrono::nanoseconds threshold, std::optional<TimeNs> now,
+                                const std::string& queue) const {
+    return planRetryExpiredWith([this](Action a, Filter f) { return planFilter(a, std::move(f)); },
+                                threshold, now ? *now : m_q.now(), queue);
+}
+
+Plan Operator::planPrune(bool includeFailed, std::optional<std::chrono::nanoseconds> olderThan,
+                         std::optional<TimeNs> now, const std::string& queue) const {
+    return planPruneWith([this](Action a, Filter f) { return planFilter(a, std::move(f)); },
+                         QueueFormat::of(m_q.info()), includeFailed, olderThan,
+                         now ? *now : m_q.now(), queue);
 }
 
 Report runRecorded(AuditLog& log, AuditEntry head,

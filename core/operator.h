@@ -26,6 +26,7 @@
 namespace lq::core {
 
 class Queue;
+class QueueFormat;
 
 /// What a confirmation shows and a run then does: the targets are fixed,
 /// with the tokens they had, and so are the filter and the cutoff.
@@ -93,6 +94,24 @@ Report runRecorded(AuditLog& log, AuditEntry head,
 Report recordVacuum(AuditLog& log, AuditEntry head, std::pair<std::int64_t, std::int64_t> sizes);
 Report recordUpgrade(AuditLog& log, AuditEntry head, const std::string& from,
                      const std::string& to);
+
+/// Builds a whole-filter plan of one action: everything a filter matches
+/// now, with the tokens it has (Operator on a file, the PostgreSQL backend
+/// on a database).
+using FilterPlanner = std::function<Plan(Action, Filter)>;
+
+/// Retry-expired, one rule for every engine: the LOCKED messages whose lock
+/// is older than `threshold` at `now` (`queue`: that named queue only), in
+/// one chunk, atomic as litequeue's retry_expired is.
+Plan planRetryExpiredWith(const FilterPlanner& plan, std::chrono::nanoseconds threshold, TimeNs now,
+                          const std::string& queue);
+
+/// Prune, one rule for every engine: what `format`'s library prunes
+/// (QueueFormat::pruneRules()), or with `olderThan` the same states finished
+/// before now - olderThan; failures only if `includeFailed`.
+Plan planPruneWith(const FilterPlanner& plan, const QueueFormat& format, bool includeFailed,
+                   std::optional<std::chrono::nanoseconds> olderThan, TimeNs now,
+                   const std::string& queue);
 
 /// The refusal of an undo whose record was made on another file at this
 /// path (device and inode differ): nothing is changed.

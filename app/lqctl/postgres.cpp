@@ -62,9 +62,10 @@ bool isPostgres(const Options& o) {
 bool takesPostgres(std::string_view command) {
     // info below; the others run on core::QueueBackend
     // (openBackendFor), which opens a postgresql:// URL as it opens a file.
-    for (const char* c : {"info", "stats", "list", "get", "errors", "queues", "processes",
-                          "recurring", "pause", "resume", "retry", "fail", "release", "reschedule",
-                          "delete", "undo", "audit", "fleet", "exporter"})
+    for (const char* c :
+         {"info",      "stats",         "list",   "get",   "errors", "queues",  "processes",
+          "recurring", "pause",         "resume", "retry", "fail",   "release", "reschedule",
+          "prune",     "retry-expired", "delete", "undo",  "audit",  "fleet",   "exporter"})
         if (command == c)
             return true;
     return false;

@@ -160,6 +160,13 @@ std::int64_t applySolidQueue(const ChunkContext& x, Action a, const Message& m) 
                        "DELETE FROM " + jobs +
                            " WHERE id = $1::bigint AND finished_at IS NULL RETURNING id",
                        {id});
+    case Action::Prune:
+        // clear_finished_in_batches: a finished job (its recurring-execution
+        // row goes by the cascade).
+        return changed(x,
+                       "DELETE FROM " + jobs +
+                           " WHERE id = $1::bigint AND finished_at IS NOT NULL RETURNING id",
+                       {id});
     default:
         throw Unsupported(x.c.display(),
                           std::string(actionName(a)) + " is not offered on Solid Queue");

@@ -4,6 +4,7 @@
 
 #include "../dashboard.h"
 #include "../error.h"
+#include "../formats/queueformat.h"
 #include "../queueoverview.h"
 
 #include <map>
@@ -187,12 +188,6 @@ Report PgQueueBackend::runRecurring(const std::string& /*key*/) {
 
 std::string PgQueueBackend::whyNot(Action a) const {
     switch (a) {
-    case Action::Prune:
-        return "prune on PostgreSQL: not yet (issue 41); the library's own pruner keeps the "
-               "table short";
-    case Action::RetryExpired:
-        return "retry-expired on PostgreSQL: not yet (issue 41); select the expired jobs and "
-               "release them";
     case Action::Vacuum:
         return "VACUUM of a PostgreSQL database is its administrator's (or autovacuum's) work, "
                "not a queue tool's";
@@ -254,12 +249,24 @@ Plan PgQueueBackend::planFilter(Action a, Filter f) {
     return p;
 }
 
-Plan PgQueueBackend::planRetryExpired(std::chrono::nanoseconds, const std::string&) {
-    throw Unsupported(m_queue->url(), whyNot(Action::RetryExpired));
+FilterPlanner PgQueueBackend::planner() {
+    return [this](Action a, Filter f) { return planFilter(a, std::move(f)); };
 }
 
-Plan PgQueueBackend::planPrune(bool, std::optional<std::chrono::nanoseconds>, const std::string&) {
-    throw Unsupported(m_queue->url(), whyNot(Action::Prune));
+Plan PgQueueBackend::planRetryExpired(std::chrono::nanoseconds threshold,
+                                      const std::string& queue) {
+    if (const std::string why = whyNot(Action::RetryExpired); !why.empty())
+        throw Unsupported(m_queue->url(), why);
+    return planRetryExpiredWith(planner(), threshold, m_queue->now(), queue);
+}
+
+Plan PgQueueBackend::planPrune(bool includeFailed,
+                               std::optional<std::chrono::nanoseconds> olderThan,
+                               const std::string& queue) {
+    if (const std::string why = whyNot(Action::Prune); !why.empty())
+        throw Unsupported(m_queue->url(), why);
+    return planPruneWith(planner(), QueueFormat::of(info()), includeFailed, olderThan,
+                         m_queue->now(), queue);
 }
 
 Report PgQueueBackend::run(const Plan& p, const std::atomic_bool* cancel,

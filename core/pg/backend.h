@@ -93,6 +93,8 @@ private:
     Report refused(Action a, const std::string& why) const;
     /// The reads a library without a browser yet cannot serve.
     void needList() const;
+    /// planFilter(), for the rules every engine shares (planPruneWith, ...).
+    FilterPlanner planner();
 
     std::unique_ptr<PgQueue> m_queue;
     std::string m_tool;

@@ -187,8 +187,6 @@ std::string whereOf(Connection& c, const Filter& f, TimeNs now, std::vector<Para
         notYet("a condition on a JSON field");
     if (f.metric != Filter::Metric::None)
         notYet("a latency band");
-    if (f.doneBefore || f.expiredAt)
-        notYet("prune cutoffs");
     const auto param = [&](std::string v) {
         params.emplace_back(std::move(v));
         return "$" + std::to_string(params.size());
@@ -224,6 +222,12 @@ std::string whereOf(Connection& c, const Filter& f, TimeNs now, std::vector<Para
         parts.push_back("created_ns >= " + param(std::to_string(*f.inTimeFrom)) + "::bigint");
     if (f.inTimeTo)
         parts.push_back("created_ns < " + param(std::to_string(*f.inTimeTo)) + "::bigint");
+    // Prune's horizons, as on SQLite: finished before the cutoff; no
+    // library here stores an expiry of its own.
+    if (f.doneBefore)
+        parts.push_back("done_ns < " + param(std::to_string(*f.doneBefore)) + "::bigint");
+    if (f.expiredAt)
+        parts.emplace_back("false");
     std::string out;
     for (const auto& p : parts)
         out += (out.empty() ? " WHERE " : " AND ") + p;

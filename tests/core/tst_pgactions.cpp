@@ -10,6 +10,7 @@
 // database without its password.
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/formats/queueformat.h"
 #include "core/pg/connection.h"
 #include "core/timefmt.h"
 #include "support/fixtures.h"
@@ -25,6 +26,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -110,6 +112,58 @@ private:
         return pg::Connection::open(toStd(m_pg->url()), {false, 60000, 5000, 60000, 10});
     }
 
+    void runLikeSqlite(const FormatCase& fc, const std::function<Plan(QueueBackend&)>& plan) {
+        BackendOptions o;
+        o.now = nowOf(fc);
+        const QTemporaryDir own; // this run's SQLite copy, changed by the action
+        const QString copy =
+            lq::test::copyFixture(own, QStringLiteral("formats/") + QLatin1String(fc.fixture));
+        auto lite = openBackend(toStd(copy), o);
+        auto pgb = openPg(fc);
+        QVERIFY(!pgb->readOnly());
+        const std::vector<std::string> stored = rows(fc);
+        QCOMPARE(shownById(*pgb), shownById(*lite));
+
+        Plan pl;
+        Plan pp;
+        try {
+            pl = plan(*lite);
+            pp = plan(*pgb);
+        } catch (const Error& e) {
+            QFAIL(e.detail().c_str());
+        }
+        QCOMPARE(pp.targets.size(), pl.targets.size());
+        QCOMPARE(pp.filterJson, pl.filterJson);
+        const Report rl = lite->run(pl, nullptr, {});
+        const Report rp = pgb->run(pp, nullptr, {});
+        QVERIFY2(!rp.failed(), rp.result.error.c_str());
+        qInfo("%s: applied %zu, skipped %zu", actionName(pp.action), rp.applied(), rp.skipped());
+        QVERIFY(rp.applied() > 0);
+        QCOMPARE(rp.applied(), rl.applied());
+        const auto sl = skips(rl);
+        const auto sp = skips(rp);
+        QCOMPARE(sp.size(), sl.size());
+        for (const auto& [id, why] : sl) {
+            QVERIFY2(sp.count(id), id.c_str());
+            QCOMPARE(sp.at(id).first, why.first);
+            QCOMPARE(sp.at(id).second, why.second); // the format's own refusal, word for word
+        }
+        QCOMPARE(shownById(*pgb), shownById(*lite));
+        QVERIFY(rows(fc) != stored);
+
+        // Undo: the record is under the URL, every row back as stored.
+        const auto rec = pgb->lastUndoable();
+        QVERIFY(rec);
+        QCOMPARE(rec->id, rp.recordId);
+        QCOMPARE(rec->queuePath, url(fc.schema));
+        QCOMPARE(rec->tool, std::string("tst_pgactions"));
+        const Report u = pgb->undo(*rec, nullptr, {});
+        QVERIFY2(!u.failed(), u.result.error.c_str());
+        QCOMPARE(u.applied(), rp.applied());
+        QCOMPARE(rows(fc), stored);
+        QVERIFY(!pgb->lastUndoable());
+    }
+
 private slots:
     void initTestCase() {
         m_pg = std::make_unique<PgServer>();
@@ -149,46 +203,37 @@ private slots:
         QFETCH(QString, library);
         QFETCH(int, action);
         const auto a = static_cast<Action>(action);
-        const FormatCase& fc = formatCase(toStd(library));
-        BackendOptions o;
-        o.now = nowOf(fc);
-        const QTemporaryDir own; // this run's SQLite copy, changed by the action
-        const QString copy =
-            lq::test::copyFixture(own, QStringLiteral("formats/") + QLatin1String(fc.fixture));
-        auto lite = openBackend(toStd(copy), o);
-        auto pgb = openPg(fc);
-        QVERIFY(!pgb->readOnly());
-        const std::vector<std::string> stored = rows(fc);
-        QCOMPARE(shownById(*pgb), shownById(*lite));
+        runLikeSqlite(formatCase(toStd(library)),
+                      [a](QueueBackend& b) { return b.planTargets(a, targetsOf(b)); });
+    }
 
-        const Report rl = lite->run(lite->planTargets(a, targetsOf(*lite)), nullptr, {});
-        const Report rp = pgb->run(pgb->planTargets(a, targetsOf(*pgb)), nullptr, {});
-        QVERIFY2(!rp.failed(), rp.result.error.c_str());
-        qInfo("%s: applied %zu, skipped %zu", actionName(a), rp.applied(), rp.skipped());
-        QVERIFY(rp.applied() > 0);
-        QCOMPARE(rp.applied(), rl.applied());
-        const auto sl = skips(rl);
-        const auto sp = skips(rp);
-        QCOMPARE(sp.size(), sl.size());
-        for (const auto& [id, why] : sl) {
-            QVERIFY2(sp.count(id), id.c_str());
-            QCOMPARE(sp.at(id).first, why.first);
-            QCOMPARE(sp.at(id).second, why.second); // the format's own refusal, word for word
-        }
-        QCOMPARE(shownById(*pgb), shownById(*lite));
-        QVERIFY(rows(fc) != stored);
+    void pruneLikeSqlite_data() {
+        QTest::addColumn<QString>("library");
+        QTest::addColumn<bool>("includeFailed");
+        QTest::addColumn<int>("olderThan"); // seconds; 0: the library's own rules
+        // River's JobCleaner keeps its fixture's jobs (a day and more), so
+        // River prunes with --older-than.
+        for (const auto& [lib, olderThan] :
+             {std::pair{"oban", 0}, std::pair{"river", 60}, std::pair{"solid-queue", 0}})
+            for (bool failed : {false, true})
+                QTest::addRow("%s%s%s", lib, failed ? " --include-failed" : "",
+                              olderThan ? " --older-than" : "")
+                    << QString::fromLatin1(lib) << failed << olderThan;
+    }
 
-        // Undo: the record is under the URL, every row back as stored.
-        const auto rec = pgb->lastUndoable();
-        QVERIFY(rec);
-        QCOMPARE(rec->id, rp.recordId);
-        QCOMPARE(rec->queuePath, url(fc.schema));
-        QCOMPARE(rec->tool, std::string("tst_pgactions"));
-        const Report u = pgb->undo(*rec, nullptr, {});
-        QVERIFY2(!u.failed(), u.result.error.c_str());
-        QCOMPARE(u.applied(), rp.applied());
-        QCOMPARE(rows(fc), stored);
-        QVERIFY(!pgb->lastUndoable());
+    /// Prune by the library's own pruner rules (one rule for both engines,
+    /// core::planPruneWith): the same jobs deleted as on SQLite, and undo
+    /// writes every one back.
+    void pruneLikeSqlite() {
+        QFETCH(QString, library);
+        QFETCH(bool, includeFailed);
+        QFETCH(int, olderThan);
+        std::optional<std::chrono::nanoseconds> age;
+        if (olderThan)
+            age = std::chrono::seconds(olderThan);
+        runLikeSqlite(formatCase(toStd(library)), [includeFailed, age](QueueBackend& b) {
+            return b.planPrune(includeFailed, age, {});
+        });
     }
 
     /// A token that moved, a job deleted, a row a worker's transaction holds:
@@ -414,13 +459,18 @@ private slots:
         // What the queue offers, as both front ends ask it: the row actions
         // the format offers; not the writes the engine does not make yet.
         auto oban = openPg(formatCase("oban"));
-        for (Action a : {Action::Retry, Action::Release, Action::Delete})
+        for (Action a : {Action::Retry, Action::Release, Action::Delete, Action::Prune})
             QVERIFY2(oban->whyNot(a).empty(), actionName(a));
-        for (Action a : {Action::Prune, Action::RetryExpired, Action::Pause, Action::Enqueue,
-                         Action::Vacuum, Action::Upgrade, Action::RunRecurring})
+        for (Action a : {Action::RetryExpired, Action::Pause, Action::Enqueue, Action::Vacuum,
+                         Action::Upgrade, Action::RunRecurring})
             QVERIFY2(!oban->whyNot(a).empty(), actionName(a));
-        QVERIFY(!oban->whyNot(Action::MarkFailed).empty()); // Oban's own rule, as on SQLite
-        QVERIFY_THROWS_EXCEPTION(Error, oban->planPrune(false, std::nullopt, {}));
+        // Oban's own rules, word for word as on SQLite.
+        const FormatInfo& info = oban->info();
+        QCOMPARE(oban->whyNot(Action::MarkFailed),
+                 QueueFormat::of(info).whyNot(Action::MarkFailed, info));
+        QCOMPARE(oban->whyNot(Action::RetryExpired),
+                 QueueFormat::of(info).whyNot(Action::RetryExpired, info));
+        QVERIFY_THROWS_EXCEPTION(Error, oban->planRetryExpired(std::chrono::minutes(5), {}));
         QVERIFY(oban->enqueue("{}", std::nullopt, nullptr).failed());
         QVERIFY(oban->vacuum(nullptr).failed());
     }
