@@ -4,6 +4,7 @@
 #include "actions.h"
 
 #include "formats/queueformat.h"
+#include "pause.h"
 #include "queue.h"
 #include "queue_p.h"
 #include "sqlite.h"
@@ -144,70 +145,26 @@ bool isRowConflict(const Error& e) {
     return e.kind() == ErrorKind::QueueFull || (e.sqliteCode() & 0xff) == SQLITE_CONSTRAINT;
 }
 
-/// A queue's pause as an audit row: the queue name as its id, "paused" or
-/// "running" as its status text, the stored values as its format row.
-Message pauseMessage(const std::string& queue, const FormatDriver::PauseRow& p) {
-    Message m;
-    m.messageId = queue;
-    m.queueName = queue;
-    m.statusText = p.paused ? "paused" : "running";
-    m.lockTime = p.since;
-    if (!p.stored.empty())
-        m.formatRow = p.stored;
-    return m;
-}
-
-FormatDriver::PauseRow pauseOf(const Message& m) {
-    FormatDriver::PauseRow p;
-    p.exists = true;
-    p.paused = m.statusText == "paused";
-    p.since = m.lockTime;
-    p.stored = m.formatRow.value_or("");
-    return p;
-}
-
-std::string pauseShown(const FormatDriver::PauseRow& p) {
-    if (!p.paused)
-        return "not paused";
-    return p.since ? "paused since " + isoUtc(*p.since) : std::string("paused");
-}
-
-/// Pause or resume of one queue inside the chunk's transaction.
-void pauseQueue(const FormatDriver& drv, Connection& c, Action a, const std::string& queue,
-                TimeNs t, ActionResult& r) {
-    const bool pause = a == Action::Pause;
-    const FormatDriver::PauseRow before = drv.readPause(c, queue);
-    if (!before.exists) {
-        r.skipped.push_back({queue, before.missing, SkipKind::NotApplicable});
-        return;
+/// The pause as a file's driver stores it, on the write connection.
+class DriverPauses final : public PauseStore {
+public:
+    DriverPauses(const FormatDriver& drv, Connection& c)
+        : m_drv(drv)
+        , m_c(c) {}
+    Row read(const std::string& queue) const override { return m_drv.readPause(m_c, queue); }
+    std::int64_t write(const std::string& queue, bool pause, TimeNs now) const override {
+        return m_drv.writePause(m_c, queue, pause, now);
     }
-    if (before.paused == pause) {
-        r.skipped.push_back({queue, "already " + pauseShown(before), SkipKind::NotApplicable});
-        return;
+    std::int64_t restore(const std::string& queue, const Row& wrote,
+                         const Row& before) const override {
+        return m_drv.restorePause(m_c, queue, wrote, before);
     }
-    if (drv.writePause(c, queue, pause, t) != 1) {
-        r.skipped.push_back({queue, "changed while the action ran", SkipKind::Changed});
-        return;
-    }
-    r.applied.push_back(
-        {pauseMessage(queue, before), pauseMessage(queue, drv.readPause(c, queue))});
-}
 
-/// Undo of a pause or resume: the stored pause back as it was, while it is
-/// still what the action wrote.
-void unpauseQueue(const FormatDriver& drv, Connection& c, const AppliedRow& row, ActionResult& r) {
-    const std::string& queue = row.before.messageId;
-    const FormatDriver::PauseRow wrote = pauseOf(row.after);
-    const FormatDriver::PauseRow current = drv.readPause(c, queue);
-    if (current.paused != wrote.paused ||
-        drv.restorePause(c, queue, wrote, pauseOf(row.before)) != 1) {
-        r.skipped.push_back(
-            {queue, "changed since the action: now " + pauseShown(current), SkipKind::Changed});
-        return;
-    }
-    r.applied.push_back(
-        {pauseMessage(queue, current), pauseMessage(queue, drv.readPause(c, queue))});
-}
+private:
+    const FormatDriver& m_drv;
+    Connection& m_c;
+};
+
 } // namespace
 
 void Queue::Impl::applyChunk(Connection& c, Action a, const Target* begin, const Target* end,
@@ -349,7 +306,7 @@ ActionResult Queue::setPaused(const std::string& queueName, bool pause, const Ac
         a, queues, o,
         [&](Connection& c, const std::string* b, const std::string* e, ActionResult& part) {
             for (const std::string* it = b; it != e; ++it)
-                pauseQueue(d->driver(), c, a, *it, now(), part);
+                pauseQueue(DriverPauses(d->driver(), c), a, *it, now(), part);
         });
 }
 
@@ -412,7 +369,7 @@ void Queue::Impl::undoRow(Connection& c, Action a, const AppliedRow& row, TimeNs
     const Message& before = row.before;
     const Message& wrote = row.after;
     if (a == Action::Pause || a == Action::Resume) {
-        unpauseQueue(drv, c, row, r);
+        unpauseQueue(DriverPauses(drv, c), row, r);
         return;
     }
     auto current = getOn(c, before.messageId);

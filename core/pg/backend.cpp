@@ -177,9 +177,14 @@ Report PgQueueBackend::refused(Action a, const std::string& why) const {
     return r;
 }
 
-Report PgQueueBackend::setPaused(const std::string& /*queue*/, bool pause) {
+Report PgQueueBackend::setPaused(const std::string& queue, bool pause) {
     const Action a = pause ? Action::Pause : Action::Resume;
-    return refused(a, whyNot(a));
+    if (const std::string why = whyNot(a); !why.empty())
+        return refused(a, why);
+    AuditLog log;
+    return runRecorded(log, recordHeader(a, path(), 0, 0, m_tool),
+                       [&](ActionOptions& o) { return m_queue->setPaused(queue, pause, o); },
+                       nullptr, {});
 }
 
 Report PgQueueBackend::runRecurring(const std::string& /*key*/) {
@@ -195,9 +200,6 @@ std::string PgQueueBackend::whyNot(Action a) const {
         return "enqueue writes litequeue messages; jobs on PostgreSQL are inserted by their app";
     case Action::Upgrade:
         return "the library's migrations upgrade its PostgreSQL schema, run by the app";
-    case Action::Pause:
-    case Action::Resume:
-        return "pause and resume on PostgreSQL: not yet (issue 41)";
     case Action::RunRecurring:
         return "recurring tasks on PostgreSQL: not read yet (issue 41)";
     default:

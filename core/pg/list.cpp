@@ -27,13 +27,11 @@
 
 namespace lq::core::pg {
 
-namespace {
-
-/// A time column as integer ns since the epoch (a `timestamp without time
-/// zone` is read as UTC, which is how these libraries store it).
 std::string ns(const std::string& col) {
     return "(extract(epoch FROM " + col + ") * 1000000000)::bigint";
 }
+
+namespace {
 
 constexpr const char* kColumns =
     "id, queue, job, data, priority, attempt, max_attempts, created_ns, scheduled_ns, "

@@ -63,6 +63,11 @@ std::int64_t countJobs(Connection& c, const Found& lib, const Filter& f, TimeNs 
 /// its table).
 std::vector<PausedQueue> readPausedQueues(Connection& c, const Found& lib);
 
+/// A time column as integer ns since the epoch, in SQL (a `timestamp
+/// without time zone` is read as UTC, which is how these libraries store
+/// it).
+std::string ns(const std::string& col);
+
 /// The timing columns of every job at `now` (the dashboard's and the
 /// queue overview's one scan), with each job's named queue when
 /// `withQueues`.

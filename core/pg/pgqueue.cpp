@@ -8,6 +8,7 @@
 #include "actions.h"
 #include "counts.h"
 #include "list.h"
+#include "pause.h"
 
 namespace lq::core {
 
@@ -248,8 +249,29 @@ ActionResult PgQueue::undo(Action original, const std::vector<AppliedRow>& rows,
     return inChunks(
         original, rows.size(), o,
         [&](const pg::ChunkContext& x, std::size_t first, std::size_t n, ActionResult& part) {
+            if (original == Action::Pause || original == Action::Resume) {
+                const auto store = pauseStore(x);
+                for (std::size_t i = first; i < first + n; ++i)
+                    unpauseQueue(*store, rows[i], part);
+                return;
+            }
             pg::undoChunk(x, original, rows.data() + first, rows.data() + first + n, part);
         });
+}
+
+std::unique_ptr<PauseStore> PgQueue::pauseStore(const pg::ChunkContext& x) const {
+    auto store = pg::pauseStoreOf(x);
+    if (!store)
+        throw Unsupported(url(), QueueFormat::of(info()).whyNoPause(info()));
+    return store;
+}
+
+ActionResult PgQueue::setPaused(const std::string& queue, bool pause, const ActionOptions& o) {
+    const Action a = pause ? Action::Pause : Action::Resume;
+    return inChunks(a, 1, o,
+                    [&](const pg::ChunkContext& x, std::size_t, std::size_t, ActionResult& part) {
+                        pauseQueue(*pauseStore(x), a, queue, x.now, part);
+                    });
 }
 
 } // namespace lq::core

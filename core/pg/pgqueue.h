@@ -35,6 +35,8 @@
 
 namespace lq::core {
 
+class PauseStore;
+
 struct PgOpenOptions {
     Clock clock; ///< default: the system clock
     pg::Connection::Options connection;
@@ -113,12 +115,17 @@ public:
     /// Writes back what a record of `original` changed, while each job
     /// still holds what the action wrote.
     ActionResult undo(Action original, const std::vector<AppliedRow>& rows, const ActionOptions& o);
+    /// Pauses or resumes named queue `queue` as the library does (core/pause.h),
+    /// in one transaction.
+    ActionResult setPaused(const std::string& queue, bool pause, const ActionOptions& o);
 
     ~PgQueue();
     PgQueue(const PgQueue&) = delete;
     PgQueue& operator=(const PgQueue&) = delete;
 
 private:
+    /// The library's pause store in chunk `x`; throws where it stores none.
+    std::unique_ptr<PauseStore> pauseStore(const pg::ChunkContext& x) const;
     PgQueue() = default;
     /// The library's table names as a text[] literal.
     std::string tableArray() const;

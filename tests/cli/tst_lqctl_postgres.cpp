@@ -293,12 +293,24 @@ private slots:
         const QByteArray reason("Oban's Lifeline rescues executing jobs by attempted_at");
         QVERIFY2(f.err.contains(reason) && r.err.contains(reason), r.err.constData());
         QVERIFY(!r.err.contains("sekrit"));
-        // A write not made on PostgreSQL yet: it says so, nothing changes.
-        const LqctlResult p = lq.run({QStringLiteral("pause"), url(QStringLiteral("river"), true),
+        // Pause on River: its river_queue row, recorded under the URL and
+        // undone; Oban stores no pause, and says so.
+        const QString river = url(QStringLiteral("river"), true);
+        const QStringList pauseArgs{QStringLiteral("pause"), river, QStringLiteral("--queue"),
+                                    QStringLiteral("default")};
+        const LqctlResult p = lq.run(pauseArgs);
+        QVERIFY2(p.code == 0, p.err.constData());
+        const LqctlResult again = lq.run(pauseArgs);
+        QVERIFY2(again.code != 0 && again.err.contains("already paused"), again.err.constData());
+        const LqctlResult un = lq.run({QStringLiteral("undo"), river});
+        QVERIFY2(un.code == 0, un.err.constData());
+        QVERIFY2(un.out.contains("applied 1"), un.out.constData());
+        const LqctlResult o = lq.run({QStringLiteral("pause"), url(QStringLiteral("oban"), true),
                                       QStringLiteral("--queue"), QStringLiteral("default")});
-        QVERIFY2(p.code != 0, p.out.constData());
-        QVERIFY2(p.err.contains("not yet (issue 41)"), p.err.constData());
-        QVERIFY(!p.err.contains("sekrit"));
+        QVERIFY(o.code != 0);
+        QVERIFY2(o.err.contains("stores no pause"), o.err.constData());
+        for (const LqctlResult* x : {&p, &again, &un, &o})
+            QVERIFY(!x->out.contains("sekrit") && !x->err.contains("sekrit"));
     }
 
     /// A row action and its undo through lqctl, as on a file: the record

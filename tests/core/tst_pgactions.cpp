@@ -26,6 +26,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -234,6 +235,87 @@ private slots:
         runLikeSqlite(formatCase(toStd(library)), [includeFailed, age](QueueBackend& b) {
             return b.planPrune(includeFailed, age, {});
         });
+    }
+
+    void pauseLikeSqlite_data() {
+        QTest::addColumn<QString>("library");
+        QTest::addColumn<QString>("table"); // where the library keeps its pauses
+        QTest::addRow("solid-queue")
+            << QStringLiteral("solid-queue") << QStringLiteral("solid_queue_pauses");
+        QTest::addRow("river") << QStringLiteral("river") << QStringLiteral("river_queue");
+    }
+
+    /// Every named queue paused if it runs and resumed if paused, on
+    /// PostgreSQL and on SQLite at the same instant: the same queues
+    /// changed, the same skipped for the same reasons, the same queues
+    /// paused after; undo writes the library's pause rows back exactly.
+    void pauseLikeSqlite() {
+        QFETCH(QString, library);
+        QFETCH(QString, table);
+        const FormatCase& fc = formatCase(toStd(library));
+        BackendOptions o;
+        o.now = nowOf(fc);
+        const QTemporaryDir own;
+        const QString copy =
+            lq::test::copyFixture(own, QStringLiteral("formats/") + QLatin1String(fc.fixture));
+        auto lite = openBackend(toStd(copy), o);
+        auto pgb = openPg(fc);
+        QVERIFY2(pgb->whyNot(Action::Pause).empty(), pgb->whyNot(Action::Pause).c_str());
+        const auto paused = [](QueueBackend& b) {
+            std::vector<std::string> out;
+            for (const PausedQueue& p : b.pausedQueues())
+                out.push_back(p.queue);
+            return out;
+        };
+        const auto pauseRows = [&] {
+            auto c = pg::Connection::open(toStd(m_pg->url()));
+            const pg::Result r =
+                c->exec("SELECT row_to_json(t)::text FROM " + std::string(fc.schema) + "." +
+                        toStd(table) + " t ORDER BY 1");
+            std::vector<std::string> out;
+            out.reserve(std::size_t(r.rows()));
+            for (int i = 0; i < r.rows(); ++i)
+                out.push_back(r.text(i, 0));
+            return out;
+        };
+        const std::vector<std::string> pausedBefore = paused(*lite);
+        QCOMPARE(paused(*pgb), pausedBefore);
+        const std::vector<std::string> stored = pauseRows();
+        const std::vector<std::string> names = lite->queueNames();
+        QCOMPARE(pgb->queueNames(), names);
+        std::size_t applied = 0;
+        for (const std::string& q : names) {
+            const bool pause =
+                std::find(pausedBefore.begin(), pausedBefore.end(), q) == pausedBefore.end();
+            const Report rl = lite->setPaused(q, pause);
+            const Report rp = pgb->setPaused(q, pause);
+            QVERIFY2(!rp.failed(), rp.result.error.c_str());
+            QCOMPARE(rp.applied(), rl.applied());
+            QCOMPARE(skips(rp), skips(rl));
+            applied += rp.applied();
+        }
+        qInfo("%zu queues, %zu paused or resumed", names.size(), applied);
+        QVERIFY(applied > 0);
+        QCOMPARE(paused(*pgb), paused(*lite));
+        QVERIFY(paused(*pgb) != pausedBefore);
+        // Once more: already as asked, skipped with the same words.
+        for (const std::string& q : paused(*lite)) {
+            const Report rl = lite->setPaused(q, true);
+            const Report rp = pgb->setPaused(q, true);
+            QCOMPARE(rp.applied(), std::size_t(0));
+            QCOMPARE(skips(rp), skips(rl));
+        }
+        // Undo, newest first: every pause row back as it was.
+        for (std::size_t i = 0; i < applied; ++i) {
+            const auto rec = pgb->lastUndoable();
+            QVERIFY(rec);
+            const Report u = pgb->undo(*rec, nullptr, {});
+            QVERIFY2(!u.failed(), u.result.error.c_str());
+            QCOMPARE(u.applied(), std::size_t(1));
+        }
+        QVERIFY(!pgb->lastUndoable());
+        QCOMPARE(pauseRows(), stored);
+        QCOMPARE(paused(*pgb), pausedBefore);
     }
 
     /// A token that moved, a job deleted, a row a worker's transaction holds:
@@ -462,7 +544,7 @@ private slots:
         for (Action a : {Action::Retry, Action::Release, Action::Delete, Action::Prune})
             QVERIFY2(oban->whyNot(a).empty(), actionName(a));
         for (Action a : {Action::RetryExpired, Action::Pause, Action::Enqueue, Action::Vacuum,
-                         Action::Upgrade, Action::RunRecurring})
+                         Action::Upgrade, Action::RunRecurring}) // Oban stores no pause
             QVERIFY2(!oban->whyNot(a).empty(), actionName(a));
         // Oban's own rules, word for word as on SQLite.
         const FormatInfo& info = oban->info();

@@ -172,6 +172,18 @@ inline QString loadPgFormat(PgServer& pg, const FormatCase& fc, const QTemporary
             throw;
         }
         sqlite3_close(db);
+        // The rows came with their ids: each id sequence goes past them, as
+        // the library's own inserts would have left it.
+        admin->exec("DO $$ DECLARE r record; BEGIN FOR r IN SELECT n.nspname AS sch, s.relname "
+                    "AS seq, t.relname AS tab, a.attname AS col FROM pg_class s JOIN "
+                    "pg_namespace n ON n.oid = s.relnamespace JOIN pg_depend d ON d.objid = "
+                    "s.oid AND d.refobjsubid > 0 JOIN pg_class t ON t.oid = d.refobjid JOIN "
+                    "pg_attribute a ON a.attrelid = t.oid AND a.attnum = d.refobjsubid WHERE "
+                    "s.relkind = 'S' AND n.nspname = '" +
+                    std::string(fc.schema) +
+                    "' LOOP EXECUTE format('SELECT setval(%L, coalesce((SELECT max(%I) FROM "
+                    "%I.%I), 0) + 1, false)', quote_ident(r.sch) || '.' || quote_ident(r.seq), "
+                    "r.col, r.sch, r.tab); END LOOP; END $$");
     } catch (const std::exception& e) {
         return QString::fromStdString(e.what());
     }
