@@ -20,7 +20,6 @@
 #include <QColor>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QFileInfo>
 #include <QLocale>
 #include <QLoggingCategory>
 #include <QPainter>
@@ -161,18 +160,8 @@ FleetModel::~FleetModel() {
     m_pool.waitForDone();
 }
 
-namespace {
-
-/// A row's key: a local file's absolute path; a URL (ssh://, a
-/// database's postgresql://) as it is.
-QString fileKey(const QString& path) {
-    return core::isLocalPath(toStd(path)) ? QFileInfo(path).absoluteFilePath() : path;
-}
-
-} // namespace
-
 void FleetModel::addFile(const QString& path) {
-    const QString abs = fileKey(path);
+    const QString abs = queueKey(path);
     if (m_files.contains(abs)) {
         return;
     }
@@ -182,7 +171,7 @@ void FleetModel::addFile(const QString& path) {
 }
 
 void FleetModel::removeFile(const QString& path) {
-    const QString abs = fileKey(path);
+    const QString abs = queueKey(path);
     if (m_files.removeAll(abs) > 0) {
         ++m_generation;
         scanNow();
@@ -512,7 +501,7 @@ void FleetModel::computeHealth(Row& row, const Row* previous, core::TimeNs now) 
 }
 
 void FleetModel::rescanFile(const QString& path) {
-    m_forced.insert(toStd(fileKey(path)));
+    m_forced.insert(toStd(queueKey(path)));
     scanNow();
 }
 
@@ -530,7 +519,7 @@ void FleetModel::setLiveCounts(const QString& path, const QString& table, const 
 }
 
 int FleetModel::rowOf(const QString& path, const QString& table, const QString& queueName) const {
-    const std::string p = toStd(fileKey(path));
+    const std::string p = toStd(queueKey(path));
     const std::string t = toStd(table);
     const std::string qn = toStd(queueName);
     for (std::size_t i = 0; i < m_rows.size(); ++i) {

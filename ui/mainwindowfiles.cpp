@@ -189,8 +189,7 @@ void MainWindow::watchFolder(const QString& dir) {
 
 void MainWindow::openQueue(const QString& path, const QString& table) {
     // No stat here (a sidebar click): the worker's open says what is wrong.
-    const QString abs =
-        core::isLocalPath(path.toStdString()) ? QFileInfo(path).absoluteFilePath() : path;
+    const QString abs = queueKey(path);
     if (abs == m_doc->path() && (table.isEmpty() || table == m_doc->table()) && m_doc->isOpen()) {
         return;
     }
@@ -201,14 +200,13 @@ void MainWindow::openFile(const QString& path) {
     // No file-system checks here: the worker's open says precisely what is
     // wrong with the path (missing, a directory, a link loop, ...), and the
     // file joins the sidebar once it opened.
-    const bool local = core::isLocalPath(path.toStdString());
     // The sidebar scans local files and databases; an ssh file joins it
     // with its folder (Add Remote Folder).
     m_addToSidebarOnOpen = core::scannedAlone(path.toStdString());
     if (core::remote::isRemoteUrl(path.toStdString())) {
         OpenRemoteDialog::remember(path);
     }
-    openWith(local ? QFileInfo(path).absoluteFilePath() : path, false);
+    openWith(queueKey(path), false);
 }
 
 void MainWindow::reopen() {

@@ -5,8 +5,6 @@
 #include "ui/queuesidebar.h"
 #include "ui/uitext.h"
 
-#include <QFileInfo>
-
 namespace lq::ui {
 
 NamedQueueFilter::NamedQueueFilter(QueueSidebar* sidebar, QueueDocument* doc, QObject* parent)
@@ -21,7 +19,7 @@ NamedQueueFilter::NamedQueueFilter(QueueSidebar* sidebar, QueueDocument* doc, QO
 }
 
 void NamedQueueFilter::onPicked(const QString& path, const QString& queueName) {
-    m_path = QFileInfo(path).absoluteFilePath();
+    m_path = queueKey(path);
     m_queue = queueName;
     // The file already shown is not opened again: narrow it now.
     if (m_doc->isOpen() && m_doc->path() == m_path) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/uitext.h"
 
+#include "core/backend.h"
 #include "core/formats/queueformat.h"
 
 #include "core/json.h"
@@ -10,6 +11,7 @@
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -38,6 +40,10 @@ QString fromStd(const std::string& s) {
 std::string toStd(const QString& s) {
     const QByteArray b = s.toUtf8();
     return std::string(b.constData(), static_cast<std::size_t>(b.size()));
+}
+
+QString queueKey(const QString& path) {
+    return core::isLocalPath(toStd(path)) ? QFileInfo(path).absoluteFilePath() : path;
 }
 
 /// Whether `s` is UTF-8 text: valid UTF-8 (no overlong forms, surrogates or

@@ -29,6 +29,10 @@ QString fileSettingsKey(const QString& path);
 QString fromStd(const std::string& s);
 std::string toStd(const QString& s);
 
+/// A queue's key in the window, the sidebar and the settings: a local
+/// file's absolute path; a URL (ssh://, postgresql://) as it is.
+QString queueKey(const QString& path);
+
 /// The one-line payload preview of the table: at most `maxChars`
 /// characters, line breaks and tabs shown as visible marks, control
 /// characters dropped. BLOB payloads are shown as a byte count plus hex.

@@ -5,6 +5,7 @@
 #include "ui/uitext.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QTest>
 #include <QTimeZone>
 
@@ -17,6 +18,7 @@ private slots:
     void localTimesReadAsQDateTimeReadsThem_data();
     void localTimesReadAsQDateTimeReadsThem();
     void blobsOfTextArePreviewedAsText();
+    void queueKeysKeepUrls();
     void cleanupTestCase();
 };
 
@@ -86,6 +88,18 @@ void TstUiText::blobsOfTextArePreviewedAsText() {
 void TstUiText::cleanupTestCase() {
     qunsetenv("TZ");
     tzset();
+}
+
+/// A sidebar row, the open document and the named-queue filter key a
+/// queue alike: a local file by its absolute path, a URL as it is (a
+/// database's named queue clicked in the sidebar once never matched the
+/// open database, its URL made into a path).
+void TstUiText::queueKeysKeepUrls() {
+    QCOMPARE(lq::ui::queueKey(QStringLiteral("jobs.db")),
+             QDir::current().absoluteFilePath(QStringLiteral("jobs.db")));
+    for (const QString& url : {QStringLiteral("postgresql://lq@127.0.0.1:5432/app?schema=sq"),
+                               QStringLiteral("ssh://host/var/lib/app/queue.db")})
+        QCOMPARE(lq::ui::queueKey(url), url);
 }
 
 QTEST_GUILESS_MAIN(TstUiText)
