@@ -775,11 +775,22 @@ void QueueActionHandler::undoLastAction() {
             core::AuditEntry entry = *r.first;
             const qint64 n = qint64(entry.applied.size());
             const QString when = formatInstant(entry.when, m_model->utc());
-            if (!confirm(
-                    tr("Undo %1 of %2 message(s) made at %3 in %4? Rows that changed since "
-                       "are left alone and listed.")
-                        .arg(actionTitle(entry.action), localeCount(n), when, m_doc->fileName()),
-                    n)) {
+            // A pause's rows are queues, named; other records' are messages.
+            const bool queues =
+                entry.action == core::Action::Pause || entry.action == core::Action::Resume;
+            QStringList names;
+            for (const auto& row : entry.applied)
+                names << fromStd(row.before.messageId);
+            const QString question =
+                queues
+                    ? tr("Undo %1 %2, made at %3 in %4? A queue whose pause changed since "
+                         "is left alone.")
+                          .arg(actionTitle(entry.action), names.join(QStringLiteral(", ")), when,
+                               m_doc->fileName())
+                    : tr("Undo %1 of %2 message(s) made at %3 in %4? Rows that changed "
+                         "since are left alone and listed.")
+                          .arg(actionTitle(entry.action), localeCount(n), when, m_doc->fileName());
+            if (!confirm(question, n)) {
                 return;
             }
             runPlan({}, title, std::move(entry));

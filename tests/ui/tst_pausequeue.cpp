@@ -91,8 +91,10 @@ private slots:
         QCOMPARE(before, QStringList{QStringLiteral("1|reports|2026-11-30 11:59:00.012171")});
         WindowHarness h;
         int asked = 0; // undo asks first, as for every action; pause and resume do not
-        h.w.setConfirmHandler([&](const QString&, qint64) {
+        QString question;
+        h.w.setConfirmHandler([&](const QString& text, qint64) {
             ++asked;
+            question = text;
             return true;
         });
         QVERIFY(h.openAndWait(path));
@@ -139,6 +141,8 @@ private slots:
 
         // Edit › Undo: the row is gone again, and so is every sign of it.
         QCOMPARE(h.runAndWait([&] { h.w.undoLastAction(); }), 1);
+        QVERIFY2(question.startsWith(QStringLiteral("Undo Pause queue default, made at ")),
+                 qPrintable(question)); // the queue it paused, not "1 message(s)"
         QCOMPARE(pausesOf(path), before);
         QVERIFY(waitFor([&] { return pause->isEnabled() && !resume->isEnabled(); },
                         WindowHarness::kWaitMs));
