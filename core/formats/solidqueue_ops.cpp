@@ -12,17 +12,16 @@
 namespace lq::core::solidqueue {
 
 ProcessList processes(Connection& c, TimeNs now) {
-    ProcessList out;
-    out.aliveRule = "a heartbeat within the last 5 minutes (process_alive_threshold)";
     // Short reads, each its own statement: the table is small (one row per
     // process), the claims are counted by the process_id index.
     // A process holds at most its threads' claims: the ids are few.
-    std::map<std::int64_t, std::vector<std::string>> claims;
+    std::map<std::string, std::vector<std::string>> claims;
     {
         Statement st = c.prepare("SELECT process_id, job_id FROM solid_queue_claimed_executions "
                                  "ORDER BY process_id, job_id");
         while (st.step())
-            claims[st.isNull(0) ? -1 : st.int64(0)].push_back(std::to_string(st.int64(1)));
+            claims[st.isNull(0) ? std::string() : std::to_string(st.int64(0))].push_back(
+                std::to_string(st.int64(1)));
     }
     // Every Solid Queue version has these columns beside id and
     // last_heartbeat_at (the recogniser's signature); `name` came later.
@@ -35,21 +34,31 @@ ProcessList processes(Connection& c, TimeNs now) {
                              "metadata, NULL FROM solid_queue_processes ORDER BY id");
         }
     }();
+    std::vector<ProcessInfo> rows;
     while (st.step()) {
         ProcessInfo p;
-        const std::int64_t id = st.int64(0);
-        p.id = std::to_string(id);
+        p.id = std::to_string(st.int64(0));
         p.kind = st.text(1);
         p.pid = st.int64(2);
         p.host = st.text(3);
         if (!st.isNull(4))
             p.supervisorId = std::to_string(st.int64(4));
         p.lastHeartbeat = storedRailsTime(st, 5);
-        // SolidQueue::Process.prunable: last_heartbeat_at <= alive threshold ago.
-        p.alive = p.lastHeartbeat && *p.lastHeartbeat > now - kAliveThreshold;
         p.metadata = st.text(6);
         p.name = st.text(7);
-        if (const auto it = claims.find(id); it != claims.end()) {
+        rows.push_back(std::move(p));
+    }
+    return processList(std::move(rows), std::move(claims), now);
+}
+
+ProcessList processList(std::vector<ProcessInfo> rows,
+                        std::map<std::string, std::vector<std::string>> claims, TimeNs now) {
+    ProcessList out;
+    out.aliveRule = "a heartbeat within the last 5 minutes (process_alive_threshold)";
+    for (ProcessInfo& p : rows) {
+        // SolidQueue::Process.prunable: last_heartbeat_at <= alive threshold ago.
+        p.alive = p.lastHeartbeat && *p.lastHeartbeat > now - kAliveThreshold;
+        if (const auto it = claims.find(p.id); it != claims.end()) {
             p.claimed = static_cast<std::int64_t>(it->second.size());
             p.claimedIds = std::move(it->second);
             claims.erase(it);

@@ -11,6 +11,10 @@
 #include "../sqlite.h"
 #include "driver.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
 namespace lq::core::solidqueue {
 
 /// process_alive_threshold (lib/solid_queue.rb): 5 minutes.
@@ -19,6 +23,13 @@ constexpr TimeNs kAliveThreshold = 5LL * 60 * kNsPerSecond;
 /// solid_queue_processes at `now`, each with the claims it holds
 /// (solid_queue_claimed_executions.process_id).
 ProcessList processes(Connection& c, TimeNs now);
+/// The process list of solid_queue_processes rows as read (id, kind, pid,
+/// host, supervisor, heartbeat, metadata, name) and the claimed executions
+/// by process id (their job ids; "" for claims without a process): alive
+/// by process_alive_threshold at `now`, each process's claims, the
+/// warnings. One rule for the file and the PostgreSQL database.
+ProcessList processList(std::vector<ProcessInfo> rows,
+                        std::map<std::string, std::vector<std::string>> claims, TimeNs now);
 /// solid_queue_recurring_tasks with their last run (the latest
 /// solid_queue_recurring_executions.run_at), next and missed runs at `now`
 /// (solidqueue_recurring.cpp); "not stored" where the table is absent.

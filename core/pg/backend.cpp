@@ -157,9 +157,7 @@ std::vector<PausedQueue> PgQueueBackend::pausedQueues() {
 }
 
 ProcessList PgQueueBackend::processes() {
-    ProcessList l;
-    l.notStored = "the processes of a queue on PostgreSQL: not read yet (issue 41)";
-    return l;
+    return m_queue->processes();
 }
 
 RecurringList PgQueueBackend::recurringTasks(int /*tzOffset*/) {

@@ -16,6 +16,7 @@
 #include "../error.h"
 #include "../formats/driver.h"
 #include "../formats/jobtable.h"
+#include "../formats/solidqueue_ops.h"
 #include "../json.h"
 #include "../timefmt.h"
 #include "catalog.h"
@@ -23,6 +24,7 @@
 #include "counts.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 namespace lq::core::pg {
@@ -468,6 +470,51 @@ std::vector<PausedQueue> readPausedQueues(Connection& c, const Found& lib) {
     std::sort(out.begin(), out.end(),
               [](const PausedQueue& a, const PausedQueue& b) { return a.queue < b.queue; });
     return out;
+}
+
+ProcessList readProcesses(Connection& c, const Found& lib, TimeNs now) {
+    const auto has = [&](const char* t) {
+        return std::find(lib.tables.begin(), lib.tables.end(), t) != lib.tables.end();
+    };
+    if (lib.library != "solid-queue" || !has("solid_queue_processes")) {
+        ProcessList l;
+        l.notStored = "the processes of " + libraryName(lib.library) +
+                      " on PostgreSQL: not read yet (issue 41)";
+        return l;
+    }
+    std::map<std::string, std::vector<std::string>> claims;
+    const Result cl =
+        c.exec("SELECT process_id, job_id FROM " +
+               qualified(lib, "solid_queue_claimed_executions") + " ORDER BY process_id, job_id");
+    for (int i = 0; i < cl.rows(); ++i)
+        claims[cl.text(i, 0)].push_back(cl.text(i, 1)); // "" for NULL, as on SQLite
+    const std::string cols =
+        "id, kind, pid, hostname, supervisor_id, " + ns("last_heartbeat_at") + ", metadata, ";
+    const std::string from = " FROM " + qualified(lib, "solid_queue_processes") + " ORDER BY id";
+    // `name` came in a later Solid Queue.
+    const Result r = [&] {
+        try {
+            return c.exec("SELECT " + cols + "name" + from);
+        } catch (const Error&) {
+            return c.exec("SELECT " + cols + "NULL" + from);
+        }
+    }();
+    std::vector<ProcessInfo> rows;
+    for (int i = 0; i < r.rows(); ++i) {
+        ProcessInfo p;
+        p.id = r.text(i, 0);
+        p.kind = r.text(i, 1);
+        p.pid = r.int64(i, 2);
+        p.host = r.text(i, 3);
+        if (!r.isNull(i, 4))
+            p.supervisorId = r.text(i, 4);
+        if (!r.isNull(i, 5))
+            p.lastHeartbeat = r.int64(i, 5);
+        p.metadata = r.text(i, 6);
+        p.name = r.text(i, 7);
+        rows.push_back(std::move(p));
+    }
+    return solidqueue::processList(std::move(rows), std::move(claims), now);
 }
 
 TimingColumns readTiming(Connection& c, const Found& lib, TimeNs now, bool withQueues,

@@ -62,6 +62,10 @@ std::int64_t countJobs(Connection& c, const Found& lib, const Filter& f, TimeNs 
 /// solid_queue_pauses, River's river_queue.paused_at (Oban keeps none in
 /// its table).
 std::vector<PausedQueue> readPausedQueues(Connection& c, const Found& lib);
+/// Solid Queue's processes at `now` with the claims each holds, by the
+/// rule the file's driver follows (solidqueue::processList); "not read
+/// yet" for the other libraries.
+ProcessList readProcesses(Connection& c, const Found& lib, TimeNs now);
 
 /// A time column as integer ns since the epoch, in SQL (a `timestamp
 /// without time zone` is read as UTC, which is how these libraries store

@@ -163,6 +163,11 @@ std::int64_t PgQueue::sizeOnDisk() {
         .int64(0, 0);
 }
 
+ProcessList PgQueue::processes() {
+    const std::lock_guard lock(m_mutex);
+    return pg::readProcesses(*m_conn, m_found, m_clock());
+}
+
 std::vector<PausedQueue> PgQueue::pausedQueues() {
     const std::lock_guard lock(m_mutex);
     return pg::readPausedQueues(*m_conn, m_found);

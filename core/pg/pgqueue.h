@@ -95,6 +95,8 @@ public:
     /// The library's tables with their indexes and TOAST, in bytes.
     std::int64_t sizeOnDisk();
     std::vector<PausedQueue> pausedQueues();
+    /// The library's worker processes and their claims (Solid Queue).
+    ProcessList processes();
     /// A number that moves when the library's tables change: the sum of
     /// their insert, update and delete counters in pg_stat_user_tables
     /// (one catalog read; the server publishes a writer's counters when it
