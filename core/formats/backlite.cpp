@@ -414,32 +414,22 @@ std::vector<Action> BackliteFormat::rowActions() const {
     return {Action::Release, Action::Reschedule, Action::Delete};
 }
 
-std::string BackliteFormat::whyNot(Action a, const FormatInfo& info) const {
-    switch (a) {
-    case Action::Release:
-    case Action::Reschedule:
-    case Action::Delete:
-    case Action::Prune:
-    case Action::Vacuum:
-        return {};
-    case Action::Retry:
-        return "retrying a failed backlite task moves it between tables (insert into "
-               "backlite_tasks, delete the completed row); this tool does not offer it yet";
-    case Action::MarkFailed:
-        return "backlite fails a task only from its dispatcher";
-    case Action::RetryExpired:
-        return "backlite's stuck rule is ReleaseAfter: release the claims past it";
-    case Action::Enqueue:
-        return "enqueue writes litequeue messages; backlite tasks are added by their app";
-    case Action::Upgrade:
-        return "backlite's schema has not changed since Jul 2024";
-    case Action::Pause:
-    case Action::Resume:
-        return whyNoPause(info);
-    case Action::RunRecurring:
-        return whyNoRunRecurring(info);
-    }
-    return "unknown action";
+std::vector<QueueFormat::ActionRule> BackliteFormat::actionRules(const FormatInfo&) const {
+    return {
+        {Action::Retry,
+         "retrying a failed backlite task moves it between tables (insert into "
+         "backlite_tasks, delete the completed row); this tool does not offer it yet"},
+        {Action::MarkFailed, "backlite fails a task only from its dispatcher"},
+        {Action::Release, ""},
+        {Action::Reschedule, ""},
+        {Action::Delete, ""},
+        {Action::Prune, ""},
+        {Action::RetryExpired, "backlite's stuck rule is ReleaseAfter: release the claims past it"},
+        {Action::Enqueue,
+         "enqueue writes litequeue messages; backlite tasks are added by their app"},
+        {Action::Vacuum, ""},
+        {Action::Upgrade, "backlite's schema has not changed since Jul 2024"},
+    };
 }
 
 std::optional<FormatInfo> BackliteFormat::recognise(const SchemaFacts& s,

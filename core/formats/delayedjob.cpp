@@ -73,37 +73,28 @@ std::vector<Action> DelayedJobFormat::rowActions() const {
     return {Action::Retry, Action::Release, Action::Delete};
 }
 
-std::string DelayedJobFormat::whyNot(Action a, const FormatInfo& info) const {
-    (void)info;
-    switch (a) {
-    case Action::Retry:
-    case Action::Release:
-    case Action::Delete:
-    case Action::Prune:
-    case Action::Vacuum:
-        return {};
-    case Action::MarkFailed:
-        return "Delayed::Job fails a job only from its worker (fail! after max_attempts, with "
-               "last_error); delete it instead";
-    case Action::RetryExpired:
-        return "Delayed::Job has no such command: a worker takes a job again once its lock is "
-               "older than max_run_time; release the LOCKED jobs counted as stuck";
-    case Action::Reschedule:
-        return "Delayed::Job has no reschedule command: a job's run_at is set by its app or by "
-               "the worker's back-off";
-    case Action::Enqueue:
-        return "Delayed::Job jobs are enqueued by the app (a Ruby object serialized as YAML), "
-               "not by this tool";
-    case Action::Upgrade:
-        return "Delayed::Job tables are migrated by the app (rails generate "
-               "delayed_job:upgrade)";
-    case Action::Pause:
-    case Action::Resume:
-        return whyNoPause(info);
-    case Action::RunRecurring:
-        return whyNoRunRecurring(info);
-    }
-    return "unknown action";
+std::vector<QueueFormat::ActionRule> DelayedJobFormat::actionRules(const FormatInfo&) const {
+    return {
+        {Action::Retry, ""},
+        {Action::MarkFailed,
+         "Delayed::Job fails a job only from its worker (fail! after max_attempts, with "
+         "last_error); delete it instead"},
+        {Action::Release, ""},
+        {Action::Reschedule,
+         "Delayed::Job has no reschedule command: a job's run_at is set by its app or by "
+         "the worker's back-off"},
+        {Action::Delete, ""},
+        {Action::Prune, ""},
+        {Action::RetryExpired,
+         "Delayed::Job has no such command: a worker takes a job again once its lock is "
+         "older than max_run_time; release the LOCKED jobs counted as stuck"},
+        {Action::Enqueue,
+         "Delayed::Job jobs are enqueued by the app (a Ruby object serialized as YAML), "
+         "not by this tool"},
+        {Action::Vacuum, ""},
+        {Action::Upgrade, "Delayed::Job tables are migrated by the app (rails generate "
+                          "delayed_job:upgrade)"},
+    };
 }
 
 std::string DelayedJobFormat::pruneText() const {

@@ -46,7 +46,7 @@ public:
     std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const override;
     std::vector<Action> rowActions() const override;
     Action retryAction() const noexcept override { return Action::Retry; }
-    std::string whyNot(Action a, const FormatInfo& info) const override;
+    std::vector<ActionRule> actionRules(const FormatInfo& info) const override;
     std::vector<PruneRule> pruneRules() const override {
         return {{{State::Failed}, {}, std::nullopt}};
     }

@@ -114,36 +114,29 @@ std::vector<Action> DjangoTasksFormat::rowActions() const {
     return {Action::Retry, Action::Delete};
 }
 
-std::string DjangoTasksFormat::whyNot(Action a, const FormatInfo& info) const {
-    (void)info;
-    switch (a) {
-    case Action::Retry:
-    case Action::Delete:
-    case Action::Prune:
-    case Action::Vacuum:
-        return {};
-    case Action::MarkFailed:
-        return "django-tasks-db marks a task FAILED only from its worker (set_failed, with the "
-               "exception it raised)";
-    case Action::Release:
-    case Action::RetryExpired:
-        return "django-tasks-db has no lock that expires: a RUNNING task is its worker's until "
-               "it saves the result, and the library never takes it again";
-    case Action::Reschedule:
-        return "django-tasks-db has no reschedule: run_after is set by the app when it enqueues "
-               "(Task.using(run_after=...))";
-    case Action::Enqueue:
-        return "Django tasks are enqueued by the app (Task.enqueue: the task's import path and "
-               "JSON arguments), not by this tool";
-    case Action::Upgrade:
-        return "the table is migrated by the app (manage.py migrate django_tasks_database)";
-    case Action::Pause:
-    case Action::Resume:
-        return whyNoPause(info);
-    case Action::RunRecurring:
-        return whyNoRunRecurring(info);
-    }
-    return "unknown action";
+std::vector<QueueFormat::ActionRule> DjangoTasksFormat::actionRules(const FormatInfo&) const {
+    const char* noLock =
+        "django-tasks-db has no lock that expires: a RUNNING task is its worker's until "
+        "it saves the result, and the library never takes it again";
+    return {
+        {Action::Retry, ""},
+        {Action::MarkFailed,
+         "django-tasks-db marks a task FAILED only from its worker (set_failed, with the "
+         "exception it raised)"},
+        {Action::Release, noLock},
+        {Action::Reschedule,
+         "django-tasks-db has no reschedule: run_after is set by the app when it enqueues "
+         "(Task.using(run_after=...))"},
+        {Action::Delete, ""},
+        {Action::Prune, ""},
+        {Action::RetryExpired, noLock},
+        {Action::Enqueue,
+         "Django tasks are enqueued by the app (Task.enqueue: the task's import path and "
+         "JSON arguments), not by this tool"},
+        {Action::Vacuum, ""},
+        {Action::Upgrade,
+         "the table is migrated by the app (manage.py migrate django_tasks_database)"},
+    };
 }
 
 std::vector<QueueFormat::PruneRule> DjangoTasksFormat::pruneRules() const {

@@ -411,33 +411,23 @@ std::vector<Action> GoqiteFormat::rowActions() const {
     return {Action::Retry, Action::Reschedule, Action::Delete};
 }
 
-std::string GoqiteFormat::whyNot(Action a, const FormatInfo& info) const {
-    switch (a) {
-    case Action::Retry:
-    case Action::Reschedule:
-    case Action::Delete:
-    case Action::Prune:
-    case Action::Vacuum:
-        return {};
-    case Action::Release:
-        return "goqite's lease is the timeout: once it lapsed the message is READY again, and "
-               "a live lease is never cut short (the receiver may still complete it)";
-    case Action::RetryExpired:
-        return "a goqite message whose lease lapsed is already receivable again";
-    case Action::MarkFailed:
-        return "goqite has no failed state of its own: a message is dead only after "
-               "maxReceive receives";
-    case Action::Enqueue:
-        return "enqueue writes litequeue messages; goqite messages are sent by their app";
-    case Action::Upgrade:
-        return "goqite ships no migrations";
-    case Action::Pause:
-    case Action::Resume:
-        return whyNoPause(info);
-    case Action::RunRecurring:
-        return whyNoRunRecurring(info);
-    }
-    return "unknown action";
+std::vector<QueueFormat::ActionRule> GoqiteFormat::actionRules(const FormatInfo&) const {
+    return {
+        {Action::Retry, ""},
+        {Action::MarkFailed, "goqite has no failed state of its own: a message is dead only after "
+                             "maxReceive receives"},
+        {Action::Release,
+         "goqite's lease is the timeout: once it lapsed the message is READY again, and "
+         "a live lease is never cut short (the receiver may still complete it)"},
+        {Action::Reschedule, ""},
+        {Action::Delete, ""},
+        {Action::Prune, ""},
+        {Action::RetryExpired, "a goqite message whose lease lapsed is already receivable again"},
+        {Action::Enqueue,
+         "enqueue writes litequeue messages; goqite messages are sent by their app"},
+        {Action::Vacuum, ""},
+        {Action::Upgrade, "goqite ships no migrations"},
+    };
 }
 
 std::optional<FormatInfo> GoqiteFormat::recognise(const SchemaFacts& s,

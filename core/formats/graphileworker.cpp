@@ -10,6 +10,18 @@
 
 namespace lq::core {
 
+namespace {
+
+/// Why `a` is refused: this tool writes a Graphile Worker job only through
+/// the library's own admin functions.
+std::string notAdmin(Action a) {
+    return std::string(actionName(a)) +
+           " is not one of Graphile Worker's admin functions (complete_jobs, "
+           "permanently_fail_jobs, reschedule_jobs)";
+}
+
+} // namespace
+
 std::unique_ptr<FormatDriver> GraphileWorkerFormat::driver(const FormatInfo&,
                                                            const std::string& path) const {
     throw Unsupported(path, "Graphile Worker keeps its jobs in PostgreSQL: open the database "
@@ -64,20 +76,29 @@ std::string GraphileWorkerFormat::whyNoMetric(Filter::Metric m, const FormatInfo
            "not kept";
 }
 
-std::string GraphileWorkerFormat::whyNot(Action a, const FormatInfo&) const {
-    switch (a) {
-    case Action::Retry:
-    case Action::MarkFailed:
-    case Action::Delete:
-        return {};
-    case Action::Release:
-        return "a Graphile Worker lock lapses by itself 4 hours after locked_at, when any "
-               "worker takes the job again; its admin functions release no single job";
-    default:
-        return std::string(actionName(a)) +
-               " is not one of Graphile Worker's admin functions (complete_jobs, "
-               "permanently_fail_jobs, reschedule_jobs)";
-    }
+std::vector<QueueFormat::ActionRule> GraphileWorkerFormat::actionRules(const FormatInfo&) const {
+    return {
+        {Action::Retry, ""},
+        {Action::MarkFailed, ""},
+        {Action::Release,
+         "a Graphile Worker lock lapses by itself 4 hours after locked_at, when any "
+         "worker takes the job again; its admin functions release no single job"},
+        {Action::Reschedule, notAdmin(Action::Reschedule)},
+        {Action::Delete, ""},
+        {Action::Prune, notAdmin(Action::Prune)},
+        {Action::RetryExpired, notAdmin(Action::RetryExpired)},
+        {Action::Enqueue, notAdmin(Action::Enqueue)},
+        {Action::Vacuum, notAdmin(Action::Vacuum)},
+        {Action::Upgrade, notAdmin(Action::Upgrade)},
+    };
+}
+
+std::string GraphileWorkerFormat::whyNoPause(const FormatInfo&) const {
+    return notAdmin(Action::Pause);
+}
+
+std::string GraphileWorkerFormat::whyNoRunRecurring(const FormatInfo&) const {
+    return notAdmin(Action::RunRecurring);
 }
 
 std::string graphileWorkerRefusal(Action a, const Message& m, TimeNs now) {

@@ -44,7 +44,10 @@ public:
         return {Action::Retry, Action::MarkFailed, Action::Delete};
     }
     Action retryAction() const noexcept override { return Action::Retry; }
-    std::string whyNot(Action a, const FormatInfo& info) const override;
+    std::vector<ActionRule> actionRules(const FormatInfo& info) const override;
+    /// Neither is one of its admin functions (the pause text for resume too).
+    std::string whyNoPause(const FormatInfo& info) const override;
+    std::string whyNoRunRecurring(const FormatInfo& info) const override;
 };
 
 /// Why Graphile Worker's own admin functions would leave job `m` alone for

@@ -85,36 +85,29 @@ std::vector<Action> HangfireFormat::rowActions() const {
     return {Action::Retry, Action::Delete};
 }
 
-std::string HangfireFormat::whyNot(Action a, const FormatInfo& info) const {
-    (void)info;
-    switch (a) {
-    case Action::Retry:
-    case Action::Delete:
-    case Action::Prune:
-    case Action::Vacuum:
-        return {};
-    case Action::MarkFailed:
-        return "Hangfire fails a job only from its worker (a Failed state with the exception it "
-               "threw); delete it instead";
-    case Action::Release:
-    case Action::RetryExpired:
-        return "Hangfire takes a fetched job again by itself once the fetch is older than the "
-               "invisibility timeout; nothing to release";
-    case Action::Reschedule:
-        return "Hangfire has no reschedule in its storage: a Scheduled job is enqueued by its "
-               "scheduler at EnqueueAt (the dashboard's \"Enqueue now\" is requeue)";
-    case Action::Enqueue:
-        return "Hangfire jobs are created by the app (BackgroundJob.Enqueue: a .NET method call "
-               "serialized as InvocationData), not by this tool";
-    case Action::Upgrade:
-        return "sqlite-net creates and migrates these tables itself when the storage starts";
-    case Action::Pause:
-    case Action::Resume:
-        return whyNoPause(info);
-    case Action::RunRecurring:
-        return whyNoRunRecurring(info);
-    }
-    return "unknown action";
+std::vector<QueueFormat::ActionRule> HangfireFormat::actionRules(const FormatInfo&) const {
+    const char* noRelease =
+        "Hangfire takes a fetched job again by itself once the fetch is older than the "
+        "invisibility timeout; nothing to release";
+    return {
+        {Action::Retry, ""},
+        {Action::MarkFailed,
+         "Hangfire fails a job only from its worker (a Failed state with the exception it "
+         "threw); delete it instead"},
+        {Action::Release, noRelease},
+        {Action::Reschedule,
+         "Hangfire has no reschedule in its storage: a Scheduled job is enqueued by its "
+         "scheduler at EnqueueAt (the dashboard's \"Enqueue now\" is requeue)"},
+        {Action::Delete, ""},
+        {Action::Prune, ""},
+        {Action::RetryExpired, noRelease},
+        {Action::Enqueue,
+         "Hangfire jobs are created by the app (BackgroundJob.Enqueue: a .NET method call "
+         "serialized as InvocationData), not by this tool"},
+        {Action::Vacuum, ""},
+        {Action::Upgrade,
+         "sqlite-net creates and migrates these tables itself when the storage starts"},
+    };
 }
 
 std::vector<QueueFormat::PruneRule> HangfireFormat::pruneRules() const {

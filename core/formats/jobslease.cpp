@@ -38,33 +38,21 @@ std::vector<Action> JobsLeaseFormat::rowActions() const {
     return {Action::Release, Action::Reschedule, Action::Delete};
 }
 
-std::string JobsLeaseFormat::whyNot(Action a, const FormatInfo& info) const {
-    (void)info;
-    switch (a) {
-    case Action::Release:
-    case Action::Reschedule:
-    case Action::Delete:
-    case Action::Vacuum:
-        return {};
-    case Action::Retry:
-        return "a lease queue retries by releasing: use release (run now)";
-    case Action::MarkFailed:
-        return "jobs-lease files have no FAILED state";
-    case Action::RetryExpired:
-        return "a lapsed lease is claimable again by itself (EXPIRED); release it to run it now";
-    case Action::Prune:
-        return "jobs-lease files keep no finished history to prune";
-    case Action::Enqueue:
-        return "enqueue writes litequeue messages; jobs-lease jobs are added by their app";
-    case Action::Upgrade:
-        return "jobs-lease files have no newer format";
-    case Action::Pause:
-    case Action::Resume:
-        return whyNoPause(info);
-    case Action::RunRecurring:
-        return whyNoRunRecurring(info);
-    }
-    return "unknown action";
+std::vector<QueueFormat::ActionRule> JobsLeaseFormat::actionRules(const FormatInfo&) const {
+    return {
+        {Action::Retry, "a lease queue retries by releasing: use release (run now)"},
+        {Action::MarkFailed, "jobs-lease files have no FAILED state"},
+        {Action::Release, ""},
+        {Action::Reschedule, ""},
+        {Action::Delete, ""},
+        {Action::Prune, "jobs-lease files keep no finished history to prune"},
+        {Action::RetryExpired,
+         "a lapsed lease is claimable again by itself (EXPIRED); release it to run it now"},
+        {Action::Enqueue,
+         "enqueue writes litequeue messages; jobs-lease jobs are added by their app"},
+        {Action::Vacuum, ""},
+        {Action::Upgrade, "jobs-lease files have no newer format"},
+    };
 }
 
 std::string JobsLeaseFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) const {

@@ -26,7 +26,7 @@ public:
     std::string tokenLabel(const FormatInfo&) const override { return "attempts"; }
     std::vector<Action> rowActions() const override;
     Action retryAction() const noexcept override { return Action::Release; }
-    std::string whyNot(Action a, const FormatInfo& info) const override;
+    std::vector<ActionRule> actionRules(const FormatInfo& info) const override;
     std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const override;
 
     std::optional<FormatInfo> recognise(const SchemaFacts& s,

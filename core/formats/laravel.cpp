@@ -61,38 +61,30 @@ std::vector<Action> LaravelFormat::rowActions() const {
     return {Action::Retry, Action::Release, Action::Delete};
 }
 
-std::string LaravelFormat::whyNot(Action a, const FormatInfo& info) const {
-    switch (a) {
-    case Action::Retry:
-    case Action::Release:
-    case Action::Delete:
-    case Action::Vacuum:
-        return {};
-    case Action::Prune:
-        return info.columns.end() != std::find(info.columns.begin(), info.columns.end(),
-                                               std::string("failed_table"))
-                   ? std::string()
-                   : "no failed-jobs table: Laravel keeps no other history to prune";
-    case Action::MarkFailed:
-        return "Laravel fails a job only from its worker (with the exception, and batch "
-               "bookkeeping in job_batches); delete it instead";
-    case Action::RetryExpired:
-        return "Laravel has no such command: the next pop takes over a reservation older than "
-               "retry_after; release the LOCKED jobs counted as stuck";
-    case Action::Reschedule:
-        return "Laravel has no reschedule: release a scheduled job to make it due now";
-    case Action::Enqueue:
-        return "Laravel jobs are dispatched by the app (a PHP-serialized command), not by this "
-               "tool";
-    case Action::Upgrade:
-        return "Laravel files are migrated by the app (php artisan migrate)";
-    case Action::Pause:
-    case Action::Resume:
-        return whyNoPause(info);
-    case Action::RunRecurring:
-        return whyNoRunRecurring(info);
-    }
-    return "unknown action";
+std::vector<QueueFormat::ActionRule> LaravelFormat::actionRules(const FormatInfo& info) const {
+    const bool failedTable =
+        info.columns.end() !=
+        std::find(info.columns.begin(), info.columns.end(), std::string("failed_table"));
+    return {
+        {Action::Retry, ""},
+        {Action::MarkFailed,
+         "Laravel fails a job only from its worker (with the exception, and batch "
+         "bookkeeping in job_batches); delete it instead"},
+        {Action::Release, ""},
+        {Action::Reschedule,
+         "Laravel has no reschedule: release a scheduled job to make it due now"},
+        {Action::Delete, ""},
+        {Action::Prune,
+         failedTable ? "" : "no failed-jobs table: Laravel keeps no other history to prune"},
+        {Action::RetryExpired,
+         "Laravel has no such command: the next pop takes over a reservation older than "
+         "retry_after; release the LOCKED jobs counted as stuck"},
+        {Action::Enqueue,
+         "Laravel jobs are dispatched by the app (a PHP-serialized command), not by this "
+         "tool"},
+        {Action::Vacuum, ""},
+        {Action::Upgrade, "Laravel files are migrated by the app (php artisan migrate)"},
+    };
 }
 
 std::optional<FormatInfo> LaravelFormat::recognise(const SchemaFacts& s,

@@ -405,34 +405,25 @@ std::vector<Action> LitequeFormat::rowActions() const {
     return {Action::Release, Action::Retry, Action::Delete};
 }
 
-std::string LitequeFormat::whyNot(Action a, const FormatInfo& info) const {
-    (void)info;
-    switch (a) {
-    case Action::Release:
-    case Action::Retry:
-    case Action::Delete:
-    case Action::Prune:
-    case Action::Vacuum:
-        return {};
-    case Action::MarkFailed:
-        return "liteque fails a task only through its runner (after its last run); delete it "
-               "instead";
-    case Action::RetryExpired:
-        return "liteque's lease is expireAt: release the running tasks whose lease expired";
-    case Action::Reschedule:
-        return "liteque has no reschedule: availableAt is rewritten by the library at every "
-               "finalize";
-    case Action::Enqueue:
-        return "enqueue writes litequeue messages; liteque tasks are added by their app";
-    case Action::Upgrade:
-        return "liteque files are migrated by liteque itself (drizzle migrations)";
-    case Action::Pause:
-    case Action::Resume:
-        return whyNoPause(info);
-    case Action::RunRecurring:
-        return whyNoRunRecurring(info);
-    }
-    return "unknown action";
+std::vector<QueueFormat::ActionRule> LitequeFormat::actionRules(const FormatInfo&) const {
+    return {
+        {Action::Retry, ""},
+        {Action::MarkFailed,
+         "liteque fails a task only through its runner (after its last run); delete it "
+         "instead"},
+        {Action::Release, ""},
+        {Action::Reschedule,
+         "liteque has no reschedule: availableAt is rewritten by the library at every "
+         "finalize"},
+        {Action::Delete, ""},
+        {Action::Prune, ""},
+        {Action::RetryExpired,
+         "liteque's lease is expireAt: release the running tasks whose lease expired"},
+        {Action::Enqueue,
+         "enqueue writes litequeue messages; liteque tasks are added by their app"},
+        {Action::Vacuum, ""},
+        {Action::Upgrade, "liteque files are migrated by liteque itself (drizzle migrations)"},
+    };
 }
 
 std::optional<FormatInfo> LitequeFormat::recognise(const SchemaFacts& s,

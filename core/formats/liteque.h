@@ -29,7 +29,7 @@ public:
     std::string whyNoMetric(Filter::Metric m, const FormatInfo& info) const override;
     std::vector<Action> rowActions() const override;
     Action retryAction() const noexcept override { return Action::Retry; }
-    std::string whyNot(Action a, const FormatInfo& info) const override;
+    std::vector<ActionRule> actionRules(const FormatInfo& info) const override;
 
     std::optional<FormatInfo> recognise(const SchemaFacts& s,
                                         const std::string& preferTable) const override;

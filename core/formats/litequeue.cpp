@@ -75,35 +75,30 @@ std::vector<Action> LitequeueFormat::rowActions() const {
     return {Action::Retry, Action::MarkFailed};
 }
 
-std::string LitequeueFormat::whyNot(Action a, const FormatInfo& info) const {
-    switch (a) {
-    case Action::Retry:
-    case Action::MarkFailed:
-    case Action::RetryExpired:
-    case Action::Prune:
-    case Action::Enqueue:
-    case Action::Vacuum:
-        return {};
-    case Action::Upgrade:
-        if (upgradeState() == UpgradeState::Offered)
-            return {};
-        return std::string(id()) + " files cannot be upgraded" +
-               (upgradeState() == UpgradeState::Current ? ": already the current format"
-                                                        : ": only litequeue-legacy and "
-                                                          "litequeue-0.13 files can be");
-    case Action::Release:
-    case Action::Reschedule:
-    case Action::Delete:
+std::vector<QueueFormat::ActionRule> LitequeueFormat::actionRules(const FormatInfo&) const {
+    const auto leaseOnly = [](Action a) {
         return std::string(actionName(a)) +
                " applies to lease queues; on a litequeue file use retry or mark failed";
-    case Action::Pause:
-    case Action::Resume:
-        return whyNoPause(info);
-    case Action::RunRecurring:
-        return whyNoRunRecurring(info);
-    }
-    (void)info;
-    return "unknown action";
+    };
+    const UpgradeState upgrade = upgradeState();
+    std::string noUpgrade;
+    if (upgrade != UpgradeState::Offered)
+        noUpgrade = std::string(id()) + " files cannot be upgraded" +
+                    (upgrade == UpgradeState::Current ? ": already the current format"
+                                                      : ": only litequeue-legacy and "
+                                                        "litequeue-0.13 files can be");
+    return {
+        {Action::Retry, ""},
+        {Action::MarkFailed, ""},
+        {Action::Release, leaseOnly(Action::Release)},
+        {Action::Reschedule, leaseOnly(Action::Reschedule)},
+        {Action::Delete, leaseOnly(Action::Delete)},
+        {Action::Prune, ""},
+        {Action::RetryExpired, ""},
+        {Action::Enqueue, ""},
+        {Action::Vacuum, ""},
+        {Action::Upgrade, noUpgrade},
+    };
 }
 
 QueueFormat::UpgradeState LitequeueFormat::upgradeState() const noexcept {

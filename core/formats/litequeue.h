@@ -31,7 +31,7 @@ public:
     std::string tokenLabel(const FormatInfo& info) const override;
     std::vector<Action> rowActions() const override;
     Action retryAction() const noexcept override { return Action::Retry; }
-    std::string whyNot(Action a, const FormatInfo& info) const override;
+    std::vector<ActionRule> actionRules(const FormatInfo& info) const override;
     std::string notice(const FormatInfo& info) const override;
     UpgradeState upgradeState() const noexcept override;
     const char* upgradeTarget() const noexcept override { return of(Version::V014).id(); }

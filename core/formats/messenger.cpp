@@ -78,43 +78,34 @@ std::vector<Action> MessengerFormat::rowActions() const {
     return {Action::Release, Action::Delete};
 }
 
-std::string MessengerFormat::whyNot(Action a, const FormatInfo& info) const {
-    (void)info;
-    switch (a) {
-    case Action::Release:
-    case Action::Delete:
-    case Action::Prune:
-    case Action::Vacuum:
-        return {};
-    case Action::Retry:
-        return "Messenger retries a failed message by handling it again in the app's own "
-               "process (bin/console messenger:failed:retry ID, or messenger:consume failed); "
-               "the row does not say which queue_name it came from (its "
-               "SentToFailureTransportStamp names the transport, whose queue_name is in the "
-               "app's DSN), so this tool cannot send it back; delete it here once handled";
-    case Action::MarkFailed:
-        return "Messenger sends a message to the failure transport only from its worker, with "
-               "the error in an ErrorDetailsStamp; delete it instead";
-    case Action::RetryExpired:
-        return "Messenger has no such command: the next get() of a queue delivers again a "
-               "message delivered longer than redeliver_timeout ago; release the LOCKED "
-               "messages counted as stuck";
-    case Action::Reschedule:
-        return "Messenger has no reschedule command: available_at is set by a DelayStamp or "
-               "the retry strategy when the message is sent";
-    case Action::Enqueue:
-        return "Messenger messages are dispatched by the app (a PHP object serialized into an "
-               "envelope), not by this tool";
-    case Action::Upgrade:
-        return "the Doctrine transport's table is created and migrated by the app "
-               "(messenger:setup-transports, Doctrine migrations)";
-    case Action::Pause:
-    case Action::Resume:
-        return whyNoPause(info);
-    case Action::RunRecurring:
-        return whyNoRunRecurring(info);
-    }
-    return "unknown action";
+std::vector<QueueFormat::ActionRule> MessengerFormat::actionRules(const FormatInfo&) const {
+    return {
+        {Action::Retry,
+         "Messenger retries a failed message by handling it again in the app's own "
+         "process (bin/console messenger:failed:retry ID, or messenger:consume failed); "
+         "the row does not say which queue_name it came from (its "
+         "SentToFailureTransportStamp names the transport, whose queue_name is in the "
+         "app's DSN), so this tool cannot send it back; delete it here once handled"},
+        {Action::MarkFailed,
+         "Messenger sends a message to the failure transport only from its worker, with "
+         "the error in an ErrorDetailsStamp; delete it instead"},
+        {Action::Release, ""},
+        {Action::Reschedule,
+         "Messenger has no reschedule command: available_at is set by a DelayStamp or "
+         "the retry strategy when the message is sent"},
+        {Action::Delete, ""},
+        {Action::Prune, ""},
+        {Action::RetryExpired,
+         "Messenger has no such command: the next get() of a queue delivers again a "
+         "message delivered longer than redeliver_timeout ago; release the LOCKED "
+         "messages counted as stuck"},
+        {Action::Enqueue,
+         "Messenger messages are dispatched by the app (a PHP object serialized into an "
+         "envelope), not by this tool"},
+        {Action::Vacuum, ""},
+        {Action::Upgrade, "the Doctrine transport's table is created and migrated by the app "
+                          "(messenger:setup-transports, Doctrine migrations)"},
+    };
 }
 
 std::string MessengerFormat::pruneText() const {

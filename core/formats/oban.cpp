@@ -107,33 +107,22 @@ std::string ObanFormat::pruneText() const {
            "Pruner (max_age 60 s)";
 }
 
-std::string ObanFormat::whyNot(Action a, const FormatInfo& info) const {
-    (void)info;
-    switch (a) {
-    case Action::Retry:
-    case Action::Release:
-    case Action::Delete:
-    case Action::Prune:
-    case Action::Vacuum:
-        return {};
-    case Action::MarkFailed:
-        return "Oban discards a job only from its worker (or Oban Web's cancel, which also "
-               "signals the running process): delete it, or retry it";
-    case Action::RetryExpired:
-        return "Oban's Lifeline rescues executing jobs by attempted_at: release them";
-    case Action::Reschedule:
-        return "Oban has no reschedule: retry runs a scheduled job now";
-    case Action::Enqueue:
-        return "enqueue writes litequeue messages; Oban jobs are inserted by their app";
-    case Action::Upgrade:
-        return "Oban's SQLite migration has one version, run by the app";
-    case Action::Pause:
-    case Action::Resume:
-        return whyNoPause(info);
-    case Action::RunRecurring:
-        return whyNoRunRecurring(info);
-    }
-    return "unknown action";
+std::vector<QueueFormat::ActionRule> ObanFormat::actionRules(const FormatInfo&) const {
+    return {
+        {Action::Retry, ""},
+        {Action::MarkFailed,
+         "Oban discards a job only from its worker (or Oban Web's cancel, which also "
+         "signals the running process): delete it, or retry it"},
+        {Action::Release, ""},
+        {Action::Reschedule, "Oban has no reschedule: retry runs a scheduled job now"},
+        {Action::Delete, ""},
+        {Action::Prune, ""},
+        {Action::RetryExpired,
+         "Oban's Lifeline rescues executing jobs by attempted_at: release them"},
+        {Action::Enqueue, "enqueue writes litequeue messages; Oban jobs are inserted by their app"},
+        {Action::Vacuum, ""},
+        {Action::Upgrade, "Oban's SQLite migration has one version, run by the app"},
+    };
 }
 
 std::optional<FormatInfo> ObanFormat::recognise(const SchemaFacts& s,

@@ -19,7 +19,7 @@ public:
     }
     std::vector<ExtraState> extraStates() const override;
     std::string jobLabel() const override { return "Worker"; }
-    std::string whyNot(Action a, const FormatInfo& info) const override;
+    std::vector<ActionRule> actionRules(const FormatInfo& info) const override;
     std::vector<PruneRule> pruneRules() const override;
     std::string pruneText() const override;
     std::optional<FormatInfo> recognise(const SchemaFacts& s,

@@ -373,33 +373,24 @@ std::vector<Action> PlainjobFormat::rowActions() const {
     return {Action::Release, Action::Retry, Action::Reschedule, Action::Delete};
 }
 
-std::string PlainjobFormat::whyNot(Action a, const FormatInfo& info) const {
-    (void)info;
-    switch (a) {
-    case Action::Release:
-    case Action::Retry:
-    case Action::Reschedule:
-    case Action::Delete:
-    case Action::Prune:
-    case Action::Vacuum:
-        return {};
-    case Action::MarkFailed:
-        return "plainjob fails a job only from its worker (markJobAsFailed with the error); "
-               "delete it instead";
-    case Action::RetryExpired:
-        return "plainjob's stuck rule is its timeout on next_run_at: release the processing "
-               "jobs past it";
-    case Action::Enqueue:
-        return "enqueue writes litequeue messages; plainjob jobs are added by their app";
-    case Action::Upgrade:
-        return "plainjob ships no migrations";
-    case Action::Pause:
-    case Action::Resume:
-        return whyNoPause(info);
-    case Action::RunRecurring:
-        return whyNoRunRecurring(info);
-    }
-    return "unknown action";
+std::vector<QueueFormat::ActionRule> PlainjobFormat::actionRules(const FormatInfo&) const {
+    return {
+        {Action::Retry, ""},
+        {Action::MarkFailed,
+         "plainjob fails a job only from its worker (markJobAsFailed with the error); "
+         "delete it instead"},
+        {Action::Release, ""},
+        {Action::Reschedule, ""},
+        {Action::Delete, ""},
+        {Action::Prune, ""},
+        {Action::RetryExpired,
+         "plainjob's stuck rule is its timeout on next_run_at: release the processing "
+         "jobs past it"},
+        {Action::Enqueue,
+         "enqueue writes litequeue messages; plainjob jobs are added by their app"},
+        {Action::Vacuum, ""},
+        {Action::Upgrade, "plainjob ships no migrations"},
+    };
 }
 
 std::optional<FormatInfo> PlainjobFormat::recognise(const SchemaFacts& s,

@@ -35,6 +35,8 @@ public:
     static const QueueFormat* byId(std::string_view id) noexcept;
     /// One per format family, in the order detectFormat() asks them.
     static std::vector<const QueueFormat*> recognisers();
+    /// Every format lqcore knows, each once (every litequeue version too).
+    static std::vector<const QueueFormat*> all();
 
     // ---- recognition and SQL (lqcore only) ---------------------------------
     /// The file's FormatInfo when its schema is this format (by table and
@@ -188,9 +190,20 @@ public:
     virtual std::vector<Action> rowActions() const = 0;
     /// What "retry" means here (jobs-lease: release, due now).
     virtual Action retryAction() const noexcept = 0;
+    /// One action and why it is not offered on a file ("" when it is).
+    struct ActionRule {
+        Action action;
+        std::string whyNot;
+    };
+    /// The format's table of actions on this file: every Action except
+    /// Pause, Resume and RunRecurring, each once (tst_formats checks it);
+    /// those three come from whyNoPause()/whyNoRunRecurring().
+    virtual std::vector<ActionRule> actionRules(const FormatInfo& info) const = 0;
     /// Why `a` is not offered on this file ("" when it is): shown as the
-    /// tooltip of a disabled action and as lqctl's refusal.
-    virtual std::string whyNot(Action a, const FormatInfo& info) const = 0;
+    /// tooltip of a disabled action and as lqctl's refusal. Read from
+    /// actionRules(), whyNoPause() and whyNoRunRecurring(); an action the
+    /// format describes nowhere is refused, never offered.
+    std::string whyNot(Action a, const FormatInfo& info) const;
     bool offers(Action a, const FormatInfo& info) const { return whyNot(a, info).empty(); }
     /// Why this file's queues cannot be paused and resumed ("" when they
     /// can): whyNot(Pause) and whyNot(Resume). Only where the library reads

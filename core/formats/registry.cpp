@@ -18,7 +18,9 @@
 
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace lq::core {
@@ -88,6 +90,26 @@ std::vector<const QueueFormat*> QueueFormat::recognisers() {
         if (r.recognises)
             out.push_back(r.kind);
     return out;
+}
+
+std::vector<const QueueFormat*> QueueFormat::all() {
+    std::vector<const QueueFormat*> out;
+    out.reserve(kTable.size());
+    for (const Registered& r : kTable)
+        out.push_back(r.kind);
+    return out;
+}
+
+std::string QueueFormat::whyNot(Action a, const FormatInfo& info) const {
+    if (a == Action::Pause || a == Action::Resume)
+        return whyNoPause(info);
+    if (a == Action::RunRecurring)
+        return whyNoRunRecurring(info);
+    for (ActionRule& r : actionRules(info))
+        if (r.action == a)
+            return std::move(r.whyNot);
+    return std::string(id()) + " does not describe action " + std::to_string(int(a)) + " (" +
+           actionName(a) + ")";
 }
 
 std::string QueueFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) const {

@@ -309,33 +309,23 @@ std::string RiverFormat::pruneText() const {
            "7 days ago, as River's JobCleaner";
 }
 
-std::string RiverFormat::whyNot(Action a, const FormatInfo& info) const {
-    (void)info;
-    switch (a) {
-    case Action::Retry:
-    case Action::Release:
-    case Action::Delete:
-    case Action::Prune:
-    case Action::Vacuum:
-        return {};
-    case Action::MarkFailed:
-        return "River discards a job only from its worker or the JobRescuer: delete it, or "
-               "retry it";
-    case Action::RetryExpired:
-        return "River's JobRescuer rescues running jobs by attempted_at: release them";
-    case Action::Reschedule:
-        return "River has no reschedule: retry runs a scheduled job now";
-    case Action::Enqueue:
-        return "enqueue writes litequeue messages; River jobs are inserted by their app";
-    case Action::Upgrade:
-        return "River migrates its schema itself (river migrate-up)";
-    case Action::Pause:
-    case Action::Resume:
-        return whyNoPause(info);
-    case Action::RunRecurring:
-        return whyNoRunRecurring(info);
-    }
-    return "unknown action";
+std::vector<QueueFormat::ActionRule> RiverFormat::actionRules(const FormatInfo&) const {
+    return {
+        {Action::Retry, ""},
+        {Action::MarkFailed,
+         "River discards a job only from its worker or the JobRescuer: delete it, or "
+         "retry it"},
+        {Action::Release, ""},
+        {Action::Reschedule, "River has no reschedule: retry runs a scheduled job now"},
+        {Action::Delete, ""},
+        {Action::Prune, ""},
+        {Action::RetryExpired,
+         "River's JobRescuer rescues running jobs by attempted_at: release them"},
+        {Action::Enqueue,
+         "enqueue writes litequeue messages; River jobs are inserted by their app"},
+        {Action::Vacuum, ""},
+        {Action::Upgrade, "River migrates its schema itself (river migrate-up)"},
+    };
 }
 
 std::string RiverFormat::whyNoPause(const FormatInfo& info) const {

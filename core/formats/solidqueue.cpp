@@ -118,35 +118,27 @@ std::vector<Action> SolidQueueFormat::rowActions() const {
     return {Action::Retry, Action::Release, Action::Delete};
 }
 
-std::string SolidQueueFormat::whyNot(Action a, const FormatInfo& info) const {
-    (void)info;
-    switch (a) {
-    case Action::Retry:
-    case Action::Release:
-    case Action::Delete:
-    case Action::Prune:
-    case Action::Vacuum:
-        return {};
-    case Action::MarkFailed:
-        return "Solid Queue fails a job only from its worker (with the exception it raised); "
-               "discard it instead";
-    case Action::RetryExpired:
-        return "Solid Queue decides abandoned claims by process heartbeat, not by lock age: "
-               "release the LOCKED jobs counted as stuck";
-    case Action::Reschedule:
-        return "Solid Queue has no reschedule: release a scheduled job to dispatch it now, as "
-               "Mission Control's Dispatch does";
-    case Action::Enqueue:
-        return "Solid Queue jobs are enqueued by the Rails app (Active Job), not by this tool";
-    case Action::Upgrade:
-        return "Solid Queue files are migrated by the app (bin/rails solid_queue:update)";
-    case Action::Pause:
-    case Action::Resume:
-        return whyNoPause(info);
-    case Action::RunRecurring:
-        return whyNoRunRecurring(info);
-    }
-    return "unknown action";
+std::vector<QueueFormat::ActionRule> SolidQueueFormat::actionRules(const FormatInfo&) const {
+    return {
+        {Action::Retry, ""},
+        {Action::MarkFailed,
+         "Solid Queue fails a job only from its worker (with the exception it raised); "
+         "discard it instead"},
+        {Action::Release, ""},
+        {Action::Reschedule,
+         "Solid Queue has no reschedule: release a scheduled job to dispatch it now, as "
+         "Mission Control's Dispatch does"},
+        {Action::Delete, ""},
+        {Action::Prune, ""},
+        {Action::RetryExpired,
+         "Solid Queue decides abandoned claims by process heartbeat, not by lock age: "
+         "release the LOCKED jobs counted as stuck"},
+        {Action::Enqueue,
+         "Solid Queue jobs are enqueued by the Rails app (Active Job), not by this tool"},
+        {Action::Vacuum, ""},
+        {Action::Upgrade,
+         "Solid Queue files are migrated by the app (bin/rails solid_queue:update)"},
+    };
 }
 
 std::string SolidQueueFormat::whyNoPause(const FormatInfo& info) const {

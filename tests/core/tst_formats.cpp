@@ -9,6 +9,8 @@
 #include <QObject>
 #include <QTest>
 
+#include <algorithm>
+
 using namespace lqtest;
 using lq::core::Action;
 using lq::core::FormatInfo;
@@ -36,6 +38,7 @@ class TstFormats : public QObject {
 
 private slots:
     void everyFormatById();
+    void everyActionRuledOnce();
     void offeredActions_data();
     void offeredActions();
     void litequeueHasHistoryLeasesHaveSchedule();
@@ -65,6 +68,29 @@ void TstFormats::everyFormatById() {
             QVERIFY2(q.offers(a, keyedInfoOf(f)), lq::core::actionName(a));
     }
     QCOMPARE(QueueFormat::byId("no-such-format"), nullptr);
+}
+
+/// What the compiler's switch used to check: every format's actionRules()
+/// describes each Action once, except Pause, Resume and RunRecurring, which
+/// come from whyNoPause() and whyNoRunRecurring().
+void TstFormats::everyActionRuledOnce() {
+    const auto formats = QueueFormat::all();
+    QVERIFY(formats.size() >= 19);
+    for (const QueueFormat* q : formats) {
+        FormatInfo info;
+        info.format = q;
+        const auto rules = q->actionRules(info);
+        for (int i = int(Action::Retry); i <= int(Action::RunRecurring); ++i) {
+            const auto a = static_cast<Action>(i);
+            const auto n = std::count_if(rules.begin(), rules.end(),
+                                         [a](const auto& r) { return r.action == a; });
+            const bool own = a == Action::Pause || a == Action::Resume || a == Action::RunRecurring;
+            const QByteArray what = QByteArray(q->id()) + ' ' + lq::core::actionName(a);
+            QVERIFY2(n == (own ? 0 : 1), what.constData());
+        }
+        QCOMPARE(q->whyNot(Action::Resume, info), q->whyNoPause(info));
+        QCOMPARE(q->whyNot(Action::RunRecurring, info), q->whyNoRunRecurring(info));
+    }
 }
 
 void TstFormats::offeredActions_data() {
