@@ -34,6 +34,15 @@ ProcessList processList(std::vector<ProcessInfo> rows,
 /// solid_queue_recurring_executions.run_at), next and missed runs at `now`
 /// (solidqueue_recurring.cpp); "not stored" where the table is absent.
 RecurringList recurringTasks(Connection& c, const FormatInfo& info, TimeNs now, int tzOffset);
+/// The list recurringTasks() fills: its missed-runs rule, or why the
+/// file (or database) has no tasks.
+RecurringList recurringList(const FormatInfo& info);
+/// A task row as read (its last run set): its next run and the runs missed
+/// at `now` by its schedule, anchored at the row's updated_at (else
+/// created_at) or its last run, whichever is later. One rule for the file
+/// and the PostgreSQL database.
+void scheduleTask(RecurringTask& t, std::optional<TimeNs> created, std::optional<TimeNs> updated,
+                  TimeNs now, int tzOffset);
 /// Why the file has no recurring tasks to run ("" when it has the table).
 std::string noRecurringTable(const FormatInfo& info);
 /// RecurringTask#enqueue(at: now) of task `key`, as Mission Control's Run

@@ -113,13 +113,9 @@ std::string noRecurringTable(const FormatInfo& info) {
 }
 
 RecurringList recurringTasks(Connection& c, const FormatInfo& info, TimeNs now, int tzOffset) {
-    RecurringList out;
-    if (!hasTable(info, "solid_queue_recurring_tasks")) {
-        out.notStored = kNoTasksTable;
+    RecurringList out = recurringList(info);
+    if (!out.notStored.empty())
         return out;
-    }
-    out.missedRule = "scheduled times after the later of the last run and the task's "
-                     "updated_at, up to a minute before now (the scheduler does not catch up)";
     // One short read: a row per task; each last run is one seek on the
     // (task_key, run_at) index. Executions go with their jobs (ON DELETE
     // CASCADE), so a cleared job takes its run with it.
@@ -140,29 +136,42 @@ RecurringList recurringTasks(Connection& c, const FormatInfo& info, TimeNs now, 
         t.priority = st.isNull(5) ? 0 : st.int64(5);
         t.isStatic = st.isNull(6) || st.int64(6) != 0;
         t.description = st.text(7);
-        const std::optional<TimeNs> created = storedRailsTime(st, 8);
-        const std::optional<TimeNs> updated = storedRailsTime(st, 9);
         t.lastRunNs = storedRailsTime(st, 10);
-        std::string why;
-        const std::optional<cron::Schedule> s = cron::parse(t.schedule, &why);
-        if (!s) {
-            t.why = why;
-            out.tasks.push_back(std::move(t));
-            continue;
-        }
-        t.nextRunNs = s->next(now, tzOffset);
-        if (!t.nextRunNs)
-            t.why = "schedule \"" + t.schedule + "\" has no time in the next 30 years";
-        // A row rewritten at updated_at (its schedule changed, or it was
-        // created) was not due under that schedule before then.
-        std::optional<TimeNs> anchor = updated ? updated : created;
-        if (t.lastRunNs && (!anchor || *t.lastRunNs > *anchor))
-            anchor = t.lastRunNs;
-        if (anchor)
-            t.missed = s->countBetween(*anchor, now - kRecurringGraceNs, tzOffset);
+        scheduleTask(t, storedRailsTime(st, 8), storedRailsTime(st, 9), now, tzOffset);
         out.tasks.push_back(std::move(t));
     }
     return out;
+}
+
+RecurringList recurringList(const FormatInfo& info) {
+    RecurringList out;
+    if (!hasTable(info, "solid_queue_recurring_tasks")) {
+        out.notStored = kNoTasksTable;
+        return out;
+    }
+    out.missedRule = "scheduled times after the later of the last run and the task's "
+                     "updated_at, up to a minute before now (the scheduler does not catch up)";
+    return out;
+}
+
+void scheduleTask(RecurringTask& t, std::optional<TimeNs> created, std::optional<TimeNs> updated,
+                  TimeNs now, int tzOffset) {
+    std::string why;
+    const std::optional<cron::Schedule> s = cron::parse(t.schedule, &why);
+    if (!s) {
+        t.why = why;
+        return;
+    }
+    t.nextRunNs = s->next(now, tzOffset);
+    if (!t.nextRunNs)
+        t.why = "schedule \"" + t.schedule + "\" has no time in the next 30 years";
+    // A row rewritten at updated_at (its schedule changed, or it was
+    // created) was not due under that schedule before then.
+    std::optional<TimeNs> anchor = updated ? updated : created;
+    if (t.lastRunNs && (!anchor || *t.lastRunNs > *anchor))
+        anchor = t.lastRunNs;
+    if (anchor)
+        t.missed = s->countBetween(*anchor, now - kRecurringGraceNs, tzOffset);
 }
 
 FormatDriver::RecurringRun runRecurring(Connection& c, const FormatInfo& info,

@@ -160,10 +160,8 @@ ProcessList PgQueueBackend::processes() {
     return m_queue->processes();
 }
 
-RecurringList PgQueueBackend::recurringTasks(int /*tzOffset*/) {
-    RecurringList l;
-    l.notStored = "the recurring tasks of a queue on PostgreSQL: not read yet (issue 41)";
-    return l;
+RecurringList PgQueueBackend::recurringTasks(int tzOffset) {
+    return m_queue->recurringTasks(tzOffset);
 }
 
 Report PgQueueBackend::refused(Action a, const std::string& why) const {
@@ -199,7 +197,8 @@ std::string PgQueueBackend::whyNot(Action a) const {
     case Action::Upgrade:
         return "the library's migrations upgrade its PostgreSQL schema, run by the app";
     case Action::RunRecurring:
-        return "recurring tasks on PostgreSQL: not read yet (issue 41)";
+        return "run now of a recurring task on PostgreSQL: not yet (issue 41); the tasks are "
+               "read, their scheduler or the app runs them";
     default:
         return QueueBackend::whyNot(a); // the row actions: the format's own
     }

@@ -517,6 +517,48 @@ ProcessList readProcesses(Connection& c, const Found& lib, TimeNs now) {
     return solidqueue::processList(std::move(rows), std::move(claims), now);
 }
 
+RecurringList readRecurring(Connection& c, const Found& lib, const FormatInfo& info, TimeNs now,
+                            int tzOffset) {
+    if (lib.library != "solid-queue") {
+        RecurringList l;
+        l.notStored = "the recurring tasks of " + libraryName(lib.library) +
+                      " on PostgreSQL: not read yet (issue 41)";
+        return l;
+    }
+    RecurringList out = solidqueue::recurringList(info);
+    if (!out.notStored.empty())
+        return out;
+    const bool runs = std::find(lib.tables.begin(), lib.tables.end(),
+                                "solid_queue_recurring_executions") != lib.tables.end();
+    const std::string last = runs ? "(SELECT " + ns("max(run_at)") + " FROM " +
+                                        qualified(lib, "solid_queue_recurring_executions") +
+                                        " e WHERE e.task_key = t.key)"
+                                  : std::string("NULL");
+    const Result r =
+        c.exec("SELECT key, schedule, class_name, command, queue_name, priority, "
+               "static, description, " +
+               ns("created_at") + ", " + ns("updated_at") + ", " + last + " FROM " +
+               qualified(lib, "solid_queue_recurring_tasks") + " t ORDER BY key COLLATE \"C\"");
+    const auto opt = [&](int i, int col) {
+        return r.isNull(i, col) ? std::nullopt : std::optional<TimeNs>(r.int64(i, col));
+    };
+    for (int i = 0; i < r.rows(); ++i) {
+        RecurringTask t;
+        t.key = r.text(i, 0);
+        t.schedule = r.text(i, 1);
+        t.className = r.text(i, 2);
+        t.command = r.text(i, 3);
+        t.queue = r.text(i, 4);
+        t.priority = r.isNull(i, 5) ? 0 : r.int64(i, 5);
+        t.isStatic = r.isNull(i, 6) || r.boolean(i, 6);
+        t.description = r.text(i, 7);
+        t.lastRunNs = opt(i, 10);
+        solidqueue::scheduleTask(t, opt(i, 8), opt(i, 9), now, tzOffset);
+        out.tasks.push_back(std::move(t));
+    }
+    return out;
+}
+
 TimingColumns readTiming(Connection& c, const Found& lib, TimeNs now, bool withQueues,
                          const std::string& queue) {
     const Result r = c.exec("SELECT state, extra = 'locked_expired', created_ns, lock_ns, done_ns, "

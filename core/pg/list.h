@@ -16,9 +16,11 @@
 // 41"), Message::token its hash: what an action on PostgreSQL will compare.
 
 #include "../clock.h"
+#include "../format.h"
 #include "../message.h"
 #include "../processes.h"
 #include "../query.h"
+#include "../recurring.h"
 #include "../stats.h"
 
 #include <atomic>
@@ -66,6 +68,10 @@ std::vector<PausedQueue> readPausedQueues(Connection& c, const Found& lib);
 /// rule the file's driver follows (solidqueue::processList); "not read
 /// yet" for the other libraries.
 ProcessList readProcesses(Connection& c, const Found& lib, TimeNs now);
+/// Solid Queue's recurring tasks with their last, next and missed runs at
+/// `now` (solidqueue::scheduleTask); "not read yet" for the others.
+RecurringList readRecurring(Connection& c, const Found& lib, const FormatInfo& info, TimeNs now,
+                            int tzOffset);
 
 /// A time column as integer ns since the epoch, in SQL (a `timestamp
 /// without time zone` is read as UTC, which is how these libraries store

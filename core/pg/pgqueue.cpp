@@ -163,6 +163,11 @@ std::int64_t PgQueue::sizeOnDisk() {
         .int64(0, 0);
 }
 
+RecurringList PgQueue::recurringTasks(int tzOffset) {
+    const std::lock_guard lock(m_mutex);
+    return pg::readRecurring(*m_conn, m_found, info(), m_clock(), tzOffset);
+}
+
 ProcessList PgQueue::processes() {
     const std::lock_guard lock(m_mutex);
     return pg::readProcesses(*m_conn, m_found, m_clock());

@@ -21,6 +21,7 @@
 #include "../message.h"
 #include "../processes.h"
 #include "../query.h"
+#include "../recurring.h"
 #include "../stats.h"
 #include "actions.h"
 #include "catalog.h"
@@ -97,6 +98,9 @@ public:
     std::vector<PausedQueue> pausedQueues();
     /// The library's worker processes and their claims (Solid Queue).
     ProcessList processes();
+    /// The library's recurring tasks (Solid Queue), next runs in the
+    /// schedule's zone at `tzOffset` seconds from UTC.
+    RecurringList recurringTasks(int tzOffset);
     /// A number that moves when the library's tables change: the sum of
     /// their insert, update and delete counters in pg_stat_user_tables
     /// (one catalog read; the server publishes a writer's counters when it

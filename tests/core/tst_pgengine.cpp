@@ -292,6 +292,48 @@ private slots:
         qInfo("%zu processes, %zu dead", a.processes.size(), dead);
     }
 
+    /// Solid Queue's recurring tasks (the Recurring tab, `lqctl
+    /// recurring`) on PostgreSQL and on the SQLite fixture at the same
+    /// instant: the same tasks, last, next and missed runs.
+    void recurringLikeSqlite() {
+        const FormatCase* fc = nullptr;
+        for (const auto& c : pgFormatCases())
+            if (std::string(c.library) == "solid-queue")
+                fc = &c;
+        QVERIFY(fc);
+        const QJsonObject facts = lq::test::formatFacts(QString::fromLatin1(fc->fixture));
+        BackendOptions o;
+        o.readOnly = true;
+        o.now = parseTimeArg(toStd(facts.value(QStringLiteral("now")).toString()));
+        const QString copy =
+            lq::test::copyFixture(m_tmp, QStringLiteral("formats/") + QLatin1String(fc->fixture));
+        for (int tz : {0, 3600}) {
+            const RecurringList a = openBackend(toStd(copy), o)->recurringTasks(tz);
+            const RecurringList b = openBackend(url(fc->schema), o)->recurringTasks(tz);
+            QVERIFY2(b.notStored.empty(), b.notStored.c_str());
+            QVERIFY(!a.tasks.empty());
+            QCOMPARE(b.missedRule, a.missedRule);
+            QCOMPARE(b.tasks.size(), a.tasks.size());
+            const auto line = [](const RecurringTask& t) {
+                const auto ms = [](std::optional<TimeNs> v) {
+                    return v ? std::to_string(*v / 1000) : std::string("-");
+                };
+                return t.key + "|" + t.schedule + "|" + t.className + "|" + t.command + "|" +
+                       t.queue + "|" + std::to_string(t.priority) + "|" +
+                       (t.isStatic ? "static" : "dynamic") + "|" + t.description + "|" +
+                       ms(t.lastRunNs) + "|" + ms(t.nextRunNs) + "|" + std::to_string(t.missed) +
+                       "|" + t.why;
+            };
+            std::int64_t missed = 0;
+            for (std::size_t i = 0; i < a.tasks.size(); ++i) {
+                QCOMPARE(line(b.tasks[i]), line(a.tasks[i]));
+                missed += a.tasks[i].missed;
+            }
+            qInfo("tz %d: %zu tasks, %lld runs missed", tz, a.tasks.size(),
+                  static_cast<long long>(missed));
+        }
+    }
+
     /// The browser's reads through the one seam (core::openBackend) on
     /// PostgreSQL and on the SQLite fixture the rows came from, at the same
     /// instant: the same jobs, fields, states, orders, filters, dashboard,
