@@ -50,6 +50,44 @@ std::string noRecurringTable(const FormatInfo& info);
 /// (solidqueue_recurring.cpp, docs/FORMATS.md#solid-queue).
 FormatDriver::RecurringRun runRecurring(Connection& c, const FormatInfo& info,
                                         const std::string& key, TimeNs now);
+
+/// What Run now reads and writes, on a file's write connection or in a
+/// PostgreSQL transaction: runRecurring() below decides, once for both.
+class RecurringStore {
+public:
+    struct Task {
+        std::string schedule, className, command;
+        std::string arguments; ///< as stored ("[]" when NULL)
+        std::string queue;
+        std::optional<std::int64_t> priority;
+    };
+    /// The latest job of a class whose arguments are JSON.
+    struct ClassJobs {
+        bool seen = false;
+        bool concurrencyKey = false; ///< some job of the class has one
+        std::string queue;
+        std::optional<std::int64_t> priority; ///< its serialized priority
+    };
+    /// The job Run now enqueues (Job.create!, its ready execution and the
+    /// recorded run).
+    struct NewJob {
+        std::string queue, className, arguments, activeJobId;
+        std::int64_t priority = 0;
+        std::string atText; ///< the run's time as Rails writes it
+        std::string taskKey;
+    };
+    virtual ~RecurringStore() = default;
+    virtual std::optional<Task> task(const std::string& key) const = 0;
+    virtual ClassJobs latestOfClass(const std::string& className) const = 0;
+    /// A run of `key` at `atText` is recorded (false where runs are not).
+    virtual bool runRecorded(const std::string& key, const std::string& atText) const = 0;
+    /// I18n.locale and Time.zone as the latest job has them ("en", "UTC").
+    virtual std::pair<std::string, std::string> localeAndZone() const = 0;
+    /// Writes the job's rows; its id.
+    virtual std::string insert(const NewJob& j) const = 0;
+};
+FormatDriver::RecurringRun runRecurring(const RecurringStore& store, const std::string& key,
+                                        TimeNs now);
 /// solid_queue_pauses, by queue name; none where the table is absent.
 std::vector<PausedQueue> pausedQueues(Connection& c, const FormatInfo& info);
 

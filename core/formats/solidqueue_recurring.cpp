@@ -174,31 +174,121 @@ void scheduleTask(RecurringTask& t, std::optional<TimeNs> created, std::optional
         t.missed = s->countBetween(*anchor, now - kRecurringGraceNs, tzOffset);
 }
 
+namespace {
+
+/// The statements of run-now on a file's write connection.
+class FileRecurring final : public RecurringStore {
+public:
+    FileRecurring(Connection& c, const FormatInfo& info)
+        : m_c(c)
+        , m_runs(hasTable(info, "solid_queue_recurring_executions")) {}
+
+    std::optional<Task> task(const std::string& key) const override {
+        auto st = m_c.cached("SELECT schedule, class_name, command, arguments, queue_name, "
+                             "priority FROM solid_queue_recurring_tasks WHERE key = ?1");
+        st->bind(1, std::string_view(key));
+        if (!st->step())
+            return std::nullopt;
+        Task t;
+        t.schedule = st->text(0);
+        t.className = st->text(1);
+        t.command = st->text(2);
+        t.arguments = st->isNull(3) ? std::string("[]") : st->text(3);
+        t.queue = st->text(4);
+        t.priority = st->optInt64(5);
+        return t;
+    }
+
+    ClassJobs latestOfClass(const std::string& className) const override {
+        auto st = m_c.cached("SELECT queue_name, json_extract(arguments, '$.priority'), "
+                             "(SELECT 1 FROM solid_queue_jobs WHERE class_name = ?1 AND "
+                             "concurrency_key IS NOT NULL) FROM solid_queue_jobs WHERE class_name "
+                             "= ?1 AND json_valid(arguments) ORDER BY id DESC LIMIT 1");
+        st->bind(1, std::string_view(className));
+        ClassJobs j;
+        j.seen = st->step();
+        if (j.seen) {
+            j.concurrencyKey = !st->isNull(2);
+            j.queue = st->text(0);
+            j.priority = st->optInt64(1);
+        }
+        return j;
+    }
+
+    bool runRecorded(const std::string& key, const std::string& atText) const override {
+        if (!m_runs)
+            return false;
+        auto st = m_c.cached("SELECT 1 FROM solid_queue_recurring_executions WHERE task_key = ?1 "
+                             "AND run_at = ?2");
+        st->bind(1, std::string_view(key)).bind(2, std::string_view(atText));
+        return st->step();
+    }
+
+    std::pair<std::string, std::string> localeAndZone() const override {
+        return solidqueue::localeAndZone(m_c);
+    }
+
+    std::string insert(const NewJob& j) const override {
+        auto ins = m_c.cached("INSERT INTO solid_queue_jobs (queue_name, class_name, arguments, "
+                              "priority, active_job_id, scheduled_at, finished_at, "
+                              "concurrency_key, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, "
+                              "?5, ?6, NULL, NULL, ?6, ?6)");
+        ins->bind(1, std::string_view(j.queue))
+            .bind(2, std::string_view(j.className))
+            .bind(3, std::string_view(j.arguments))
+            .bind(4, j.priority)
+            .bind(5, std::string_view(j.activeJobId))
+            .bind(6, std::string_view(j.atText))
+            .exec();
+        const std::int64_t id = m_c.lastInsertRowid();
+        auto ready = m_c.cached("INSERT INTO solid_queue_ready_executions (job_id, queue_name, "
+                                "priority, created_at) VALUES (?1, ?2, ?3, ?4)");
+        ready->bind(1, id)
+            .bind(2, std::string_view(j.queue))
+            .bind(3, j.priority)
+            .bind(4, std::string_view(j.atText))
+            .exec();
+        // RecurringExecution.record(key, at): the run, in the same transaction.
+        if (m_runs) {
+            auto rec = m_c.cached("INSERT INTO solid_queue_recurring_executions (job_id, "
+                                  "task_key, run_at, created_at) VALUES (?1, ?2, ?3, ?3)");
+            rec->bind(1, id)
+                .bind(2, std::string_view(j.taskKey))
+                .bind(3, std::string_view(j.atText))
+                .exec();
+        }
+        return std::to_string(id);
+    }
+
+private:
+    Connection& m_c;
+    bool m_runs;
+};
+
+} // namespace
+
 FormatDriver::RecurringRun runRecurring(Connection& c, const FormatInfo& info,
                                         const std::string& key, TimeNs now) {
+    return runRecurring(FileRecurring(c, info), key, now);
+}
+
+FormatDriver::RecurringRun runRecurring(const RecurringStore& store, const std::string& key,
+                                        TimeNs now) {
     FormatDriver::RecurringRun out;
-    std::string schedule, className, command, stored, queue;
-    std::optional<std::int64_t> priority;
-    {
-        auto task = c.cached("SELECT schedule, class_name, command, arguments, queue_name, "
-                             "priority FROM solid_queue_recurring_tasks WHERE key = ?1");
-        task->bind(1, std::string_view(key));
-        if (!task->step()) {
-            out.why = "no recurring task \"" + key + "\" any more: deleted since shown";
-            out.kind = SkipKind::Gone;
-            return out;
-        }
-        schedule = task->text(0);
-        className = task->text(1);
-        command = task->text(2);
-        stored = task->isNull(3) ? std::string("[]") : task->text(3);
-        queue = task->text(4);
-        priority = task->optInt64(5);
+    const std::optional<RecurringStore::Task> task = store.task(key);
+    if (!task) {
+        out.why = "no recurring task \"" + key + "\" any more: deleted since shown";
+        out.kind = SkipKind::Gone;
+        return out;
     }
+    const std::string& className = task->className;
+    const std::string& command = task->command;
+    std::string queue = task->queue;
+    std::optional<std::int64_t> priority = task->priority;
     // Mission Control offers Run now only for a valid task (its
     // can_enqueue_recurring_task?: RecurringTask#valid?).
     std::string why;
-    if (!cron::parse(schedule, &why)) {
+    if (!cron::parse(task->schedule, &why)) {
         out.why = "its schedule is not one Solid Queue accepts (" + why +
                   "): Mission Control "
                   "does not offer Run now for it";
@@ -217,7 +307,7 @@ FormatDriver::RecurringRun runRecurring(Connection& c, const FormatInfo& info,
         args.push(command);
     } else {
         try {
-            args = withKeywords(Json::parse(stored));
+            args = withKeywords(Json::parse(task->arguments));
         } catch (const std::exception&) {
         }
         if (!args.isArray()) {
@@ -229,52 +319,43 @@ FormatDriver::RecurringRun runRecurring(Connection& c, const FormatInfo& info,
     // limits_concurrency) is in the app's code, not in the file: where the
     // task does not say, its class's latest job shows what the class set.
     if (!className.empty()) {
-        auto cls = c.cached("SELECT queue_name, json_extract(arguments, '$.priority'), "
-                            "(SELECT 1 FROM solid_queue_jobs WHERE class_name = ?1 AND "
-                            "concurrency_key IS NOT NULL) FROM solid_queue_jobs WHERE class_name "
-                            "= ?1 AND json_valid(arguments) ORDER BY id DESC LIMIT 1");
-        cls->bind(1, std::string_view(className));
-        const bool seen = cls->step();
-        if (seen && !cls->isNull(2)) {
+        const RecurringStore::ClassJobs cls = store.latestOfClass(className);
+        if (cls.seen && cls.concurrencyKey) {
             out.why = "jobs of " + className +
                       " carry a concurrency key, computed by "
                       "limits_concurrency in the app's code: run it from the app (Mission Control)";
             return out;
         }
-        if (queue.empty() && !seen) {
+        if (queue.empty() && !cls.seen) {
             out.why = "the task names no queue and no job of " + className +
                       " is in the file to "
                       "show which queue its class uses (queue_as): run it from the app";
             return out;
         }
         if (queue.empty())
-            queue = cls->text(0);
-        if (!priority && seen && !cls->isNull(1))
-            priority = cls->int64(1);
+            queue = cls.queue;
+        if (!priority && cls.seen && cls.priority)
+            priority = cls.priority;
     } else if (queue.empty()) {
         queue = "solid_queue_recurring";
     }
     // Rails keeps microseconds: the row and the serialized times agree.
     const TimeNs at = now - ((now % 1000) + 1000) % 1000;
     const std::string atText = railsTime(at);
-    if (hasTable(info, "solid_queue_recurring_executions")) {
-        auto dup = c.cached("SELECT 1 FROM solid_queue_recurring_executions WHERE task_key = ?1 "
-                            "AND run_at = ?2");
-        dup->bind(1, std::string_view(key)).bind(2, std::string_view(atText));
-        if (dup->step()) { // RecurringExecution::AlreadyRecorded: nothing is enqueued
-            out.why = "a run of this task at " + atText + " is already recorded";
-            out.kind = SkipKind::Conflict;
-            return out;
-        }
+    if (store.runRecorded(key, atText)) { // RecurringExecution::AlreadyRecorded
+        out.why = "a run of this task at " + atText + " is already recorded";
+        out.kind = SkipKind::Conflict;
+        return out;
     }
     // ActiveJob::Core#serialize (rails/rails@0715712d9211
     // activejob/lib/active_job/core.rb) after SolidQueue::Job.enqueue set
     // scheduled_at = Time.current.
-    const auto [locale, zone] = localeAndZone(c);
-    const std::string jobId = randomUuid();
+    const auto [locale, zone] = store.localeAndZone();
+    RecurringStore::NewJob j;
+    j.activeJobId = randomUuid();
     Json job = Json::object();
     job.set("job_class", jobClass);
-    job.set("job_id", jobId);
+    job.set("job_id", j.activeJobId);
     job.set("provider_job_id", Json());
     job.set("queue_name", queue);
     job.set("priority", priority ? Json(*priority) : Json());
@@ -286,33 +367,15 @@ FormatDriver::RecurringRun runRecurring(Connection& c, const FormatInfo& info,
     job.set("enqueued_at", isoUtc(at));
     job.set("scheduled_at", isoUtc(at));
     // Job.create! (attributes_from_active_job), then after_create
-    // prepare_for_execution: due, no concurrency key, so a ready execution.
-    auto ins = c.cached("INSERT INTO solid_queue_jobs (queue_name, class_name, arguments, "
-                        "priority, active_job_id, scheduled_at, finished_at, concurrency_key, "
-                        "created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL, NULL, ?6, "
-                        "?6)");
-    ins->bind(1, std::string_view(queue))
-        .bind(2, std::string_view(jobClass))
-        .bind(3, std::string_view(job.dump()))
-        .bind(4, priority.value_or(0))
-        .bind(5, std::string_view(jobId))
-        .bind(6, std::string_view(atText))
-        .exec();
-    const std::int64_t id = c.lastInsertRowid();
-    auto ready = c.cached("INSERT INTO solid_queue_ready_executions (job_id, queue_name, "
-                          "priority, created_at) VALUES (?1, ?2, ?3, ?4)");
-    ready->bind(1, id)
-        .bind(2, std::string_view(queue))
-        .bind(3, priority.value_or(0))
-        .bind(4, std::string_view(atText))
-        .exec();
-    // RecurringExecution.record(key, at): the run, in the same transaction.
-    if (hasTable(info, "solid_queue_recurring_executions")) {
-        auto rec = c.cached("INSERT INTO solid_queue_recurring_executions (job_id, task_key, "
-                            "run_at, created_at) VALUES (?1, ?2, ?3, ?3)");
-        rec->bind(1, id).bind(2, std::string_view(key)).bind(3, std::string_view(atText)).exec();
-    }
-    out.jobId = std::to_string(id);
+    // prepare_for_execution: due, no concurrency key, so a ready execution;
+    // and the run recorded.
+    j.queue = queue;
+    j.className = jobClass;
+    j.arguments = job.dump();
+    j.priority = priority.value_or(0);
+    j.atText = atText;
+    j.taskKey = key;
+    out.jobId = store.insert(j);
     return out;
 }
 

@@ -183,8 +183,15 @@ Report PgQueueBackend::setPaused(const std::string& queue, bool pause) {
                        nullptr, {});
 }
 
-Report PgQueueBackend::runRecurring(const std::string& /*key*/) {
-    return refused(Action::RunRecurring, whyNot(Action::RunRecurring));
+Report PgQueueBackend::runRecurring(const std::string& key) {
+    if (const std::string why = whyNot(Action::RunRecurring); !why.empty())
+        return refused(Action::RunRecurring, why);
+    AuditLog log;
+    AuditEntry head = recordHeader(Action::RunRecurring, path(), 0, 0, m_tool);
+    head.note = "recurring task " + key; // as Operator::runRecurring records it
+    return runRecorded(log, std::move(head),
+                       [&](ActionOptions& o) { return m_queue->runRecurring(key, o); }, nullptr,
+                       {});
 }
 
 std::string PgQueueBackend::whyNot(Action a) const {
@@ -196,9 +203,6 @@ std::string PgQueueBackend::whyNot(Action a) const {
         return "enqueue writes litequeue messages; jobs on PostgreSQL are inserted by their app";
     case Action::Upgrade:
         return "the library's migrations upgrade its PostgreSQL schema, run by the app";
-    case Action::RunRecurring:
-        return "run now of a recurring task on PostgreSQL: not yet (issue 41); the tasks are "
-               "read, their scheduler or the app runs them";
     default:
         return QueueBackend::whyNot(a); // the row actions: the format's own
     }

@@ -9,6 +9,7 @@
 #include "counts.h"
 #include "list.h"
 #include "pause.h"
+#include "recurring.h"
 
 namespace lq::core {
 
@@ -259,6 +260,11 @@ ActionResult PgQueue::undo(Action original, const std::vector<AppliedRow>& rows,
     return inChunks(
         original, rows.size(), o,
         [&](const pg::ChunkContext& x, std::size_t first, std::size_t n, ActionResult& part) {
+            if (original == Action::RunRecurring) {
+                for (std::size_t i = first; i < first + n; ++i)
+                    pg::undoRunRecurringRow(x, rows[i], part);
+                return;
+            }
             if (original == Action::Pause || original == Action::Resume) {
                 const auto store = pauseStore(x);
                 for (std::size_t i = first; i < first + n; ++i)
@@ -274,6 +280,13 @@ std::unique_ptr<PauseStore> PgQueue::pauseStore(const pg::ChunkContext& x) const
     if (!store)
         throw Unsupported(url(), QueueFormat::of(info()).whyNoPause(info()));
     return store;
+}
+
+ActionResult PgQueue::runRecurring(const std::string& key, const ActionOptions& o) {
+    return inChunks(Action::RunRecurring, 1, o,
+                    [&](const pg::ChunkContext& x, std::size_t, std::size_t, ActionResult& part) {
+                        pg::runRecurringChunk(x, key, part);
+                    });
 }
 
 ActionResult PgQueue::setPaused(const std::string& queue, bool pause, const ActionOptions& o) {

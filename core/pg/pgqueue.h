@@ -124,6 +124,9 @@ public:
     /// Pauses or resumes named queue `queue` as the library does (core/pause.h),
     /// in one transaction.
     ActionResult setPaused(const std::string& queue, bool pause, const ActionOptions& o);
+    /// Recurring task `key`'s job enqueued now, as the library's Run now
+    /// (core/pg/recurring.h), in one transaction.
+    ActionResult runRecurring(const std::string& key, const ActionOptions& o);
 
     ~PgQueue();
     PgQueue(const PgQueue&) = delete;

@@ -318,6 +318,58 @@ private slots:
         QCOMPARE(paused(*pgb), pausedBefore);
     }
 
+    /// Run now of every recurring task, on PostgreSQL and on SQLite at the
+    /// same instant (one rule, solidqueue::runRecurring): the same tasks
+    /// run or refused with the same words, the same job enqueued (but its
+    /// random Active Job id), a second run at that instant refused as
+    /// already recorded; undo deletes each job, every row as it was.
+    void runRecurringLikeSqlite() {
+        const FormatCase& fc = formatCase("solid-queue");
+        BackendOptions o;
+        o.now = nowOf(fc);
+        const QTemporaryDir own;
+        const QString copy =
+            lq::test::copyFixture(own, QStringLiteral("formats/") + QLatin1String(fc.fixture));
+        auto lite = openBackend(toStd(copy), o);
+        auto pgb = openPg(fc);
+        QVERIFY2(pgb->whyNot(Action::RunRecurring).empty(),
+                 pgb->whyNot(Action::RunRecurring).c_str());
+        const std::vector<std::string> stored = rows(fc);
+        const RecurringList tasks = lite->recurringTasks(0);
+        QVERIFY(!tasks.tasks.empty());
+        const auto job = [](const Message& m) {
+            return m.queueName.value_or("") + "|" + m.jobName.value_or("") + "|" +
+                   std::to_string(m.priority.value_or(-1)) + "|" + stateName(m.state) + "|" +
+                   m.statusText + "|" + std::to_string(m.scheduledAt.value_or(0));
+        };
+        std::size_t runs = 0;
+        for (const RecurringTask& t : tasks.tasks) {
+            const Report rl = lite->runRecurring(t.key);
+            const Report rp = pgb->runRecurring(t.key);
+            QVERIFY2(!rp.failed(), rp.result.error.c_str());
+            QCOMPARE(rp.applied(), rl.applied());
+            QCOMPARE(skips(rp), skips(rl));
+            for (std::size_t i = 0; i < rp.applied(); ++i)
+                QCOMPARE(job(rp.result.applied[i].after), job(rl.result.applied[i].after));
+            runs += rp.applied();
+            const Report again = pgb->runRecurring(t.key);
+            QCOMPARE(again.applied(), std::size_t(0));
+            QCOMPARE(skips(again), skips(lite->runRecurring(t.key)));
+        }
+        qInfo("%zu tasks, %zu run", tasks.tasks.size(), runs);
+        QVERIFY(runs > 0);
+        QVERIFY(rows(fc) != stored);
+        for (std::size_t i = 0; i < runs; ++i) {
+            const auto rec = pgb->lastUndoable();
+            QVERIFY(rec);
+            QCOMPARE(rec->action, Action::RunRecurring);
+            const Report u = pgb->undo(*rec, nullptr, {});
+            QVERIFY2(!u.failed(), u.result.error.c_str());
+            QCOMPARE(u.applied(), std::size_t(1));
+        }
+        QCOMPARE(rows(fc), stored);
+    }
+
     /// A token that moved, a job deleted, a row a worker's transaction holds:
     /// each skipped with its reason, the held one without waiting for it.
     void guards() {
@@ -544,7 +596,7 @@ private slots:
         for (Action a : {Action::Retry, Action::Release, Action::Delete, Action::Prune})
             QVERIFY2(oban->whyNot(a).empty(), actionName(a));
         for (Action a : {Action::RetryExpired, Action::Pause, Action::Enqueue, Action::Vacuum,
-                         Action::Upgrade, Action::RunRecurring}) // Oban stores no pause
+                         Action::Upgrade, Action::RunRecurring}) // Oban stores none
             QVERIFY2(!oban->whyNot(a).empty(), actionName(a));
         // Oban's own rules, word for word as on SQLite.
         const FormatInfo& info = oban->info();
