@@ -3,6 +3,7 @@
 
 #include "backend.h"
 #include "formats/queueformat.h"
+#include "pacing.h"
 #include "queue.h"
 #include "remote/client.h"
 
@@ -47,6 +48,15 @@ template <class Q> FleetEntry entryOf(const std::string& path, Q& q, TimeNs stuc
         e.paused = q.pausedQueues(); // workers skip these
     e.oldestReadyInTime = oldestReadyOf(q);
     e.fileBytes = q.fileSize();
+    return e;
+}
+
+FleetEntry skippedEntry(const std::string& path, const Error& err) {
+    FleetEntry e;
+    e.path = path;
+    e.skipped = true;
+    e.reason = err.detail();
+    e.errorKind = err.kind();
     return e;
 }
 
@@ -131,14 +141,63 @@ std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeN
             out.push_back(std::move(e));
         }
     } catch (const Error& err) {
-        FleetEntry e;
-        e.path = path;
-        e.skipped = true;
-        e.reason = err.detail();
-        e.errorKind = err.kind();
-        out.push_back(std::move(e));
+        out.push_back(skippedEntry(path, err));
     }
     return out;
+}
+
+WatchedDatabase::WatchedDatabase(std::string url, bool readOnly, std::string tool)
+    : m_url(std::move(url))
+    , m_readOnly(readOnly)
+    , m_tool(std::move(tool)) {}
+
+WatchedDatabase::~WatchedDatabase() = default;
+
+bool WatchedDatabase::due(TimeNs restNs, TimeNs maxAgeNs) {
+    const TimeNs since = steadyNowNs() - m_readAt;
+    if (m_read && since < restNs)
+        return false;
+    if (!m_db) {
+        BackendOptions o;
+        o.readOnly = m_readOnly;
+        o.watch = false;
+        o.tool = m_tool;
+        m_db = openBackend(m_url, o);
+        m_read = false;
+    }
+    m_marker = m_db->dataVersion();
+    return !m_read || m_marker != m_seen || since >= maxAgeNs;
+}
+
+QueueBackend& WatchedDatabase::backend() {
+    if (!m_db)
+        throw Error(ErrorKind::InvalidArgument, m_url, "the session is not open");
+    return *m_db;
+}
+
+void WatchedDatabase::read() {
+    m_read = true;
+    m_seen = m_marker;
+    m_readAt = steadyNowNs();
+}
+
+void WatchedDatabase::reset() {
+    m_db.reset();
+    m_read = false;
+}
+
+std::optional<std::vector<FleetEntry>> scanDatabase(WatchedDatabase& db, TimeNs stuckAfterNs,
+                                                    TimeNs restNs, TimeNs maxAgeNs) {
+    try {
+        if (!db.due(restNs, maxAgeNs))
+            return std::nullopt;
+        std::vector<FleetEntry> out{entryOf(db.url(), db.backend(), stuckAfterNs)};
+        db.read();
+        return out;
+    } catch (const Error& err) {
+        db.reset();
+        return std::vector<FleetEntry>{skippedEntry(db.url(), err)};
+    }
 }
 
 std::vector<FleetEntry> scanFleet(const std::string& dir, TimeNs now, TimeNs stuckAfterNs,

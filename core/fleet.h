@@ -10,6 +10,8 @@
 #include "processes.h"
 #include "query.h"
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -71,6 +73,54 @@ bool scannedAlone(const std::string& path);
 std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeNs stuckAfterNs,
                                       int busyTimeoutMs = 1000,
                                       const FormatSettings& settings = {});
+
+class QueueBackend;
+
+/// A database the fleet sidebar or the exporter keeps watching (issue 41:
+/// costing the database as little as a well-behaved client): one session
+/// kept open and idle between reads (no transaction held), the queue read
+/// again only when its change marker moved (QueueBackend::dataVersion(),
+/// one catalog query) and `restNs` passed since the last read, or once
+/// `maxAgeNs` passed; a failed session is opened again at the next call.
+/// One thread at a time.
+class WatchedDatabase {
+public:
+    /// `readOnly`: the session never writes (the exporter); else it is
+    /// opened as the window opens it, so the entry says why the queue
+    /// cannot be written (a scan itself never writes).
+    WatchedDatabase(std::string url, bool readOnly, std::string tool);
+    ~WatchedDatabase();
+    WatchedDatabase(const WatchedDatabase&) = delete;
+    WatchedDatabase& operator=(const WatchedDatabase&) = delete;
+
+    /// Whether the queue is to be read now; opens the session if needed
+    /// (throws core::Error when it cannot).
+    bool due(TimeNs restNs, TimeNs maxAgeNs);
+    /// The session, once due() opened it.
+    QueueBackend& backend();
+    /// The read due() asked for was made.
+    void read();
+    /// The session failed: closed; the next due() opens a new one.
+    void reset();
+    const std::string& url() const noexcept { return m_url; }
+
+private:
+    std::string m_url;
+    bool m_readOnly;
+    std::string m_tool;
+    std::shared_ptr<QueueBackend> m_db;
+    bool m_read = false; ///< since the session opened
+    std::int64_t m_marker = 0;
+    std::int64_t m_seen = 0;
+    TimeNs m_readAt = 0; ///< steady clock
+};
+
+/// The sidebar's entry of a watched database, when due (`restNs`,
+/// `maxAgeNs` as for WatchedDatabase::due()): read through its session,
+/// or one skipped entry saying why it failed (the session is then reset);
+/// nullopt when nothing changed and the last entries stand.
+std::optional<std::vector<FleetEntry>> scanDatabase(WatchedDatabase& db, TimeNs stuckAfterNs,
+                                                    TimeNs restNs, TimeNs maxAgeNs);
 
 /// Every candidate of `dir`; for a database URL, its queue. Throws Io when
 /// `dir` is not a readable folder.

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/filestamp.h"
 #include "core/pacing.h"
+#include "core/pg/connection.h"
 #include "ui/filewatcher.h"
 #include "ui/fleetremote.h"
 #include "ui/queuesettings.h"
@@ -113,6 +114,9 @@ struct FleetModel::CachedScan {
     qint64 costMs = 0;
     FileStamps stamp;                      ///< taken before the scan read the file
     std::vector<core::FleetEntry> entries; ///< as scanQueueFile() gave them
+    /// A database's session, kept from scan to scan (scans run one at a
+    /// time): read again only when its change marker moved.
+    std::shared_ptr<core::WatchedDatabase> database;
 };
 
 namespace {
@@ -127,7 +131,43 @@ core::TimeNs paceOf(const FleetModel::CachedScan& c, qint64 maxAgeMs) {
                                        maxAgeMs * 1'000'000);
 }
 
+/// Kept under a minute by a change marker that did not move: a job turns
+/// stuck by the clock alone, with no write to the database.
+constexpr core::TimeNs kDatabaseMaxAgeNs = 60 * core::kNsPerSecond;
+
 } // namespace
+
+bool FleetModel::scanDatabase(const std::string& url, const std::map<std::string, CachedScan>* old,
+                              bool forced, core::TimeNs stuckNs, core::TimeNs t, qint64 maxAgeMs,
+                              std::map<std::string, CachedScan>& cache,
+                              std::vector<core::FleetEntry>& out) {
+    CachedScan now;
+    if (old) {
+        if (const auto it = old->find(url); it != old->end())
+            now = it->second;
+    }
+    if (!now.database)
+        now.database = std::make_shared<core::WatchedDatabase>(url, false, "lqadmin");
+    const bool again = forced || now.stuckNs != stuckNs || now.entries.empty();
+    // Paced by what its last read cost, as a slow file is, then only when
+    // it changed (or its figures are a minute old).
+    const core::TimeNs rest = again ? 0 : paceOf(now, maxAgeMs);
+    QElapsedTimer cost;
+    cost.start();
+    auto read = core::scanDatabase(*now.database, stuckNs, rest,
+                                   again ? 0 : std::max(rest, kDatabaseMaxAgeNs));
+    const bool reused = !read;
+    if (read) {
+        now.entries = std::move(*read);
+        now.costMs = cost.elapsed();
+        now.stuckNs = stuckNs;
+        now.scannedAt = t;
+    }
+    for (core::FleetEntry e : now.entries)
+        appendWithQueues(std::move(e), out);
+    cache.emplace(url, std::move(now));
+    return reused;
+}
 
 struct FleetModel::ScanResult {
     std::vector<core::FleetEntry> entries;
@@ -317,6 +357,13 @@ void FleetModel::startScan() {
                 // comes from its table, setLiveCounts()).
                 // A database is paced like a slow file, by what its last read
                 // cost; a scan for a changed local file leaves it as it was.
+                if (core::pg::isPostgresUrl(p)) {
+                    r.reused += scanDatabase(p, old.get(), forced.count(p) > 0, stuckNs, t, maxAge,
+                                             *cache, r.entries)
+                                    ? 1
+                                    : 0;
+                    continue;
+                }
                 const bool file = isFile(p);
                 const bool cacheable = file || !core::isLocalPath(p);
                 const CachedScan* last = nullptr;

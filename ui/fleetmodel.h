@@ -186,6 +186,14 @@ public:
     struct CachedScan;
 
 private:
+    /// A database's scan (on the scan worker): through the session kept in
+    /// its cached scan, read again when due (core::scanDatabase); its
+    /// entries appended to `out` and its scan put in `cache`. True when the
+    /// last entries were reused.
+    static bool scanDatabase(const std::string& url, const std::map<std::string, CachedScan>* old,
+                             bool forced, core::TimeNs stuckNs, core::TimeNs t, qint64 maxAgeMs,
+                             std::map<std::string, CachedScan>& cache,
+                             std::vector<core::FleetEntry>& out);
     /// The last scan of each local file (setUnchangedReuse()); the scan
     /// worker gets a copy and hands back the new one.
     std::shared_ptr<const std::map<std::string, CachedScan>> m_scanCache;

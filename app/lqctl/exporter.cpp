@@ -481,39 +481,25 @@ private:
         out.seconds = std::chrono::duration<double>(out.at - t0).count();
     }
 
-    /// A queue in a database (postgresql://): one session kept open,
-    /// idle between refreshes (no transaction held), and the queue read
-    /// again when its change marker moved (QueueBackend::dataVersion, one
-    /// catalog query), or once a minute. A session that failed is opened
-    /// again at the next interval; meanwhile the queue is down.
+    /// A queue in a database (postgresql://), watched as the sidebar
+    /// watches it (core::WatchedDatabase): one session kept open, idle
+    /// between refreshes, the queue read again when its change marker
+    /// moved, or once a minute. A session that failed is opened again at
+    /// the next interval; meanwhile the queue is down.
     void databaseLoop(const std::string& url, Entry& e, const std::atomic_bool& gone) const {
         constexpr core::TimeNs kUnchangedNs = 60 * core::kNsPerSecond;
-        std::shared_ptr<core::QueueBackend> db;
-        bool read = false; // since the session opened
-        std::int64_t seen = 0;
-        core::TimeNs readAt = 0;
+        core::WatchedDatabase db(url, true, "lqctl");
         do {
             if (gone.load())
                 return;
             const auto t0 = Clock::now();
             try {
-                if (!db) {
-                    core::BackendOptions bo;
-                    bo.readOnly = true;
-                    bo.watch = false;
-                    bo.tool = "lqctl";
-                    db = core::openBackend(url, bo);
-                }
-                const std::int64_t marker = db->dataVersion();
-                if (read && seen == marker && core::steadyNowNs() - readAt < kUnchangedNs)
+                if (!db.due(0, kUnchangedNs))
                     continue;
-                store(e, readDatabase(*db), t0);
-                read = true;
-                seen = marker;
-                readAt = core::steadyNowNs();
+                store(e, readDatabase(db.backend()), t0);
+                db.read();
             } catch (const core::Error& ex) {
                 db.reset();
-                read = false;
                 store(e, failed(ex), t0);
             }
         } while (sleepFor(interval()) && !gone.load());

@@ -691,6 +691,56 @@ private slots:
         QCOMPARE(q->queueNames().size(), std::size_t(3));
     }
 
+    /// The sidebar's and the exporter's watch of a database
+    /// (core::WatchedDatabase): one session for every scan, kept open and
+    /// idle; a scan reads the queue only when the change marker moved.
+    void watchedDatabaseKeepsOneSession() {
+        const FormatCase& fc = pgFormatCases().front();
+        auto admin = pg::Connection::open(url(), {false, 60000, 5000, 60000, 10});
+        const std::string t0 = admin->exec("SELECT now()::text").text(0, 0);
+        WatchedDatabase db(url(fc.schema), false, "tst_pgengine");
+        const TimeNs stuck = 300 * kNsPerSecond;
+        const TimeNs minute = 60 * kNsPerSecond;
+        const auto first = scanDatabase(db, stuck, 0, minute);
+        QVERIFY(first);
+        QCOMPARE(first->size(), std::size_t(1));
+        QVERIFY2(!first->front().skipped, first->front().reason.c_str());
+        for (int i = 0; i < 5; ++i)
+            QVERIFY(!scanDatabase(db, stuck, 0, minute)); // unchanged: nothing read
+        const auto sessions = [&] {
+            return admin
+                ->exec("SELECT count(*) FROM pg_stat_activity WHERE application_name = "
+                       "'lqadmin' AND backend_start > $1::timestamptz",
+                       {t0})
+                .int64(0, 0);
+        };
+        QCOMPARE(sessions(), std::int64_t(1)); // one, kept open across the scans
+        // Another session's write moves the marker (an update that
+        // changes nothing still counts): the next due scan reads.
+        const FleetEntry before = first->front();
+        const std::string table = std::string(fc.schema) + "." + fc.tables.front();
+        // Its own session, closed after: a server process publishes its
+        // counters when it ends, or once idle (up to 10 s after a flush
+        // less than a second before, as PostgreSQL 15 defers it).
+        QCOMPARE(pg::Connection::open(url(), {false, 60000, 5000, 60000, 10})
+                     ->exec("UPDATE " + table + " SET id = id WHERE id = (SELECT max(id) FROM " +
+                            table + ") RETURNING id")
+                     .rows(),
+                 1);
+        std::optional<std::vector<FleetEntry>> again;
+        QElapsedTimer waited;
+        waited.start();
+        while (!again && waited.elapsed() < 5000) {
+            QTest::qWait(100);
+            again = scanDatabase(db, stuck, 0, minute);
+        }
+        QVERIFY2(again, "the write was not seen within 5 s");
+        qInfo("a committed write was seen %lld ms after it",
+              static_cast<long long>(waited.elapsed()));
+        QCOMPARE(again->front().counts.stored, before.counts.stored);
+        QCOMPARE(sessions(), std::int64_t(1));
+    }
+
     void seenInPgStatActivity() {
         auto q = open(pgFormatCases().front());
         (void)q->counts();
