@@ -3,10 +3,12 @@
 // Solid Queue's SolidQueue::Queue#pause and #resume (a solid_queue_pauses
 // row), River's QueuePause and QueueResume (river_queue.paused_at), with
 // the statements their SQLite drivers run (solidqueue_ops.cpp, river.cpp)
-// in PostgreSQL's dialect. What is stored is the row's row_to_json: undo
-// compares and writes back exactly that.
+// in PostgreSQL's dialect, and River's river_control notification. What
+// is stored is the row's row_to_json: undo compares and writes back
+// exactly that.
 #include "pause.h"
 
+#include "../json.h"
 #include "actions_p.h"
 #include "catalog.h"
 #include "list.h"
@@ -111,15 +113,18 @@ public:
                     "$2::timestamptz ELSE updated_at END"
                   : " SET paused_at = NULL, updated_at = CASE WHEN paused_at IS NOT NULL THEN "
                     "$2::timestamptz ELSE updated_at END";
-        return changed(m_x, "UPDATE " + m_t + set + " WHERE name = $1 RETURNING name",
-                       {queue, pgTime(now)});
+        const std::int64_t n = changed(
+            m_x, "UPDATE " + m_t + set + " WHERE name = $1 RETURNING name", {queue, pgTime(now)});
+        if (n == 1)
+            notify(pause, queue);
+        return n;
     }
 
     std::int64_t restore(const std::string& queue, const Row& wrote,
                          const Row& before) const override {
         // paused_at back while it still holds what was written; updated_at
         // too unless a client touched the row since.
-        return changed(
+        const std::int64_t n = changed(
             m_x,
             "UPDATE " + m_t +
                 " q SET paused_at = b.paused_at, updated_at = CASE WHEN q.updated_at IS NOT "
@@ -129,9 +134,24 @@ public:
                 ", $3::json) b WHERE q.name = $1 AND q.paused_at IS NOT DISTINCT FROM w.paused_at "
                 "RETURNING q.name",
             {queue, wrote.stored, before.stored});
+        if (n == 1)
+            notify(before.paused, queue);
+        return n;
     }
 
 private:
+    /// What River's client sends in the same transaction
+    /// (Client.notifyQueuePauseOrResume, riverqueue/river@fdf6cdf
+    /// client.go; PGNotifyMany): {"action": "pause"|"resume", "queue": ...}
+    /// on "<schema>.river_control", so that running producers stop or
+    /// start at once instead of at their next poll of river_queue.
+    void notify(bool pause, const std::string& queue) const {
+        Json payload = Json::object();
+        payload.set("action", pause ? "pause" : "resume");
+        payload.set("queue", queue);
+        m_x.c.exec("SELECT pg_notify($1, $2)", {m_x.lib.schema + ".river_control", payload.dump()});
+    }
+
     const ChunkContext& m_x;
     std::string m_t;
 };

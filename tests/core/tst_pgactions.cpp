@@ -26,6 +26,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <libpq-fe.h>
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -69,6 +71,36 @@ std::map<std::string, std::pair<SkipKind, std::string>> skips(const Report& r) {
         out[s.messageId] = {s.kind, s.reason};
     return out;
 }
+
+/// A session LISTENing on `channel`, as a library's workers listen.
+class Listener {
+public:
+    Listener(const std::string& url, const std::string& channel)
+        : m_c(PQconnectdb(url.c_str())) {
+        PQclear(PQexec(m_c, ("LISTEN \"" + channel + "\"").c_str()));
+    }
+    ~Listener() { PQfinish(m_c); }
+    Listener(const Listener&) = delete;
+    Listener& operator=(const Listener&) = delete;
+    /// The payloads received within `ms`.
+    std::vector<std::string> take(int ms) {
+        std::vector<std::string> out;
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < ms) {
+            PQconsumeInput(m_c);
+            while (PGnotify* n = PQnotifies(m_c)) {
+                out.emplace_back(n->extra);
+                PQfreemem(n);
+            }
+            QTest::qWait(20);
+        }
+        return out;
+    }
+
+private:
+    PGconn* m_c;
+};
 
 } // namespace
 
@@ -283,6 +315,8 @@ private slots:
         const std::vector<std::string> stored = pauseRows();
         const std::vector<std::string> names = lite->queueNames();
         QCOMPARE(pgb->queueNames(), names);
+        Listener producers(toStd(m_pg->url()), std::string(fc.schema) + ".river_control");
+        std::vector<std::string> sent; // what River's client would have notified
         std::size_t applied = 0;
         for (const std::string& q : names) {
             const bool pause =
@@ -293,7 +327,14 @@ private slots:
             QCOMPARE(rp.applied(), rl.applied());
             QCOMPARE(skips(rp), skips(rl));
             applied += rp.applied();
+            if (rp.applied())
+                sent.push_back(std::string("{\"action\":\"") + (pause ? "pause" : "resume") +
+                               "\",\"queue\":\"" + q + "\"}");
         }
+        // River's producers hear of it at once, as from River's own client;
+        // Solid Queue's workers poll solid_queue_pauses and get nothing.
+        const std::vector<std::string> heard = producers.take(500);
+        QCOMPARE(heard, library == QLatin1String("river") ? sent : std::vector<std::string>{});
         qInfo("%zu queues, %zu paused or resumed", names.size(), applied);
         QVERIFY(applied > 0);
         QCOMPARE(paused(*pgb), paused(*lite));
@@ -316,6 +357,8 @@ private slots:
         QVERIFY(!pgb->lastUndoable());
         QCOMPARE(pauseRows(), stored);
         QCOMPARE(paused(*pgb), pausedBefore);
+        // Undo notifies too: one per queue set back.
+        QCOMPARE(producers.take(500).size(), library == QLatin1String("river") ? applied : 0);
     }
 
     /// Run now of every recurring task, on PostgreSQL and on SQLite at the
