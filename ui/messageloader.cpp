@@ -245,8 +245,9 @@ void MessageLoader::setBackend(std::shared_ptr<core::QueueBackend> backend, cons
     if (std::exchange(m_fileState, MessageModel::FileState::Ok) != MessageModel::FileState::Ok) {
         emit fileStateChanged(MessageModel::FileState::Ok);
     }
-    if (m_backend && m_backend->pushesChanges()) {
-        // A remote queue: the server pushes its changes; never poll the link.
+    if (m_backend) {
+        // A remote queue pushes its changes (its link is never polled); a
+        // database, the inserts its library notifies (it is polled too).
         QPointer<MessageLoader> self(this);
         m_backend->setChangeListener([self](bool force) {
             QMetaObject::invokeMethod(
@@ -258,7 +259,8 @@ void MessageLoader::setBackend(std::shared_ptr<core::QueueBackend> backend, cons
                 },
                 Qt::QueuedConnection);
         });
-    } else if (m_backend && core::isLocalPath(path.toStdString())) {
+    }
+    if (m_backend && !m_backend->pushesChanges() && core::isLocalPath(path.toStdString())) {
         m_watcher->addPath(path);
         m_watcher->addPath(path + QStringLiteral("-wal"));
         m_watcher->addPath(QFileInfo(path).absolutePath());

@@ -53,7 +53,19 @@ FileStamp PgQueueBackend::fileIdentity() const {
 }
 
 std::int64_t PgQueueBackend::dataVersion() {
-    return m_queue->changeMarker();
+    return m_queue->changeMarker() + m_heard.load();
+}
+
+void PgQueueBackend::setChangeListener(const std::function<void(bool force)>& onChange) {
+    m_listener.reset();
+    std::vector<std::string> channels = pg::insertChannels(m_queue->found());
+    if (channels.empty() || !onChange)
+        return;
+    m_listener = std::make_unique<pg::ChangeListener>(m_queue->connectUrl(), std::move(channels),
+                                                      [this, onChange] {
+                                                          ++m_heard;
+                                                          onChange(false);
+                                                      });
 }
 
 void PgQueueBackend::needList() const {

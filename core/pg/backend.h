@@ -16,8 +16,10 @@
 // so the loader polls it like a local file's data_version.
 
 #include "../backend.h"
+#include "listen.h"
 #include "pgqueue.h"
 
+#include <atomic>
 #include <memory>
 
 namespace lq::core::pg {
@@ -48,7 +50,14 @@ public:
     std::string engine() const override { return "postgresql"; }
     std::string whyNot(Action a) const override;
     FileStamp fileIdentity() const override;
+    /// The tables' write counters (PgQueue::changeMarker) plus the
+    /// library's insert notifications heard (setChangeListener).
     std::int64_t dataVersion() override;
+    /// Starts a LISTEN on the library's insert channels
+    /// (core/pg/listen.h), where it has any: `onChange` is called from its
+    /// thread at each notification. The marker is still polled: not every
+    /// change is notified.
+    void setChangeListener(const std::function<void(bool force)>& onChange) override;
     std::int64_t walSize() const override { return 0; }
     std::vector<std::int64_t> orderedRowids(const Filter& f, const Sort& s,
                                             const std::atomic_bool* cancel) override;
@@ -97,6 +106,8 @@ private:
     FilterPlanner planner();
 
     std::unique_ptr<PgQueue> m_queue;
+    std::atomic<std::int64_t> m_heard{0};           ///< insert notifications heard
+    std::unique_ptr<pg::ChangeListener> m_listener; ///< destroyed first: it calls back
     std::string m_tool;
 };
 

@@ -3,6 +3,7 @@
 #include "connection.h"
 
 #include <libpq-fe.h>
+#include <poll.h>
 
 #include <algorithm>
 #include <cctype>
@@ -356,6 +357,26 @@ Result Connection::exec(const std::string& sql, const std::vector<Param>& params
     if (!ok(r))
         fail("query failed", r);
     return Result(r);
+}
+
+std::vector<std::string> Connection::takeNotifications() {
+    if (PQconsumeInput(m_c) == 0)
+        fail("reading notifications failed", nullptr);
+    std::vector<std::string> out;
+    while (PGnotify* n = PQnotifies(m_c)) {
+        out.emplace_back(n->extra ? n->extra : "");
+        PQfreemem(n);
+    }
+    return out;
+}
+
+bool Connection::waitReadable(int ms) {
+    pollfd p{};
+    p.fd = PQsocket(m_c);
+    if (p.fd < 0)
+        fail("waiting for notifications failed", nullptr);
+    p.events = POLLIN;
+    return ::poll(&p, 1, ms) > 0;
 }
 
 void Connection::fail(const std::string& what, pg_result* r) const {

@@ -113,6 +113,13 @@ public:
     /// anything else (a lost connection it could not make again).
     Result exec(const std::string& sql, const std::vector<Param>& params = {});
 
+    /// The notifications that arrived on this session's LISTENed channels
+    /// since the last call, without waiting (their payloads, oldest first).
+    /// Throws Io when the connection is lost.
+    std::vector<std::string> takeNotifications();
+    /// Waits up to `ms` for the server to send something (a notification);
+    /// false on timeout.
+    bool waitReadable(int ms);
     const std::string& display() const noexcept { return m_target.display; }
     const std::string& schema() const noexcept { return m_target.schema; }
     bool readOnly() const noexcept { return m_opts.readOnly; }

@@ -60,6 +60,9 @@ public:
     /// `table` its schema-qualified jobs table, `queueTables` its tables,
     /// `warnings` the other queues the database holds.
     const FormatInfo& info() const noexcept;
+    /// The URL as given (it may hold a password): for a session of our own
+    /// beside this one (the LISTEN of core/pg/listen.h), never shown.
+    const std::string& connectUrl() const noexcept { return m_connectUrl; }
     /// The library as found in the catalog (schema, library id, tables).
     const pg::Found& found() const noexcept;
     /// "solid-queue", "oban", "river", "good-job", "pg-boss",

@@ -30,6 +30,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -739,6 +740,65 @@ private slots:
               static_cast<long long>(waited.elapsed()));
         QCOMPARE(again->front().counts.stored, before.counts.stored);
         QCOMPARE(sessions(), std::int64_t(1));
+    }
+
+    /// Live refresh by LISTEN (core/pg/listen.h): a notification on the
+    /// library's insert channel, as River's and Oban's inserts send it,
+    /// reaches the window's change listener and moves dataVersion() at
+    /// once, before the tables' write counters are published; Solid Queue
+    /// notifies nothing and gets no listener.
+    void listensForInserts_data() {
+        QTest::addColumn<QString>("library");
+        QTest::addColumn<QString>("channel"); // "" : none
+        QTest::addRow("river") << QStringLiteral("river") << QStringLiteral("river.river_insert");
+        QTest::addRow("oban") << QStringLiteral("oban") << QStringLiteral("oban.oban_insert");
+        QTest::addRow("solid-queue") << QStringLiteral("solid-queue") << QString();
+    }
+
+    void listensForInserts() {
+        QFETCH(QString, library);
+        QFETCH(QString, channel);
+        const FormatCase* fc = nullptr;
+        for (const auto& c : pgFormatCases())
+            if (QLatin1String(c.library) == library)
+                fc = &c;
+        QVERIFY(fc);
+        BackendOptions o;
+        o.readOnly = true;
+        auto b = openBackend(url(fc->schema), o);
+        std::atomic<int> heard{0};
+        b->setChangeListener([&heard](bool) { ++heard; });
+        const std::int64_t before = b->dataVersion();
+        auto admin = pg::Connection::open(url(), {false, 60000, 5000, 60000, 10});
+        const std::string ch =
+            channel.isEmpty() ? std::string(fc->schema) + ".river_insert" : toStd(channel);
+        // Until the listener's own session is in place, a notification may
+        // go unheard: send one every 100 ms for up to 3 s.
+        QElapsedTimer t;
+        t.start();
+        const int limit = channel.isEmpty() ? 500 : 3000;
+        while (heard.load() == 0 && t.elapsed() < limit) {
+            admin->exec("SELECT pg_notify($1, $2)", {ch, "{\"queue\":\"default\"}"});
+            QTest::qWait(100);
+        }
+        if (channel.isEmpty()) {
+            QCOMPARE(heard.load(), 0);
+            return;
+        }
+        QVERIFY2(heard.load() > 0, "no notification heard within 3 s");
+        qInfo("heard after %lld ms (its session connecting included)",
+              static_cast<long long>(t.elapsed()));
+        QVERIFY(b->dataVersion() != before);
+        // A second one, with the session in place: heard within a poll tick.
+        const int now = heard.load();
+        t.restart();
+        admin->exec("SELECT pg_notify($1, $2)", {ch, "{\"queue\":\"default\"}"});
+        while (heard.load() == now && t.elapsed() < 2000)
+            QTest::qWait(5);
+        QVERIFY(heard.load() > now);
+        qInfo("a notification reached the listener %lld ms after it was sent",
+              static_cast<long long>(t.elapsed()));
+        b.reset(); // stops its thread: no call after this
     }
 
     void seenInPgStatActivity() {

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Live refresh by LISTEN where the library notifies (issue 41): a session
+// of its own waits for the notifications the library sends when a job is
+// inserted, so the window reads again at once instead of when the tables'
+// write counters (PgQueue::changeMarker) are next published.
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace lq::core::pg {
+
+struct Found;
+
+/// The channels `lib` notifies on when a job is inserted: River's
+/// "<schema>.river_insert" (riverqueue/river@fdf6cdf PGNotifyMany), Oban's
+/// "<prefix>.oban_insert" (oban-bg/oban@2939e31 notifiers/postgres.ex),
+/// Graphile Worker's "jobs:insert"; none for Solid Queue (no NOTIFY).
+std::vector<std::string> insertChannels(const Found& lib);
+
+/// A session LISTENing on `channels` from a thread of its own: each batch
+/// of notifications calls `onChange` (from that thread). A session
+/// that fails is opened again a second later. Destroying it stops the
+/// thread (within a tenth of a second).
+class ChangeListener {
+public:
+    ChangeListener(std::string url, std::vector<std::string> channels,
+                   std::function<void()> onChange);
+    ~ChangeListener();
+    ChangeListener(const ChangeListener&) = delete;
+    ChangeListener& operator=(const ChangeListener&) = delete;
+
+private:
+    void run();
+
+    std::string m_url;
+    std::vector<std::string> m_channels;
+    std::function<void()> m_onChange;
+    std::atomic_bool m_stop{false};
+    std::thread m_thread;
+};
+
+} // namespace lq::core::pg
