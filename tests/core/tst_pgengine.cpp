@@ -554,6 +554,25 @@ private slots:
         QVERIFY(job10 && job10->lockTime && job10->leaseExpiry);
         QCOMPARE(job10->state, State::Locked);
         QCOMPARE(*job10->leaseExpiry - *job10->lockTime, 4 * 3600 * kNsPerSecond);
+
+        // Live refresh: the library's own add_job() notifies jobs:insert,
+        // and the window's listener hears it (core/pg/listen.h).
+        std::atomic<int> heard{0};
+        q->setChangeListener([&heard](bool) { ++heard; });
+        const std::int64_t before = q->dataVersion();
+        auto admin = pg::Connection::open(toStd(m_pg->url(QStringLiteral("gwnpm"))),
+                                          {false, 60000, 5000, 60000, 10});
+        QElapsedTimer t;
+        t.start();
+        int added = 0;
+        while (heard.load() == 0 && t.elapsed() < 3000) {
+            admin->exec("SELECT graphile_worker.add_job('send_email', '{\"to\": \"a@b.c\"}')");
+            ++added;
+            QTest::qWait(100);
+        }
+        QVERIFY2(heard.load() > 0, "add_job's notification was not heard within 3 s");
+        qInfo("heard add_job's notification (%d job(s) added)", added);
+        QVERIFY(q->dataVersion() != before);
     }
 
     void recognisesAllSix() {
