@@ -6,6 +6,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <utility>
@@ -370,13 +371,15 @@ std::vector<std::string> Connection::takeNotifications() {
     return out;
 }
 
-bool Connection::waitReadable(int ms) {
-    pollfd p{};
-    p.fd = PQsocket(m_c);
-    if (p.fd < 0)
+bool Connection::waitReadable(int ms, int wakeFd) {
+    std::array<pollfd, 2> p{};
+    p[0].fd = PQsocket(m_c);
+    if (p[0].fd < 0)
         fail("waiting for notifications failed", nullptr);
-    p.events = POLLIN;
-    return ::poll(&p, 1, ms) > 0;
+    p[0].events = POLLIN;
+    p[1].fd = wakeFd;
+    p[1].events = POLLIN;
+    return ::poll(p.data(), wakeFd < 0 ? 1 : 2, ms) > 0 && (p[0].revents & POLLIN) != 0;
 }
 
 void Connection::fail(const std::string& what, pg_result* r) const {

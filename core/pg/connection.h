@@ -117,9 +117,10 @@ public:
     /// since the last call, without waiting (their payloads, oldest first).
     /// Throws Io when the connection is lost.
     std::vector<std::string> takeNotifications();
-    /// Waits up to `ms` for the server to send something (a notification);
-    /// false on timeout.
-    bool waitReadable(int ms);
+    /// Waits up to `ms` for the server to send something (a notification),
+    /// or for `wakeFd` (when not -1) to become readable; true only when the
+    /// server sent something.
+    bool waitReadable(int ms, int wakeFd = -1);
     const std::string& display() const noexcept { return m_target.display; }
     const std::string& schema() const noexcept { return m_target.schema; }
     bool readOnly() const noexcept { return m_opts.readOnly; }

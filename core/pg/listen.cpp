@@ -4,7 +4,9 @@
 #include "catalog.h"
 #include "connection.h"
 
-#include <chrono>
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
 
 namespace lq::core::pg {
 
@@ -22,32 +24,39 @@ ChangeListener::ChangeListener(std::string url, std::vector<std::string> channel
                                std::function<void()> onChange)
     : m_url(std::move(url))
     , m_channels(std::move(channels))
-    , m_onChange(std::move(onChange))
-    , m_thread([this] { run(); }) {}
+    , m_onChange(std::move(onChange)) {
+    if (::pipe2(m_wake, O_CLOEXEC | O_NONBLOCK) != 0)
+        throw Error(ErrorKind::Io, "pipe", "cannot create the listener's wake-up pipe");
+    m_thread = std::thread([this] { run(); });
+}
 
 ChangeListener::~ChangeListener() {
     m_stop = true;
+    const char byte = 0;
+    (void)!::write(m_wake[1], &byte, 1);
     m_thread.join();
+    ::close(m_wake[0]);
+    ::close(m_wake[1]);
 }
 
 void ChangeListener::run() {
-    constexpr int kTickMs = 100;
+    constexpr int kWaitMs = 1000;
     while (!m_stop.load()) {
         try {
             auto c = Connection::open(m_url);
             for (const std::string& ch : m_channels)
                 c->exec("LISTEN " + quoteIdent(ch));
             while (!m_stop.load()) {
-                if (!c->waitReadable(kTickMs))
+                if (!c->waitReadable(kWaitMs, m_wake[0]))
                     continue;
                 if (!c->takeNotifications().empty())
                     m_onChange();
             }
         } catch (const Error&) {
-            // Opened again a second later; meanwhile the change marker's
-            // poll still sees every change.
-            for (int i = 0; i < 10 && !m_stop.load(); ++i)
-                std::this_thread::sleep_for(std::chrono::milliseconds(kTickMs));
+            // Opened again a second later (or at once stopped); meanwhile
+            // the change marker's poll still sees every change.
+            pollfd p{m_wake[0], POLLIN, 0};
+            (void)::poll(&p, 1, kWaitMs);
         }
     }
 }

@@ -23,8 +23,8 @@ std::vector<std::string> insertChannels(const Found& lib);
 
 /// A session LISTENing on `channels` from a thread of its own: each batch
 /// of notifications calls `onChange` (from that thread). A session
-/// that fails is opened again a second later. Destroying it stops the
-/// thread (within a tenth of a second).
+/// that fails is opened again a second later. Destroying it wakes and
+/// stops the thread at once.
 class ChangeListener {
 public:
     ChangeListener(std::string url, std::vector<std::string> channels,
@@ -40,6 +40,7 @@ private:
     std::vector<std::string> m_channels;
     std::function<void()> m_onChange;
     std::atomic_bool m_stop{false};
+    int m_wake[2] = {-1, -1}; ///< a pipe: the destructor's write wakes the thread
     std::thread m_thread;
 };
 
