@@ -28,7 +28,7 @@ std::string executionTable(const std::string& kind) {
 }
 
 bool hasTable(const ChunkContext& x, const char* table) {
-    return std::find(x.lib.tables.begin(), x.lib.tables.end(), table) != x.lib.tables.end();
+    return x.lib.has(table);
 }
 
 /// One row_to_json of `table` for job `id`, or nullopt; `lock` takes it

@@ -16,7 +16,9 @@
 //   graphile-worker  _private_jobs + _private_tasks (v0.16+), or jobs +
 //                    tasks + job_queues in a schema named graphile_worker
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lq::core::pg {
@@ -29,6 +31,11 @@ struct Found {
     std::string library;              ///< "solid-queue", "oban", "river", ...
     std::vector<std::string> tables;  ///< its tables present, sorted
     std::vector<std::string> missing; ///< optional tables it lacks (SQ blocked executions)
+
+    /// `table` is among its tables.
+    bool has(std::string_view table) const {
+        return std::find(tables.begin(), tables.end(), table) != tables.end();
+    }
 };
 
 struct Catalog {

@@ -445,14 +445,11 @@ std::int64_t countJobs(Connection& c, const Found& lib, const Filter& f, TimeNs 
 }
 
 std::vector<PausedQueue> readPausedQueues(Connection& c, const Found& lib) {
-    const auto has = [&](const char* t) {
-        return std::find(lib.tables.begin(), lib.tables.end(), t) != lib.tables.end();
-    };
     std::string sql;
-    if (lib.library == "solid-queue" && has("solid_queue_pauses"))
+    if (lib.library == "solid-queue" && lib.has("solid_queue_pauses"))
         sql = "SELECT queue_name, " + ns("created_at") + " FROM " +
               qualified(lib, "solid_queue_pauses");
-    else if (lib.library == "river" && has("river_queue"))
+    else if (lib.library == "river" && lib.has("river_queue"))
         sql = "SELECT name, " + ns("paused_at") + " FROM " + qualified(lib, "river_queue") +
               " WHERE paused_at IS NOT NULL";
     std::vector<PausedQueue> out;
@@ -473,10 +470,7 @@ std::vector<PausedQueue> readPausedQueues(Connection& c, const Found& lib) {
 }
 
 ProcessList readProcesses(Connection& c, const Found& lib, TimeNs now) {
-    const auto has = [&](const char* t) {
-        return std::find(lib.tables.begin(), lib.tables.end(), t) != lib.tables.end();
-    };
-    if (lib.library != "solid-queue" || !has("solid_queue_processes")) {
+    if (lib.library != "solid-queue" || !lib.has("solid_queue_processes")) {
         ProcessList l;
         l.notStored = "the processes of " + libraryName(lib.library) +
                       " on PostgreSQL: not read yet (issue 41)";
@@ -528,8 +522,7 @@ RecurringList readRecurring(Connection& c, const Found& lib, const FormatInfo& i
     RecurringList out = solidqueue::recurringList(info);
     if (!out.notStored.empty())
         return out;
-    const bool runs = std::find(lib.tables.begin(), lib.tables.end(),
-                                "solid_queue_recurring_executions") != lib.tables.end();
+    const bool runs = lib.has("solid_queue_recurring_executions");
     const std::string last = runs ? "(SELECT " + ns("max(run_at)") + " FROM " +
                                         qualified(lib, "solid_queue_recurring_executions") +
                                         " e WHERE e.task_key = t.key)"

@@ -30,8 +30,7 @@ public:
     explicit PgRecurring(const ChunkContext& x)
         : m_x(x)
         , m_jobs(qualifiedTable(x, "solid_queue_jobs"))
-        , m_runs(std::find(x.lib.tables.begin(), x.lib.tables.end(),
-                           "solid_queue_recurring_executions") != x.lib.tables.end()) {}
+        , m_runs(x.lib.has("solid_queue_recurring_executions")) {}
 
     std::optional<Task> task(const std::string& key) const override {
         const Result r = m_x.c.exec("SELECT schedule, class_name, command, arguments, "

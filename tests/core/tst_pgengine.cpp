@@ -128,6 +128,23 @@ private:
         const std::string base = toStd(m_pg->url());
         return schema.empty() ? base : base + "?schema=" + schema;
     }
+    /// The Solid Queue fixture opened read-only on SQLite (a copy) and on
+    /// PostgreSQL, both at the fixture's instant.
+    std::pair<std::shared_ptr<QueueBackend>, std::shared_ptr<QueueBackend>> solidQueueBoth() {
+        const FormatCase* fc = nullptr;
+        for (const auto& c : pgFormatCases())
+            if (std::string(c.library) == "solid-queue")
+                fc = &c;
+        if (!fc)
+            throw std::runtime_error("no solid-queue case");
+        const QJsonObject facts = lq::test::formatFacts(QString::fromLatin1(fc->fixture));
+        BackendOptions o;
+        o.readOnly = true;
+        o.now = parseTimeArg(toStd(facts.value(QStringLiteral("now")).toString()));
+        const QString copy =
+            lq::test::copyFixture(m_tmp, QStringLiteral("formats/") + QLatin1String(fc->fixture));
+        return {openBackend(toStd(copy), o), openBackend(url(fc->schema), o)};
+    }
     std::unique_ptr<PgQueue> open(const FormatCase& fc) {
         const QJsonObject facts = lq::test::formatFacts(QString::fromLatin1(fc.fixture));
         const auto now = parseTimeArg(toStd(facts.value(QStringLiteral("now")).toString()));
@@ -257,19 +274,9 @@ private slots:
     /// PostgreSQL and on the SQLite fixture, at the same instant: the same
     /// rows, liveness by process_alive_threshold, claims and warnings.
     void processesLikeSqlite() {
-        const FormatCase* fc = nullptr;
-        for (const auto& c : pgFormatCases())
-            if (std::string(c.library) == "solid-queue")
-                fc = &c;
-        QVERIFY(fc);
-        const QJsonObject facts = lq::test::formatFacts(QString::fromLatin1(fc->fixture));
-        BackendOptions o;
-        o.readOnly = true;
-        o.now = parseTimeArg(toStd(facts.value(QStringLiteral("now")).toString()));
-        const QString copy =
-            lq::test::copyFixture(m_tmp, QStringLiteral("formats/") + QLatin1String(fc->fixture));
-        const ProcessList a = openBackend(toStd(copy), o)->processes();
-        const ProcessList b = openBackend(url(fc->schema), o)->processes();
+        const auto [lite, pg] = solidQueueBoth();
+        const ProcessList a = lite->processes();
+        const ProcessList b = pg->processes();
         QVERIFY2(b.notStored.empty(), b.notStored.c_str());
         QVERIFY(!a.processes.empty());
         QCOMPARE(b.aliveRule, a.aliveRule);
@@ -297,20 +304,10 @@ private slots:
     /// recurring`) on PostgreSQL and on the SQLite fixture at the same
     /// instant: the same tasks, last, next and missed runs.
     void recurringLikeSqlite() {
-        const FormatCase* fc = nullptr;
-        for (const auto& c : pgFormatCases())
-            if (std::string(c.library) == "solid-queue")
-                fc = &c;
-        QVERIFY(fc);
-        const QJsonObject facts = lq::test::formatFacts(QString::fromLatin1(fc->fixture));
-        BackendOptions o;
-        o.readOnly = true;
-        o.now = parseTimeArg(toStd(facts.value(QStringLiteral("now")).toString()));
-        const QString copy =
-            lq::test::copyFixture(m_tmp, QStringLiteral("formats/") + QLatin1String(fc->fixture));
+        const auto [lite, pg] = solidQueueBoth();
         for (int tz : {0, 3600}) {
-            const RecurringList a = openBackend(toStd(copy), o)->recurringTasks(tz);
-            const RecurringList b = openBackend(url(fc->schema), o)->recurringTasks(tz);
+            const RecurringList a = lite->recurringTasks(tz);
+            const RecurringList b = pg->recurringTasks(tz);
             QVERIFY2(b.notStored.empty(), b.notStored.c_str());
             QVERIFY(!a.tasks.empty());
             QCOMPARE(b.missedRule, a.missedRule);
