@@ -22,12 +22,6 @@ std::string notAdmin(Action a) {
 
 } // namespace
 
-std::unique_ptr<FormatDriver> GraphileWorkerFormat::driver(const FormatInfo&,
-                                                           const std::string& path) const {
-    throw Unsupported(path, "Graphile Worker keeps its jobs in PostgreSQL: open the database "
-                            "(postgresql://…), not a file");
-}
-
 std::vector<QueueFormat::ExtraState> GraphileWorkerFormat::extraStates() const {
     return {{"locked_expired",
              {State::Locked},

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "queueformat.h"
+#include "pgonly.h"
 
 namespace lq::core {
 
@@ -11,14 +11,10 @@ namespace lq::core {
 /// is being run (abandoned after 4 hours, when any worker may take it
 /// again); attempts up to max_attempts is permanently failed; otherwise it
 /// waits for run_at. Never recognised in a SQLite file: core/pg/ reads it.
-class GraphileWorkerFormat final : public QueueFormat {
+class GraphileWorkerFormat final : public PostgresOnlyFormat {
 public:
-    std::optional<FormatInfo> recognise(const SchemaFacts&, const std::string&) const override {
-        return std::nullopt;
-    }
-    std::unique_ptr<FormatDriver> driver(const FormatInfo& info,
-                                         const std::string& path) const override;
     const char* id() const noexcept override { return "graphile-worker"; }
+    const char* libraryName() const noexcept override { return "Graphile Worker"; }
     std::vector<State> states() const override {
         return {State::Ready, State::Scheduled, State::Locked, State::Failed};
     }
@@ -27,7 +23,6 @@ public:
     bool hasKeys(const FormatInfo&) const noexcept override { return true; }
     std::string tokenLabel(const FormatInfo&) const override { return "locked_at, attempts"; }
     std::string timeUnits(const FormatInfo&) const override { return "timestamptz"; }
-    bool namedQueues() const noexcept override { return true; }
     std::vector<ExtraState> extraStates() const override;
     std::string stateDescription(State s) const override;
     std::vector<Field> fields() const override {

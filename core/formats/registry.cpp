@@ -12,6 +12,7 @@
 #include "litequeue.h"
 #include "messenger.h"
 #include "oban.h"
+#include "pgonly.h"
 #include "plainjob.h"
 #include "river.h"
 #include "solidqueue.h"
@@ -41,6 +42,8 @@ const MessengerFormat kMessenger;
 const DjangoTasksFormat kDjangoTasks;
 const HangfireFormat kHangfire;
 const GraphileWorkerFormat kGraphileWorker;
+const GoodJobFormat kGoodJob;
+const PgBossFormat kPgBoss;
 
 /// The one table of formats: each format's implementation (which declares
 /// its id, states, fields, actions, recogniser and driver) and whether it is
@@ -52,7 +55,7 @@ struct Registered {
 };
 
 using V = LitequeueFormat::Version;
-const std::array<Registered, 19> kTable = {{
+const std::array<Registered, 21> kTable = {{
     {&LitequeueFormat::of(V::V014), true},
     {&LitequeueFormat::of(V::V013), false},
     {&LitequeueFormat::of(V::Legacy), false},
@@ -72,6 +75,8 @@ const std::array<Registered, 19> kTable = {{
     {&kDjangoTasks, true},
     {&kHangfire, true},
     {&kGraphileWorker, false}, // PostgreSQL only: core/pg/ recognises it
+    {&kGoodJob, false},
+    {&kPgBoss, false},
 }};
 
 } // namespace

@@ -197,7 +197,7 @@ Executions solidQueueExecutions(const Found& f) {
 
 bool countsSupported(const std::string& library) {
     return library == "solid-queue" || library == "oban" || library == "river" ||
-           library == "graphile-worker";
+           library == "graphile-worker" || library == "good-job" || library == "pg-boss";
 }
 
 std::string stateModelFormatId(const std::string& library) {
@@ -207,8 +207,8 @@ std::string stateModelFormatId(const std::string& library) {
         return "oban-lite"; // the same states as Oban Lite's
     if (library == "river")
         return "river-sqlite"; // the same states as riversqlite's
-    if (library == "graphile-worker")
-        return "graphile-worker"; // PostgreSQL only
+    if (library == "graphile-worker" || library == "good-job" || library == "pg-boss")
+        return library; // PostgreSQL only: core/formats/pgonly.h
     return {};
 }
 
@@ -220,7 +220,7 @@ Counts readCounts(Connection& c, const Found& f, TimeNs now, const std::string& 
         return jobTableCounts(c, f, kOban, now, q);
     if (f.library == "river")
         return jobTableCounts(c, f, kRiver, now, q);
-    if (f.library == "graphile-worker")
+    if (f.library == "graphile-worker" || f.library == "good-job" || f.library == "pg-boss")
         return countByState(c, f, now, queue);
     throw Unsupported(c.display(),
                       "counts of " + libraryName(f.library) + " on PostgreSQL: not yet (issue 41)");
@@ -233,6 +233,10 @@ std::vector<std::string> readQueueNames(Connection& c, const Found& f) {
         return distinctValues(c, f, "oban_jobs", "queue");
     if (f.library == "river")
         return distinctValues(c, f, "river_job", "queue");
+    if (f.library == "good-job")
+        return distinctValues(c, f, "good_jobs", "queue_name");
+    if (f.library == "pg-boss")
+        return distinctValues(c, f, "job", "name");
     if (f.library == "graphile-worker") {
         // The queues jobs are in (a queue row outlives its last job).
         const bool priv =

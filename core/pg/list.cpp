@@ -39,6 +39,31 @@ constexpr const char* kColumns =
     "id, queue, job, data, priority, attempt, max_attempts, created_ns, scheduled_ns, "
     "wait_from_ns, lock_ns, done_ns, lease_ns, error_text, errors_json, status_text, state, extra, "
     "claim_key, idem_key";
+/// kColumns and the key as stored (text, or the UUID).
+const std::string kSelect = std::string(kColumns) + ", uid";
+
+/// The 60-bit integer id of a UUID column, in SQL (see uuidRowidOf()).
+std::string uuidRowid(const std::string& col) {
+    return "('x0' || substr(replace(" + col + "::text, '-', ''), 1, 15))::bit(64)::bigint";
+}
+
+/// The UUIDs whose integer id is `rowid`, as an inclusive range.
+std::pair<std::string, std::string> uuidRange(std::int64_t rowid) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string prefix(15, '0');
+    for (int i = 14; i >= 0; --i, rowid >>= 4)
+        prefix[static_cast<std::size_t>(i)] = kHex[rowid & 0xf];
+    const auto dashed = [](const std::string& h) {
+        return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" +
+               h.substr(16, 4) + "-" + h.substr(20);
+    };
+    return {dashed(prefix + std::string(17, '0')), dashed(prefix + std::string(17, 'f'))};
+}
+
+/// Whether `library` keys its jobs by UUID.
+bool uuidKeyed(const std::string& library) {
+    return library == "good-job" || library == "pg-boss";
+}
 
 /// Solid Queue: the job's state is the one execution row that holds it
 /// (solidqueue_sql.cpp); a claim is abandoned when its process is gone or
@@ -73,7 +98,8 @@ std::string solidQueueSource(const Found& f) {
         lease + " AS lease_ns, error_text, NULL::text AS errors_json, kind AS status_text, " +
         "has_process, claim_key, NULL::text AS idem_key FROM (" + inner + ") x";
     return "SELECT " + std::string(kColumns) +
-           " FROM (SELECT *, CASE status_text WHEN 'finished' THEN 'DONE' WHEN 'ready' THEN "
+           ", id::text AS uid FROM (SELECT *, CASE status_text WHEN 'finished' THEN 'DONE' WHEN "
+           "'ready' THEN "
            "'READY' WHEN 'scheduled' THEN CASE WHEN scheduled_ns > $1::bigint THEN 'SCHEDULED' "
            "ELSE 'READY' END WHEN 'claimed' THEN 'LOCKED' WHEN 'failed' THEN 'FAILED' ELSE "
            "'UNKNOWN' END AS state, CASE WHEN status_text = 'blocked' THEN 'blocked' WHEN "
@@ -129,8 +155,8 @@ std::string jobTableSource(const Found& f, const JobTable& j) {
            "'discarded' THEN 'FAILED' ELSE 'UNKNOWN' END AS state, CASE WHEN status_text = " +
            running + " AND lock_ns < $1::bigint - " + j.rescueNs +
            " THEN 'locked_expired' WHEN status_text IN (" + j.extras +
-           ") THEN status_text ELSE '' END AS extra, attempt AS claim_key, NULL::text AS idem_key "
-           "FROM (" +
+           ") THEN status_text ELSE '' END AS extra, attempt AS claim_key, NULL::text AS idem_key, "
+           "id::text AS uid FROM (" +
            inner + ") x";
 }
 
@@ -160,7 +186,78 @@ std::string graphileSource(const Found& f) {
            "ELSE 'available' END AS status_text, CASE WHEN lock_ns IS NOT NULL THEN 'LOCKED' "
            "WHEN attempt >= max_attempts THEN 'FAILED' WHEN scheduled_ns > $1::bigint THEN "
            "'SCHEDULED' ELSE 'READY' END AS state, CASE WHEN lock_ns + 14400000000000 <= "
-           "$1::bigint THEN 'locked_expired' ELSE '' END AS extra, claim_key, idem_key FROM (" +
+           "$1::bigint THEN 'locked_expired' ELSE '' END AS extra, claim_key, idem_key, id::text "
+           "AS uid "
+           "FROM (" +
+           inner + ") x";
+}
+
+/// GoodJob (core/formats/pgonly.h): GoodJob::Reportable#status, the
+/// times as UTC `timestamp`. A running job is held while a session holds
+/// the advisory lock GoodJob takes on 'good_jobs-<id>' (its
+/// advisory_lock_bigint_sql, md5 by default; the key's halves are
+/// pg_locks' classid and objid); the lock is only looked up for running
+/// jobs.
+std::string goodJobSource(const Found& f) {
+    const std::string key = "('x' || substr(md5('good_jobs-' || j.id::text), 1, 16))::bit(64)";
+    const std::string held =
+        "EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND "
+        "l.granted AND l.classid = substring(" +
+        key +
+        " FROM 1 FOR 32)::bit(32)::int AND l.objid = "
+        "substring(" +
+        key + " FROM 33 FOR 32)::bit(32)::int)";
+    const std::string inner =
+        "SELECT " + uuidRowid("j.id") + " AS id, j.id AS uid, j.queue_name AS queue, " +
+        "coalesce(j.job_class, j.serialized_params->>'job_class') AS job, " +
+        "j.serialized_params::text AS data, j.priority::bigint AS priority, " +
+        "j.executions_count::bigint AS attempt, " + ns("j.created_at") + " AS created_ns, " +
+        ns("coalesce(j.scheduled_at, j.created_at)") + " AS scheduled_ns, " + ns("j.performed_at") +
+        " AS lock_ns, " + ns("j.finished_at") + " AS done_ns, " +
+        "nullif(j.error, '') AS error_text, CASE WHEN j.performed_at IS NOT NULL AND " +
+        "j.finished_at IS NULL THEN " + held + " END AS held FROM " + qualified(f, "good_jobs") +
+        " j";
+    return "SELECT id, queue, job, data, priority, attempt, NULL::bigint AS max_attempts, "
+           "created_ns, scheduled_ns, scheduled_ns AS wait_from_ns, lock_ns, done_ns, NULL::bigint "
+           "AS lease_ns, error_text, NULL::text AS errors_json, status_text, CASE status_text "
+           "WHEN 'succeeded' THEN 'DONE' WHEN 'discarded' THEN 'FAILED' WHEN 'running' THEN "
+           "'LOCKED' WHEN 'queued' THEN 'READY' ELSE 'SCHEDULED' END AS state, CASE WHEN "
+           "status_text = 'running' AND NOT held THEN 'locked_expired' WHEN status_text = "
+           "'retried' THEN 'retried' ELSE '' END AS extra, attempt AS claim_key, NULL::text AS "
+           "idem_key, uid FROM (SELECT *, CASE WHEN done_ns IS NOT NULL THEN CASE WHEN error_text "
+           "IS NOT NULL THEN 'discarded' ELSE 'succeeded' END WHEN lock_ns IS NOT NULL THEN "
+           "'running' WHEN scheduled_ns <= $1::bigint THEN 'queued' WHEN error_text IS NOT NULL "
+           "THEN 'retried' ELSE 'scheduled' END AS status_text FROM (" +
+           inner + ") x) y";
+}
+
+/// pg-boss (core/formats/pgonly.h): its `job` table; a failed job's error
+/// is the `output` failJobs wrote: an Error's {"message", "stack"}, any
+/// other value as {"value": …} ({"value": {"message": "job timed out"}}
+/// from its maintenance).
+std::string pgBossSource(const Found& f) {
+    const std::string inner =
+        "SELECT " + uuidRowid("j.id") + " AS id, j.id AS uid, j.name AS queue, " +
+        "j.data::text AS data, j.priority::bigint AS priority, j.retry_count::bigint AS attempt, " +
+        "j.retry_limit::bigint AS max_attempts, " + ns("j.created_on") + " AS created_ns, " +
+        ns("j.start_after") + " AS scheduled_ns, " + ns("j.started_on") + " AS lock_ns, " +
+        ns("j.completed_on") + " AS done_ns, " +
+        ns("j.started_on + j.expire_seconds * interval '1 second'") + " AS expire_ns, " +
+        "CASE WHEN j.state IN ('failed', 'retry') THEN coalesce(j.output->>'message', " +
+        "j.output->'value'->>'message', j.output->>'value', j.output::text) END AS error_text, "
+        "j.state::text AS " +
+        "status_text, j.singleton_key AS idem_key FROM " + qualified(f, "job") + " j";
+    return "SELECT id, queue, NULL::text AS job, data, priority, attempt, max_attempts, "
+           "created_ns, scheduled_ns, scheduled_ns AS wait_from_ns, lock_ns, done_ns, CASE WHEN "
+           "status_text = 'active' THEN expire_ns END AS lease_ns, error_text, NULL::text AS "
+           "errors_json, status_text, CASE WHEN status_text IN ('created', 'retry') THEN CASE "
+           "WHEN scheduled_ns <= $1::bigint THEN 'READY' ELSE 'SCHEDULED' END WHEN status_text = "
+           "'active' THEN 'LOCKED' WHEN status_text = 'completed' THEN 'DONE' WHEN status_text = "
+           "'failed' THEN 'FAILED' ELSE 'UNKNOWN' END AS state, CASE WHEN status_text = 'active' "
+           "AND expire_ns < $1::bigint THEN 'locked_expired' WHEN status_text IN ('retry', "
+           "'cancelled') THEN status_text ELSE '' END AS extra, attempt AS claim_key, idem_key, "
+           "uid "
+           "FROM (" +
            inner + ") x";
 }
 
@@ -173,6 +270,10 @@ std::string source(Connection& c, const Found& f) {
         return jobTableSource(f, kRiver);
     if (f.library == "graphile-worker")
         return graphileSource(f);
+    if (f.library == "good-job")
+        return goodJobSource(f);
+    if (f.library == "pg-boss")
+        return pgBossSource(f);
     throw Unsupported(c.display(), "the jobs of " + libraryName(f.library) +
                                        " on PostgreSQL: not yet (issue 41)");
 }
@@ -210,10 +311,9 @@ std::string whereOf(Connection& c, const Filter& f, TimeNs now, std::vector<Para
     if (!f.queue.empty())
         parts.push_back("queue = " + param(f.queue));
     if (!f.search.empty())
-        parts.push_back(
-            "strpos(lower(concat_ws(chr(31), id::text, job, data, error_text, idem_key, "
-            "errors_json)), lower(" +
-            param(f.search) + ")) > 0");
+        parts.push_back("strpos(lower(concat_ws(chr(31), uid, job, data, error_text, idem_key, "
+                        "errors_json)), lower(" +
+                        param(f.search) + ")) > 0");
     const TimeNs t = f.now.value_or(now);
     if (f.olderThan)
         parts.push_back("created_ns < " + param(std::to_string(t - f.olderThan->count())) +
@@ -234,13 +334,14 @@ std::string whereOf(Connection& c, const Filter& f, TimeNs now, std::vector<Para
     return out;
 }
 
-/// " ORDER BY ..." with SQLite's NULL order and ties by id.
-std::string orderOf(const Sort& s) {
+/// " ORDER BY ..." with SQLite's NULL order and ties by id. Arrival is
+/// the id where ids count up, else the enqueue time.
+std::string orderOf(const Found& lib, const Sort& s) {
     bool desc = s.descending;
     std::string key;
     switch (s.key) {
     case SortKey::Arrival:
-        key = "id";
+        key = uuidKeyed(lib.library) ? "created_ns" : "id";
         break;
     case SortKey::InTime:
         key = "created_ns";
@@ -327,6 +428,7 @@ Message readMessage(const Result& r, int i) {
     m.tokenText = token;
     m.token = textTokenHash(token);
     m.idempotencyKey = r.optText(i, 19);
+    m.messageId = r.text(i, 20);
     return m;
 }
 
@@ -338,7 +440,22 @@ std::string limitOf(std::optional<std::int64_t> limit) {
 
 bool listSupported(const std::string& library) {
     return library == "solid-queue" || library == "oban" || library == "river" ||
-           library == "graphile-worker";
+           library == "graphile-worker" || uuidKeyed(library);
+}
+
+std::optional<std::int64_t> uuidRowidOf(const std::string& uuid) {
+    std::string hex;
+    for (char ch : uuid)
+        if (ch != '-')
+            hex += ch;
+    if (uuid.size() != 36 || hex.size() != 32 ||
+        hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+        return std::nullopt;
+    return std::stoll(hex.substr(0, 15), nullptr, 16);
+}
+
+bool keyedByUuid(const std::string& library) {
+    return uuidKeyed(library);
 }
 
 Counts countByState(Connection& c, const Found& lib, TimeNs now, const std::string& queue) {
@@ -351,6 +468,10 @@ Counts countByState(Connection& c, const Found& lib, TimeNs now, const std::stri
         const std::int64_t n = r.int64(i, 2);
         const std::string extra = r.text(i, 1);
         out.stored += n;
+        // The format's own states inside a canonical one (GoodJob's
+        // retried, pg-boss's retry) are counted apart too.
+        if (!extra.empty() && extra != "locked_expired")
+            out.extra[extra] += n;
         switch (parseState(r.text(i, 0)).value_or(State::Unknown)) {
         case State::Ready:
             out.ready += n;
@@ -372,8 +493,6 @@ Counts countByState(Connection& c, const Found& lib, TimeNs now, const std::stri
         default:
             if (extra.empty())
                 out.unknown += n;
-            else
-                out.extra[extra] += n;
         }
     }
     out.extra["locked_expired"] = out.stuck;
@@ -388,7 +507,7 @@ std::vector<std::int64_t> orderedIds(Connection& c, const Found& lib, const Filt
     const std::string src = source(c, lib);
     const std::string where = whereOf(c, f, now, params);
     const Result r =
-        c.exec("SELECT id FROM (" + src + ") j" + where + orderOf(s) + limitOf(limit), params);
+        c.exec("SELECT id FROM (" + src + ") j" + where + orderOf(lib, s) + limitOf(limit), params);
     std::vector<std::int64_t> out;
     out.reserve(static_cast<std::size_t>(r.rows()));
     for (int i = 0; i < r.rows(); ++i)
@@ -404,8 +523,20 @@ std::vector<Message> readJobs(Connection& c, const Found& lib, const std::vector
     for (std::size_t i = 0; i < ids.size(); ++i)
         array += (i ? "," : "") + std::to_string(ids[i]);
     array += "}";
-    const Result r = c.exec("SELECT " + std::string(kColumns) + " FROM (" + source(c, lib) +
-                                ") j WHERE id = ANY($2::bigint[])",
+    // A UUID's integer id is found through the primary key's index: each
+    // id is a range of UUIDs.
+    std::string ranges;
+    if (uuidKeyed(lib.library))
+        for (std::int64_t id : ids) {
+            const auto [lo, hi] = uuidRange(id);
+            ranges += ranges.empty() ? " AND (" : " OR ";
+            ranges.append("uid BETWEEN '").append(lo).append("'::uuid AND '");
+            ranges.append(hi).append("'::uuid");
+        }
+    if (!ranges.empty())
+        ranges += ")";
+    const Result r = c.exec("SELECT " + kSelect + " FROM (" + source(c, lib) +
+                                ") j WHERE id = ANY($2::bigint[])" + ranges,
                             {std::to_string(now), array});
     std::unordered_map<std::int64_t, Message> byId;
     for (int i = 0; i < r.rows(); ++i) {
@@ -426,8 +557,8 @@ std::vector<Message> firstJobs(Connection& c, const Found& lib, const Filter& f,
     std::vector<Param> params{std::to_string(f.now.value_or(now))};
     const std::string src = source(c, lib);
     const std::string where = whereOf(c, f, now, params);
-    const Result r = c.exec("SELECT " + std::string(kColumns) + " FROM (" + src + ") j" + where +
-                                orderOf(s) + limitOf(limit) +
+    const Result r = c.exec("SELECT " + kSelect + " FROM (" + src + ") j" + where +
+                                orderOf(lib, s) + limitOf(limit) +
                                 (offset > 0 ? " OFFSET " + std::to_string(offset) : std::string()),
                             params);
     std::vector<Message> out;

@@ -34,8 +34,21 @@ namespace lq::core::pg {
 class Connection;
 struct Found;
 
-/// True for the libraries listed here ("solid-queue", "oban", "river").
+/// True for the libraries listed here ("solid-queue", "oban", "river",
+/// "graphile-worker", "good-job", "pg-boss").
 bool listSupported(const std::string& library);
+
+/// Whether the library keys its jobs by UUID (GoodJob, pg-boss): the
+/// browser's integer id of such a job is uuidRowidOf() its UUID, and
+/// Message::messageId is the UUID.
+bool keyedByUuid(const std::string& library);
+/// The integer id of a job keyed by `uuid`: its first 60 bits (15 hex
+/// digits), so that the UUIDs of one id are one range of the primary key.
+/// Two jobs whose UUIDs share those bits would share an id (the browser
+/// then shows one of them): for random (version 4) UUIDs, 56 of those bits
+/// are random, so that becomes likely only past about 2^28 (268 million)
+/// jobs. No value for text that is not a UUID.
+std::optional<std::int64_t> uuidRowidOf(const std::string& uuid);
 
 /// The counts of a library without a counting statement of its own
 /// (Graphile Worker): one GROUP BY over its derived table, by the state

@@ -11,6 +11,9 @@
 #include "pause.h"
 #include "recurring.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace lq::core {
 
 std::unique_ptr<PgQueue> PgQueue::open(const std::string& url, PgOpenOptions opts) {
@@ -52,7 +55,9 @@ std::unique_ptr<PgQueue> PgQueue::open(const std::string& url, PgOpenOptions opt
         // (River's river_queue, Solid Queue's solid_queue_pauses).
         fi.columns.push_back(t);
     }
-    fi.hasIdempotencyKey = q->m_found.library == "graphile-worker"; // its job key
+    // Graphile Worker's job key, pg-boss's singleton_key.
+    fi.hasIdempotencyKey =
+        q->m_found.library == "graphile-worker" || q->m_found.library == "pg-boss";
     q->m_whyReadOnly =
         opts.readOnly ? std::string("opened read-only") : pg::whyNoWrites(*q->m_conn, q->m_found);
     fi.readOnlyReason = q->m_whyReadOnly;
@@ -140,13 +145,24 @@ std::int64_t PgQueue::count(const Filter& f) {
 }
 
 std::optional<Message> PgQueue::job(const std::string& id) {
-    // Job ids are integers in all three libraries.
-    if (id.empty() || id.size() > 18 || id.find_first_not_of("0123456789") != std::string::npos)
-        return std::nullopt;
-    auto found = jobs({std::stoll(id)});
-    if (found.empty())
-        return std::nullopt;
-    return std::move(found.front());
+    std::int64_t rowid = 0;
+    if (pg::keyedByUuid(m_found.library)) {
+        const auto r = pg::uuidRowidOf(id);
+        if (!r)
+            return std::nullopt;
+        rowid = *r;
+    } else {
+        // The other libraries' job ids are integers.
+        if (id.empty() || id.size() > 18 || id.find_first_not_of("0123456789") != std::string::npos)
+            return std::nullopt;
+        rowid = std::stoll(id);
+    }
+    for (Message& m : jobs({rowid}))
+        if (m.messageId.size() == id.size() &&
+            std::equal(id.begin(), id.end(), m.messageId.begin(),
+                       [](char a, char b) { return std::tolower(a) == std::tolower(b); }))
+            return std::move(m);
+    return std::nullopt;
 }
 
 TimingColumns PgQueue::timing(bool withQueues, const std::string& queue) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // lqpgdemo: a private PostgreSQL 15 server holding the Solid Queue, Oban and
 // River fixtures (the tests' copies: tests/support/pgcopy.h) and Graphile
-// Worker's rows (tests/data/pg/graphile-worker-rows.sql), for trying
+// Worker's, GoodJob's and pg-boss's rows (tests/data/pg/*-rows.sql), for trying
 // lqadmin and lqctl on PostgreSQL by hand and for scripts/pg-demo. Prints
 // one URL per schema, then serves until it gets SIGINT or SIGTERM (the
 // server and its folder go with it). Not installed.
@@ -47,18 +47,32 @@ int main(int argc, char* argv[]) {
         }
         std::printf("%s\t%s?schema=%s\n", fc.library, qPrintable(pg.url()), fc.schema);
     }
-    // Graphile Worker: its tables and one job in each state.
-    for (const char* script : {"graphile-worker.sql", "graphile-worker-rows.sql"}) {
-        QFile f(lq::test::dataDir() + QStringLiteral("/pg/") + QLatin1String(script));
-        const QString err = f.open(QIODevice::ReadOnly)
-                                ? pg.execScript(QString::fromUtf8(f.readAll()))
-                                : QStringLiteral("cannot read ") + f.fileName();
-        if (!err.isEmpty()) {
-            std::fprintf(stderr, "lqpgdemo: %s: %s\n", script, qPrintable(err));
-            return 1;
+    // The PostgreSQL-only libraries: their tables and one job in each state.
+    struct Extra {
+        const char* library;
+        const char* schema; ///< where the unqualified DDL goes ("": it names its own)
+        const char* urlSchema;
+        std::initializer_list<const char*> scripts;
+    };
+    for (const Extra& x : {Extra{"graphile-worker",
+                                 "",
+                                 "graphile_worker",
+                                 {"graphile-worker.sql", "graphile-worker-rows.sql"}},
+                           Extra{"good-job", "gj", "gj", {"good-job.sql", "good-job-rows.sql"}},
+                           Extra{"pg-boss", "", "pgboss", {"pg-boss.sql", "pg-boss-rows.sql"}}}) {
+        for (const char* script : x.scripts) {
+            QFile f(lq::test::dataDir() + QStringLiteral("/pg/") + QLatin1String(script));
+            const QString err =
+                f.open(QIODevice::ReadOnly)
+                    ? pg.execScript(QString::fromUtf8(f.readAll()), QLatin1String(x.schema))
+                    : QStringLiteral("cannot read ") + f.fileName();
+            if (!err.isEmpty()) {
+                std::fprintf(stderr, "lqpgdemo: %s: %s\n", script, qPrintable(err));
+                return 1;
+            }
         }
+        std::printf("%s\t%s?schema=%s\n", x.library, qPrintable(pg.url()), x.urlSchema);
     }
-    std::printf("graphile-worker\t%s?schema=graphile_worker\n", qPrintable(pg.url()));
     std::fflush(stdout);
     if (::pipe(g_pipe) != 0)
         return 1;

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+// The PostgreSQL-only libraries' state models (core/formats/pgonly.h).
+// GoodJob: bensheldon/good_job@81db22b7 app/models/concerns/good_job/reportable.rb
+// (#status), app/models/good_job/job.rb (perform_with_advisory_lock takes
+// any unfinished, due job whose advisory lock is free) and
+// app/models/concerns/good_job/advisory_lockable.rb (the lock key).
+// pg-boss: timgit/pg-boss@55ee32f src/plans.ts (fetchNextJob takes
+// state < 'active' with start_after <= now(); failJobsByTimeout fails an
+// active job past started_on + expire_seconds).
+#include "pgonly.h"
+
+#include "../error.h"
+
+namespace lq::core {
+
+std::unique_ptr<FormatDriver> PostgresOnlyFormat::driver(const FormatInfo&,
+                                                         const std::string& path) const {
+    throw Unsupported(path, std::string(libraryName()) +
+                                " keeps its jobs in PostgreSQL: open the database "
+                                "(postgresql://…), not a file");
+}
+
+std::vector<QueueFormat::ActionRule> UnwrittenPostgresFormat::actionRules(const FormatInfo&) const {
+    const std::string why =
+        std::string("actions on ") + libraryName() + " on PostgreSQL: not yet (issue 41)";
+    std::vector<ActionRule> out;
+    for (Action a :
+         {Action::Retry, Action::MarkFailed, Action::Release, Action::Reschedule, Action::Delete,
+          Action::Prune, Action::RetryExpired, Action::Enqueue, Action::Vacuum, Action::Upgrade})
+        out.push_back({a, why});
+    return out;
+}
+
+std::string UnwrittenPostgresFormat::whyNoPause(const FormatInfo& info) const {
+    return actionRules(info).front().whyNot;
+}
+
+std::string UnwrittenPostgresFormat::whyNoRunRecurring(const FormatInfo& info) const {
+    return actionRules(info).front().whyNot;
+}
+
+std::vector<QueueFormat::ExtraState> GoodJobFormat::extraStates() const {
+    return {{"retried",
+             {State::Scheduled},
+             "failed an execution and waits for its retry (GoodJob's \"retried\")"},
+            {"locked_expired",
+             {State::Locked},
+             "running, but no session holds its advisory lock: its worker is gone and the next "
+             "worker takes it again; counted in LOCKED and stuck too"}};
+}
+
+std::string GoodJobFormat::stateDescription(State s) const {
+    switch (s) {
+    case State::Ready:
+        return "queued: scheduled_at has come";
+    case State::Scheduled:
+        return "scheduled, or retried after an error, for scheduled_at";
+    case State::Locked:
+        return "running: performed_at set, not finished";
+    case State::Done:
+        return "succeeded: finished without an error";
+    case State::Failed:
+        return "discarded: finished with an error";
+    default:
+        return {};
+    }
+}
+
+std::string GoodJobFormat::fieldLabel(Field f) const {
+    switch (f) {
+    case Field::Job:
+        return "Job class";
+    case Field::Attempts:
+        return "Executions";
+    case Field::ScheduledAt:
+        return "Scheduled at";
+    case Field::Token:
+        return "Claim";
+    case Field::StatusText:
+        return "GoodJob status";
+    default:
+        return defaultFieldLabel(f);
+    }
+}
+
+std::vector<QueueFormat::ExtraState> PgBossFormat::extraStates() const {
+    return {{"retry",
+             {},
+             "failed and waits for its next try at start_after (pg-boss's \"retry\"); READY or "
+             "SCHEDULED by start_after"},
+            {"cancelled", {}, "cancelled: pg-boss leaves it until it is resumed or deleted"},
+            {"locked_expired",
+             {State::Locked},
+             "active longer than expire_seconds: pg-boss's maintenance fails it as timed out; "
+             "counted in LOCKED and stuck too"}};
+}
+
+std::string PgBossFormat::stateDescription(State s) const {
+    switch (s) {
+    case State::Ready:
+        return "created (or retry): start_after has come";
+    case State::Scheduled:
+        return "created (or retry): waiting for start_after";
+    case State::Locked:
+        return "active: a worker fetched it";
+    case State::Done:
+        return "completed";
+    case State::Failed:
+        return "failed: no retries left";
+    default:
+        return {};
+    }
+}
+
+std::string PgBossFormat::fieldLabel(Field f) const {
+    switch (f) {
+    case Field::Queue:
+        return "Queue (name)";
+    case Field::Attempts:
+        return "Retries";
+    case Field::ScheduledAt:
+        return "Start after";
+    case Field::LeaseExpiry:
+        return "Expires";
+    case Field::Token:
+        return "Claim";
+    case Field::StatusText:
+        return "State";
+    default:
+        return defaultFieldLabel(f);
+    }
+}
+
+} // namespace lq::core

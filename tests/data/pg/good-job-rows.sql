@@ -1,0 +1,43 @@
+-- GoodJob jobs in each status at 2026-12-01T12:00:00Z (the instant
+-- tst_pgengine's goodJob() reads them at), for good-job.sql in schema gj
+-- (GoodJob::Reportable#status in parentheses):
+--   a1… READY      (queued)    WelcomeMailer, scheduled_at 10 min ago
+--   a2… SCHEDULED  (scheduled) ReportJob, scheduled_at in 1 hour
+--   a3… LOCKED     (running)   ResizeJob, performed 1 min ago; the test holds
+--                              its advisory lock as GoodJob's worker does
+--   a4… LOCKED     (running)   ResizeJob, performed 5 hours ago, no lock
+--                              held: its worker is gone (stuck)
+--   a5… DONE       (succeeded) WelcomeMailer, ran 2 s
+--   a6… FAILED     (discarded) ReportJob, "RuntimeError: boom"
+--   a7… SCHEDULED  (retried)   WelcomeMailer in queue mailers, retry at
+--                              12:30 after "Net::ReadTimeout"
+INSERT INTO gj.good_jobs
+  (id, active_job_id, queue_name, priority, job_class, serialized_params, scheduled_at,
+   performed_at, finished_at, error, executions_count, created_at, updated_at)
+VALUES
+  ('a1000000-0000-4000-8000-000000000001', 'a1000000-0000-4000-8000-000000000001', 'default', 0,
+   'WelcomeMailer', '{"job_class": "WelcomeMailer", "arguments": [1]}',
+   '2026-12-01 11:50:00', NULL, NULL, NULL, 0, '2026-12-01 11:50:00', '2026-12-01 11:50:00'),
+  ('a2000000-0000-4000-8000-000000000002', 'a2000000-0000-4000-8000-000000000002', 'default', 0,
+   'ReportJob', '{"job_class": "ReportJob", "arguments": []}',
+   '2026-12-01 13:00:00', NULL, NULL, NULL, 0, '2026-12-01 11:59:00', '2026-12-01 11:59:00'),
+  ('a3000000-0000-4000-8000-000000000003', 'a3000000-0000-4000-8000-000000000003', 'default', 0,
+   'ResizeJob', '{"job_class": "ResizeJob", "arguments": [7]}',
+   '2026-12-01 11:58:00', '2026-12-01 11:59:00', NULL, NULL, 1, '2026-12-01 11:57:00',
+   '2026-12-01 11:59:00'),
+  ('a4000000-0000-4000-8000-000000000004', 'a4000000-0000-4000-8000-000000000004', 'default', 0,
+   'ResizeJob', '{"job_class": "ResizeJob", "arguments": [8]}',
+   '2026-12-01 07:00:00', '2026-12-01 07:00:00', NULL, NULL, 1, '2026-12-01 07:00:00',
+   '2026-12-01 07:00:00'),
+  ('a5000000-0000-4000-8000-000000000005', 'a5000000-0000-4000-8000-000000000005', 'default', 0,
+   'WelcomeMailer', '{"job_class": "WelcomeMailer", "arguments": [2]}',
+   '2026-12-01 11:00:00', '2026-12-01 11:00:00', '2026-12-01 11:00:02', NULL, 1,
+   '2026-12-01 11:00:00', '2026-12-01 11:00:02'),
+  ('a6000000-0000-4000-8000-000000000006', 'a6000000-0000-4000-8000-000000000006', 'default', 0,
+   'ReportJob', '{"job_class": "ReportJob", "arguments": [3]}',
+   '2026-12-01 11:29:00', '2026-12-01 11:29:30', '2026-12-01 11:30:00', 'RuntimeError: boom', 5,
+   '2026-12-01 11:00:00', '2026-12-01 11:30:00'),
+  ('a7000000-0000-4000-8000-000000000007', 'a7000000-0000-4000-8000-000000000007', 'mailers', 0,
+   'WelcomeMailer', '{"job_class": "WelcomeMailer", "arguments": [4]}',
+   '2026-12-01 12:30:00', NULL, NULL, 'Net::ReadTimeout: Net::ReadTimeout', 1,
+   '2026-12-01 11:40:00', '2026-12-01 11:41:00');
