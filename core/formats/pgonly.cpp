@@ -112,6 +112,50 @@ std::string PgBossFormat::stateDescription(State s) const {
     }
 }
 
+std::vector<QueueFormat::ActionRule> PgBossFormat::actionRules(const FormatInfo&) const {
+    const auto notIts = [](Action a) {
+        return std::string(actionName(a)) +
+               " is not one of pg-boss's own operations on a job (retry, resume, delete)";
+    };
+    return {
+        {Action::Retry, ""},
+        {Action::MarkFailed, notIts(Action::MarkFailed)},
+        {Action::Release, "pg-boss releases no single active job: its maintenance fails one past "
+                          "expire_seconds, and retries it while retries remain"},
+        {Action::Reschedule, notIts(Action::Reschedule)},
+        {Action::Delete, ""},
+        {Action::Prune,
+         "pg-boss's maintenance deletes finished jobs itself, deletion_seconds after they "
+         "finished"},
+        {Action::RetryExpired, notIts(Action::RetryExpired)},
+        {Action::Enqueue, notIts(Action::Enqueue)},
+        {Action::Vacuum, notIts(Action::Vacuum)},
+        {Action::Upgrade, notIts(Action::Upgrade)},
+    };
+}
+
+std::string PgBossFormat::whyNoPause(const FormatInfo&) const {
+    return "pg-boss keeps no pause of a queue in its tables";
+}
+
+std::string PgBossFormat::whyNoRunRecurring(const FormatInfo&) const {
+    return "pg-boss's schedules on PostgreSQL: not read yet (issue 41)";
+}
+
+std::string pgBossRefusal(Action a, const Message& m, TimeNs) {
+    switch (a) {
+    case Action::Retry:
+        if (m.statusText == "failed" || m.statusText == "cancelled")
+            return {};
+        return "is " + std::string(stateName(m.state)) + " (" + m.statusText +
+               "): pg-boss retries a failed job and resumes a cancelled one";
+    case Action::Delete:
+        return {};
+    default:
+        return std::string(actionName(a)) + " is not offered on pg-boss";
+    }
+}
+
 std::string PgBossFormat::fieldLabel(Field f) const {
     switch (f) {
     case Field::Queue:

@@ -69,9 +69,9 @@ public:
 /// READY once start_after has come, else SCHEDULED; active LOCKED, past
 /// started_on + expire_seconds stuck (its maintenance fails it as "job timed
 /// out"); completed DONE; failed FAILED; cancelled its own state. The queue
-/// is the job's name; singleton_key is the idempotency key. Read only:
-/// actions are not written yet.
-class PgBossFormat final : public UnwrittenPostgresFormat {
+/// is the job's name; singleton_key is the idempotency key. Retry and
+/// delete are its own statements (core/pg/actions.cpp).
+class PgBossFormat final : public PostgresOnlyFormat {
 public:
     const char* id() const noexcept override { return "pg-boss"; }
     const char* libraryName() const noexcept override { return "pg-boss"; }
@@ -95,6 +95,17 @@ public:
         return "active longer than its expire_seconds: pg-boss's maintenance fails it as \"job "
                "timed out\" (retried while retries remain)";
     }
+    std::vector<Action> rowActions() const override { return {Action::Retry, Action::Delete}; }
+    Action retryAction() const noexcept override { return Action::Retry; }
+    std::vector<ActionRule> actionRules(const FormatInfo& info) const override;
+    std::string whyNoPause(const FormatInfo& info) const override;
+    std::string whyNoRunRecurring(const FormatInfo& info) const override;
 };
+
+/// Why pg-boss's own statements would leave job `m` alone for action `a`
+/// ("" when they apply): retry (retryJobs) takes a failed job, and resume
+/// (resumeJobs) a cancelled one; delete (deleteJobsById) takes a job in
+/// any state.
+std::string pgBossRefusal(Action a, const Message& m, TimeNs now);
 
 } // namespace lq::core

@@ -6,6 +6,7 @@
 #include "../error.h"
 #include "../formats/driver.h"
 #include "../formats/graphileworker.h"
+#include "../formats/pgonly.h"
 #include "../formats/river.h"
 #include "../json.h"
 #include "../timefmt.h"
@@ -13,9 +14,11 @@
 #include "connection.h"
 #include "list.h"
 
+#include <cctype>
 #include <charconv>
 #include <memory>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 namespace lq::core::pg {
@@ -51,6 +54,7 @@ struct JobTable {
     const char* table;
     const char* running;
     const char* written;
+    const char* idType = "bigint"; ///< the type of its `id` column
 };
 
 constexpr JobTable kOban{"oban_jobs", "executing",
@@ -66,6 +70,9 @@ const JobTable kSolidQueue{"solid_queue_jobs", "claimed", kSolidQueueWritten};
 constexpr JobTable kGraphileWorker{"_private_jobs", "locked",
                                    "run_at, priority, attempts, max_attempts, last_error, "
                                    "updated_at"};
+/// pg-boss: its statements from src/plans.ts (retryJobs, resumeJobs,
+/// deleteJobsById), keyed by UUID.
+constexpr JobTable kPgBoss{"job", "active", "state, retry_limit, completed_on", "uuid"};
 
 const JobTable* jobTableOf(const std::string& library) {
     if (library == "oban")
@@ -76,6 +83,8 @@ const JobTable* jobTableOf(const std::string& library) {
         return &kSolidQueue;
     if (library == "graphile-worker")
         return &kGraphileWorker;
+    if (library == "pg-boss")
+        return &kPgBoss;
     return nullptr;
 }
 
@@ -90,10 +99,11 @@ std::string qualified(const ChunkContext& x, const JobTable& t) {
     return qualifiedTable(x, t.table);
 }
 
-std::string idArray(const std::vector<std::int64_t>& ids) {
+/// Job ids as an SQL array literal (each one checked by keyOf()).
+std::string idArray(const std::vector<std::string>& ids) {
     std::string a = "{";
     for (std::size_t i = 0; i < ids.size(); ++i)
-        a += (i ? "," : "") + std::to_string(ids[i]);
+        a += (i ? "," : "") + ids[i];
     return a + "}";
 }
 
@@ -106,40 +116,63 @@ std::optional<std::int64_t> parseId(const std::string& s) {
     return v;
 }
 
+/// A job id as the server prints the table's `id` (`id::text`): an
+/// integer, or a UUID in lower case; no value for text that is neither.
+std::optional<std::string> keyOf(const JobTable& t, const std::string& messageId) {
+    if (std::string_view(t.idType) == "uuid") {
+        if (!uuidRowidOf(messageId))
+            return std::nullopt;
+        std::string k = messageId;
+        for (char& ch : k)
+            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        return k;
+    }
+    if (auto id = parseId(messageId))
+        return std::to_string(*id);
+    return std::nullopt;
+}
+
+/// The integer id the listing keys job `key` by (core/pg/list.h).
+std::int64_t rowidOf(const JobTable& t, const std::string& key) {
+    return std::string_view(t.idType) == "uuid" ? uuidRowidOf(key).value_or(-1)
+                                                : parseId(key).value_or(-1);
+}
+
 /// The jobs of `ids` this transaction now holds (FOR UPDATE SKIP LOCKED),
 /// and those that exist at all (a row held by a worker's transaction is
-/// visible, just not taken).
+/// visible, just not taken), by keyOf().
 struct Taken {
-    std::set<std::int64_t> held;
-    std::set<std::int64_t> exist;
-    std::unordered_map<std::int64_t, std::string> rows; ///< row_to_json of each held row
+    std::set<std::string> held;
+    std::set<std::string> exist;
+    std::unordered_map<std::string, std::string> rows; ///< row_to_json of each held row
 };
 
-Taken take(const ChunkContext& x, const JobTable& t, const std::vector<std::int64_t>& ids) {
+Taken take(const ChunkContext& x, const JobTable& t, const std::vector<std::string>& ids) {
     Taken out;
     if (ids.empty())
         return out;
     const std::string table = qualified(x, t);
     const Param arr = idArray(ids);
-    const Result held = x.c.exec("SELECT t.id, row_to_json(t)::text FROM " + table +
-                                     " t WHERE t.id = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED",
+    const std::string any = std::string(" = ANY($1::") + t.idType + "[])";
+    const Result held = x.c.exec("SELECT t.id::text, row_to_json(t)::text FROM " + table +
+                                     " t WHERE t.id" + any + " FOR UPDATE SKIP LOCKED",
                                  {arr});
     for (int i = 0; i < held.rows(); ++i) {
-        out.held.insert(held.int64(i, 0));
-        out.rows.emplace(held.int64(i, 0), held.text(i, 1));
+        out.held.insert(held.text(i, 0));
+        out.rows.emplace(held.text(i, 0), held.text(i, 1));
     }
-    const Result exist =
-        x.c.exec("SELECT id FROM " + table + " WHERE id = ANY($1::bigint[])", {arr});
+    const Result exist = x.c.exec("SELECT id::text FROM " + table + " WHERE id" + any, {arr});
     for (int i = 0; i < exist.rows(); ++i)
-        out.exist.insert(exist.int64(i, 0));
+        out.exist.insert(exist.text(i, 0));
     return out;
 }
 
-/// The numeric job ids among [begin, end), as `idOf` names each.
-template <class It, class IdOf> std::vector<std::int64_t> idsOf(It begin, It end, IdOf idOf) {
-    std::vector<std::int64_t> ids;
+/// The job ids among [begin, end), as `idOf` names each, by keyOf().
+template <class It, class IdOf>
+std::vector<std::string> idsOf(const JobTable& t, It begin, It end, IdOf idOf) {
+    std::vector<std::string> ids;
     for (It it = begin; it != end; ++it)
-        if (auto id = parseId(idOf(*it)))
+        if (auto id = keyOf(t, idOf(*it)))
             ids.push_back(*id);
     return ids;
 }
@@ -294,6 +327,30 @@ std::int64_t applyGraphileWorker(const ChunkContext& x, Action a, const Message&
     }
 }
 
+/// pg-boss's own statements (src/plans.ts): retryJobs gives a failed job
+/// one more try (state retry, retry_limit + 1), resumeJobs takes a
+/// cancelled one back to created; deleteJobsById deletes in any state.
+std::int64_t applyPgBoss(const ChunkContext& x, Action a, const Message& m) {
+    const std::string t = qualified(x, kPgBoss);
+    switch (a) {
+    case Action::Retry:
+        return changed(x,
+                       "UPDATE " + t +
+                           " SET state = 'retry', retry_limit = retry_limit + 1, completed_on = "
+                           "NULL WHERE id = $1::uuid AND state = 'failed' RETURNING id",
+                       {m.messageId}) +
+               changed(x,
+                       "UPDATE " + t +
+                           " SET state = 'created', completed_on = NULL WHERE id = $1::uuid AND "
+                           "state = 'cancelled' RETURNING id",
+                       {m.messageId});
+    case Action::Delete:
+        return changed(x, "DELETE FROM " + t + " WHERE id = $1::uuid RETURNING id", {m.messageId});
+    default:
+        throw Unsupported(x.c.display(), std::string(actionName(a)) + " is not offered on pg-boss");
+    }
+}
+
 const char* const kChangedWhileRunning = "changed while the action ran";
 
 /// One job's statements, all or none: a guard that fails halfway leaves
@@ -314,14 +371,17 @@ std::int64_t applyRow(const ChunkContext& x, Action a, const Message& m) {
         return allOrNone(x, [&] { return applySolidQueue(x, a, m); });
     if (x.lib.library == "graphile-worker")
         return applyGraphileWorker(x, a, m);
+    if (x.lib.library == "pg-boss")
+        return applyPgBoss(x, a, m);
     return x.lib.library == "oban" ? applyOban(x, a, m) : applyRiver(x, a, m);
 }
 
-std::optional<Message> readOne(const ChunkContext& x, std::int64_t id) {
-    auto v = readJobs(x.c, x.lib, {id}, x.now);
-    if (v.empty())
-        return std::nullopt;
-    return std::move(v.front());
+/// Job `key` (keyOf()) as the listing reads it now.
+std::optional<Message> readOne(const ChunkContext& x, const JobTable& t, const std::string& key) {
+    for (Message& m : readJobs(x.c, x.lib, {rowidOf(t, key)}, x.now))
+        if (m.messageId == key)
+            return std::move(m);
+    return std::nullopt;
 }
 
 } // namespace
@@ -363,6 +423,8 @@ std::string whyNoWrites(Connection& c, const Found& lib) {
 Refusal refusalOf(const Found& lib, const FormatInfo& info, const std::string& url) {
     if (lib.library == "graphile-worker")
         return graphileWorkerRefusal;
+    if (lib.library == "pg-boss")
+        return pgBossRefusal;
     if (!info.format)
         return nullptr;
     std::shared_ptr<const FormatDriver> d = info.format->driver(info, url);
@@ -373,12 +435,17 @@ void applyChunk(const ChunkContext& x, Action a, const core::Target* begin, cons
                 ActionResult& r) {
     const JobTable& t = jobTable(x);
     const Taken taken =
-        take(x, t, idsOf(begin, end, [](const core::Target& g) { return g.messageId; }));
-    std::unordered_map<std::int64_t, Message> current;
-    for (Message& m : readJobs(x.c, x.lib, {taken.held.begin(), taken.held.end()}, x.now))
-        current.emplace(m.rowid, std::move(m));
+        take(x, t, idsOf(t, begin, end, [](const core::Target& g) { return g.messageId; }));
+    std::vector<std::int64_t> rowids;
+    rowids.reserve(taken.held.size());
+    for (const std::string& key : taken.held)
+        rowids.push_back(rowidOf(t, key));
+    std::unordered_map<std::string, Message> current;
+    for (Message& m : readJobs(x.c, x.lib, rowids, x.now))
+        if (taken.held.count(m.messageId))
+            current.emplace(m.messageId, m);
     for (const core::Target* it = begin; it != end; ++it) {
-        const auto id = parseId(it->messageId);
+        const auto id = keyOf(t, it->messageId);
         if (!id || !taken.exist.count(*id)) {
             r.skipped.push_back(goneSinceShown(it->messageId));
             continue;
@@ -416,7 +483,7 @@ void applyChunk(const ChunkContext& x, Action a, const core::Target* begin, cons
         }
         Message after = m;
         if (a != Action::Delete && a != Action::Prune)
-            if (auto back = readOne(x, *id))
+            if (auto back = readOne(x, t, *id))
                 after = *back;
         r.applied.push_back({m, after, {}});
     }
@@ -430,8 +497,8 @@ void undoChunk(const ChunkContext& x, Action original, const AppliedRow* begin,
         original != Action::Prune && original != Action::MarkFailed)
         throw Unsupported(x.c.display(), std::string("undo of ") + actionName(original) +
                                              " on PostgreSQL: not offered");
-    const Taken taken =
-        take(x, t, idsOf(begin, end, [](const AppliedRow& row) { return row.before.messageId; }));
+    const Taken taken = take(
+        x, t, idsOf(t, begin, end, [](const AppliedRow& row) { return row.before.messageId; }));
     const bool deleted = original == Action::Delete || original == Action::Prune;
     // The stored row back from its row_to_json: whole after a delete, the
     // columns the action wrote otherwise.
@@ -440,15 +507,15 @@ void undoChunk(const ChunkContext& x, Action original, const AppliedRow* begin,
     const std::string cols = storedColumns(x, table);
     std::string reinsert = "INSERT INTO " + table + " (" + cols + ") OVERRIDING SYSTEM VALUE ";
     reinsert += "SELECT " + cols + " FROM " + record;
-    reinsert += " WHERE NOT EXISTS (SELECT 1 FROM " + table + " WHERE id = $1::bigint)";
+    reinsert += " WHERE NOT EXISTS (SELECT 1 FROM " + table + " WHERE id = $1::" + t.idType + ")";
     std::string restore = "UPDATE " + table + " SET (";
     restore += t.written;
     restore += ") = (SELECT ";
     restore += t.written;
-    restore += " FROM " + record + ") WHERE id = $1::bigint RETURNING id";
+    restore += " FROM " + record + ") WHERE id = $1::" + t.idType + " RETURNING id";
     for (const AppliedRow* it = begin; it != end; ++it) {
         const std::string& jobId = it->before.messageId;
-        const auto id = parseId(jobId);
+        const auto id = keyOf(t, jobId);
         const std::string row =
             isSolidQueue(x) ? it->before.formatRow.value_or("") : rowOf(t, it->before);
         if (!id || row.empty()) {
@@ -466,7 +533,7 @@ void undoChunk(const ChunkContext& x, Action original, const AppliedRow* begin,
             else
                 x.c.exec(reinsert, {jobId, row});
             Message restored = it->before;
-            if (auto back = readOne(x, *id))
+            if (auto back = readOne(x, t, *id))
                 restored = *back;
             r.applied.push_back({Message{}, restored, {}});
             continue;
@@ -475,7 +542,7 @@ void undoChunk(const ChunkContext& x, Action original, const AppliedRow* begin,
             r.skipped.push_back({jobId, "deleted since the action", SkipKind::Gone});
             continue;
         }
-        const auto m = taken.held.count(*id) ? readOne(x, *id) : std::nullopt;
+        const auto m = taken.held.count(*id) ? readOne(x, t, *id) : std::nullopt;
         if (!m) {
             r.skipped.push_back({jobId, kInUse, SkipKind::Changed});
             continue;
@@ -504,7 +571,7 @@ void undoChunk(const ChunkContext& x, Action original, const AppliedRow* begin,
             continue;
         }
         Message restored = it->before;
-        if (auto back = readOne(x, *id))
+        if (auto back = readOne(x, t, *id))
             restored = *back;
         r.applied.push_back({*m, restored, {}});
     }

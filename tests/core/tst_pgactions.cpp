@@ -141,6 +141,16 @@ private:
         }
         return out;
     }
+    /// Every row of `table` on `u`, as row_to_json spells it, by id.
+    static std::vector<std::string> storedRows(const std::string& u, const std::string& table) {
+        auto c = pg::Connection::open(u);
+        const pg::Result r =
+            c->exec("SELECT row_to_json(t)::text FROM " + table + " t ORDER BY id");
+        std::vector<std::string> out;
+        for (int i = 0; i < r.rows(); ++i)
+            out.push_back(r.text(i, 0));
+        return out;
+    }
     std::unique_ptr<pg::Connection> session() {
         return pg::Connection::open(toStd(m_pg->url()), {false, 60000, 5000, 60000, 10});
     }
@@ -561,15 +571,7 @@ private slots:
         QVERIFY(m_pg->execScript(QString::fromUtf8(dump.readAll()), {}, QStringLiteral("gwact"))
                     .isEmpty());
         const std::string u = toStd(m_pg->url(QStringLiteral("gwact")));
-        const auto stored = [&] {
-            auto c = pg::Connection::open(u);
-            const pg::Result r = c->exec("SELECT row_to_json(t)::text FROM "
-                                         "graphile_worker._private_jobs t ORDER BY id");
-            std::vector<std::string> out;
-            for (int i = 0; i < r.rows(); ++i)
-                out.push_back(r.text(i, 0));
-            return out;
-        };
+        const auto stored = [&] { return storedRows(u, "graphile_worker._private_jobs"); };
         const std::vector<std::string> before = stored();
         BackendOptions o;
         o.now = parseTimeArg("2026-12-05T21:45:00Z");
@@ -614,6 +616,96 @@ private slots:
         const Report un = b->undo(*rec, nullptr, {});
         QVERIFY2(!un.failed(), un.result.error.c_str());
         QCOMPARE(un.applied(), r.applied());
+        const std::vector<std::string> after = stored();
+        QCOMPARE(after.size(), before.size());
+        for (std::size_t i = 0; i < after.size(); ++i)
+            QCOMPARE(QString::fromStdString(after[i]), QString::fromStdString(before[i]));
+    }
+
+    /// pg-boss (tests/data/pg/pg-boss-rows.sql, one job in each state):
+    /// retry and delete through its own statements on every job, jobs keyed
+    /// by UUID; a job another session holds is skipped "in use"; undo gives
+    /// back every row as stored.
+    void pgBoss_data() {
+        QTest::addColumn<int>("action");
+        QTest::addColumn<QString>("applied");
+        QTest::newRow("retry") << static_cast<int>(Action::Retry) << QStringLiteral("b6");
+        QTest::newRow("delete") << static_cast<int>(Action::Delete)
+                                << QStringLiteral("b1 b2 b3 b4 b5 b6 b7 b9");
+    }
+
+    void pgBoss() {
+        QFETCH(int, action);
+        QFETCH(QString, applied);
+        const auto a = static_cast<Action>(action);
+        QVERIFY(m_pg->execScript(QStringLiteral("DROP SCHEMA IF EXISTS pgboss CASCADE")).isEmpty());
+        for (const char* script : {"pg-boss.sql", "pg-boss-rows.sql"}) {
+            QFile f(lq::test::dataDir() + QStringLiteral("/pg/") + QLatin1String(script));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QString err = m_pg->execScript(QString::fromUtf8(f.readAll()));
+            QVERIFY2(err.isEmpty(), qPrintable(err));
+        }
+        const auto stored = [&] { return storedRows(toStd(m_pg->url()), "pgboss.job"); };
+        const std::vector<std::string> before = stored();
+        // A worker's transaction holds the cancelled job b8.
+        auto worker = session();
+        worker->exec("BEGIN");
+        worker->exec("SELECT id FROM pgboss.job WHERE id = "
+                     "'b8000000-0000-4000-8000-000000000008' FOR UPDATE");
+
+        BackendOptions o;
+        o.now = parseTimeArg("2026-12-01T12:00:00Z");
+        o.tool = "tst_pgactions";
+        auto b = openBackend(url("pgboss"), o);
+        QVERIFY2(!b->readOnly(), b->info().readOnlyReason.c_str());
+        QVERIFY(b->whyNot(a).empty());
+        QVERIFY(!b->whyNot(Action::Release).empty());
+        const Report r = b->run(b->planTargets(a, targetsOf(*b)), nullptr, {});
+        QVERIFY2(!r.failed(), r.result.error.c_str());
+        QStringList ids;
+        for (const AppliedRow& row : r.result.applied)
+            ids << QString::fromStdString(row.before.messageId.substr(0, 2));
+        ids.sort();
+        QCOMPARE(ids.join(QLatin1Char(' ')), applied);
+        const auto s = skips(r);
+        QCOMPARE(s.at("b8000000-0000-4000-8000-000000000008").second,
+                 std::string("in use: a worker's transaction holds the row right now (not "
+                             "waited for)"));
+        if (a == Action::Retry) {
+            const auto job = b->get("b6000000-0000-4000-8000-000000000006");
+            QCOMPARE(job->state, State::Ready);
+            QCOMPARE(job->extraState, std::string("retry"));
+            QCOMPARE(job->maxAttempts, std::optional<std::int64_t>(3)); // one more try
+            QVERIFY2(
+                s.at("b1000000-0000-4000-8000-000000000001")
+                        .second.find("pg-boss retries a failed job and resumes a cancelled one") !=
+                    std::string::npos,
+                s.at("b1000000-0000-4000-8000-000000000001").second.c_str());
+        }
+        if (a == Action::Delete)
+            QVERIFY(!b->get("b3000000-0000-4000-8000-000000000003"));
+        QVERIFY(stored() != before);
+
+        // The worker gone, the cancelled job is resumed (Retry) or deleted.
+        worker->exec("ROLLBACK");
+        const Report second =
+            b->run(b->planTargets(a, {{"B8000000-0000-4000-8000-000000000008",
+                                       b->get("b8000000-0000-4000-8000-000000000008")->token}}),
+                   nullptr, {});
+        QCOMPARE(second.applied(), std::size_t(1));
+        if (a == Action::Retry) {
+            const auto job = b->get("b8000000-0000-4000-8000-000000000008");
+            QCOMPARE(job->statusText, std::string("created"));
+            QCOMPARE(job->state, State::Ready);
+        }
+
+        for (int i = 0; i < 2; ++i) {
+            const auto rec = b->lastUndoable();
+            QVERIFY(rec);
+            const Report un = b->undo(*rec, nullptr, {});
+            QVERIFY2(!un.failed(), un.result.error.c_str());
+            QCOMPARE(un.applied(), i == 0 ? second.applied() : r.applied());
+        }
         const std::vector<std::string> after = stored();
         QCOMPARE(after.size(), before.size());
         for (std::size_t i = 0; i < after.size(); ++i)
