@@ -20,25 +20,6 @@ std::unique_ptr<FormatDriver> PostgresOnlyFormat::driver(const FormatInfo&,
                                 "(postgresql://…), not a file");
 }
 
-std::vector<QueueFormat::ActionRule> UnwrittenPostgresFormat::actionRules(const FormatInfo&) const {
-    const std::string why =
-        std::string("actions on ") + libraryName() + " on PostgreSQL: not yet (issue 41)";
-    std::vector<ActionRule> out;
-    for (Action a :
-         {Action::Retry, Action::MarkFailed, Action::Release, Action::Reschedule, Action::Delete,
-          Action::Prune, Action::RetryExpired, Action::Enqueue, Action::Vacuum, Action::Upgrade})
-        out.push_back({a, why});
-    return out;
-}
-
-std::string UnwrittenPostgresFormat::whyNoPause(const FormatInfo& info) const {
-    return actionRules(info).front().whyNot;
-}
-
-std::string UnwrittenPostgresFormat::whyNoRunRecurring(const FormatInfo& info) const {
-    return actionRules(info).front().whyNot;
-}
-
 std::vector<QueueFormat::ExtraState> GoodJobFormat::extraStates() const {
     return {{"retried",
              {State::Scheduled},
@@ -80,6 +61,57 @@ std::string GoodJobFormat::fieldLabel(Field f) const {
         return "GoodJob status";
     default:
         return defaultFieldLabel(f);
+    }
+}
+
+std::vector<QueueFormat::ActionRule> GoodJobFormat::actionRules(const FormatInfo&) const {
+    const auto notIts = [](Action a) {
+        return std::string(actionName(a)) +
+               " is not one of GoodJob's own job actions (retry, discard, destroy)";
+    };
+    return {
+        {Action::Retry, ""},
+        {Action::MarkFailed, ""},
+        {Action::Release,
+         "GoodJob releases no single running job: once its worker's advisory lock is gone, the "
+         "next worker takes the job again"},
+        {Action::Reschedule, notIts(Action::Reschedule)},
+        {Action::Delete, ""},
+        {Action::Prune,
+         "GoodJob cleans up finished jobs itself (cleanup_preserved_jobs_before_seconds_ago)"},
+        {Action::RetryExpired, notIts(Action::RetryExpired)},
+        {Action::Enqueue, notIts(Action::Enqueue)},
+        {Action::Vacuum, notIts(Action::Vacuum)},
+        {Action::Upgrade, notIts(Action::Upgrade)},
+    };
+}
+
+std::string GoodJobFormat::whyNoPause(const FormatInfo&) const {
+    return "GoodJob's pauses (good_job_settings) on PostgreSQL: not yet (issue 41)";
+}
+
+std::string GoodJobFormat::whyNoRunRecurring(const FormatInfo&) const {
+    return "GoodJob's cron entries live in the app's configuration, not in its tables";
+}
+
+std::string goodJobRefusal(Action a, const Message& m, TimeNs) {
+    const bool finished = m.state == State::Done || m.state == State::Failed;
+    const std::string is = "is " + std::string(stateName(m.state)) + " (" + m.statusText + ")";
+    switch (a) {
+    case Action::Retry:
+        if (m.statusText == "discarded")
+            return {};
+        return is + ": GoodJob retries a discarded job (finished with an error)";
+    case Action::MarkFailed:
+        if (!finished)
+            return {};
+        return is + ": GoodJob discards an unfinished job";
+    case Action::Delete:
+        if (finished)
+            return {};
+        return is + ": GoodJob destroys a finished job (discard it first)";
+    default:
+        return std::string(actionName(a)) + " is not offered on GoodJob";
     }
 }
 

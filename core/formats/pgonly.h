@@ -22,25 +22,15 @@ public:
     bool namedQueues() const noexcept override { return true; }
 };
 
-/// A PostgreSQL-only library this tool reads but does not write yet: every
-/// action is refused with that reason.
-class UnwrittenPostgresFormat : public PostgresOnlyFormat {
-public:
-    std::vector<Action> rowActions() const override { return {Action::Retry, Action::Delete}; }
-    Action retryAction() const noexcept override { return Action::Retry; }
-    std::vector<ActionRule> actionRules(const FormatInfo& info) const final;
-    std::string whyNoPause(const FormatInfo& info) const final;
-    std::string whyNoRunRecurring(const FormatInfo& info) const final;
-};
-
 /// GoodJob (bensheldon/good_job, `good_jobs`): its own statuses
 /// (GoodJob::Reportable#status) in the state model: succeeded DONE,
 /// discarded FAILED, running LOCKED (performed_at set, not finished), queued
 /// READY, scheduled and retried SCHEDULED (retried: an error is kept). A
 /// running job is held by its worker's advisory lock on
 /// 'good_jobs-<id>'; without one, its worker is gone and the next worker
-/// takes it again (stuck). Read only: actions are not written yet.
-class GoodJobFormat final : public UnwrittenPostgresFormat {
+/// takes it again (stuck). Retry and discard are GoodJob's own
+/// (core/pg/actions.cpp).
+class GoodJobFormat final : public PostgresOnlyFormat {
 public:
     const char* id() const noexcept override { return "good-job"; }
     const char* libraryName() const noexcept override { return "GoodJob"; }
@@ -63,7 +53,21 @@ public:
         return "running, and no session holds its advisory lock: its worker is gone and the next "
                "worker takes the job again";
     }
+    std::vector<Action> rowActions() const override {
+        return {Action::Retry, Action::MarkFailed, Action::Delete};
+    }
+    Action retryAction() const noexcept override { return Action::Retry; }
+    std::vector<ActionRule> actionRules(const FormatInfo& info) const override;
+    std::string whyNoPause(const FormatInfo& info) const override;
+    std::string whyNoRunRecurring(const FormatInfo& info) const override;
 };
+
+/// Why GoodJob's own actions (GoodJob::Job#retry_job, #discard_job,
+/// #destroy_job) would leave job `m` alone for action `a` ("" when they
+/// apply): retry takes a discarded job, discard an unfinished one, destroy
+/// a finished one. A job whose advisory lock a worker holds is skipped when
+/// the action runs (core/pg/actions.cpp).
+std::string goodJobRefusal(Action a, const Message& m, TimeNs now);
 
 /// pg-boss (timgit/pg-boss, its `pgboss` schema's `job`): created and retry
 /// READY once start_after has come, else SCHEDULED; active LOCKED, past

@@ -55,6 +55,14 @@ struct JobTable {
     const char* running;
     const char* written;
     const char* idType = "bigint"; ///< the type of its `id` column
+    /// A statement ($1: the job's id) that takes, for this transaction, the
+    /// lock a worker holds the job by, false when a worker holds it
+    /// (GoodJob's advisory lock); nullptr where the row lock is the claim.
+    const char* workerLock = nullptr;
+    /// Rows of another table that go with the job when it is deleted
+    /// (GoodJob's executions), by the column that names the job.
+    const char* children = nullptr;
+    const char* childKey = nullptr;
 };
 
 constexpr JobTable kOban{"oban_jobs", "executing",
@@ -73,6 +81,19 @@ constexpr JobTable kGraphileWorker{"_private_jobs", "locked",
 /// pg-boss: its statements from src/plans.ts (retryJobs, resumeJobs,
 /// deleteJobsById), keyed by UUID.
 constexpr JobTable kPgBoss{"job", "active", "state, retry_limit, completed_on", "uuid"};
+/// GoodJob: its own job actions, the job's advisory lock taken for the
+/// transaction first, as GoodJob::Job#with_advisory_lock takes it (its
+/// md5 key, app/models/concerns/good_job/advisory_lockable.rb); destroy
+/// deletes the job's executions with it (has_many dependent: :delete_all).
+constexpr JobTable kGoodJob{
+    "good_jobs",
+    "running",
+    "scheduled_at, performed_at, finished_at, error, error_event, serialized_params, updated_at",
+    "uuid",
+    "SELECT pg_try_advisory_xact_lock(('x' || substr(md5('good_jobs-' || $1::uuid::text), 1, "
+    "16))::bit(64)::bigint)",
+    "good_job_executions",
+    "active_job_id"};
 
 const JobTable* jobTableOf(const std::string& library) {
     if (library == "oban")
@@ -85,6 +106,8 @@ const JobTable* jobTableOf(const std::string& library) {
         return &kGraphileWorker;
     if (library == "pg-boss")
         return &kPgBoss;
+    if (library == "good-job")
+        return &kGoodJob;
     return nullptr;
 }
 
@@ -187,9 +210,14 @@ std::string storedColumns(const ChunkContext& x, const std::string& table) {
     return r.text(0, 0);
 }
 
-/// The rows the action is about to change, as undo writes them back.
-std::string formatRowOf(const JobTable& t, const std::string& rowJson) {
-    return std::string("{\"") + t.table + "\": [" + rowJson + "]}";
+/// The rows the action is about to change, as undo writes them back: the
+/// job's, and `children` (a JSON array) of t.children when given.
+std::string formatRowOf(const JobTable& t, const std::string& rowJson,
+                        const std::string& children = {}) {
+    std::string out = std::string("{\"") + t.table + "\": [" + rowJson + "]";
+    if (!children.empty() && t.children)
+        out += std::string(", \"") + t.children + "\": " + children;
+    return out + "}";
 }
 
 /// The stored row of `t` in a before-image written by formatRowOf().
@@ -200,7 +228,7 @@ std::string rowOf(const JobTable& t, const Message& before) {
     // column (Graphile Worker's payload) goes back byte for byte.
     const std::string& f = *before.formatRow;
     const std::string head = std::string("{\"") + t.table + "\": [";
-    if (f.size() > head.size() + 2 && f.compare(0, head.size(), head) == 0 &&
+    if (!t.children && f.size() > head.size() + 2 && f.compare(0, head.size(), head) == 0 &&
         f.compare(f.size() - 2, 2, "]}") == 0)
         return f.substr(head.size(), f.size() - head.size() - 2);
     const Json j = Json::parse(f);
@@ -351,6 +379,69 @@ std::int64_t applyPgBoss(const ChunkContext& x, Action a, const Message& m) {
     }
 }
 
+/// GoodJob's own job actions (app/models/good_job/job.rb@81db22b7), its
+/// advisory lock already taken: retry_job re-enqueues a discarded job in
+/// its own row (GoodJob::Job.enqueue with the current job: performed_at
+/// and finished_at cleared, scheduled now, Active Job's executions + 1,
+/// error kept, error_event retried); discard_job finishes an unfinished one
+/// with a DiscardJobError; destroy_job deletes a finished one and its
+/// executions.
+std::int64_t applyGoodJob(const ChunkContext& x, Action a, const Message& m) {
+    const std::string t = qualified(x, kGoodJob);
+    const std::vector<Param> p{m.messageId, pgTime(x.now)};
+    switch (a) {
+    case Action::Retry:
+        return changed(x,
+                       "UPDATE " + t +
+                           " SET performed_at = NULL, finished_at = NULL, scheduled_at = "
+                           "$2::timestamp, error_event = 3, serialized_params = "
+                           "jsonb_set(coalesce(serialized_params, '{}'), '{executions}', "
+                           "to_jsonb(coalesce((serialized_params ->> 'executions')::int, 0) + 1)), "
+                           "updated_at = $2::timestamp WHERE id = $1::uuid AND finished_at IS NOT "
+                           "NULL AND coalesce(error, '') <> '' RETURNING id",
+                       p);
+    case Action::MarkFailed:
+        return changed(x,
+                       "UPDATE " + t +
+                           " SET finished_at = $2::timestamp, error = 'GoodJob::Job::"
+                           "DiscardJobError: Discarded by an operator with LiteQueue Admin', "
+                           "error_event = 5, updated_at = $2::timestamp WHERE id = $1::uuid AND "
+                           "finished_at IS NULL RETURNING id",
+                       p);
+    case Action::Delete:
+        x.c.exec("DELETE FROM " + qualifiedTable(x, kGoodJob.children) + " WHERE " +
+                     quoteIdent(kGoodJob.childKey) + " = $1::uuid",
+                 {m.messageId});
+        return changed(
+            x, "DELETE FROM " + t + " WHERE id = $1::uuid AND finished_at IS NOT NULL RETURNING id",
+            {m.messageId});
+    default:
+        throw Unsupported(x.c.display(), std::string(actionName(a)) + " is not offered on GoodJob");
+    }
+}
+
+/// Whether this transaction now holds the lock a worker would hold job
+/// `key` by (JobTable::workerLock); true where the row lock is the claim.
+bool takeWorkerLock(const ChunkContext& x, const JobTable& t, const std::string& key) {
+    return !t.workerLock || x.c.exec(t.workerLock, {key}).boolean(0, 0);
+}
+
+const char* const kWorkerHolds =
+    "in use: a worker holds the job's advisory lock right now (not waited for)";
+
+/// The rows of t.children that go with job `key`, as a JSON array (taken
+/// FOR UPDATE), or "" where the table has none.
+std::string childRows(const ChunkContext& x, const JobTable& t, const std::string& key) {
+    if (!t.children)
+        return {};
+    return x.c
+        .exec("SELECT coalesce(json_agg(row_to_json(c)), '[]')::text FROM (SELECT * FROM " +
+                  qualifiedTable(x, t.children) + " WHERE " + quoteIdent(t.childKey) +
+                  " = $1::" + t.idType + " ORDER BY id FOR UPDATE) c",
+              {key})
+        .text(0, 0);
+}
+
 const char* const kChangedWhileRunning = "changed while the action ran";
 
 /// One job's statements, all or none: a guard that fails halfway leaves
@@ -373,6 +464,8 @@ std::int64_t applyRow(const ChunkContext& x, Action a, const Message& m) {
         return applyGraphileWorker(x, a, m);
     if (x.lib.library == "pg-boss")
         return applyPgBoss(x, a, m);
+    if (x.lib.library == "good-job")
+        return allOrNone(x, [&] { return applyGoodJob(x, a, m); });
     return x.lib.library == "oban" ? applyOban(x, a, m) : applyRiver(x, a, m);
 }
 
@@ -425,6 +518,8 @@ Refusal refusalOf(const Found& lib, const FormatInfo& info, const std::string& u
         return graphileWorkerRefusal;
     if (lib.library == "pg-boss")
         return pgBossRefusal;
+    if (lib.library == "good-job")
+        return goodJobRefusal;
     if (!info.format)
         return nullptr;
     std::shared_ptr<const FormatDriver> d = info.format->driver(info, url);
@@ -475,8 +570,13 @@ void applyChunk(const ChunkContext& x, Action a, const core::Target* begin, cons
             r.skipped.push_back({it->messageId, why, SkipKind::NotApplicable});
             continue;
         }
+        if (!takeWorkerLock(x, t, *id)) {
+            r.skipped.push_back({it->messageId, kWorkerHolds, SkipKind::Changed});
+            continue;
+        }
         if (!isSolidQueue(x))
-            m.formatRow = formatRowOf(t, taken.rows.at(*id));
+            m.formatRow = formatRowOf(t, taken.rows.at(*id),
+                                      a == Action::Delete ? childRows(x, t, *id) : std::string());
         if (applyRow(x, a, m) != 1) {
             r.skipped.push_back({it->messageId, kChangedWhileRunning, SkipKind::Changed});
             continue;
@@ -532,6 +632,19 @@ void undoChunk(const ChunkContext& x, Action original, const AppliedRow* begin,
                 reinsertSolidQueue(x, it->before);
             else
                 x.c.exec(reinsert, {jobId, row});
+            if (t.children) {
+                // The rows that went with it (GoodJob's executions).
+                const Json all = Json::parse(*it->before.formatRow);
+                const Json& rows = all[t.children];
+                const std::string child = qualifiedTable(x, t.children);
+                const std::string childCols = storedColumns(x, child);
+                std::string insert = "INSERT INTO " + child;
+                insert.append(" (").append(childCols).append(") SELECT ").append(childCols);
+                insert.append(" FROM json_populate_recordset(NULL::").append(child);
+                insert.append(", $1::json)");
+                if (rows.isArray() && !rows.toArray().empty())
+                    x.c.exec(insert, {rows.dump()});
+            }
             Message restored = it->before;
             if (auto back = readOne(x, t, *id))
                 restored = *back;
@@ -562,6 +675,10 @@ void undoChunk(const ChunkContext& x, Action original, const AppliedRow* begin,
                     {jobId, inUse ? kInUse : "changed while undoing", SkipKind::Changed});
                 continue;
             }
+        }
+        if (!takeWorkerLock(x, t, *id)) {
+            r.skipped.push_back({jobId, kWorkerHolds, SkipKind::Changed});
+            continue;
         }
         const std::int64_t n =
             isSolidQueue(x) ? allOrNone(x, [&] { return restoreSolidQueue(x, *m, it->before); })

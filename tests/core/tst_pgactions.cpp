@@ -141,6 +141,43 @@ private:
         }
         return out;
     }
+    /// Opens `u`, read at the instant of tests/data/pg/*-rows.sql, into `b`
+    /// and runs `a` on every job into `r`: the action offered, Release not.
+    static void runOnRows(const std::string& u, Action a, std::shared_ptr<QueueBackend>& b,
+                          Report& r) {
+        BackendOptions o;
+        o.now = parseTimeArg("2026-12-01T12:00:00Z");
+        o.tool = "tst_pgactions";
+        b = openBackend(u, o);
+        QVERIFY2(!b->readOnly(), b->info().readOnlyReason.c_str());
+        QVERIFY(b->whyNot(a).empty());
+        QVERIFY(!b->whyNot(Action::Release).empty());
+        r = b->run(b->planTargets(a, targetsOf(*b)), nullptr, {});
+        QVERIFY2(!r.failed(), r.result.error.c_str());
+    }
+    /// Undoes the last undoable action on `b`, which must give back `applied` rows.
+    static void undoLast(QueueBackend& b, std::size_t applied) {
+        const auto rec = b.lastUndoable();
+        QVERIFY(rec);
+        const Report un = b.undo(*rec, nullptr, {});
+        QVERIFY2(!un.failed(), un.result.error.c_str());
+        QCOMPARE(un.applied(), applied);
+    }
+    /// `after` holds the very rows of `before`, in order.
+    static void sameRows(const std::vector<std::string>& after,
+                         const std::vector<std::string>& before) {
+        QCOMPARE(after.size(), before.size());
+        for (std::size_t i = 0; i < after.size(); ++i)
+            QCOMPARE(QString::fromStdString(after[i]), QString::fromStdString(before[i]));
+    }
+    /// The applied jobs by the first two characters of their ids, sorted.
+    static QString appliedPrefixes(const Report& r) {
+        QStringList ids;
+        for (const AppliedRow& row : r.result.applied)
+            ids << QString::fromStdString(row.before.messageId.substr(0, 2));
+        ids.sort();
+        return ids.join(QLatin1Char(' '));
+    }
     /// Every row of `table` on `u`, as row_to_json spells it, by id.
     static std::vector<std::string> storedRows(const std::string& u, const std::string& table) {
         auto c = pg::Connection::open(u);
@@ -611,15 +648,8 @@ private slots:
             QVERIFY(!b->get("7"));
         QVERIFY(stored() != before);
 
-        const auto rec = b->lastUndoable();
-        QVERIFY(rec);
-        const Report un = b->undo(*rec, nullptr, {});
-        QVERIFY2(!un.failed(), un.result.error.c_str());
-        QCOMPARE(un.applied(), r.applied());
-        const std::vector<std::string> after = stored();
-        QCOMPARE(after.size(), before.size());
-        for (std::size_t i = 0; i < after.size(); ++i)
-            QCOMPARE(QString::fromStdString(after[i]), QString::fromStdString(before[i]));
+        undoLast(*b, r.applied());
+        sameRows(stored(), before);
     }
 
     /// pg-boss (tests/data/pg/pg-boss-rows.sql, one job in each state):
@@ -653,20 +683,12 @@ private slots:
         worker->exec("SELECT id FROM pgboss.job WHERE id = "
                      "'b8000000-0000-4000-8000-000000000008' FOR UPDATE");
 
-        BackendOptions o;
-        o.now = parseTimeArg("2026-12-01T12:00:00Z");
-        o.tool = "tst_pgactions";
-        auto b = openBackend(url("pgboss"), o);
-        QVERIFY2(!b->readOnly(), b->info().readOnlyReason.c_str());
-        QVERIFY(b->whyNot(a).empty());
-        QVERIFY(!b->whyNot(Action::Release).empty());
-        const Report r = b->run(b->planTargets(a, targetsOf(*b)), nullptr, {});
-        QVERIFY2(!r.failed(), r.result.error.c_str());
-        QStringList ids;
-        for (const AppliedRow& row : r.result.applied)
-            ids << QString::fromStdString(row.before.messageId.substr(0, 2));
-        ids.sort();
-        QCOMPARE(ids.join(QLatin1Char(' ')), applied);
+        std::shared_ptr<QueueBackend> b;
+        Report r;
+        runOnRows(url("pgboss"), a, b, r);
+        if (QTest::currentTestFailed())
+            return;
+        QCOMPARE(appliedPrefixes(r), applied);
         const auto s = skips(r);
         QCOMPARE(s.at("b8000000-0000-4000-8000-000000000008").second,
                  std::string("in use: a worker's transaction holds the row right now (not "
@@ -699,32 +721,97 @@ private slots:
             QCOMPARE(job->state, State::Ready);
         }
 
-        for (int i = 0; i < 2; ++i) {
-            const auto rec = b->lastUndoable();
-            QVERIFY(rec);
-            const Report un = b->undo(*rec, nullptr, {});
-            QVERIFY2(!un.failed(), un.result.error.c_str());
-            QCOMPARE(un.applied(), i == 0 ? second.applied() : r.applied());
+        undoLast(*b, second.applied());
+        undoLast(*b, r.applied());
+        sameRows(stored(), before);
+    }
+
+    /// GoodJob (tests/data/pg/good-job-rows.sql, one job in each status):
+    /// retry, discard and destroy by GoodJob's own rules on every job; the
+    /// job whose advisory lock a worker holds is skipped (its stuck twin,
+    /// whose worker is gone, is not); destroy takes the job's executions
+    /// with it; undo gives back every row of both tables as stored.
+    void goodJob_data() {
+        QTest::addColumn<int>("action");
+        QTest::addColumn<QString>("applied");
+        QTest::newRow("retry") << static_cast<int>(Action::Retry) << QStringLiteral("a6");
+        QTest::newRow("discard") << static_cast<int>(Action::MarkFailed)
+                                 << QStringLiteral("a1 a2 a4 a7");
+        QTest::newRow("destroy") << static_cast<int>(Action::Delete) << QStringLiteral("a5 a6");
+    }
+
+    void goodJob() {
+        QFETCH(int, action);
+        QFETCH(QString, applied);
+        const auto a = static_cast<Action>(action);
+        QVERIFY(m_pg->execScript(QStringLiteral("DROP SCHEMA IF EXISTS gj CASCADE")).isEmpty());
+        for (const auto& [script, schema] :
+             {std::pair{"good-job.sql", "gj"}, std::pair{"good-job-rows.sql", ""}}) {
+            QFile f(lq::test::dataDir() + QStringLiteral("/pg/") + QLatin1String(script));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QString err =
+                m_pg->execScript(QString::fromUtf8(f.readAll()), QLatin1String(schema));
+            QVERIFY2(err.isEmpty(), qPrintable(err));
         }
-        const std::vector<std::string> after = stored();
-        QCOMPARE(after.size(), before.size());
-        for (std::size_t i = 0; i < after.size(); ++i)
-            QCOMPARE(QString::fromStdString(after[i]), QString::fromStdString(before[i]));
+        const std::string u = toStd(m_pg->url());
+        const auto stored = [&] {
+            auto rows = storedRows(u, "gj.good_jobs");
+            for (auto& e : storedRows(u, "gj.good_job_executions"))
+                rows.push_back(std::move(e));
+            return rows;
+        };
+        const std::vector<std::string> before = stored();
+        // A3's worker holds its advisory lock, as GoodJob's worker does.
+        const std::string a3 = "a3000000-0000-4000-8000-000000000003";
+        auto worker = session();
+        worker->exec("SELECT pg_advisory_lock(('x' || substr(md5('good_jobs-' || $1), 1, "
+                     "16))::bit(64)::bigint)",
+                     {a3});
+
+        std::shared_ptr<QueueBackend> b;
+        Report r;
+        runOnRows(url("gj"), a, b, r);
+        if (QTest::currentTestFailed())
+            return;
+        QCOMPARE(appliedPrefixes(r), applied);
+        const auto s = skips(r);
+        const auto id = [](char n) {
+            return std::string("a") + n + "000000-0000-4000-8000-00000000000" + n;
+        };
+        if (a == Action::Retry) {
+            const auto job = b->get(id('6'));
+            QCOMPARE(job->state, State::Ready);
+            QCOMPARE(job->statusText, std::string("queued"));
+            QCOMPARE(job->lastError.value_or(""), std::string("RuntimeError: boom"));
+            QVERIFY(job->data.find("\"executions\": 1") != std::string::npos);
+            QVERIFY2(s.at(id('1')).second.find("GoodJob retries a discarded job") !=
+                         std::string::npos,
+                     s.at(id('1')).second.c_str());
+        }
+        if (a == Action::MarkFailed) {
+            QCOMPARE(s.at(a3).second,
+                     std::string("in use: a worker holds the job's advisory lock right now (not "
+                                 "waited for)"));
+            const auto job = b->get(id('4'));
+            QCOMPARE(job->state, State::Failed);
+            QCOMPARE(job->lastError.value_or(""),
+                     std::string("GoodJob::Job::DiscardJobError: Discarded by an operator with "
+                                 "LiteQueue Admin"));
+            QVERIFY(s.at(id('5')).second.find("GoodJob discards an unfinished job") !=
+                    std::string::npos);
+        }
+        if (a == Action::Delete) {
+            QVERIFY(!b->get(id('6')));
+            QCOMPARE(storedRows(u, "gj.good_job_executions").size(), std::size_t(0));
+            QVERIFY(s.at(a3).second.find("GoodJob destroys a finished job") != std::string::npos);
+        }
+        QVERIFY(stored() != before);
+
+        undoLast(*b, r.applied());
+        sameRows(stored(), before);
     }
 
     void refusals() {
-        // A library whose jobs lqcore does not write yet (GoodJob).
-        QFile gj(lq::test::dataDir() + QStringLiteral("/pg/good-job.sql"));
-        QVERIFY(gj.open(QIODevice::ReadOnly));
-        QVERIFY(m_pg->execScript(QStringLiteral("DROP SCHEMA IF EXISTS gj CASCADE")).isEmpty());
-        QVERIFY(m_pg->execScript(QString::fromUtf8(gj.readAll()), QStringLiteral("gj")).isEmpty());
-        auto b = openBackend(url("gj"), BackendOptions{});
-        QVERIFY(b->readOnly());
-        QVERIFY(b->info().readOnlyReason.find("not yet (issue 41)") != std::string::npos);
-        const Report r = b->run(b->planTargets(Action::Retry, {{"1", 0}}), nullptr, {});
-        QCOMPARE(r.result.errorKind, std::optional<ErrorKind>(ErrorKind::ReadOnly));
-        QCOMPARE(r.applied(), std::size_t(0));
-
         // What the queue offers, as both front ends ask it: the row actions
         // the format offers; not the writes the engine does not make yet.
         auto oban = openPg(formatCase("oban"));

@@ -41,3 +41,19 @@ VALUES
    'WelcomeMailer', '{"job_class": "WelcomeMailer", "arguments": [4]}',
    '2026-12-01 12:30:00', NULL, NULL, 'Net::ReadTimeout: Net::ReadTimeout', 1,
    '2026-12-01 11:40:00', '2026-12-01 11:41:00');
+-- The discarded job's two executions and the succeeded job's one, as
+-- GoodJob records each run (destroy_job deletes them with the job).
+INSERT INTO gj.good_job_executions
+  (id, active_job_id, job_class, queue_name, serialized_params, scheduled_at, finished_at, error,
+   error_event, created_at, updated_at)
+VALUES
+  ('e1000000-0000-4000-8000-000000000001', 'a6000000-0000-4000-8000-000000000006', 'ReportJob',
+   'default', '{"job_class": "ReportJob", "arguments": [3]}', '2026-12-01 11:00:00',
+   '2026-12-01 11:00:30', 'RuntimeError: boom', 3, '2026-12-01 11:00:00', '2026-12-01 11:00:30'),
+  ('e2000000-0000-4000-8000-000000000002', 'a6000000-0000-4000-8000-000000000006', 'ReportJob',
+   'default', '{"job_class": "ReportJob", "arguments": [3]}', '2026-12-01 11:29:00',
+   '2026-12-01 11:30:00', 'RuntimeError: boom', 4, '2026-12-01 11:29:30', '2026-12-01 11:30:00'),
+  ('e3000000-0000-4000-8000-000000000003', 'a5000000-0000-4000-8000-000000000005',
+   'WelcomeMailer', 'default', '{"job_class": "WelcomeMailer", "arguments": [2]}',
+   '2026-12-01 11:00:00', '2026-12-01 11:00:02', NULL, NULL, '2026-12-01 11:00:00',
+   '2026-12-01 11:00:02');
