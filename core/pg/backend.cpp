@@ -58,7 +58,7 @@ std::int64_t PgQueueBackend::dataVersion() {
 
 void PgQueueBackend::setChangeListener(const std::function<void(bool force)>& onChange) {
     m_listener.reset();
-    std::vector<std::string> channels = pg::insertChannels(m_queue->found());
+    std::vector<std::string> channels = m_queue->insertChannels();
     if (channels.empty() || !onChange)
         return;
     m_listener = std::make_unique<pg::ChangeListener>(m_queue->connectUrl(), std::move(channels),

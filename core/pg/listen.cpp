@@ -10,13 +10,20 @@
 
 namespace lq::core::pg {
 
-std::vector<std::string> insertChannels(const Found& lib) {
+std::vector<std::string> insertChannels(Connection& c, const Found& lib) {
+    if (lib.library == "pg-boss")
+        return {c.exec("SELECT 'pgboss_' || left(encode(sha224(convert_to($1, 'UTF8')), 'hex'), "
+                       "24)",
+                       {lib.schema})
+                    .text(0, 0)};
     if (lib.library == "river")
         return {lib.schema + ".river_insert"};
     if (lib.library == "oban")
         return {lib.schema + ".oban_insert"};
     if (lib.library == "graphile-worker")
         return {"jobs:insert"};
+    if (lib.library == "good-job")
+        return {"good_job"};
     return {};
 }
 

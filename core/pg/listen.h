@@ -13,13 +13,19 @@
 
 namespace lq::core::pg {
 
+class Connection;
 struct Found;
 
 /// The channels `lib` notifies on when a job is inserted: River's
 /// "<schema>.river_insert" (riverqueue/river@fdf6cdf PGNotifyMany), Oban's
 /// "<prefix>.oban_insert" (oban-bg/oban@2939e31 notifiers/postgres.ex),
-/// Graphile Worker's "jobs:insert"; none for Solid Queue (no NOTIFY).
-std::vector<std::string> insertChannels(const Found& lib);
+/// Graphile Worker's "jobs:insert", pg-boss's "pgboss_" and 24 hex digits
+/// of the schema name's SHA-224, which `c` computes as pg-boss does
+/// (timgit/pg-boss@55ee32f src/plans.ts notifyChannelSql; sent for queues
+/// created with notify on), GoodJob's "good_job" (bensheldon/good_job@81db22b7
+/// lib/good_job/notifier.rb, sent by its adapter on enqueue; one channel
+/// for the whole database); none for Solid Queue (no NOTIFY).
+std::vector<std::string> insertChannels(Connection& c, const Found& lib);
 
 /// A session LISTENing on `channels` from a thread of its own: each batch
 /// of notifications calls `onChange` (from that thread). A session

@@ -8,6 +8,7 @@
 #include "actions.h"
 #include "counts.h"
 #include "list.h"
+#include "listen.h"
 #include "pause.h"
 #include "recurring.h"
 
@@ -210,6 +211,11 @@ std::int64_t PgQueue::changeMarker() {
                      "pg_stat_user_tables WHERE schemaname = $1 AND relname = ANY($2::text[])",
                      {m_found.schema, tables});
     return r.int64(0, 0);
+}
+
+std::vector<std::string> PgQueue::insertChannels() {
+    const std::lock_guard lock(m_mutex);
+    return pg::insertChannels(*m_conn, m_found);
 }
 
 const std::string& PgQueue::whyReadOnly() const noexcept {

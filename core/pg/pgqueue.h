@@ -109,6 +109,8 @@ public:
     /// (one catalog read; the server publishes a writer's counters when it
     /// commits and goes idle, at most a second apart while it stays busy).
     std::int64_t changeMarker();
+    /// The channels the library notifies an insert on (core/pg/listen.h).
+    std::vector<std::string> insertChannels();
 
     // ---- actions (core/pg/actions.h) -----------------------------------
     /// "" when row actions can be written here; else why the queue reads
