@@ -25,6 +25,7 @@
 #include "format.h"
 #include "message.h"
 #include "operator.h"
+#include "pacing.h"
 #include "processes.h"
 #include "query.h"
 #include "queueoverview.h"
@@ -189,6 +190,16 @@ public:
     /// True when the backend pushes changes (setChangeListener) and must not
     /// be polled on a timer.
     virtual bool pushesChanges() const { return false; }
+    /// How often, in ms, a front end that is not told of changes asks
+    /// dataVersion() while nothing else wakes it: a local file also has its
+    /// file watcher, so this is only its safety net; a database has no such
+    /// watcher, and its change marker is one cheap catalog read.
+    virtual int changePollMs() const { return 2000; }
+    /// How long a watcher rests after a read, as a multiple of what the
+    /// read cost (core/pacing.h): by the file's journal mode here.
+    virtual std::int64_t readPacingFactor() const {
+        return ReadPacing::factorFor(info().journalMode);
+    }
     /// Called from a backend thread when the data changed; `force` after a
     /// reconnection (compare everything again).
     virtual void setChangeListener(const std::function<void(bool force)>& /*onChange*/) {}

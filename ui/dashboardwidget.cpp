@@ -295,7 +295,7 @@ void DashboardWidget::setBackend(std::shared_ptr<core::QueueBackend> backend) {
     m_pacer.reset();
     m_paceTimer->stop();
     if (m_backend) {
-        m_pacer.setFactor(core::ReadPacing::factorFor(m_backend->info().journalMode));
+        m_pacer.setFactor(m_backend->readPacingFactor());
     }
     // What this format does not store is said, not drawn as an empty chart.
     // One metric's charts per turn of the event loop: each change relays a

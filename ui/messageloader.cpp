@@ -230,8 +230,9 @@ void MessageLoader::setBackend(std::shared_ptr<core::QueueBackend> backend, cons
     m_backend = std::move(backend);
     m_pacer.reset();
     m_peekPacer.reset();
+    m_fallback.setInterval(m_backend ? m_backend->changePollMs() : kFallbackMs);
     if (m_backend) {
-        m_pacer.setFactor(core::ReadPacing::factorFor(m_backend->info().journalMode));
+        m_pacer.setFactor(m_backend->readPacingFactor());
         m_peekPacer.setFactor(m_pacer.factor());
     }
     m_dataVersion = -1;
@@ -318,20 +319,23 @@ void MessageLoader::startPeek() {
             return {-1, {}}; // the poll reports errors
         }
     };
-    runAsync(this, &m_peekPool, std::move(work),
-             [this, gen = m_generation, layout = req.layout, peekStart,
-              shownIds =
-                  std::move(shownIds)](const std::pair<std::int64_t, std::vector<MessageRow>>& r) {
-                 m_peekRunning = false;
-                 m_peekPacer.ran(peekStart, core::steadyNowNs());
-                 const std::int64_t before = std::exchange(m_peekVersion, r.first);
-                 if (gen == m_generation && r.first >= 0 && r.first != before) {
-                     emit othersStale(gen, layout, shownIds);
-                 }
-                 if (gen == m_generation && !r.second.empty()) {
-                     emit earlyRows(gen, layout, r.second);
-                 }
-             });
+    runAsync(
+        this, &m_peekPool, std::move(work),
+        [this, gen = m_generation, layout = req.layout, peekStart, shownIds = std::move(shownIds)](
+            const std::pair<std::int64_t, std::vector<MessageRow>>& r) {
+            m_peekRunning = false;
+            m_peekPacer.ran(peekStart, core::steadyNowNs());
+            qCDebug(lcLoader) << "peek: version" << r.first << "changed rows" << r.second.size()
+                              << "in" << (core::steadyNowNs() - peekStart) / 1'000'000 << "ms";
+            armWatch();
+            const std::int64_t before = std::exchange(m_peekVersion, r.first);
+            if (gen == m_generation && r.first >= 0 && r.first != before) {
+                emit othersStale(gen, layout, shownIds);
+            }
+            if (gen == m_generation && !r.second.empty()) {
+                emit earlyRows(gen, layout, r.second);
+            }
+        });
 }
 
 void MessageLoader::setLive(bool on) {
@@ -349,6 +353,15 @@ void MessageLoader::setLive(bool on) {
 void MessageLoader::armFallback() {
     if (m_backend && m_live && !m_jobRunning && !m_backend->pushesChanges()) {
         m_fallback.start();
+    }
+}
+
+void MessageLoader::armWatch() {
+    // A database has no file watcher: while a long poll runs (seconds on a
+    // million jobs), the rows on screen are still checked at its pace.
+    if (m_backend && m_live && m_jobRunning && !m_backend->pushesChanges() &&
+        m_backend->changePollMs() < kFallbackMs && !m_peekTimer.isActive()) {
+        m_peekTimer.start(m_backend->changePollMs());
     }
 }
 
@@ -388,6 +401,7 @@ bool MessageLoader::startPacedPoll() {
 void MessageLoader::startPoll(bool reset) {
     m_fallback.stop();
     m_jobRunning = true;
+    armWatch();
     const bool force = reset || m_pendingForce;
     m_askedRunning = force;
     m_pendingForce = false;

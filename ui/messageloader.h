@@ -172,6 +172,9 @@ private:
     /// its own and sends those that changed (earlyRows), so a change to a
     /// shown row does not wait for the ordering and the counts.
     void startPeek();
+    /// While a poll runs, peeks at the rows on screen every changePollMs()
+    /// where the backend has no watcher to wake it (a database).
+    void armWatch();
     void armFallback();
     /// Starts a live poll now, or when the pace allows it (core::ReadPacer):
     /// true when it started.

@@ -367,6 +367,11 @@ std::string orderOf(const Found& lib, const Sort& s) {
         key = "status_text";
         break;
     }
+    // An id is never NULL: ordered by it alone, as the primary key's index
+    // is (a NULLS clause the index does not have would make the server sort
+    // every job for the first page).
+    if (key == "id")
+        return std::string(" ORDER BY id") + (desc ? " DESC" : " ASC");
     const std::string dir = desc ? " DESC NULLS LAST" : " ASC NULLS FIRST";
     return " ORDER BY " + key + dir + ", id" + (desc ? " DESC" : " ASC");
 }

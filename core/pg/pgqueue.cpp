@@ -129,9 +129,17 @@ std::vector<std::int64_t> PgQueue::orderedIds(const Filter& f, const Sort& s,
     return pg::orderedIds(*m_conn, m_found, f, s, m_clock(), limit);
 }
 
+template <class Read> auto PgQueue::quickRead(Read read) {
+    if (std::unique_lock first(m_mutex, std::try_to_lock); first.owns_lock())
+        return read(*m_conn);
+    const std::lock_guard second(m_quickMutex);
+    if (!m_quick)
+        m_quick = pg::Connection::open(m_connectUrl, m_connOptions);
+    return read(*m_quick);
+}
+
 std::vector<Message> PgQueue::jobs(const std::vector<std::int64_t>& ids) {
-    const std::lock_guard lock(m_mutex);
-    return pg::readJobs(*m_conn, m_found, ids, m_clock());
+    return quickRead([&](pg::Connection& c) { return pg::readJobs(c, m_found, ids, m_clock()); });
 }
 
 std::vector<Message> PgQueue::firstJobs(const Filter& f, const Sort& s, std::int64_t limit,
@@ -205,12 +213,13 @@ std::string PgQueue::tableArray() const {
 
 std::int64_t PgQueue::changeMarker() {
     const std::string tables = tableArray();
-    const std::lock_guard lock(m_mutex);
-    const pg::Result r =
-        m_conn->exec("SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::bigint FROM "
-                     "pg_stat_user_tables WHERE schemaname = $1 AND relname = ANY($2::text[])",
-                     {m_found.schema, tables});
-    return r.int64(0, 0);
+    return quickRead([&](pg::Connection& c) {
+        return c
+            .exec("SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::bigint FROM "
+                  "pg_stat_user_tables WHERE schemaname = $1 AND relname = ANY($2::text[])",
+                  {m_found.schema, tables})
+            .int64(0, 0);
+    });
 }
 
 std::vector<std::string> PgQueue::insertChannels() {

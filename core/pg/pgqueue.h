@@ -152,6 +152,14 @@ private:
 
     std::mutex m_mutex; ///< one libpq connection: one statement at a time
     std::unique_ptr<pg::Connection> m_conn;
+    /// A second reading session, opened the first time a quick read (the
+    /// change marker, the rows on screen) finds the first one busy with a
+    /// long one (the ordering of a million jobs): so a change reaches the
+    /// screen without waiting for it.
+    std::mutex m_quickMutex;
+    std::unique_ptr<pg::Connection> m_quick;
+    /// Runs `read` on the first session if it is free, else on the second.
+    template <class Read> auto quickRead(Read read);
     std::string m_connectUrl; ///< as given (may hold a password): only to connect again
     pg::Connection::Options m_connOptions;
     std::mutex m_writeMutex; ///< the writing session: one chunk at a time
