@@ -228,14 +228,24 @@ int runGuiLaunch(int argc, char** argv, const LaunchOptions& o) {
                           .arg(mr->msg.rowid);
             }
             QProcess sh;
-            // Waits for a lock as a worker library does (busy timeout), so a
-            // long read of ours shows up as latency, not as a failed write.
-            sh.start(QStringLiteral("sqlite3"),
-                     {QStringLiteral("-cmd"), QStringLiteral(".timeout 10000"),
-                      QString::fromStdString(o.file), sql});
+            if (o.file.rfind("postgresql://", 0) == 0) {
+                // A database: psql's own session, as a worker's commit (the
+                // statements name their schema; libpq knows no ?schema=).
+                const std::string url = o.file.substr(0, o.file.find('?'));
+                sh.start(QString::fromStdString(o.psql),
+                         {QStringLiteral("-X"), QStringLiteral("-q"), QStringLiteral("-v"),
+                          QStringLiteral("ON_ERROR_STOP=1"), QStringLiteral("-d"),
+                          QString::fromStdString(url), QStringLiteral("-c"), sql});
+            } else {
+                // Waits for a lock as a worker library does (busy timeout), so a
+                // long read of ours shows up as latency, not as a failed write.
+                sh.start(QStringLiteral("sqlite3"),
+                         {QStringLiteral("-cmd"), QStringLiteral(".timeout 10000"),
+                          QString::fromStdString(o.file), sql});
+            }
             spin([&] { return sh.state() == QProcess::NotRunning; }, 10000);
             if (sh.exitCode() != 0) {
-                std::fprintf(stderr, "lqbench: sqlite3 failed: %s\n",
+                std::fprintf(stderr, "lqbench: the change failed: %s\n",
                              sh.readAllStandardError().constData());
                 break;
             }

@@ -18,6 +18,8 @@ struct LaunchOptions {
     /// number at the end of its message id). Empty: litequeue's status flip.
     std::string toScheduledSql;
     std::string toReadySql;
+    /// Where `file` is a postgresql:// URL, the change is made by this psql.
+    std::string psql = "psql";
 };
 
 /// `lqbench gui-launch FILE`: one launch of the real main window in this

@@ -6,6 +6,7 @@
 #include "guibench.h"
 #include "launchbench.h"
 #include "observerbench.h"
+#include "pgbench.h"
 #include "remotebench.h"
 
 #include <algorithm>
@@ -23,6 +24,8 @@ int usage() {
                  "[--check FACTOR] [--json]\n"
                  "       lqbench remote [--url ssh://USER@HOST[:PORT]] [--rows N] [--file F] "
                  "[--queues N] [--queue-rows N] [--dir D] [--json]\n"
+                 "       lqbench pg [--rows N] [--launches R] [--changes C] [--explain FILE] "
+                 "[--json] [--serve]\n"
                  "       lqbench formats --fixture F [--rows N] [--launches R] [--changes C] "
                  "[--dir D] [--check FACTOR] [--keep]\n"
                  "       lqbench observer [--rows N] [--seconds S] [--formats laravel,solidqueue] "
@@ -86,6 +89,8 @@ int main(int argc, char** argv) {
                 o.toScheduledSql = argv[i + 1];
             else if (a == "--to-ready-sql")
                 o.toReadySql = argv[i + 1];
+            else if (a == "--psql")
+                o.psql = argv[i + 1];
             else
                 return usage();
         }
@@ -213,6 +218,30 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "lqbench: %s\n", e.what());
             return 1;
         }
+    }
+    if (cmd == "pg") {
+        lq::bench::PgBenchOptions o;
+        o.self = argv[0];
+        o.ddl = LQ_PG_DATA "/solid-queue.sql";
+        for (int i = 2; i < argc; ++i) {
+            const std::string a = argv[i];
+            const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
+            if (a == "--json")
+                o.json = true;
+            else if (a == "--rows" && v)
+                o.rows = std::atoi(argv[++i]);
+            else if (a == "--launches" && v)
+                o.launches = std::atoi(argv[++i]);
+            else if (a == "--changes" && v)
+                o.changes = std::atoi(argv[++i]);
+            else if (a == "--explain" && v)
+                o.explainOut = argv[++i];
+            else if (a == "--serve")
+                o.serve = true;
+            else
+                return usage();
+        }
+        return lq::bench::runPgBench(o);
     }
     if (cmd == "remote") {
         lq::bench::RemoteOptions o;

@@ -32,7 +32,7 @@ QString PgServer::binDir() {
                          : QString::fromLocal8Bit(env);
 }
 
-PgServer::PgServer(const QString& db)
+PgServer::PgServer(const QString& db, const QStringList& settings)
     : m_db(db) {
     const QString bin = binDir();
     for (const char* tool : {"initdb", "pg_ctl", "postgres"}) {
@@ -80,7 +80,9 @@ PgServer::PgServer(const QString& db)
                            "full_page_writes=off -c synchronous_commit=off -c max_connections=30 "
                            "-c shared_buffers=16MB")
                 .arg(m_port)
-                .arg(m_socket);
+                .arg(m_socket) +
+            (settings.isEmpty() ? QString()
+                                : QStringLiteral(" -c ") + settings.join(QStringLiteral(" -c ")));
         m_error.clear();
         m_running = run(bin + QStringLiteral("/pg_ctl"),
                         {QStringLiteral("-D"), m_data, QStringLiteral("-l"), m_log,

@@ -25,7 +25,9 @@ class PgServer {
 public:
     /// Starts the server and creates database `db`. ok() says whether it
     /// runs; error() why not (binaries missing, initdb or start failed).
-    explicit PgServer(const QString& db = QStringLiteral("lqtest"));
+    /// `settings` are more `-c name=value` options (lqbench pg's buffers).
+    explicit PgServer(const QString& db = QStringLiteral("lqtest"),
+                      const QStringList& settings = {});
     ~PgServer();
     PgServer(const PgServer&) = delete;
     PgServer& operator=(const PgServer&) = delete;
@@ -42,6 +44,8 @@ public:
     /// "" when it worked, else the server's message.
     QString execScript(const QString& sql, const QString& schema = {}, const QString& db = {});
 
+    /// The server's log file.
+    QString logPath() const { return m_log; }
     /// Where the server binaries are looked for.
     static QString binDir();
 
