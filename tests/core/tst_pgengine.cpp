@@ -36,6 +36,7 @@
 #include <memory>
 #include <numeric>
 #include <set>
+#include <thread>
 
 using namespace lq::core;
 using lq::test::FormatCase;
@@ -855,6 +856,37 @@ private slots:
     /// The sidebar's and the exporter's watch of a database
     /// (core::WatchedDatabase): one session for every scan, kept open and
     /// idle; a scan reads the queue only when the change marker moved.
+    /// A quick read (the change marker, the rows on screen) does not wait
+    /// for a long one on the reading session: it goes to a second session
+    /// (PgQueue::quickRead). The long read here is a count that waits for
+    /// a table another session locks.
+    void quickReadsDoNotWait() {
+        auto q = open(pgFormatCases().front()); // Solid Queue
+        (void)q->changeMarker();
+        auto admin = pg::Connection::open(url(), {false, 60000, 5000, 60000, 10});
+        admin->exec("BEGIN");
+        admin->exec("LOCK TABLE sq.solid_queue_jobs IN ACCESS EXCLUSIVE MODE");
+        std::atomic<bool> started{false};
+        std::thread longRead([&] {
+            started = true;
+            try {
+                (void)q->counts(); // waits for the lock: lock_timeout 1 s
+            } catch (const Error&) {
+            }
+        });
+        while (!started.load())
+            QTest::qWait(1);
+        QTest::qWait(150); // the count is now waiting on the server
+        QElapsedTimer t;
+        t.start();
+        (void)q->changeMarker();
+        const qint64 ms = t.elapsed();
+        admin->exec("ROLLBACK");
+        longRead.join();
+        qInfo("the change marker answered in %lld ms while a count waited", ms);
+        QVERIFY2(ms < 500, "the change marker waited for the long read");
+    }
+
     void watchedDatabaseKeepsOneSession() {
         const FormatCase& fc = pgFormatCases().front();
         auto admin = pg::Connection::open(url(), {false, 60000, 5000, 60000, 10});
