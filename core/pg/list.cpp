@@ -605,7 +605,69 @@ std::vector<PausedQueue> readPausedQueues(Connection& c, const Found& lib) {
     return out;
 }
 
+namespace {
+
+/// GoodJob's processes (bensheldon/good_job@81db22b7
+/// app/models/good_job/process.rb): a process holds the advisory lock on
+/// 'good_job_processes-<id>' while it runs (looked up in pg_locks, never
+/// taken); GoodJob 4's processes without a lock type are active while
+/// updated within EXPIRED_INTERVAL (5 minutes). Its jobs are counted where
+/// GoodJob 4 records them (locked_by_id); before that a job names no
+/// process.
+ProcessList goodJobProcesses(Connection& c, const Found& lib, TimeNs now) {
+    const std::string key =
+        "('x' || substr(md5('good_job_processes-' || p.id::text), 1, 16))::bit(64)";
+    const std::string held =
+        "EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND "
+        "l.granted AND l.classid = substring(" +
+        key + " FROM 1 FOR 32)::bit(32)::int AND l.objid = substring(" + key +
+        " FROM 33 FOR 32)::bit(32)::int)";
+    const std::string cols = "SELECT p.id::text, coalesce(p.state ->> 'hostname', ''), "
+                             "coalesce((p.state ->> 'pid')::bigint, 0), " +
+                             ns("p.updated_at") + ", coalesce(p.state::text, ''), " + held +
+                             ", coalesce(p.state ->> 'proctitle', ''), ";
+    const std::string from = " FROM " + qualified(lib, "good_job_processes") + " p";
+    const std::string order = " ORDER BY p.created_at, p.id";
+    // lock_type and locked_by_id came with GoodJob 4.
+    const Result r = [&] {
+        try {
+            return c.exec(
+                cols + "p.lock_type IS NULL, (SELECT count(*) FROM " + qualified(lib, "good_jobs") +
+                " j WHERE j.locked_by_id = p.id AND j.finished_at IS NULL)" + from + order);
+        } catch (const Error&) {
+            return c.exec(cols + "false, 0::bigint" + from + order);
+        }
+    }();
+    constexpr TimeNs kExpired = 5LL * 60 * 1'000'000'000;
+    ProcessList out;
+    out.aliveRule = "holds its advisory lock on 'good_job_processes-<id>'; GoodJob 4's "
+                    "processes without a lock type: updated within 5 minutes";
+    for (int i = 0; i < r.rows(); ++i) {
+        ProcessInfo p;
+        p.id = r.text(i, 0);
+        p.kind = "Process";
+        p.host = r.text(i, 1);
+        p.pid = r.int64(i, 2);
+        if (!r.isNull(i, 3))
+            p.lastHeartbeat = r.int64(i, 3);
+        p.metadata = r.text(i, 4);
+        p.name = r.text(i, 6);
+        p.alive = r.boolean(i, 5) ||
+                  (r.boolean(i, 7) && p.lastHeartbeat && *p.lastHeartbeat > now - kExpired);
+        p.claimed = r.int64(i, 8);
+        out.processes.push_back(std::move(p));
+    }
+    if (std::none_of(out.processes.begin(), out.processes.end(),
+                     [](const ProcessInfo& p) { return p.alive; }))
+        out.warnings.emplace_back("no live GoodJob process: no job is being taken");
+    return out;
+}
+
+} // namespace
+
 ProcessList readProcesses(Connection& c, const Found& lib, TimeNs now) {
+    if (lib.library == "good-job" && lib.has("good_job_processes"))
+        return goodJobProcesses(c, lib, now);
     if (lib.library != "solid-queue" || !lib.has("solid_queue_processes")) {
         ProcessList l;
         l.notStored = "the processes of " + libraryName(lib.library) +

@@ -530,6 +530,10 @@ private slots:
         worker->exec("SELECT pg_advisory_lock(('x' || substr(md5('good_jobs-' || $1), 1, "
                      "16))::bit(64)::bigint)",
                      {a3});
+        // ... and its process's lock, as a running GoodJob process holds it.
+        worker->exec("SELECT pg_advisory_lock(('x' || substr(md5('good_job_processes-' || $1), "
+                     "1, 16))::bit(64)::bigint)",
+                     {"c1000000-0000-4000-8000-000000000001"});
 
         BackendOptions o;
         o.now = now;
@@ -597,10 +601,24 @@ private slots:
         QCOMPARE(groups.front().count, 1);
         QCOMPARE(q->dashboard(DashboardQuery{}).counts.locked, 2);
 
-        // The worker gone: its advisory lock goes with its session, and
-        // the job is stuck (the next worker takes it again).
+        // Its processes: alive while the lock is held (pg_locks), the
+        // other one long dead.
+        const ProcessList procs = q->processes();
+        QVERIFY2(procs.notStored.empty(), procs.notStored.c_str());
+        QCOMPARE(procs.processes.size(), std::size_t(2));
+        QCOMPARE(procs.processes[0].host, std::string("web-0"));
+        QVERIFY(!procs.processes[0].alive);
+        QCOMPARE(procs.processes[1].host, std::string("web-1"));
+        QCOMPARE(procs.processes[1].pid, std::int64_t(4242));
+        QVERIFY(procs.processes[1].alive);
+        QVERIFY(procs.warnings.empty());
+
+        // The worker gone: its advisory locks go with its session, the job
+        // is stuck (the next worker takes it again) and the process dead.
         worker.reset();
         QTRY_COMPARE_WITH_TIMEOUT(q->get(a3)->extraState, std::string("locked_expired"), 3000);
+        QVERIFY(!q->processes().processes[1].alive);
+        QCOMPARE(q->processes().warnings.size(), std::size_t(1));
 
         // GoodJob's own actions are offered (tst_pgactions goodJob runs them).
         QCOMPARE(q->whyNot(Action::Retry), std::string());

@@ -57,3 +57,13 @@ VALUES
    'WelcomeMailer', 'default', '{"job_class": "WelcomeMailer", "arguments": [2]}',
    '2026-12-01 11:00:00', '2026-12-01 11:00:02', NULL, NULL, '2026-12-01 11:00:00',
    '2026-12-01 11:00:02');
+-- Two processes: web-1 runs (tst_pgengine holds its advisory lock, as the
+-- process does); web-0 died on 30 November without deregistering.
+INSERT INTO gj.good_job_processes (id, state, created_at, updated_at)
+VALUES
+  ('c1000000-0000-4000-8000-000000000001',
+   '{"hostname": "web-1", "pid": 4242, "proctitle": "good_job start"}', '2026-12-01 08:00:00',
+   '2026-12-01 11:59:30'),
+  ('c0000000-0000-4000-8000-000000000000',
+   '{"hostname": "web-0", "pid": 4141, "proctitle": "good_job start"}', '2026-11-30 08:00:00',
+   '2026-11-30 09:00:00');
