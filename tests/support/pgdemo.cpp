@@ -2,7 +2,7 @@
 // lqpgdemo: a private PostgreSQL 15 server holding the Solid Queue, Oban and
 // River fixtures (the tests' copies: tests/support/pgcopy.h) and Graphile
 // Worker's, GoodJob's and pg-boss's rows (tests/data/pg/*-rows.sql), for trying
-// lqadmin and lqctl on PostgreSQL by hand and for scripts/pg-demo. Prints
+// lqadmin and lqctl on PostgreSQL by hand. Prints
 // one URL per schema, then serves until it gets SIGINT or SIGTERM (the
 // server and its folder go with it). Not installed.
 //
