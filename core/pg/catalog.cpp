@@ -48,6 +48,7 @@ void recognise(const std::string& name, const Schema& s, std::vector<Found>& out
                             "solid_queue_scheduled_executions", "solid_queue_blocked_executions",
                             "solid_queue_processes", "solid_queue_pauses", "solid_queue_semaphores",
                             "solid_queue_recurring_executions", "solid_queue_recurring_tasks"}),
+                {},
                 {}};
         if (!s.tables.count("solid_queue_blocked_executions"))
             f.missing.emplace_back("solid_queue_blocked_executions");
@@ -55,24 +56,27 @@ void recognise(const std::string& name, const Schema& s, std::vector<Found>& out
     }
     if (s.tables.count("oban_jobs") && s.enums.count("oban_job_state"))
         out.push_back(
-            {name, "oban", present(s, {"oban_jobs", "oban_peers", "oban_producers"}), {}});
+            {name, "oban", present(s, {"oban_jobs", "oban_peers", "oban_producers"}), {}, {}});
     if (s.tables.count("river_job") && s.enums.count("river_job_state"))
         out.push_back({name,
                        "river",
                        present(s, {"river_job", "river_queue", "river_leader", "river_migration",
                                    "river_client", "river_client_queue"}),
+                       {},
                        {}});
     if (hasAll(s, {"good_jobs", "good_job_executions", "good_job_processes"}))
         out.push_back({name,
                        "good-job",
                        present(s, {"good_jobs", "good_job_executions", "good_job_processes",
                                    "good_job_batches", "good_job_settings"}),
+                       {},
                        {}});
     if (hasAll(s, {"job", "version"}) && s.enums.count("job_state"))
         out.push_back(
             {name,
              "pg-boss",
              present(s, {"job", "version", "queue", "schedule", "subscription", "archive"}),
+             {},
              {}});
     if (hasAll(s, {"_private_jobs", "_private_tasks"}) ||
         (name == "graphile_worker" && hasAll(s, {"jobs", "tasks", "job_queues"})))
@@ -81,6 +85,7 @@ void recognise(const std::string& name, const Schema& s, std::vector<Found>& out
              "graphile-worker",
              present(s, {"_private_jobs", "_private_tasks", "_private_job_queues",
                          "_private_known_crontabs", "jobs", "tasks", "job_queues", "migrations"}),
+             {},
              {}});
 }
 
@@ -123,6 +128,20 @@ Catalog readCatalog(Connection& c, const std::string& onlySchema) {
     for (const auto& [name, s] : schemas)
         if (name != "public")
             recognise(name, s, cat.found);
+    // GoodJob 4's lock columns, where its migration added them.
+    for (Found& f : cat.found) {
+        if (f.library != "good-job")
+            continue;
+        const Result cols = c.exec(
+            "SELECT c.relname || '.' || a.attname FROM pg_catalog.pg_attribute a JOIN "
+            "pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n ON n.oid "
+            "= c.relnamespace WHERE n.nspname = $1 AND ((c.relname = 'good_jobs' AND a.attname = "
+            "'locked_by_id') OR (c.relname = 'good_job_processes' AND a.attname = 'lock_type')) "
+            "AND NOT a.attisdropped ORDER BY 1",
+            {f.schema});
+        for (int i = 0; i < cols.rows(); ++i)
+            f.columns.push_back(cols.text(i, 0));
+    }
     return cat;
 }
 

@@ -31,10 +31,18 @@ struct Found {
     std::string library;              ///< "solid-queue", "oban", "river", ...
     std::vector<std::string> tables;  ///< its tables present, sorted
     std::vector<std::string> missing; ///< optional tables it lacks (SQ blocked executions)
+    /// Columns a later version of the library added, as "table.column",
+    /// where they are there (GoodJob 4's good_jobs.locked_by_id and
+    /// good_job_processes.lock_type).
+    std::vector<std::string> columns;
 
     /// `table` is among its tables.
     bool has(std::string_view table) const {
         return std::find(tables.begin(), tables.end(), table) != tables.end();
+    }
+    /// `column` ("table.column") is among columns.
+    bool hasColumn(std::string_view column) const {
+        return std::find(columns.begin(), columns.end(), column) != columns.end();
     }
 };
 

@@ -198,15 +198,34 @@ std::string graphileSource(const Found& f) {
 /// advisory_lock_bigint_sql, md5 by default; the key's halves are
 /// pg_locks' classid and objid); the lock is only looked up for running
 /// jobs.
+/// An advisory lock on `keyText` (SQL text) is granted to some session, in
+/// SQL: GoodJob's md5 key, whose halves are pg_locks' classid and objid.
+std::string advisoryHeld(const std::string& keyText) {
+    const std::string key = "('x' || substr(md5(" + keyText + "), 1, 16))::bit(64)";
+    return "EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 1 "
+           "AND l.granted AND l.classid = substring(" +
+           key + " FROM 1 FOR 32)::bit(32)::int AND l.objid = substring(" + key +
+           " FROM 33 FOR 32)::bit(32)::int)";
+}
+
+/// GoodJob::Process.active, in SQL, for process row `p`: it holds its
+/// advisory lock, or (GoodJob 4, no lock type) was updated within 5
+/// minutes of $1.
+std::string goodJobProcessActive(const Found& f, const std::string& p) {
+    std::string active = advisoryHeld("'good_job_processes-' || " + p + ".id::text");
+    if (f.hasColumn("good_job_processes.lock_type"))
+        active += " OR (" + p + ".lock_type IS NULL AND " + ns(p + ".updated_at") +
+                  " > $1::bigint - 300000000000)";
+    return "(" + active + ")";
+}
+
 std::string goodJobSource(const Found& f) {
-    const std::string key = "('x' || substr(md5('good_jobs-' || j.id::text), 1, 16))::bit(64)";
-    const std::string held =
-        "EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND "
-        "l.granted AND l.classid = substring(" +
-        key +
-        " FROM 1 FOR 32)::bit(32)::int AND l.objid = "
-        "substring(" +
-        key + " FROM 33 FOR 32)::bit(32)::int)";
+    std::string held = advisoryHeld("'good_jobs-' || j.id::text");
+    // GoodJob 4's skiplocked and hybrid strategies: the job names its
+    // process, which holds it while active.
+    if (f.hasColumn("good_jobs.locked_by_id"))
+        held += " OR EXISTS (SELECT 1 FROM " + qualified(f, "good_job_processes") +
+                " gp WHERE gp.id = j.locked_by_id AND " + goodJobProcessActive(f, "gp") + ")";
     const std::string inner =
         "SELECT " + uuidRowid("j.id") + " AS id, j.id AS uid, j.queue_name AS queue, " +
         "coalesce(j.job_class, j.serialized_params->>'job_class') AS job, " +
@@ -215,7 +234,7 @@ std::string goodJobSource(const Found& f) {
         ns("coalesce(j.scheduled_at, j.created_at)") + " AS scheduled_ns, " + ns("j.performed_at") +
         " AS lock_ns, " + ns("j.finished_at") + " AS done_ns, " +
         "nullif(j.error, '') AS error_text, CASE WHEN j.performed_at IS NOT NULL AND " +
-        "j.finished_at IS NULL THEN " + held + " END AS held FROM " + qualified(f, "good_jobs") +
+        "j.finished_at IS NULL THEN (" + held + ") END AS held FROM " + qualified(f, "good_jobs") +
         " j";
     return "SELECT id, queue, job, data, priority, attempt, NULL::bigint AS max_attempts, "
            "created_ns, scheduled_ns, scheduled_ns AS wait_from_ns, lock_ns, done_ns, NULL::bigint "
@@ -615,29 +634,20 @@ namespace {
 /// GoodJob 4 records them (locked_by_id); before that a job names no
 /// process.
 ProcessList goodJobProcesses(Connection& c, const Found& lib, TimeNs now) {
-    const std::string key =
-        "('x' || substr(md5('good_job_processes-' || p.id::text), 1, 16))::bit(64)";
-    const std::string held =
-        "EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND "
-        "l.granted AND l.classid = substring(" +
-        key + " FROM 1 FOR 32)::bit(32)::int AND l.objid = substring(" + key +
-        " FROM 33 FOR 32)::bit(32)::int)";
-    const std::string cols = "SELECT p.id::text, coalesce(p.state ->> 'hostname', ''), "
-                             "coalesce((p.state ->> 'pid')::bigint, 0), " +
-                             ns("p.updated_at") + ", coalesce(p.state::text, ''), " + held +
-                             ", coalesce(p.state ->> 'proctitle', ''), ";
-    const std::string from = " FROM " + qualified(lib, "good_job_processes") + " p";
-    const std::string order = " ORDER BY p.created_at, p.id";
     // lock_type and locked_by_id came with GoodJob 4.
-    const Result r = [&] {
-        try {
-            return c.exec(
-                cols + "p.lock_type IS NULL, (SELECT count(*) FROM " + qualified(lib, "good_jobs") +
-                " j WHERE j.locked_by_id = p.id AND j.finished_at IS NULL)" + from + order);
-        } catch (const Error&) {
-            return c.exec(cols + "false, 0::bigint" + from + order);
-        }
-    }();
+    const std::string sql =
+        "SELECT p.id::text, coalesce(p.state ->> 'hostname', ''), coalesce((p.state ->> "
+        "'pid')::bigint, 0), " +
+        ns("p.updated_at") + ", coalesce(p.state::text, ''), " +
+        advisoryHeld("'good_job_processes-' || p.id::text") +
+        ", coalesce(p.state ->> 'proctitle', ''), " +
+        (lib.hasColumn("good_job_processes.lock_type") ? "p.lock_type IS NULL" : "false") + ", " +
+        (lib.hasColumn("good_jobs.locked_by_id")
+             ? "(SELECT count(*) FROM " + qualified(lib, "good_jobs") +
+                   " j WHERE j.locked_by_id = p.id AND j.finished_at IS NULL)"
+             : std::string("0::bigint")) +
+        " FROM " + qualified(lib, "good_job_processes") + " p ORDER BY p.created_at, p.id";
+    const Result r = c.exec(sql);
     constexpr TimeNs kExpired = 5LL * 60 * 1'000'000'000;
     ProcessList out;
     out.aliveRule = "holds its advisory lock on 'good_job_processes-<id>'; GoodJob 4's "

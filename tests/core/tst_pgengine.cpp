@@ -625,6 +625,54 @@ private slots:
         QVERIFY(!q->whyNot(Action::Release).empty());
     }
 
+    /// GoodJob 4's lock columns (its skiplocked strategy takes no advisory
+    /// lock): a running job is held while the process it names is active
+    /// (GoodJob::Process.active: no lock type, updated within 5 minutes).
+    void goodJob4() {
+        QFile ddl(lq::test::dataDir() + QStringLiteral("/pg/good-job.sql"));
+        QVERIFY(ddl.open(QIODevice::ReadOnly));
+        const QString err = m_pg->execScript(
+            QString::fromUtf8(ddl.readAll()) +
+                QStringLiteral(
+                    "; ALTER TABLE good_jobs ADD locked_by_id uuid, ADD locked_at timestamp(6), "
+                    "ADD lock_type smallint; ALTER TABLE good_job_processes ADD lock_type "
+                    "smallint; INSERT INTO good_job_processes (id, state, created_at, updated_at) "
+                    "VALUES ('c4000000-0000-4000-8000-000000000001', '{\"hostname\": "
+                    "\"web-4\", \"pid\": 44}', '2026-12-01 08:00', '2026-12-01 11:59'), "
+                    "('c4000000-0000-4000-8000-000000000000', '{\"hostname\": \"web-3\", "
+                    "\"pid\": 33}', '2026-11-30 08:00', '2026-11-30 09:00'); INSERT INTO "
+                    "good_jobs (id, queue_name, job_class, scheduled_at, performed_at, "
+                    "locked_by_id, lock_type, created_at, updated_at) VALUES "
+                    "('d1000000-0000-4000-8000-000000000001', 'default', 'A', '2026-12-01 "
+                    "11:58', '2026-12-01 11:58', 'c4000000-0000-4000-8000-000000000001', 1, "
+                    "'2026-12-01 11:58', '2026-12-01 11:58'), "
+                    "('d2000000-0000-4000-8000-000000000002', 'default', 'A', '2026-11-30 "
+                    "08:58', '2026-11-30 08:58', 'c4000000-0000-4000-8000-000000000000', 1, "
+                    "'2026-11-30 08:58', '2026-11-30 08:58'), "
+                    "('d3000000-0000-4000-8000-000000000003', 'default', 'A', '2026-12-01 "
+                    "11:00', '2026-12-01 11:00', NULL, NULL, '2026-12-01 11:00', '2026-12-01 "
+                    "11:00')"),
+            QStringLiteral("gj4"));
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+        BackendOptions o;
+        o.now = parseTimeArg("2026-12-01T12:00:00Z");
+        auto q = openBackend(url("gj4"), o);
+        const Counts c = q->counts(kDefaultStuckAfterNs, {});
+        QCOMPARE(c.locked, 3);
+        QCOMPARE(c.stuck, 2);
+        QCOMPARE(q->get("d1000000-0000-4000-8000-000000000001")->extraState, std::string());
+        QCOMPARE(q->get("d2000000-0000-4000-8000-000000000002")->extraState,
+                 std::string("locked_expired"));
+        const ProcessList procs = q->processes();
+        QCOMPARE(procs.processes.size(), std::size_t(2));
+        QCOMPARE(procs.processes[0].host, std::string("web-3"));
+        QVERIFY(!procs.processes[0].alive);
+        QCOMPARE(procs.processes[0].claimed, std::int64_t(1));
+        QCOMPARE(procs.processes[1].host, std::string("web-4"));
+        QVERIFY(procs.processes[1].alive);
+        QCOMPARE(procs.processes[1].claimed, std::int64_t(1));
+    }
+
     /// pg-boss, PostgreSQL only: a job in each of its states at a fixed
     /// instant (tests/data/pg/pg-boss-rows.sql), read through the seam.
     void pgBoss() {
