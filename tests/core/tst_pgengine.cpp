@@ -631,6 +631,8 @@ private slots:
     void goodJob4() {
         QFile ddl(lq::test::dataDir() + QStringLiteral("/pg/good-job.sql"));
         QVERIFY(ddl.open(QIODevice::ReadOnly));
+        // A database of its own: the other tests count the libraries of lqtest.
+        QVERIFY(m_pg->createDatabase(QStringLiteral("gj4db")));
         const QString err = m_pg->execScript(
             QString::fromUtf8(ddl.readAll()) +
                 QStringLiteral(
@@ -652,11 +654,11 @@ private slots:
                     "('d3000000-0000-4000-8000-000000000003', 'default', 'A', '2026-12-01 "
                     "11:00', '2026-12-01 11:00', NULL, NULL, '2026-12-01 11:00', '2026-12-01 "
                     "11:00')"),
-            QStringLiteral("gj4"));
+            QStringLiteral("gj4"), QStringLiteral("gj4db"));
         QVERIFY2(err.isEmpty(), qPrintable(err));
         BackendOptions o;
         o.now = parseTimeArg("2026-12-01T12:00:00Z");
-        auto q = openBackend(url("gj4"), o);
+        auto q = openBackend(toStd(m_pg->url(QStringLiteral("gj4db"))) + "?schema=gj4", o);
         const Counts c = q->counts(kDefaultStuckAfterNs, {});
         QCOMPARE(c.locked, 3);
         QCOMPARE(c.stuck, 2);
