@@ -794,6 +794,122 @@ private slots:
         QVERIFY(q->dataVersion() != before);
     }
 
+    /// pg-boss's schema as its own npm package makes it (12.27.0, schema
+    /// version 37: `job` partitioned by queue, its functions and all its
+    /// tables) with jobs sent and run by the library itself
+    /// (tests/data/FIXTURES.md "pg/pg-boss-npm.sql"): the counts per state
+    /// and queue, the stuck job of a killed worker, the errors, the retry
+    /// and the singleton key as the facts state them.
+    void pgBossNpm() {
+        QFile dump(lq::test::dataDir() + QStringLiteral("/pg/pg-boss-npm.sql"));
+        QVERIFY(dump.open(QIODevice::ReadOnly));
+        // A database of its own: the other tests count the libraries of lqtest.
+        QVERIFY(m_pg->createDatabase(QStringLiteral("pgbnpm")));
+        const QString err =
+            m_pg->execScript(QString::fromUtf8(dump.readAll()), {}, QStringLiteral("pgbnpm"));
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+        const TimeNs now = *parseTimeArg("2026-12-06T15:05:00Z");
+        BackendOptions o;
+        o.readOnly = true;
+        o.now = now;
+        auto q = openBackend(toStd(m_pg->url(QStringLiteral("pgbnpm"))), o);
+        QCOMPARE(q->formatName(), std::string("pg-boss"));
+        QCOMPARE(std::string(QueueFormat::of(q->info()).id()), std::string("pg-boss"));
+        const Counts c = q->counts(kDefaultStuckAfterNs, {});
+        QCOMPARE(c.stored, std::int64_t(9));
+        QCOMPARE(c.ready, std::int64_t(2));
+        QCOMPARE(c.scheduled, std::int64_t(2));
+        QCOMPARE(c.locked, std::int64_t(2));
+        QCOMPARE(c.stuck, std::int64_t(1));
+        QCOMPARE(c.done, std::int64_t(1));
+        QCOMPARE(c.failed, std::int64_t(1));
+        QCOMPARE(c.unknown, std::int64_t(0));
+        QCOMPARE(c.extra.at("retry"), std::int64_t(1));
+        QCOMPARE(c.extra.at("cancelled"), std::int64_t(1));
+        QCOMPARE(q->queueNames(), (std::vector<std::string>{"email", "export", "reports"}));
+        const Counts email = q->counts(kDefaultStuckAfterNs, "email");
+        QCOMPARE(email.ready, std::int64_t(1));
+        QCOMPARE(email.scheduled, std::int64_t(1));
+        QCOMPARE(email.locked, std::int64_t(0));
+        QCOMPARE(email.done, std::int64_t(1));
+        QCOMPARE(email.failed, std::int64_t(1));
+        QCOMPARE(email.stored, std::int64_t(4));
+        QCOMPARE(email.extra.at("retry"), std::int64_t(1));
+        const Counts reports = q->counts(kDefaultStuckAfterNs, "reports");
+        QCOMPARE(reports.ready, std::int64_t(1));
+        QCOMPARE(reports.scheduled, std::int64_t(1));
+        QCOMPARE(reports.extra.at("cancelled"), std::int64_t(1));
+        QCOMPARE(reports.stored, std::int64_t(3));
+        const Counts exports = q->counts(kDefaultStuckAfterNs, "export");
+        QCOMPARE(exports.locked, std::int64_t(2));
+        QCOMPARE(exports.stuck, std::int64_t(1));
+        QCOMPARE(exports.stored, std::int64_t(2));
+
+        const auto first = [&](const Filter& f) {
+            std::vector<std::string> out;
+            for (const Message& m : q->list(f, Sort{}, 0, 100))
+                out.push_back(m.messageId.substr(0, 2));
+            return out;
+        };
+        Filter stuck;
+        stuck.stuckOnly = true;
+        QCOMPARE(first(stuck), std::vector<std::string>{"b8"});
+        Filter cancelled;
+        cancelled.extraStates = {"cancelled"};
+        QCOMPARE(first(cancelled), std::vector<std::string>{"b7"});
+        Filter failed;
+        failed.states = {State::Failed};
+        QCOMPARE(first(failed), std::vector<std::string>{"b2"});
+        Filter byKey;
+        byKey.search = "REPORT-2026";
+        QCOMPARE(first(byKey), std::vector<std::string>{"b5"});
+        QCOMPARE(q->count(Filter{}), std::int64_t(9));
+
+        // Taken by a worker killed with kill -9: both active, b8 past
+        // started_on + expire_seconds (10 s), b9 not (6 h).
+        const Message b8 = *q->get("b8000000-0000-4000-8000-000000000008");
+        QCOMPARE(b8.state, State::Locked);
+        QCOMPARE(b8.extraState, std::string("locked_expired"));
+        QVERIFY(b8.lockTime && b8.leaseExpiry);
+        QCOMPARE(*b8.leaseExpiry - *b8.lockTime, 10 * kNsPerSecond);
+        const Message b9 = *q->get("b9000000-0000-4000-8000-000000000009");
+        QCOMPARE(b9.state, State::Locked);
+        QCOMPARE(b9.extraState, std::string());
+        QCOMPARE(b9.queueName.value_or(""), std::string("export"));
+        QVERIFY(b9.lockTime && b9.leaseExpiry);
+        QCOMPARE(*b9.leaseExpiry - *b9.lockTime, 6 * 3600 * kNsPerSecond);
+        QVERIFY(*b9.leaseExpiry > now);
+
+        // The failed job: thrown twice, retry_limit 1; its Error's message.
+        const Message b2 = *q->get("b2000000-0000-4000-8000-000000000002");
+        QCOMPARE(b2.state, State::Failed);
+        QCOMPARE(b2.attempts, std::int64_t(1));
+        QCOMPARE(b2.maxAttempts, std::optional<std::int64_t>(1));
+        QCOMPARE(b2.lastError.value_or(""), std::string("SMTP 550 mailbox unavailable"));
+        // Failed once, its retry an hour later: retry_count is raised only
+        // when the job is fetched again, so still 0.
+        const Message b3 = *q->get("b3000000-0000-4000-8000-000000000003");
+        QCOMPARE(b3.state, State::Scheduled);
+        QCOMPARE(b3.extraState, std::string("retry"));
+        QCOMPARE(b3.attempts, std::int64_t(0));
+        QCOMPARE(b3.lastError.value_or(""), std::string("connection reset"));
+        QCOMPARE(q->get("b1000000-0000-4000-8000-000000000001")->state, State::Done);
+        const Message b4 = *q->get("b4000000-0000-4000-8000-000000000004");
+        QCOMPARE(b4.state, State::Ready);
+        QCOMPARE(b4.priority, std::optional<std::int64_t>(5));
+        const Message b5 = *q->get("b5000000-0000-4000-8000-000000000005");
+        QCOMPARE(b5.state, State::Ready);
+        QCOMPARE(b5.idempotencyKey.value_or(""), std::string("report-2026-11"));
+        const Message b6 = *q->get("b6000000-0000-4000-8000-000000000006");
+        QCOMPARE(b6.state, State::Scheduled);
+        QCOMPARE(b6.extraState, std::string());
+        QCOMPARE(q->get("b7000000-0000-4000-8000-000000000007")->extraState,
+                 std::string("cancelled"));
+        const auto groups = q->errorGroups({});
+        QCOMPARE(groups.size(), std::size_t(1));
+        QCOMPARE(groups.front().count, 1);
+    }
+
     void recognisesAllSix() {
         const std::map<std::string, std::string> bySchema = {
             {"sq", "solid-queue"}, {"oban", "oban"},      {"river", "river"},

@@ -3,7 +3,7 @@
 -- creates it with noTablePartitioning (createEnumJobState, createTableVersion,
 -- createTableQueue, createTableJob): the tables recognition reads. pg-boss's
 -- own functions, triggers, the other tables and the indexes are left out;
--- issue 41's later slice creates the schema with pg-boss's npm package.
+-- the schema as pg-boss 12.27.0 itself creates it is pg-boss-npm.sql.
 CREATE SCHEMA pgboss;
 CREATE TYPE pgboss.job_state AS ENUM ('created', 'retry', 'active', 'completed', 'cancelled', 'failed');
 CREATE TABLE pgboss.version (
