@@ -441,12 +441,17 @@ Message readMessage(const Result& r, int i) {
     m.state = parseState(r.text(i, 16)).value_or(State::Unknown);
     m.extraState = r.text(i, 17);
     // The claim as this engine reads it: what a PostgreSQL action will
-    // compare (Oban and River: state, attempt, attempted_at; Solid Queue:
-    // the execution row that holds the job).
+    // compare (Oban, River, GoodJob, pg-boss and Graphile Worker: state,
+    // attempt, claim time and due time; Solid Queue: the execution row that
+    // holds the job). The due time is there because a retry that fails
+    // for good again can bring back the other three (Graphile Worker:
+    // reschedule_jobs sets attempts 0, the next failure makes them what
+    // they were), and each failure moves run_at.
     std::string token = m.statusText;
     if (!r.isNull(i, 5))
         token += ", attempt " + std::to_string(m.attempts) + ", " +
-                 (m.lockTime ? isoUtc(*m.lockTime) : std::string("no claim time"));
+                 (m.lockTime ? isoUtc(*m.lockTime) : std::string("no claim time")) + ", due " +
+                 (m.scheduledAt ? isoUtc(*m.scheduledAt) : std::string("-"));
     else if (!r.isNull(i, 18))
         token += " execution " + r.text(i, 18);
     m.tokenText = token;
