@@ -121,6 +121,14 @@ public:
     virtual CountsWithQueues countsWithQueues(TimeNs stuckAfterNs);
     /// The counts of named queue `queue` ("": the whole file).
     virtual Counts counts(TimeNs stuckAfterNs, const std::string& queue) = 0;
+    /// Counts at once from the engine's statistics, where the exact ones
+    /// would take long (a huge table on a server): shown as an estimate
+    /// until counts() answers. Nullopt where counts() is quick enough or no
+    /// statistics say.
+    virtual std::optional<Counts> estimatedCounts(const std::string& queue) {
+        (void)queue;
+        return std::nullopt;
+    }
     /// The named queues inside the file, sorted (empty for formats without
     /// named queues: QueueFormat::namedQueues()).
     virtual std::vector<std::string> queueNames() = 0;

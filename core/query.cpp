@@ -152,6 +152,7 @@ Counts& Counts::operator+=(const Counts& o) {
     stored += o.stored;
     for (const auto& [name, n] : o.extra)
         extra[name] += n;
+    estimated = estimated || o.estimated;
     return *this;
 }
 

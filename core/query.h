@@ -32,6 +32,10 @@ struct Counts {
     /// pending_retry. The format says whether one is a subset of a canonical
     /// state (QueueFormat::extraStates()).
     std::map<std::string, std::int64_t> extra;
+    /// From the engine's statistics while the exact counts are read
+    /// (QueueBackend::estimatedCounts): shown as an estimate, stuck not
+    /// counted.
+    bool estimated = false;
 
     std::int64_t active() const { return ready + locked; }
     /// Adds the counts of a disjoint set of rows (a chunk of a scan).

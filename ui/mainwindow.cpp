@@ -501,8 +501,9 @@ void MainWindow::connectParts() {
 
     // The model's news; the attention banner follows the counts a poll read.
     connect(m_model, &MessageModel::countsChanged, this, [this](const core::Counts& c) {
-        if (m_doc->isOpen() && c.stored > 0) {
-            // The counts of the model's named queue go to that queue's row.
+        if (m_doc->isOpen() && c.stored > 0 && !c.estimated) {
+            // The counts of the model's named queue go to that queue's row
+            // (exact ones only: the fleet's figures are always exact).
             m_fleet->setLiveCounts(m_doc->path(), m_doc->table(), fromStd(m_model->filter().queue),
                                    c);
         }
@@ -548,7 +549,9 @@ void MainWindow::connectParts() {
     });
     connect(m_model, &MessageModel::refreshed, this, [this] {
         updateStatusBar();
-        m_queueBanners->offerAttention(m_model->counts(), stuckSpinBox()->value());
+        if (!m_model->counts().estimated) { // an estimate has no stuck count
+            m_queueBanners->offerAttention(m_model->counts(), stuckSpinBox()->value());
+        }
     });
     connect(m_model, &MessageModel::orderingReset, this, &MainWindow::updateStatusBar);
     // Once the first file's rows are in, the hidden Dashboard tab gets

@@ -479,6 +479,25 @@ void MessageLoader::startPoll(bool reset) {
                         self, [self, gen, first] { emit self->firstRows(gen, *first); },
                         Qt::QueuedConnection);
                 }
+                if (countsDue) {
+                    // Where the exact counts take long, the server's
+                    // estimate meanwhile (a few catalog reads); the exact
+                    // ones below replace it.
+                    std::optional<core::Counts> guess;
+                    try {
+                        guess = q->estimatedCounts(filter.queue);
+                    } catch (const core::Error& e) {
+                        qCDebug(lcLoader) << "no estimate:" << e.what();
+                    }
+                    if (guess) {
+                        QMetaObject::invokeMethod(
+                            self,
+                            [self, gen, guess = std::move(*guess)] {
+                                emit self->countsEstimated(gen, guess);
+                            },
+                            Qt::QueuedConnection);
+                    }
+                }
             }
             if (r.changed || timeDependent) {
                 const std::vector<std::int64_t> ids =

@@ -151,6 +151,9 @@ signals:
     /// A poll's new ordering has `rows` rows; it follows with the counts
     /// (the model prepares the view's memory meanwhile: heapwarmup.h).
     void orderingSized(quint64 generation, qint64 rows);
+    /// A reset's counts from the engine's statistics (a huge table on a
+    /// server: QueueBackend::estimatedCounts), ahead of the exact ones.
+    void countsEstimated(quint64 generation, const lq::core::Counts& counts);
     /// Phase one of a poll: shown rows that changed, ahead of the ordering.
     void earlyRows(quint64 generation, quint64 layout, const std::vector<lq::ui::MessageRow>& rows);
     /// A peek saw the file change and read again only `shown`, the rows on

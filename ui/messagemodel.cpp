@@ -49,6 +49,14 @@ MessageModel::MessageModel(QObject* parent)
     connect(m_loader, &MessageLoader::earlyRows, this, &MessageModel::applyEarlyRows);
     connect(m_loader, &MessageLoader::othersStale, this, &MessageModel::markOthersStale);
     connect(m_loader, &MessageLoader::firstRows, this, &MessageModel::applyFirstRows);
+    connect(m_loader, &MessageLoader::countsEstimated, this,
+            [this](quint64 generation, const core::Counts& c) {
+                // Only until the exact counts of this generation arrive.
+                if (generation == m_loader->generation() && m_exactCountsOf != generation) {
+                    m_counts = c;
+                    emit countsChanged(m_counts);
+                }
+            });
     connect(m_loader, &MessageLoader::blockLoaded, this, &MessageModel::applyBlock);
     connect(m_loader, &MessageLoader::orderingSized, this, [this](quint64 generation, qint64 rows) {
         // The view's header keeps its memory across resets: only growth past

@@ -283,6 +283,7 @@ private:
     /// Rows shown are a reset's first page only; the ordering is coming.
     bool m_provisional = false;
     core::Counts m_counts;
+    quint64 m_exactCountsOf = 0; ///< the loader generation m_counts were read in exactly
     QDateTime m_lastRefresh;
     /// Mutable: data() fills it on demand.
     mutable RowCache m_cache;

@@ -19,6 +19,7 @@ namespace lq::ui {
 
 void MessageModel::applyPoll(PollResult& r, bool reset, bool moved) {
     if (r.counts) {
+        m_exactCountsOf = r.generation;
         m_counts = *r.counts;
         emit countsChanged(m_counts);
     }

@@ -501,11 +501,12 @@ QStringList MessagesPage::selectedMessageIds() const {
 QString MessagesPage::rowsText() const {
     const QLocale locale;
     const qint64 shown = m_model->orderedRows();
-    const qint64 all = m_model->counts().stored;
-    if (shown == all) {
+    const core::Counts counts = m_model->counts();
+    if (shown == counts.stored) {
         return tr("%1 shown").arg(locale.toString(shown));
     }
-    return tr("%1 of %2 shown").arg(locale.toString(shown), locale.toString(all));
+    return tr("%1 of %2 shown")
+        .arg(locale.toString(shown), countText(counts.stored, counts.estimated));
 }
 
 int MessagesPage::showPosition(int pos, QAbstractItemView::ScrollHint hint) {

@@ -2,10 +2,10 @@
 #include "ui/statusfilterbar.h"
 
 #include "ui/flowlayout.h"
+#include "ui/uitext.h"
 
 #include <QButtonGroup>
 #include <QLabel>
-#include <QLocale>
 #include <QToolButton>
 
 #include <algorithm>
@@ -340,10 +340,19 @@ void StatusFilterBar::updateTexts() {
         }
         return 0;
     };
-    const QLocale locale;
-    const auto number = [&](qint64 n) {
-        return m_countsPending ? QString(QChar(0x2026)) : locale.toString(n);
+    // An estimate (a huge table on a server, while the exact counts are
+    // read) shows as one; the stuck sub-count, an age the statistics do not
+    // hold, shows as pending.
+    const auto number = [&](qint64 n, bool estimable = true) {
+        if (m_countsPending || (m_counts.estimated && !estimable)) {
+            return QString(QChar(0x2026));
+        }
+        return countText(n, m_counts.estimated);
     };
+    const QString estimateNote =
+        m_counts.estimated
+            ? tr(" — an estimate from the server's statistics while the exact count is read")
+            : QString();
     // The shortcut the main window gives the n-th chip shown (Ctrl+1 … Ctrl+9).
     const QList<QToolButton*> shown = visibleChips();
     const auto shortcut = [&](QToolButton* b) {
@@ -352,17 +361,19 @@ void StatusFilterBar::updateTexts() {
     };
     for (int c = All; c <= Expired; ++c) {
         QToolButton* b = m_buttons.value(c);
-        const QString text = label(Choice(c)) + u' ' + number(count(c));
+        const QString figure = number(count(c), c != Stuck && c != Expired);
+        const QString text = label(Choice(c)) + u' ' + figure;
         b->setText(text);
         // Named for screen readers.
         b->setAccessibleName(tr("%1 filter").arg(label(Choice(c))));
-        QString what = c == All ? tr("Show every message (%1)").arg(number(count(c)))
-                                : tr("Show only %1 messages (%2)")
-                                      .arg(label(Choice(c)).toUpper(), number(count(c)));
+        QString what =
+            c == All ? tr("Show every message (%1)").arg(figure)
+                     : tr("Show only %1 messages (%2)").arg(label(Choice(c)).toUpper(), figure);
         if (c == Stuck) {
             what += m_stuckRule.isEmpty() ? tr(": locked longer than the threshold")
                                           : tr(": %1, the library's own rule").arg(m_stuckRule);
         }
+        what += estimateNote;
         b->setAccessibleDescription(what + shortcut(b));
         b->setToolTip(what + shortcut(b));
     }
@@ -372,7 +383,7 @@ void StatusFilterBar::updateTexts() {
         const qint64 n = it == m_counts.extra.end() ? 0 : it->second;
         const QString name = QString::fromStdString(e.name);
         QToolButton* b = m_extraButtons[i];
-        b->setText(name + u' ' + number(n));
+        b->setText(name + u' ' + number(n, e.name != "locked_expired"));
         b->setAccessibleName(tr("%1 filter").arg(name));
         // The library's own state, what it is, and how the chip combines.
         QString what =

@@ -218,6 +218,18 @@ QString exactDuration(core::TimeNs ns) {
            QStringLiteral(" ns)");
 }
 
+QString countText(qint64 n, bool estimated) {
+    const QLocale locale;
+    if (!estimated) {
+        return locale.toString(n);
+    }
+    qint64 unit = 1;
+    while (n / unit >= 100) {
+        unit *= 10;
+    }
+    return QChar(0x2248) + locale.toString((n + unit / 2) / unit * unit);
+}
+
 QString humanBytes(qint64 bytes) {
     return fromStd(core::humanBytes(bytes));
 }

@@ -59,6 +59,9 @@ QString humanDuration(const std::optional<core::TimeNs>& ns);
 /// "2 400 000 000 ns" with the human form.
 QString exactDuration(core::TimeNs ns);
 QString humanBytes(qint64 bytes);
+/// A count as the locale writes it; an estimate (Counts::estimated) to two
+/// significant digits after "≈": "≈950,000".
+QString countText(qint64 n, bool estimated = false);
 
 /// A tooltip that shows `text` literally. Qt guesses whether a tooltip is
 /// rich text, so the text is HTML-escaped and wrapped in an element that

@@ -125,6 +125,10 @@ Counts PgQueueBackend::counts(TimeNs stuckAfterNs, const std::string& queue) {
     return m_queue->counts(stuckAfterNs, queue);
 }
 
+std::optional<Counts> PgQueueBackend::estimatedCounts(const std::string& queue) {
+    return m_queue->estimatedCounts(queue);
+}
+
 std::vector<std::string> PgQueueBackend::queueNames() {
     return m_queue->queueNames();
 }

@@ -77,6 +77,7 @@ public:
     QueueStats stats(const Filter& f) override;
     std::int64_t fileSize() override;
     Counts counts(TimeNs stuckAfterNs, const std::string& queue) override;
+    std::optional<Counts> estimatedCounts(const std::string& queue) override;
     std::vector<std::string> queueNames() override;
     DashboardFigures dashboard(const DashboardQuery& q) override;
     QueueOverview queueOverview(const DashboardQuery& q) override;

@@ -138,6 +138,10 @@ template <class Read> auto PgQueue::quickRead(Read read) {
     return read(*m_quick);
 }
 
+std::optional<Counts> PgQueue::estimatedCounts(const std::string& queue) {
+    return quickRead([&](pg::Connection& c) { return pg::estimateCounts(c, m_found, queue); });
+}
+
 std::vector<Message> PgQueue::jobs(const std::vector<std::int64_t>& ids) {
     return quickRead([&](pg::Connection& c) { return pg::readJobs(c, m_found, ids, m_clock()); });
 }

@@ -80,6 +80,8 @@ public:
     /// `stuckAfterNs` is unused by these three formats. `queue` non-empty:
     /// that named queue only. Throws Unsupported for other libraries.
     Counts counts(TimeNs stuckAfterNs = kDefaultStuckAfterNs, const std::string& queue = {});
+    /// pg::estimateCounts, on the second session while the first reads.
+    std::optional<Counts> estimatedCounts(const std::string& queue = {});
     /// The named queues, sorted.
     std::vector<std::string> queueNames();
 

@@ -20,12 +20,14 @@
 #include <QProcess>
 #include <QTableView>
 #include <QTimer>
+#include <QToolButton>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <unistd.h>
@@ -153,6 +155,25 @@ int runGuiLaunch(int argc, char** argv, const LaunchOptions& o) {
                     .toInt() == wait.state)
             wait.ms = monoMs() - wait.t0;
     });
+    // The "All" chip painted with a number: first an estimate ("≈", a huge
+    // table on a server), then the exact count (a number above 0: the chip
+    // says "All 0" for a moment between the open and the first counts).
+    double chipsEstimated = -1, chipsExact = -1;
+    std::unique_ptr<PaintSpy> chipSpy;
+    for (QToolButton* b : w.findChildren<QToolButton*>()) {
+        if (b->accessibleName() != QLatin1String("All filter"))
+            continue;
+        chipSpy = std::make_unique<PaintSpy>(b, [&chipsEstimated, &chipsExact, b] {
+            QString digits = b->text();
+            digits.removeIf([](QChar c) { return !c.isDigit(); });
+            if (digits.toLongLong() <= 0)
+                return;
+            double& at = b->text().contains(QChar(0x2248)) ? chipsEstimated : chipsExact;
+            if (at < 0)
+                at = msSinceProcessStart();
+        });
+        break;
+    }
     w.show();
     w.openFile(QString::fromStdString(o.file));
 
@@ -164,7 +185,10 @@ int runGuiLaunch(int argc, char** argv, const LaunchOptions& o) {
         return done();
     };
     spin([&] { return firstRows >= 0; }, 30000);
+    spin([&] { return chipsExact >= 0; }, 30000);
     r.set("launch_to_rows_ms", firstRows);
+    r.set("launch_to_estimated_counts_ms", chipsEstimated);
+    r.set("launch_to_counts_ms", chipsExact);
     r.set("window_shown_ms", windowShown);
     r.set("empty_table_painted", emptyPaint);
 

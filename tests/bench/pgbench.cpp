@@ -19,43 +19,6 @@ namespace lq::bench {
 
 namespace {
 
-/// Solid Queue's jobs as lqbench formats writes them on SQLite
-/// (formatprofiles.cpp): 90 % finished, 5 % ready, 2 % failed, 2 %
-/// scheduled (a year ahead), 1 % claimed by one live worker; one job every
-/// 10 ms up to now, three named queues, four job classes.
-QString growSql(int rows) {
-    return QStringLiteral(
-               "INSERT INTO solid_queue_processes (kind, last_heartbeat_at, pid, hostname, name, "
-               "metadata, created_at) VALUES ('Worker', now() AT TIME ZONE 'UTC' + interval '1 "
-               "day', 4242, 'bench', 'worker-bench', '{}', now() AT TIME ZONE 'UTC');"
-               "INSERT INTO solid_queue_jobs (queue_name, class_name, arguments, priority, "
-               "active_job_id, scheduled_at, finished_at, created_at, updated_at) SELECT CASE i "
-               "% 3 WHEN 0 THEN 'default' WHEN 1 THEN 'mailers' ELSE 'reports' END, CASE i % 4 "
-               "WHEN 0 THEN 'WelcomeMailJob' WHEN 1 THEN 'ResizeImageJob' WHEN 2 THEN "
-               "'ChargeCardJob' ELSE 'SyncInventoryJob' END, json_build_object('job_class', "
-               "'BenchJob', 'job_id', 'bench-' || i, 'arguments', json_build_array(i), "
-               "'executions', 0, 'exception_executions', '{}'::json)::text, i % 3, 'bench-' || "
-               "i, t, CASE WHEN i % 100 < 90 THEN t + interval '0.5 second' END, t, t FROM "
-               "(SELECT i, now() AT TIME ZONE 'UTC' - (%1 - i) * interval '10 milliseconds' AS t "
-               "FROM generate_series(1, %1) i) g;"
-               "INSERT INTO solid_queue_ready_executions (job_id, queue_name, priority, "
-               "created_at) SELECT id, queue_name, priority, created_at FROM solid_queue_jobs "
-               "WHERE id % 100 BETWEEN 90 AND 94;"
-               "INSERT INTO solid_queue_failed_executions (job_id, error, created_at) SELECT id, "
-               "json_build_object('exception_class', 'RuntimeError', 'message', 'boom', "
-               "'backtrace', json_build_array('app/jobs/bench_job.rb:3:in `perform''')), "
-               "created_at FROM solid_queue_jobs WHERE id % 100 BETWEEN 95 AND 96;"
-               "INSERT INTO solid_queue_scheduled_executions (job_id, queue_name, priority, "
-               "scheduled_at, created_at) SELECT id, queue_name, priority, now() AT TIME ZONE "
-               "'UTC' + interval '365 days', created_at FROM solid_queue_jobs WHERE id % 100 "
-               "BETWEEN 97 AND 98;"
-               "INSERT INTO solid_queue_claimed_executions (job_id, process_id, created_at) "
-               "SELECT id, (SELECT max(id) FROM solid_queue_processes), created_at FROM "
-               "solid_queue_jobs WHERE id % 100 = 99;"
-               "ANALYZE;")
-        .arg(rows);
-}
-
 /// What Solid Queue's scheduling and dispatch do to one job, in one
 /// transaction ("{id}" is the job).
 const char* const kToScheduled =
@@ -153,7 +116,7 @@ int runPgBench(const PgBenchOptions& o) {
     for (const auto& [schema, rows] :
          {std::pair{"sq", o.rows}, std::pair{"sqsmall", o.smallRows}}) {
         const QString err =
-            pg.execScript(ddl + QLatin1Char(';') + growSql(rows), QLatin1String(schema));
+            pg.execScript(ddl + QLatin1Char(';') + lq::test::solidQueueGrowSql(rows), QLatin1String(schema));
         if (!err.isEmpty()) {
             std::fprintf(stderr, "lqbench pg: growing %s: %s\n", schema, qPrintable(err));
             return 1;
@@ -175,7 +138,7 @@ int runPgBench(const PgBenchOptions& o) {
     const std::string psql =
         QString(test::PgServer::binDir() + QStringLiteral("/psql")).toStdString();
 
-    std::vector<double> big, little, changes;
+    std::vector<double> big, little, changes, estimated, counted;
     std::string error;
     for (int i = 0; i < o.launches; ++i)
         for (const std::string* u : {&small, &large}) {
@@ -186,6 +149,10 @@ int runPgBench(const PgBenchOptions& o) {
                 return 1;
             }
             (u == &large ? big : little).push_back((*j)["launch_to_rows_ms"].toDouble());
+            if (u == &large) {
+                estimated.push_back((*j)["launch_to_estimated_counts_ms"].toDouble());
+                counted.push_back((*j)["launch_to_counts_ms"].toDouble());
+            }
         }
     if (o.changes > 0) {
         const auto j = launchOnce(o.self, large, changeArgs(o.changes, psql), &error);
@@ -202,6 +169,9 @@ int runPgBench(const PgBenchOptions& o) {
     r.set("launch_to_rows_ms", median(big));
     r.set("launch_to_rows_small_ms", median(little));
     r.set("launch_cost_ms", median(big) - median(little));
+    // -1: never painted (no estimate where the exact counts are quick).
+    r.set("launch_to_estimated_counts_ms", median(estimated));
+    r.set("launch_to_counts_ms", median(counted));
     if (!changes.empty()) {
         r.set("external_change_ms", median(changes));
         r.set("external_change_p95_ms", percentile(changes, 0.95));
@@ -259,6 +229,9 @@ int runPgBench(const PgBenchOptions& o) {
         std::printf("  launch -> first rows: %.1f ms (%d jobs: %.1f ms; the size adds %.1f ms, "
                     "target 50)\n",
                     median(big), o.smallRows, median(little), median(big) - median(little));
+        std::printf("  launch -> counts on the chips: estimated %.1f ms, exact %.1f ms (-1: none "
+                    "painted)\n",
+                    median(estimated), median(counted));
         if (!changes.empty())
             std::printf("  another session's change -> row repainted: median %.0f ms, p95 %.0f "
                         "ms (targets 250 / 400)\n",

@@ -153,6 +153,39 @@ bool PgServer::createDatabase(const QString& name) {
         .isEmpty();
 }
 
+QString solidQueueGrowSql(int rows) {
+    return QStringLiteral(
+               "INSERT INTO solid_queue_processes (kind, last_heartbeat_at, pid, hostname, name, "
+               "metadata, created_at) VALUES ('Worker', now() AT TIME ZONE 'UTC' + interval '1 "
+               "day', 4242, 'bench', 'worker-bench', '{}', now() AT TIME ZONE 'UTC');"
+               "INSERT INTO solid_queue_jobs (queue_name, class_name, arguments, priority, "
+               "active_job_id, scheduled_at, finished_at, created_at, updated_at) SELECT CASE i "
+               "% 3 WHEN 0 THEN 'default' WHEN 1 THEN 'mailers' ELSE 'reports' END, CASE i % 4 "
+               "WHEN 0 THEN 'WelcomeMailJob' WHEN 1 THEN 'ResizeImageJob' WHEN 2 THEN "
+               "'ChargeCardJob' ELSE 'SyncInventoryJob' END, json_build_object('job_class', "
+               "'BenchJob', 'job_id', 'bench-' || i, 'arguments', json_build_array(i), "
+               "'executions', 0, 'exception_executions', '{}'::json)::text, i % 3, 'bench-' || "
+               "i, t, CASE WHEN i % 100 < 90 THEN t + interval '0.5 second' END, t, t FROM "
+               "(SELECT i, now() AT TIME ZONE 'UTC' - (%1 - i) * interval '10 milliseconds' AS t "
+               "FROM generate_series(1, %1) i) g;"
+               "INSERT INTO solid_queue_ready_executions (job_id, queue_name, priority, "
+               "created_at) SELECT id, queue_name, priority, created_at FROM solid_queue_jobs "
+               "WHERE id % 100 BETWEEN 90 AND 94;"
+               "INSERT INTO solid_queue_failed_executions (job_id, error, created_at) SELECT id, "
+               "json_build_object('exception_class', 'RuntimeError', 'message', 'boom', "
+               "'backtrace', json_build_array('app/jobs/bench_job.rb:3:in `perform''')), "
+               "created_at FROM solid_queue_jobs WHERE id % 100 BETWEEN 95 AND 96;"
+               "INSERT INTO solid_queue_scheduled_executions (job_id, queue_name, priority, "
+               "scheduled_at, created_at) SELECT id, queue_name, priority, now() AT TIME ZONE "
+               "'UTC' + interval '365 days', created_at FROM solid_queue_jobs WHERE id % 100 "
+               "BETWEEN 97 AND 98;"
+               "INSERT INTO solid_queue_claimed_executions (job_id, process_id, created_at) "
+               "SELECT id, (SELECT max(id) FROM solid_queue_processes), created_at FROM "
+               "solid_queue_jobs WHERE id % 100 = 99;"
+               "ANALYZE;")
+        .arg(rows);
+}
+
 QString PgServer::execScript(const QString& sql, const QString& schema, const QString& db) {
     PGconn* c = PQconnectdb(connInfo(m_port, db.isEmpty() ? m_db : db).toUtf8().constData());
     if (PQstatus(c) != CONNECTION_OK) {

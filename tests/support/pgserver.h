@@ -21,6 +21,13 @@
 
 namespace lq::test {
 
+/// Solid Queue's jobs as lqbench formats writes them on SQLite
+/// (tests/bench/formatprofiles.cpp): 90 % finished, 5 % ready, 2 % failed, 2 %
+/// scheduled (a year ahead), 1 % claimed by one live worker; one job every
+/// 10 ms up to now, three named queues, four job classes; then ANALYZE.
+/// For the schema solid-queue.sql makes, on the search path.
+QString solidQueueGrowSql(int rows);
+
 class PgServer {
 public:
     /// Starts the server and creates database `db`. ok() says whether it
