@@ -358,9 +358,11 @@ void MessageLoader::armFallback() {
 
 void MessageLoader::armWatch() {
     // A database has no file watcher: while a long poll runs (seconds on a
-    // million jobs), the rows on screen are still checked at its pace.
-    if (m_backend && m_live && m_jobRunning && !m_backend->pushesChanges() &&
-        m_backend->changePollMs() < kFallbackMs && !m_peekTimer.isActive()) {
+    // million jobs), and while the next one waits out its pace (ten times
+    // that), the rows on screen are still checked at its pace.
+    if (m_backend && m_live && (m_jobRunning || m_paceTimer.isActive()) &&
+        !m_backend->pushesChanges() && m_backend->changePollMs() < kFallbackMs &&
+        !m_peekTimer.isActive()) {
         m_peekTimer.start(m_backend->changePollMs());
     }
 }
