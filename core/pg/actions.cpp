@@ -55,9 +55,9 @@ struct JobTable {
     const char* running;
     const char* written;
     const char* idType = "bigint"; ///< the type of its `id` column
-    /// A statement ($1: the job's id) that takes, for this transaction, the
-    /// lock a worker holds the job by, false when a worker holds it
-    /// (GoodJob's advisory lock); nullptr where the row lock is the claim.
+    /// The key (SQL text, $1 the job's id) of the advisory lock a worker
+    /// holds the job by (GoodJob's, goodJobLockKey); nullptr where the row
+    /// lock is the claim.
     const char* workerLock = nullptr;
     /// Rows of another table that go with the job when it is deleted
     /// (GoodJob's executions), by the column that names the job.
@@ -90,8 +90,7 @@ constexpr JobTable kGoodJob{
     "running",
     "scheduled_at, performed_at, finished_at, error, error_event, serialized_params, updated_at",
     "uuid",
-    "SELECT pg_try_advisory_xact_lock(('x' || substr(md5('good_jobs-' || $1::uuid::text), 1, "
-    "16))::bit(64)::bigint)",
+    "'good_jobs-' || $1::uuid::text",
     "good_job_executions",
     "active_job_id"};
 
@@ -423,7 +422,10 @@ std::int64_t applyGoodJob(const ChunkContext& x, Action a, const Message& m) {
 /// Whether this transaction now holds the lock a worker would hold job
 /// `key` by (JobTable::workerLock); true where the row lock is the claim.
 bool takeWorkerLock(const ChunkContext& x, const JobTable& t, const std::string& key) {
-    return !t.workerLock || x.c.exec(t.workerLock, {key}).boolean(0, 0);
+    return !t.workerLock || x.c.exec("SELECT pg_try_advisory_xact_lock(" +
+                                         goodJobLockKey(t.workerLock) + "::bigint)",
+                                     {key})
+                                .boolean(0, 0);
 }
 
 const char* const kWorkerHolds =

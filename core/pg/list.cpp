@@ -201,7 +201,7 @@ std::string graphileSource(const Found& f) {
 /// An advisory lock on `keyText` (SQL text) is granted to some session, in
 /// SQL: GoodJob's md5 key, whose halves are pg_locks' classid and objid.
 std::string advisoryHeld(const std::string& keyText) {
-    const std::string key = "('x' || substr(md5(" + keyText + "), 1, 16))::bit(64)";
+    const std::string key = goodJobLockKey(keyText);
     return "EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 1 "
            "AND l.granted AND l.classid = substring(" +
            key + " FROM 1 FOR 32)::bit(32)::int AND l.objid = substring(" + key +
@@ -485,6 +485,10 @@ std::optional<std::int64_t> uuidRowidOf(const std::string& uuid) {
 
 bool keyedByUuid(const std::string& library) {
     return uuidKeyed(library);
+}
+
+std::string goodJobLockKey(const std::string& keyText) {
+    return "('x' || substr(md5(" + keyText + "), 1, 16))::bit(64)";
 }
 
 Counts countByState(Connection& c, const Found& lib, TimeNs now, const std::string& queue) {

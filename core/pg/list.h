@@ -42,6 +42,13 @@ bool listSupported(const std::string& library);
 /// browser's integer id of such a job is uuidRowidOf() its UUID, and
 /// Message::messageId is the UUID.
 bool keyedByUuid(const std::string& library);
+
+/// GoodJob's advisory lock key for `keyText` (SQL text, e.g. "'good_jobs-'
+/// || id::text"), as a SQL bit(64): its advisory_lock_bigint_sql, the first
+/// 64 bits of the md5 (app/models/concerns/good_job/advisory_lockable.rb);
+/// its halves are pg_locks' classid and objid. What reads look up and
+/// actions take.
+std::string goodJobLockKey(const std::string& keyText);
 /// The integer id of a job keyed by `uuid`: its first 60 bits (15 hex
 /// digits), so that the UUIDs of one id are one range of the primary key.
 /// Two jobs whose UUIDs share those bits would share an id (the browser
