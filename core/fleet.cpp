@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <type_traits>
 
 namespace lq::core {
 
@@ -48,6 +49,10 @@ template <class Q> FleetEntry entryOf(const std::string& path, Q& q, TimeNs stuc
         e.paused = q.pausedQueues(); // workers skip these
     e.oldestReadyInTime = oldestReadyOf(q);
     e.fileBytes = q.fileSize();
+    if constexpr (std::is_base_of_v<QueueBackend, Q>)
+        e.readPacingFactor = q.readPacingFactor();
+    else
+        e.readPacingFactor = ReadPacing::factorFor(q.info().journalMode);
     return e;
 }
 

@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "error.h"
 #include "format.h"
+#include "pacing.h"
 #include "processes.h"
 #include "query.h"
 
@@ -40,9 +41,12 @@ struct FleetEntry {
     std::optional<TimeNs> oldestReadyInTime; ///< backlog age = now - this
     std::int64_t fileBytes = 0;
     std::int64_t walBytes = 0;
-    /// PRAGMA journal_mode of the file ("wal", "delete", ...): how hard a
-    /// read presses its writers (core/pacing.h).
+    /// PRAGMA journal_mode of the file ("wal", "delete", ...).
     std::string journalMode;
+    /// How long a watcher rests after reading this queue, as a multiple of
+    /// what the read cost (QueueBackend::readPacingFactor: by the journal
+    /// mode for a file; a database's readers never block its writers).
+    std::int64_t readPacingFactor = ReadPacing::kRollbackFactor;
     /// Formats with named queues: the counts of each queue of the file, by
     /// name (the entry's own counts are the file's total).
     std::vector<std::pair<std::string, Counts>> queues;

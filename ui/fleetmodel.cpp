@@ -123,11 +123,11 @@ namespace {
 
 /// How long a file's last figures stand before it is read again, changed
 /// or not: its pace (core/pacing.h: a multiple of what the read cost, by
-/// the file's journal mode), at most `maxAgeMs`.
+/// its backend: FleetEntry::readPacingFactor), at most `maxAgeMs`.
 core::TimeNs paceOf(const FleetModel::CachedScan& c, qint64 maxAgeMs) {
-    const std::string journal = c.entries.empty() ? std::string() : c.entries.front().journalMode;
-    return core::ReadPacing::restAfter(std::max<qint64>(c.costMs, 1) * 1'000'000,
-                                       core::ReadPacing::factorFor(journal), 0,
+    const std::int64_t factor =
+        c.entries.empty() ? core::ReadPacing::kRollbackFactor : c.entries.front().readPacingFactor;
+    return core::ReadPacing::restAfter(std::max<qint64>(c.costMs, 1) * 1'000'000, factor, 0,
                                        maxAgeMs * 1'000'000);
 }
 

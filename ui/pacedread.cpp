@@ -19,11 +19,11 @@ PacedRead::PacedRead(QObject* owner, std::function<void()> refresh, bool onlyWhi
     QObject::connect(m_timer, &QTimer::timeout, owner, [this] { m_refresh(); });
 }
 
-void PacedRead::opened(const std::string& journalMode) {
+void PacedRead::opened(std::int64_t pacingFactor) {
     ++m_generation;
     m_timer->stop();
     m_pacer.reset();
-    m_pacer.setFactor(core::ReadPacing::factorFor(journalMode));
+    m_pacer.setFactor(pacingFactor);
 }
 
 void PacedRead::closed() {

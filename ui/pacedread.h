@@ -40,9 +40,10 @@ public:
     PacedRead(const PacedRead&) = delete;
     PacedRead& operator=(const PacedRead&) = delete;
 
-    /// A file was opened, paced by `journalMode`'s factor
-    /// (core::ReadPacing::factorFor): a read in flight is for another file.
-    void opened(const std::string& journalMode);
+    /// A queue was opened, paced by its backend's factor
+    /// (core::QueueBackend::readPacingFactor): a read in flight is for
+    /// another queue.
+    void opened(std::int64_t pacingFactor);
     /// The file was closed.
     void closed();
     /// The file changed: the view's refresh now, or once the pace allows.

@@ -360,13 +360,10 @@ private:
             if (!due || pacer.waitAt(now) > 0)
                 continue;
             const auto t0 = Clock::now();
-            store(e, readFile(path), t0);
+            Read fresh = readFile(path);
+            pacer.setFactor(fresh.pacingFactor);
+            store(e, std::move(fresh), t0);
             const core::TimeNs end = core::steadyNowNs();
-            {
-                std::lock_guard lock(e.mutex);
-                pacer.setFactor(core::ReadPacing::factorFor(
-                    e.queues.empty() ? std::string() : e.queues.front().info.journalMode));
-            }
             pacer.ran(now, end);
             read = stamps;
             readAt = end;
@@ -412,6 +409,8 @@ private:
         bool up = false;
         bool notAQueue = false;
         std::string error;
+        /// The backend's pace (QueueBackend::readPacingFactor).
+        std::int64_t pacingFactor = core::ReadPacing::kRollbackFactor;
     };
 
     static Read failed(const core::Error& ex) {
@@ -434,6 +433,7 @@ private:
             one.busyTimeoutMs = std::min(m_opts.busyTimeoutMs, 1000);
             // Through the backend seam, as `stats --prometheus` reads it.
             auto q = openBackendFor(one, false);
+            r.pacingFactor = q->readPacingFactor();
             std::vector<std::string> tables = {q->info().table};
             if (core::QueueFormat::of(q->info()).multiTable())
                 tables = q->info().queueTables;
