@@ -117,7 +117,7 @@ std::string goodJobRefusal(Action a, const Message& m, TimeNs) {
 
 std::vector<QueueFormat::ExtraState> PgBossFormat::extraStates() const {
     return {{"retry",
-             {},
+             {State::Ready, State::Scheduled},
              "failed and waits for its next try at start_after (pg-boss's \"retry\"); READY or "
              "SCHEDULED by start_after"},
             {"cancelled", {}, "cancelled: pg-boss leaves it until it is resumed or deleted"},
@@ -171,7 +171,7 @@ std::string PgBossFormat::whyNoPause(const FormatInfo&) const {
 }
 
 std::string PgBossFormat::whyNoRunRecurring(const FormatInfo&) const {
-    return "pg-boss's schedules on PostgreSQL: not read yet (issue 41)";
+    return "pg-boss has no run now of a schedule: its timekeeper alone fires them";
 }
 
 std::string pgBossRefusal(Action a, const Message& m, TimeNs) {

@@ -4,9 +4,12 @@
 // its dashboard cards, `lqctl stats --json`, `stats --prometheus`,
 // `fleet --json` and the same stats over ssh (the remote protocol, through a
 // real sshd on 127.0.0.1) tell the same counts, by the same state names, and
-// each partition sums to the rows stored (core/statemodel.h).
+// each partition sums to the rows stored (core/statemodel.h). The same for
+// the six libraries on a private PostgreSQL 15 server (no ssh leg there).
 #include "support/fixtures.h"
 #include "support/lqctlrun.h"
+#include "support/pgcopy.h"
+#include "support/pgserver.h"
 #include "support/sshd.h"
 #include "testhelpers.h"
 #include "ui/dashboardwidget.h"
@@ -114,8 +117,14 @@ private slots:
     void cleanupTestCase();
     void everyViewTellsTheSameCounts_data();
     void everyViewTellsTheSameCounts();
+    void everyViewTellsTheSameCountsOnPostgres_data();
+    void everyViewTellsTheSameCountsOnPostgres();
 
 private:
+    /// The comparison for the queue at `path` (a file or a database URL),
+    /// `fleetEntry` its entry of `lqctl fleet --json`; `overSsh`: its stats
+    /// over ssh too.
+    void checkEveryView(const QString& path, const QJsonObject& fleetEntry, bool overSsh);
     QJsonObject json(const QStringList& args, const QString& file) {
         const LqctlResult r = lqctl(args);
         if (r.code != 0) {
@@ -132,6 +141,7 @@ private:
     QTemporaryDir m_tmp;
     TestSshd m_sshd{m_tmp};
     QString m_sshdError;
+    std::unique_ptr<PgServer> m_pg;
 };
 
 void TestOneTruth::initTestCase() {
@@ -168,14 +178,6 @@ void TestOneTruth::everyViewTellsTheSameCounts() {
     const QString path = QFileInfo(copyFixture(dir, fixture)).absoluteFilePath();
     QVERIFY(QFileInfo::exists(path));
 
-    // The queue's named queues, and the file as a whole ("").
-    const QJsonObject info = json({QStringLiteral("info"), path, QStringLiteral("--json")}, path);
-    QVERIFY2(!info.isEmpty(), qPrintable(path));
-    QStringList queues{QString()};
-    for (const auto& q : info.value(QStringLiteral("queues")).toArray()) {
-        queues << q.toObject().value(QStringLiteral("name")).toString();
-    }
-
     // lqctl fleet over the folder, once.
     const QJsonObject fleet =
         json({QStringLiteral("fleet"), dir.path(), QStringLiteral("--json")}, path);
@@ -187,6 +189,72 @@ void TestOneTruth::everyViewTellsTheSameCounts() {
         }
     }
     QVERIFY2(!fleetEntry.isEmpty(), fleet.isEmpty() ? "no fleet output" : "file not in fleet");
+    checkEveryView(path, fleetEntry, true);
+}
+
+void TestOneTruth::everyViewTellsTheSameCountsOnPostgres_data() {
+    QTest::addColumn<QString>("url");
+    if (!m_pg) {
+        m_pg = std::make_unique<PgServer>();
+        if (!m_pg->ok()) {
+            QSKIP(qPrintable(m_pg->error()));
+        }
+        // Solid Queue, Oban and River: their SQLite fixtures copied over;
+        // GoodJob: its rows; pg-boss and Graphile Worker: the schemas and
+        // jobs their own npm packages made (tests/data/FIXTURES.md), each
+        // in a database of its own.
+        QTemporaryDir tmp;
+        for (const auto& fc : pgFormatCases()) {
+            const QString err = loadPgFormat(*m_pg, fc, tmp);
+            QVERIFY2(err.isEmpty(), qPrintable(err));
+        }
+        const QString dir = dataDir() + QStringLiteral("/pg/");
+        const auto script = [&](const QString& file) {
+            QFile f(dir + file);
+            return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+        };
+        QString err =
+            m_pg->execScript(script(QStringLiteral("good-job.sql")), QStringLiteral("gj"));
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+        err = m_pg->execScript(script(QStringLiteral("good-job-rows.sql")), QStringLiteral("gj"));
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+        for (const auto& [db, file] :
+             {std::pair<const char*, const char*>{"pgboss", "pg-boss-npm.sql"},
+              {"graphile", "graphile-worker-npm.sql"}}) {
+            QVERIFY(m_pg->createDatabase(QLatin1String(db)));
+            err = m_pg->execScript(script(QLatin1String(file)), {}, QLatin1String(db));
+            QVERIFY2(err.isEmpty(), qPrintable(err));
+        }
+    }
+    for (const auto& fc : pgFormatCases()) {
+        QTest::newRow(fc.library) << m_pg->url() + QStringLiteral("?schema=") +
+                                         QLatin1String(fc.schema);
+    }
+    QTest::newRow("good-job") << m_pg->url() + QStringLiteral("?schema=gj");
+    QTest::newRow("pg-boss") << m_pg->url(QStringLiteral("pgboss"));
+    QTest::newRow("graphile-worker") << m_pg->url(QStringLiteral("graphile"));
+}
+
+/// The same on PostgreSQL: the window, --json, Prometheus and the fleet
+/// (a database has no ssh leg: libpq reaches it).
+void TestOneTruth::everyViewTellsTheSameCountsOnPostgres() {
+    QFETCH(QString, url);
+    const QJsonObject fleet = json({QStringLiteral("fleet"), url, QStringLiteral("--json")}, url);
+    const QJsonArray entries = fleet.value(QStringLiteral("queues")).toArray();
+    QCOMPARE(entries.size(), 1);
+    checkEveryView(url, entries.first().toObject(), false);
+}
+
+void TestOneTruth::checkEveryView(const QString& path, const QJsonObject& fleetEntry,
+                                  bool overSsh) {
+    // The queue's named queues, and the file as a whole ("").
+    const QJsonObject info = json({QStringLiteral("info"), path, QStringLiteral("--json")}, path);
+    QVERIFY2(!info.isEmpty(), qPrintable(path));
+    QStringList queues{QString()};
+    for (const auto& q : info.value(QStringLiteral("queues")).toArray()) {
+        queues << q.toObject().value(QStringLiteral("name")).toString();
+    }
+
     const QByteArray prom =
         lqctl({QStringLiteral("stats"), path, QStringLiteral("--prometheus")}).out;
 
@@ -243,7 +311,9 @@ void TestOneTruth::everyViewTellsTheSameCounts() {
                                          QStringLiteral(" vs --json ") + dump(truth)));
 
         // The remote protocol, over ssh.
-        if (m_sshdError.isEmpty()) {
+        if (!overSsh) {
+            // a database: libpq's own reach
+        } else if (m_sshdError.isEmpty()) {
             QStringList remote{QStringLiteral("stats"), m_sshd.url() + path,
                                QStringLiteral("--json")};
             if (!queue.isEmpty()) {
