@@ -239,9 +239,10 @@ void RecurringView::showList() {
         m_table->setItem(row, KeyColumn, key);
         m_table->setItem(row, ScheduleColumn, cell(visibleText(t.schedule)));
         m_table->setItem(row, JobColumn,
-                         cell(!t.className.empty()
-                                  ? visibleText(t.className)
-                                  : tr("command: %1").arg(visibleText(t.command))));
+                         cell(!t.className.empty() ? visibleText(t.className)
+                              : !t.command.empty()
+                                  ? tr("command: %1").arg(visibleText(t.command))
+                                  : visibleText(t.description))); // pg-boss: its data
         m_table->setItem(row, QueueColumn,
                          cell(t.queue.empty() ? tr("(the job's own)") : visibleText(t.queue)));
         m_table->setItem(row, LastRunColumn, timeCell(t.lastRunNs, m_now, m_utc, tr("never")));

@@ -22,6 +22,7 @@
 #include "catalog.h"
 #include "connection.h"
 #include "counts.h"
+#include "recurring.h"
 
 #include <algorithm>
 #include <map>
@@ -730,6 +731,8 @@ ProcessList readProcesses(Connection& c, const Found& lib, TimeNs now) {
 
 RecurringList readRecurring(Connection& c, const Found& lib, const FormatInfo& info, TimeNs now,
                             int tzOffset) {
+    if (auto other = readLibraryRecurring(c, lib, now, tzOffset))
+        return std::move(*other); // pg-boss's schedules, Graphile Worker's crontab
     if (lib.library != "solid-queue") {
         RecurringList l;
         l.notStored = "the recurring tasks of " + libraryName(lib.library) +

@@ -3,12 +3,18 @@
 // writes of RecurringTask#enqueue(at: now) in PostgreSQL's dialect, behind
 // the store whose decisions solidqueue::runRecurring() makes for both
 // engines; and its undo, which deletes the job while it is still ready.
+// And the recurring tasks of pg-boss and Graphile Worker, read only
+// (readLibraryRecurring).
 #include "recurring.h"
 
+#include "../cron.h"
 #include "../formats/solidqueue_ops.h"
 #include "../json.h"
+#include "../timefmt.h"
 #include "actions_p.h"
 #include "catalog.h"
+#include "connection.h"
+#include "counts.h"
 #include "list.h"
 
 #include <algorithm>
@@ -144,7 +150,205 @@ std::optional<Message> readOne(const ChunkContext& x, const std::string& id) {
     return std::move(v.front());
 }
 
+// pg-boss's schedules. Read in timgit/pg-boss@55ee32f66f0b (12.27.0):
+// src/timekeeper.ts:178-200 (cron, shouldSendIt): every cron monitor tick
+// (30 s by default) the timekeeper fires each schedule whose latest time by
+// cron-parser in its `timezone` is less than 60 s old, as one job of the
+// queue `__pgboss__send-it` (:11-13) with data {name, data, options},
+// singletonKey `${name}__${key}` and singletonSeconds 60; :202-211
+// (onSendIt) then sends that data into queue `name`, untagged (the job in
+// `name` cannot be told from the app's own sends). So the record of a fire
+// is the send-it job: its singleton_on is the 60-second slot it fired in
+// (src/plans.ts:1703-1706, insertJobs: floor(now / 60) * 60), which for a
+// five-field cron is the scheduled minute itself. pg-boss 10 to 11.1.0 set
+// singletonKey to `name` alone (eaec51e4036, 11.1.1), read here for the
+// schedule without a key; pg-boss 10 had no `key` column. A missed time is
+// not caught up (prevDiff < 60). The send-it jobs go with the queue's
+// deletion_seconds (7 days by default) after they finish: past that, and
+// when no timekeeper ever ran, there is no last run. `timezone` defaults to
+// 'UTC' (timekeeper.ts:230-248, schedule()), which rewrites updated_on on
+// each call (plans.ts:903-914).
+
+/// The missed-runs rule of pg-boss's schedules, in words.
+constexpr const char* kPgBossMissedRule =
+    "scheduled times after the later of the last fire (the newest __pgboss__send-it job of the "
+    "schedule) and the schedule's updated_on, up to a minute before now (pg-boss's timekeeper "
+    "fires a time only within 60 s of it and does not catch up)";
+
+/// `cron "CRON" WHAT`.
+std::string quotedCron(const std::string& cron, const char* what) {
+    std::string s = "cron \"";
+    s += cron;
+    s += "\" ";
+    s += what;
+    return s;
+}
+
+/// One schedule row's next run and missed runs, by core/cron.h in the
+/// zone pg-boss evaluates it in.
+void schedulePgBoss(RecurringTask& t, const std::optional<std::string>& zone,
+                    std::optional<TimeNs> updated, TimeNs now, int tzOffset) {
+    std::optional<int> offset;
+    if (!zone)
+        offset = tzOffset; // as a schedule that names no zone
+    else if (!(offset = cron::fixedZoneOffset(*zone))) {
+        t.why = "time zone ";
+        t.why += *zone;
+        t.why += " is not evaluated here (only UTC and fixed offsets such as +09:00 or "
+                 "Etc/GMT-9; pg-boss reads it from the IANA time zone database)";
+        return;
+    }
+    std::string why;
+    const std::optional<cron::Schedule> s = cron::parse(t.schedule, &why);
+    if (!s) {
+        t.why = why.empty() ? quotedCron(t.schedule, "is not read here") : why;
+        return;
+    }
+    t.nextRunNs = s->next(now, *offset);
+    if (!t.nextRunNs)
+        t.why = quotedCron(t.schedule, "has no time in the next 30 years");
+    std::optional<TimeNs> anchor = updated;
+    if (t.lastRunNs && (!anchor || *t.lastRunNs > *anchor))
+        anchor = t.lastRunNs;
+    if (anchor)
+        t.missed = s->countBetween(*anchor, now - kRecurringGraceNs, *offset);
+}
+
+RecurringList pgBossSchedules(Connection& c, const Found& lib, TimeNs now, int tzOffset) {
+    RecurringList out;
+    if (!lib.has("schedule")) {
+        out.notStored = "this pg-boss schema has no schedule table: no schedules are stored";
+        return out;
+    }
+    out.missedRule = kPgBossMissedRule;
+    const auto query = [&](const std::string& key) {
+        std::string sql = "SELECT s.name, ";
+        sql += key;
+        sql += ", s.cron, s.timezone, s.data::text, s.options::text, ";
+        sql += ns("s.updated_on");
+        sql += ", (SELECT max(coalesce(";
+        sql += ns("j.singleton_on");
+        sql += ", ";
+        sql += ns("j.created_on");
+        sql += ")) FROM ";
+        sql += qualified(lib, "job");
+        sql += " j WHERE j.name = $1 AND (j.singleton_key = s.name || '__' || ";
+        sql += key;
+        sql += " OR (";
+        sql += key;
+        sql += " = '' AND j.singleton_key = s.name))) FROM ";
+        sql += qualified(lib, "schedule");
+        sql += " s ORDER BY s.name COLLATE \"C\", ";
+        sql += key;
+        sql += " COLLATE \"C\"";
+        return c.exec(sql, {std::string(kPgBossSendIt)});
+    };
+    const Result r = [&] {
+        try {
+            return query("s.key");
+        } catch (const Error&) {
+            return query("''::text"); // before pg-boss 11: one schedule per queue
+        }
+    }();
+    for (int i = 0; i < r.rows(); ++i) {
+        RecurringTask t;
+        const std::string name = r.text(i, 0);
+        const std::string key = r.text(i, 1);
+        t.key = name;
+        if (!key.empty()) {
+            t.key += ':';
+            t.key += key;
+        }
+        t.schedule = r.text(i, 2);
+        t.queue = name;
+        t.isStatic = false; // boss.schedule() at runtime
+        if (!r.isNull(i, 4)) {
+            t.description = "data ";
+            t.description += r.text(i, 4);
+        }
+        if (!r.isNull(i, 5)) {
+            try {
+                const Json options = Json::parse(r.text(i, 5));
+                if (options.isObject() && options["priority"].isInt())
+                    t.priority = options["priority"].toInt();
+            } catch (const std::exception&) {
+                // jsonb is JSON; nothing else to read
+            }
+        }
+        if (!r.isNull(i, 7))
+            t.lastRunNs = r.int64(i, 7);
+        schedulePgBoss(t, r.optText(i, 3),
+                       r.isNull(i, 6) ? std::nullopt : std::optional(r.int64(i, 6)), now, tzOffset);
+        out.tasks.push_back(std::move(t));
+    }
+    return out;
+}
+
+// Graphile Worker's crontab. Read in graphile/worker@abfb4cff3074
+// src/cron.ts: the crontab items come from the app's crontab file or
+// options, never the database; the database keeps one
+// `_private_known_crontabs` row per item identifier (:225-236, known_since
+// when first seen) whose last_execution is set to `ts` each time the item
+// fires (:122-188, scheduleCronJobs; the same statement adds its job), `ts`
+// being the scheduled minute (:413, :438-441; backfills :250-298 too).
+
+/// Why a Graphile Worker crontab item has no next run.
+constexpr const char* kGraphileWhy =
+    "schedule kept in the app's crontab file, not in the database: no next run";
+
+RecurringList graphileCrontabs(Connection& c, const Found& lib) {
+    RecurringList out;
+    std::string table;
+    if (lib.has("_private_known_crontabs")) {
+        table = qualified(lib, "_private_known_crontabs");
+    } else { // before the tables were made _private_
+        std::string legacy = quoteIdent(lib.schema);
+        legacy += ".known_crontabs";
+        if (c.exec("SELECT to_regclass($1) IS NOT NULL", {legacy}).boolean(0, 0))
+            table = std::move(legacy);
+    }
+    if (table.empty()) {
+        out.notStored = "this Graphile Worker schema has no known_crontabs table: its worker has "
+                        "not run a crontab";
+        return out;
+    }
+    out.missedRule = "not counted: Graphile Worker's crontab is kept in the app's crontab file, "
+                     "not in the database";
+    std::string sql = "SELECT identifier, ";
+    sql += ns("known_since");
+    sql += ", ";
+    sql += ns("last_execution");
+    sql += " FROM ";
+    sql += table;
+    sql += " ORDER BY identifier COLLATE \"C\"";
+    const Result r = c.exec(sql);
+    for (int i = 0; i < r.rows(); ++i) {
+        RecurringTask t;
+        t.key = r.text(i, 0);
+        t.isStatic = true; // the app's crontab
+        std::string since = isoUtc(r.int64(i, 1));
+        if (const auto frac = since.find(".000000000Z"); frac != std::string::npos)
+            since.replace(frac, std::string::npos, "Z"); // a whole second
+        t.description = "known to Graphile Worker since ";
+        t.description += since;
+        if (!r.isNull(i, 2))
+            t.lastRunNs = r.int64(i, 2);
+        t.why = kGraphileWhy;
+        out.tasks.push_back(std::move(t));
+    }
+    return out;
+}
+
 } // namespace
+
+std::optional<RecurringList> readLibraryRecurring(Connection& c, const Found& lib, TimeNs now,
+                                                  int tzOffset) {
+    if (lib.library == "pg-boss")
+        return pgBossSchedules(c, lib, now, tzOffset);
+    if (lib.library == "graphile-worker")
+        return graphileCrontabs(c, lib);
+    return std::nullopt;
+}
 
 void runRecurringChunk(const ChunkContext& x, const std::string& key, ActionResult& r) {
     if (x.lib.library != "solid-queue")
