@@ -3,6 +3,7 @@
 
 #include "filestamp.h"
 #include "formats/queueformat.h"
+#include "jsonwhere.h"
 #include "pg/backend.h"
 #include "queue.h"
 #include "remote/backend.h"
@@ -27,6 +28,10 @@ CountsWithQueues QueueBackend::countsWithQueues(TimeNs stuckAfterNs) {
         for (const auto& name : queueNames())
             r.queues.emplace_back(name, counts(stuckAfterNs, name));
     return r;
+}
+
+std::vector<std::string> QueueBackend::jsonFieldNames() const {
+    return core::jsonFieldNames(info());
 }
 
 std::string QueueBackend::whyNot(Action a) const {

@@ -121,6 +121,9 @@ public:
     virtual CountsWithQueues countsWithQueues(TimeNs stuckAfterNs);
     /// The counts of named queue `queue` ("": the whole file).
     virtual Counts counts(TimeNs stuckAfterNs, const std::string& queue) = 0;
+    /// The JSON fields of its jobs a Filter::where may name (core/jsonwhere.h),
+    /// in the library's words; none: the payload is not JSON.
+    virtual std::vector<std::string> jsonFieldNames() const;
     /// Counts at once from the engine's statistics, where the exact ones
     /// would take long (a huge table on a server): shown as an estimate
     /// until counts() answers. Nullopt where counts() is quick enough or no

@@ -9,8 +9,11 @@
 // Laravel's `payload`); the rest is a path inside it, evaluated by SQLite's
 // json_extract() (River's JSONB by lqcore's own decoder first).
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace lq::core {
@@ -43,6 +46,16 @@ std::vector<std::string> jsonFieldNames(const FormatInfo& info);
 /// the same words). `path` names the file in the error.
 JsonCondition checkJsonCondition(const FormatInfo& info, std::string_view text,
                                  const std::string& path = {});
+/// The same against `fieldNames` (QueueBackend::jsonFieldNames, whatever
+/// the engine), `format` naming the jobs in the error.
+JsonCondition checkJsonCondition(const std::vector<std::string>& fieldNames,
+                                 const std::string& format, std::string_view text,
+                                 const std::string& path = {});
+
+/// A condition's value (unquoted) as both engines read a number: an
+/// integer, else a real without hex, inf or nan, whatever the locale;
+/// nullopt when it is no number.
+std::optional<std::variant<std::int64_t, double>> jsonConditionNumber(const std::string& v);
 
 /// The operators, for help texts: "=, !=, <, <=, >, >=, ~".
 const char* jsonConditionOperators() noexcept;

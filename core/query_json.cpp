@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
+#include <variant>
 
 namespace lq::core {
 
@@ -18,20 +20,12 @@ namespace {
 
 /// `v` as a JSON number would be read: an integer, a real, or neither.
 std::optional<BindValue> number(const std::string& v) {
-    if (v.empty())
+    const auto n = jsonConditionNumber(v);
+    if (!n)
         return std::nullopt;
-    const char* b = v.c_str();
-    char* end = nullptr;
-    errno = 0;
-    const long long i = std::strtoll(b, &end, 10);
-    if (errno == 0 && *end == '\0')
-        return BindValue(static_cast<std::int64_t>(i));
-    errno = 0;
-    const double d = std::strtod(b, &end);
-    if (errno == 0 && *end == '\0' && !std::isspace(static_cast<unsigned char>(v[0])) &&
-        v.find_first_of("xXnN") == std::string::npos) // no hex, inf or nan
-        return BindValue(d);
-    return std::nullopt;
+    if (const auto* i = std::get_if<std::int64_t>(&*n))
+        return BindValue(*i);
+    return BindValue(std::get<double>(*n));
 }
 
 const char* sqlOp(JsonCondition::Op op) {
@@ -57,6 +51,28 @@ const char* sqlOp(JsonCondition::Op op) {
 
 } // namespace
 
+std::optional<std::variant<std::int64_t, double>> jsonConditionNumber(const std::string& v) {
+    if (v.empty())
+        return std::nullopt;
+    const char* b = v.c_str();
+    char* end = nullptr;
+    errno = 0;
+    const long long i = std::strtoll(b, &end, 10);
+    if (errno == 0 && *end == '\0')
+        return static_cast<std::int64_t>(i);
+    if (std::isspace(static_cast<unsigned char>(v[0])) ||
+        v.find_first_of("xXnN") != std::string::npos) // no hex, inf or nan
+        return std::nullopt;
+    // from_chars: '.' whatever the process's locale (a Qt app sets it from
+    // the environment, where strtod would want a comma).
+    const std::size_t from = v[0] == '+' ? 1 : 0;
+    double d = 0;
+    const auto r = std::from_chars(v.data() + from, v.data() + v.size(), d);
+    if (r.ec != std::errc() || r.ptr != v.data() + v.size())
+        return std::nullopt;
+    return d;
+}
+
 std::vector<std::string> jsonFieldNames(const FormatInfo& info) {
     std::vector<std::string> out;
     for (const auto& f : QueueFormat::of(info).driver(info, {})->jsonFields())
@@ -66,16 +82,19 @@ std::vector<std::string> jsonFieldNames(const FormatInfo& info) {
 
 JsonCondition checkJsonCondition(const FormatInfo& info, std::string_view text,
                                  const std::string& path) {
+    return checkJsonCondition(jsonFieldNames(info), formatId(info.format), text, path);
+}
+
+JsonCondition checkJsonCondition(const std::vector<std::string>& names, const std::string& format,
+                                 std::string_view text, const std::string& path) {
     JsonCondition c;
     try {
         c = parseJsonCondition(text);
     } catch (const Error& e) {
         throw Error(ErrorKind::InvalidArgument, path, e.detail());
     }
-    const auto names = jsonFieldNames(info);
     if (std::find(names.begin(), names.end(), c.field) != names.end())
         return c;
-    const std::string format = formatId(info.format);
     if (names.empty())
         throw Error(ErrorKind::InvalidArgument, path,
                     format + " jobs store no JSON field to look into (" + std::string(text) + ")");

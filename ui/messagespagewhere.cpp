@@ -4,6 +4,7 @@
 // query would check it before it filters anything.
 #include "ui/messagespage.h"
 
+#include "core/backend.h"
 #include "core/jsonwhere.h"
 #include "ui/queuedocument.h"
 #include "ui/theme.h"
@@ -74,9 +75,9 @@ std::string MessagesPage::whereCondition() {
     // jobs do not have, filters nothing and says why.
     const std::string text = toStd(m_where->text().trimmed());
     QString problem;
-    if (!text.empty() && m_doc->isOpen()) {
+    if (const auto q = m_doc->backend(); !text.empty() && m_doc->isOpen() && q) {
         try {
-            (void)core::checkJsonCondition(m_doc->info(), text);
+            (void)core::checkJsonCondition(q->jsonFieldNames(), q->formatName(), text);
         } catch (const core::Error& e) {
             problem = fromStd(e.detail());
         }

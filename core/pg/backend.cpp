@@ -6,6 +6,7 @@
 #include "../error.h"
 #include "../formats/queueformat.h"
 #include "../queueoverview.h"
+#include "list.h"
 
 #include <map>
 
@@ -108,13 +109,30 @@ std::int64_t PgQueueBackend::count(const Filter& f) {
 
 QueueStats PgQueueBackend::stats(const Filter& f) {
     needList();
-    if (!f.states.empty() || !f.extraStates.empty() || f.stuckOnly || !f.search.empty() ||
-        !f.where.empty() || f.olderThan || f.inTimeFrom || f.inTimeTo || f.doneBefore ||
-        f.expiredAt || f.metric != Filter::Metric::None)
-        throw Unsupported(m_queue->url(), "statistics of a filter other than a named queue on "
-                                          "PostgreSQL: not yet (issue 41)");
     const TimeNs now = f.now.value_or(m_queue->now());
-    return computeStats(m_queue->timing(false, f.queue), now);
+    if (f.states.empty() && f.extraStates.empty() && !f.stuckOnly && f.search.empty() &&
+        f.where.empty() && !f.olderThan && !f.inTimeFrom && !f.inTimeTo && !f.doneBefore &&
+        !f.expiredAt && f.metric == Filter::Metric::None)
+        return computeStats(m_queue->timing(false, f.queue), now);
+    // Any other filter: the jobs the listing matches, read a batch at a
+    // time into the columns readTiming() gives (state, own stuck rule,
+    // enqueue, claim, finish and due times).
+    TimingColumns cols;
+    const auto time = [](const std::optional<TimeNs>& t) {
+        return t.value_or(TimingColumns::kNoTime);
+    };
+    forEachFetched(
+        m_queue->orderedIds(f, Sort{}),
+        [&](const std::vector<std::int64_t>& part) { return m_queue->jobs(part); },
+        [&](const Message& m) {
+            cols.state.push_back(static_cast<std::int8_t>(m.state));
+            cols.ownStuck.push_back(m.extraState == "locked_expired" ? 1 : 0);
+            cols.inTime.push_back(time(m.inTime));
+            cols.lockTime.push_back(time(m.lockTime));
+            cols.doneTime.push_back(time(m.doneTime));
+            cols.dueTime.push_back(time(m.waitFrom));
+        });
+    return computeStats(cols, now);
 }
 
 std::int64_t PgQueueBackend::fileSize() {
@@ -123,6 +141,10 @@ std::int64_t PgQueueBackend::fileSize() {
 
 Counts PgQueueBackend::counts(TimeNs stuckAfterNs, const std::string& queue) {
     return m_queue->counts(stuckAfterNs, queue);
+}
+
+std::vector<std::string> PgQueueBackend::jsonFieldNames() const {
+    return pg::jsonFieldNames(m_queue->formatId());
 }
 
 std::optional<Counts> PgQueueBackend::estimatedCounts(const std::string& queue) {

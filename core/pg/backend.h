@@ -78,6 +78,7 @@ public:
     std::int64_t fileSize() override;
     Counts counts(TimeNs stuckAfterNs, const std::string& queue) override;
     std::optional<Counts> estimatedCounts(const std::string& queue) override;
+    std::vector<std::string> jsonFieldNames() const override;
     std::vector<std::string> queueNames() override;
     DashboardFigures dashboard(const DashboardQuery& q) override;
     QueueOverview queueOverview(const DashboardQuery& q) override;

@@ -9,9 +9,10 @@
 // both the filter and the Message read it, so a filter and the state shown
 // never disagree.
 //
-// Not yet on PostgreSQL (they throw Unsupported, naming the database): a
-// JSON-path condition (Filter::where), latency bands (Filter::metric),
-// prune cutoffs and expiry filters. Message::tokenText is the claim as read
+// Every Filter field is a condition in the statement: a JSON condition
+// (Filter::where) and a latency band (Filter::metric) by the SQLite
+// engine's rules (core/query_json.cpp, the drivers' metricCondition()),
+// over the payload as jsonb. Message::tokenText is the claim as read
 // here ("executing, attempt 2, 2026-…"; Solid Queue: "claimed execution
 // 41"), Message::token its hash: what an action on PostgreSQL will compare.
 
@@ -42,6 +43,10 @@ bool listSupported(const std::string& library);
 /// browser's integer id of such a job is uuidRowidOf() its UUID, and
 /// Message::messageId is the UUID.
 bool keyedByUuid(const std::string& library);
+
+/// The JSON fields a Filter::where may name in `library`'s jobs, in the
+/// words of its SQLite driver where it has one.
+std::vector<std::string> jsonFieldNames(const std::string& library);
 
 /// GoodJob's advisory lock key for `keyText` (SQL text, e.g. "'good_jobs-'
 /// || id::text"), as a SQL bit(64): its advisory_lock_bigint_sql, the first

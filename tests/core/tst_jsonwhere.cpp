@@ -128,6 +128,20 @@ private slots:
                         says.toStdString());
     }
 
+    /// What both engines take for a number (jsonConditionNumber): the
+    /// real's '.' read without the process's locale.
+    void numbersAsBothEnginesReadThem() {
+        using N = std::optional<std::variant<std::int64_t, double>>;
+        QCOMPARE(jsonConditionNumber("42"), N(std::int64_t(42)));
+        QCOMPARE(jsonConditionNumber("-7"), N(std::int64_t(-7)));
+        QCOMPARE(jsonConditionNumber("1.5"), N(1.5));
+        QCOMPARE(jsonConditionNumber("+2.25"), N(2.25));
+        QCOMPARE(jsonConditionNumber("1e3"), N(1000.0));
+        QCOMPARE(jsonConditionNumber("12345678901234567890"), N(1.2345678901234567e19));
+        for (const char* no : {"", "0x1A", "inf", "nan", " 1.5", "1.5x", "1,5", "1e999", "abc"})
+            QVERIFY2(!jsonConditionNumber(no), no);
+    }
+
     void obanArgsAndMeta() {
         QTemporaryDir dir;
         const std::string path = copyFixture(dir, QStringLiteral("formats/oban-lite.sqlite3"));
