@@ -575,9 +575,12 @@ std::string whereOf(Connection& c, const Found& lib, const Filter& f, TimeNs now
     if (!f.queue.empty())
         parts.push_back("queue = " + param(f.queue));
     if (!f.search.empty())
-        parts.push_back("strpos(lower(concat_ws(chr(31), uid, job, data, error_text, idem_key, "
-                        "errors_json)), lower(" +
-                        param(f.search) + ")) > 0");
+        // The SQLite drivers' search columns: Oban's and River's
+        // (JobTableDriver::searchColumns) include the queue.
+        parts.push_back(std::string("strpos(lower(concat_ws(chr(31), uid, job, data, error_text, "
+                                    "idem_key, errors_json") +
+                        (lib.library == "oban" || lib.library == "river" ? ", queue" : "") +
+                        ")), lower(" + param(f.search) + ")) > 0");
     const TimeNs t = f.now.value_or(now);
     if (f.olderThan)
         parts.push_back("created_ns < " + param(std::to_string(t - f.olderThan->count())) +
