@@ -339,10 +339,60 @@ RecurringList graphileCrontabs(Connection& c, const Found& lib) {
     return out;
 }
 
+/// GoodJob's cron entries as its jobs record them: each job its
+/// CronManager enqueued carries the entry's `cron_key` and the scheduled
+/// `cron_at`; the entry's last run is its newest job's cron_at (else its
+/// created_at), as GoodJob::CronEntry#last_job_at reads it, and an entry
+/// turned off in the dashboard is in the `cron_keys_disabled` setting
+/// (bensheldon/good_job@81db22b7 app/models/good_job/cron_entry.rb,
+/// app/models/good_job/setting.rb). The schedule itself is the app's
+/// config.good_job.cron: no next run, no missed count.
+RecurringList goodJobCron(Connection& c, const Found& lib) {
+    RecurringList out;
+    out.missedRule = "not counted: GoodJob's cron schedule is kept in the app's configuration "
+                     "(config.good_job.cron), not in the database";
+    std::string sql = "SELECT DISTINCT ON (cron_key) cron_key, ";
+    sql += ns("coalesce(cron_at, created_at)");
+    sql += ", coalesce(job_class, serialized_params->>'job_class'), queue_name, "
+           "coalesce(priority, 0)::bigint, ";
+    if (lib.has("good_job_settings")) {
+        sql += "EXISTS (SELECT 1 FROM ";
+        sql += qualified(lib, "good_job_settings");
+        sql += " s WHERE s.key = 'cron_keys_disabled' AND s.value ? j.cron_key)";
+    } else {
+        sql += "false";
+    }
+    sql += " FROM ";
+    sql += qualified(lib, "good_jobs");
+    sql += " j WHERE cron_key IS NOT NULL ORDER BY cron_key, cron_at DESC NULLS LAST, created_at "
+           "DESC";
+    const Result r = c.exec(sql);
+    for (int i = 0; i < r.rows(); ++i) {
+        RecurringTask t;
+        t.key = r.text(i, 0);
+        t.lastRunNs = r.int64(i, 1);
+        t.className = r.text(i, 2);
+        t.queue = r.text(i, 3);
+        t.priority = r.int64(i, 4);
+        t.isStatic = true; // the app's configuration
+        if (r.boolean(i, 5))
+            t.description = "disabled in GoodJob's dashboard (the cron_keys_disabled setting)";
+        t.why = "schedule kept in the app's configuration (config.good_job.cron), not in the "
+                "database: no next run";
+        out.tasks.push_back(std::move(t));
+    }
+    // By bytes, as on SQLite, whatever the database's collation.
+    std::sort(out.tasks.begin(), out.tasks.end(),
+              [](const RecurringTask& a, const RecurringTask& b) { return a.key < b.key; });
+    return out;
+}
+
 } // namespace
 
 std::optional<RecurringList> readLibraryRecurring(Connection& c, const Found& lib, TimeNs now,
                                                   int tzOffset) {
+    if (lib.library == "good-job")
+        return goodJobCron(c, lib);
     if (lib.library == "pg-boss")
         return pgBossSchedules(c, lib, now, tzOffset);
     if (lib.library == "graphile-worker")

@@ -90,6 +90,16 @@ std::vector<Want> graphileWant() {
     };
 }
 
+/// good-job-cron-rows.sql: each cron key's newest run.
+std::vector<Want> goodJobWant() {
+    const std::string why = "config.good_job.cron";
+    return {
+        {"cleanup", "", "low", 5, true, at("2026-12-01T11:00:00Z"), std::nullopt, 0, why},
+        {"hourly_report", "", "default", 0, true, at("2026-12-01T11:00:00Z"), std::nullopt, 0, why},
+        {"legacy", "", "default", 0, true, at("2026-12-01T08:15:00Z"), std::nullopt, 0, why},
+    };
+}
+
 QString shownNs(const std::optional<TimeNs>& t) {
     return t ? QString::fromStdString(isoUtc(*t)) : QStringLiteral("none");
 }
@@ -211,6 +221,15 @@ private slots:
         load(QStringLiteral("pgbsched"), "pg-boss-npm.sql", "pg-boss-schedule-rows.sql");
         load(QStringLiteral("gwcron"), "graphile-worker-npm.sql",
              "graphile-worker-crontab-rows.sql");
+        QVERIFY(m_pg->createDatabase(QStringLiteral("gjcron")));
+        QVERIFY(m_pg->execScript(QStringLiteral("CREATE SCHEMA gj"), {}, QStringLiteral("gjcron"))
+                    .isEmpty());
+        for (const char* file : {"good-job.sql", "good-job-cron-rows.sql"}) {
+            const QString err = m_pg->execScript(
+                readAll(lq::test::dataDir() + QStringLiteral("/pg/") + QLatin1String(file)),
+                QStringLiteral("gj"), QStringLiteral("gjcron"));
+            QVERIFY2(err.isEmpty(), qPrintable(err));
+        }
     }
 
     /// pg-boss's `schedule` rows with their fires (the newest
@@ -254,6 +273,27 @@ private slots:
             return;
         QCOMPARE(QString::fromStdString(list->tasks[1].description),
                  QStringLiteral("known to Graphile Worker since 2026-12-01T08:00:00Z"));
+    }
+
+    /// GoodJob's cron entries from the jobs its CronManager enqueued: the
+    /// newest cron_at of each key (created_at where an older GoodJob wrote
+    /// none), the class, queue and priority of that job; a key turned off
+    /// in the dashboard says so.
+    void goodJobCron() {
+        const auto list = direct(QStringLiteral("gjcron"), "good-job", at("2026-12-01T12:00:00Z"));
+        QVERIFY(list);
+        QVERIFY(list->notStored.empty());
+        compareTasks(*list, goodJobWant());
+        if (QTest::currentTestFailed())
+            return;
+        QCOMPARE(list->tasks[0].className, std::string("CleanupJob"));
+        QCOMPARE(list->tasks[2].className, std::string("LegacyJob"));
+        QVERIFY(list->tasks[0].description.empty());
+        QVERIFY(list->tasks[1].description.find("disabled") != std::string::npos);
+    }
+
+    void goodJobThroughBackendAndLqctl() {
+        throughSeams(QStringLiteral("gjcron"), "2026-12-01T12:00:00Z", goodJobWant());
     }
 
     /// Other libraries are not this reader's.
