@@ -868,6 +868,15 @@ std::vector<PausedQueue> readPausedQueues(Connection& c, const Found& lib) {
     else if (lib.library == "river" && lib.has("river_queue"))
         sql = "SELECT name, " + ns("paused_at") + " FROM " + qualified(lib, "river_queue") +
               " WHERE paused_at IS NOT NULL";
+    else if (lib.library == "good-job" && lib.has("good_job_settings"))
+        // GoodJob 4's pauses (GoodJob::Setting.pause, bensheldon/good_job@81db22b7
+        // app/models/good_job/setting.rb): the "pauses" setting's queues. It
+        // keeps no time per queue (the setting's updated_at is any pause's);
+        // its job-class and label pauses name no queue.
+        sql = "SELECT q, NULL::bigint FROM " + qualified(lib, "good_job_settings") +
+              " s CROSS JOIN LATERAL jsonb_array_elements_text(CASE WHEN "
+              "jsonb_typeof(s.value -> 'queues') = 'array' THEN s.value -> 'queues' ELSE "
+              "'[]'::jsonb END) q WHERE s.key = 'pauses'";
     std::vector<PausedQueue> out;
     if (sql.empty())
         return out;

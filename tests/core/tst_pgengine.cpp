@@ -940,6 +940,35 @@ private slots:
         QVERIFY(!q->whyNot(Action::Release).empty());
     }
 
+    /// GoodJob 4's pauses (GoodJob::Setting.pause): the queues of its
+    /// "pauses" setting are paused queues; its job-class and label pauses
+    /// name no queue.
+    void goodJobPauses() {
+        QVERIFY(m_pg->createDatabase(QStringLiteral("gjpause")));
+        const QString err = m_pg->execScript(
+            readAll(lq::test::dataDir() + QStringLiteral("/pg/good-job.sql")) +
+                QStringLiteral(
+                    "; INSERT INTO good_job_settings (created_at, updated_at, key, value) VALUES "
+                    "(now(), now(), 'pauses', '{\"queues\": [\"mailers\", \"Low\"], "
+                    "\"job_classes\": [\"ReportJob\"], \"labels\": []}')"),
+            QStringLiteral("gj"), QStringLiteral("gjpause"));
+        QVERIFY2(err.isEmpty(), qPrintable(err));
+        BackendOptions o;
+        o.readOnly = true;
+        auto q = openBackend(toStd(m_pg->url(QStringLiteral("gjpause"))) + "?schema=gj", o);
+        const std::vector<PausedQueue> paused = q->pausedQueues();
+        QCOMPARE(paused.size(), std::size_t(2));
+        QCOMPARE(paused[0].queue, std::string("Low")); // by bytes, as on SQLite
+        QCOMPARE(paused[1].queue, std::string("mailers"));
+        QVERIFY(!paused[0].since);
+        // Resumed (GoodJob::Setting.unpause): none.
+        QVERIFY(m_pg->execScript(QStringLiteral("UPDATE good_job_settings SET value = "
+                                                "jsonb_set(value, '{queues}', '[]')"),
+                                 QStringLiteral("gj"), QStringLiteral("gjpause"))
+                    .isEmpty());
+        QVERIFY(q->pausedQueues().empty());
+    }
+
     /// GoodJob 4's lock columns (its skiplocked strategy takes no advisory
     /// lock): a running job is held while the process it names is active
     /// (GoodJob::Process.active: no lock type, updated within 5 minutes).
