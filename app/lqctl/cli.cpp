@@ -705,8 +705,14 @@ int run(const QStringList& args) {
                              " does not take an ssh:// queue: run it on the host (ssh HOST "
                              "lqctl " +
                              it->name + " PATH)");
-        if (isPostgres(o) && !takesPostgres(it->name))
-            throw UsageError("not on PostgreSQL yet: " + std::string(it->name) + " (issue 41)");
+        if (isPostgres(o) && !takesPostgres(it->name)) {
+            // put, vacuum and upgrade: the database's own reason, as the
+            // window greys the action out with it.
+            if (const auto a = fileOnlyAction(it->name))
+                throw Refused(it->name + std::string(" is not offered: ") +
+                              openBackendFor(o, false)->whyNot(*a));
+            throw UsageError(std::string(it->name) + " does not take a postgresql:// queue");
+        }
         const int rc = it->run(o);
         std::fflush(stdout);
         return rc;

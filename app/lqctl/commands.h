@@ -119,6 +119,9 @@ std::string countsLine(const core::Counts& c, const core::FormatInfo& info,
 bool isPostgres(const Options& o);
 /// The commands that take a postgresql:// URI so far.
 bool takesPostgres(std::string_view command);
+/// The action of a command that writes a SQLite file only (put, vacuum,
+/// upgrade): on a database it is refused with QueueBackend::whyNot's words.
+std::optional<core::Action> fileOnlyAction(std::string_view command);
 /// `lqctl info|stats postgresql://...` (postgres.cpp).
 int cmdInfoPostgres(const Options& o);
 /// FILE as lqctl shows it: a PostgreSQL URI without its password.

@@ -63,12 +63,23 @@ bool takesPostgres(std::string_view command) {
     // info below; the others run on core::QueueBackend
     // (openBackendFor), which opens a postgresql:// URL as it opens a file.
     for (const char* c :
-         {"info",      "stats",         "list",   "get",   "errors", "queues",  "processes",
-          "recurring", "pause",         "resume", "retry", "fail",   "release", "reschedule",
-          "prune",     "retry-expired", "delete", "undo",  "audit",  "fleet",   "exporter"})
+         {"info",      "stats",      "list",     "get",           "errors", "queues",
+          "processes", "recurring",  "pause",    "resume",        "retry",  "fail",
+          "release",   "reschedule", "prune",    "retry-expired", "delete", "undo",
+          "audit",     "fleet",      "exporter", "watch"})
         if (command == c)
             return true;
     return false;
+}
+
+std::optional<core::Action> fileOnlyAction(std::string_view command) {
+    if (command == "put")
+        return core::Action::Enqueue;
+    if (command == "vacuum")
+        return core::Action::Vacuum;
+    if (command == "upgrade")
+        return core::Action::Upgrade;
+    return std::nullopt;
 }
 
 std::string shownFile(const std::string& file) {

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "output.h"
 
+#include <core/backend.h>
 #include <core/filestamp.h>
 #include <core/pacing.h>
 #include <core/timefmt.h>
@@ -57,12 +58,22 @@ void sleepInterruptible(double seconds) {
 
 int cmdWatch(const Options& o) {
     installStopHandlers();
-    auto q = openQueue(o, false);
+    // Through the backend seam: a file, or a database (no file to stat: its
+    // change marker is dataVersion()).
+    const bool local = !isPostgres(o);
+    auto q = openBackendFor(o, false);
     checkQueueOption(o, *q);
     const std::string walPath = o.file + "-wal";
+    const auto stampOf = [&](const std::string& path) {
+        if (local)
+            return core::fileStamp(path);
+        core::FileStamp s;
+        s.exists = true;
+        return s;
+    };
 
     auto countsLine = [&]() {
-        const auto c = q->counts(o.queue, o.stuckAfterNs());
+        const auto c = q->counts(o.stuckAfterNs(), o.queue);
         const auto wal = q->walSize();
         // The partition of the state model, as stats --json names it.
         const core::StateModel m = core::stateModel(core::QueueFormat::of(q->info()), c);
@@ -75,7 +86,8 @@ int cmdWatch(const Options& o) {
             for (const auto& [k, v] : partition.toObject())
                 j.set(k, v);
             j.set("stuck", c.stuck);
-            j.set("wal_size", wal);
+            if (local)
+                j.set("wal_size", wal);
             return j.dump();
         }
         std::string line;
@@ -84,7 +96,10 @@ int cmdWatch(const Options& o) {
             if (e.state.name == "locked")
                 line += "stuck=" + std::to_string(c.stuck) + " ";
         }
-        return line + "stored=" + std::to_string(c.stored) + " wal=" + core::humanBytes(wal);
+        line += "stored=" + std::to_string(c.stored);
+        if (local) // a database's write-ahead log is the server's
+            line += " wal=" + core::humanBytes(wal);
+        return line;
     };
     // The JSON line carries its own time; the text line gets a prefix.
     auto stamped = [&](const std::string& body) {
@@ -97,14 +112,14 @@ int cmdWatch(const Options& o) {
             j.set("event", what);
             printLine(j.dump());
         } else {
-            printLine(localTimestamp() + "  " + o.file + ": " + what);
+            printLine(localTimestamp() + "  " + shownFile(o.file) + ": " + what);
         }
     };
 
-    core::FileStamp db = core::fileStamp(o.file);
-    core::FileStamp wal = core::fileStamp(walPath);
+    core::FileStamp db = stampOf(o.file);
+    core::FileStamp wal = stampOf(walPath);
     std::int64_t version = q->dataVersion();
-    core::ReadPacer pacer(core::ReadPacing::factorFor(q->info().journalMode));
+    core::ReadPacer pacer(q->readPacingFactor());
     const core::TimeNs firstRead = core::steadyNowNs();
     std::string last = countsLine();
     pacer.ran(firstRead, core::steadyNowNs());
@@ -118,7 +133,7 @@ int cmdWatch(const Options& o) {
         if (stopRequested())
             break;
         try {
-            const core::FileStamp db2 = core::fileStamp(o.file);
+            const core::FileStamp db2 = stampOf(o.file);
             if (!db2.exists) {
                 if (!missing)
                     event("file deleted or moved away; waiting for it to come back");
@@ -134,12 +149,12 @@ int cmdWatch(const Options& o) {
                     event("file replaced; reopening");
                 q.reset();
                 db = db2;
-                q = openQueue(o, false);
+                q = openBackendFor(o, false);
                 version = q->dataVersion();
                 missing = false;
                 force = true;
             }
-            const core::FileStamp wal2 = core::fileStamp(walPath);
+            const core::FileStamp wal2 = stampOf(walPath);
             const std::int64_t v = q->dataVersion();
             const bool moved = v != version || !(db2 == db) || !(wal2 == wal);
             const auto nowSteady = std::chrono::steady_clock::now();
@@ -157,7 +172,7 @@ int cmdWatch(const Options& o) {
             version = v;
             const core::TimeNs start = core::steadyNowNs();
             std::string line = countsLine();
-            pacer.setFactor(core::ReadPacing::factorFor(q->info().journalMode));
+            pacer.setFactor(q->readPacingFactor());
             pacer.ran(start, core::steadyNowNs());
             lastError.clear();
             // A commit always gets a line (even one that left the counts as

@@ -14,6 +14,7 @@
 
 #include <QElapsedTimer>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTest>
@@ -317,6 +318,19 @@ private slots:
         QVERIFY2(o.err.contains("stores no pause"), o.err.constData());
         for (const LqctlResult* x : {&p, &again, &un, &o})
             QVERIFY(!x->out.contains("sekrit") && !x->err.contains("sekrit"));
+        // put, vacuum and upgrade write SQLite files: refused with the
+        // backend's reason (the window's tooltip), exit code 1.
+        for (const auto& [command, why] :
+             {std::pair<const char*, const char*>{"put", "inserted by their app"},
+              {"vacuum", "autovacuum"},
+              {"upgrade", "the library's migrations"}}) {
+            QStringList a{QLatin1String(command), river};
+            if (std::string_view(command) == "put")
+                a << QStringLiteral("hello");
+            const LqctlResult x = lq.run(a);
+            QCOMPARE(x.code, 1);
+            QVERIFY2(x.err.contains(why) && !x.err.contains("sekrit"), x.err.constData());
+        }
     }
 
     /// A row action and its undo through lqctl, as on a file: the record
@@ -499,6 +513,47 @@ private slots:
         const LqctlResult none = lq.run({QStringLiteral("info"), url(QStringLiteral("public"))});
         QCOMPARE(none.code, 3); // ExitNotAQueue
         QVERIFY(none.err.contains("no queue library's tables here"));
+    }
+
+    /// `lqctl watch` on a database: a line at start, then one when another
+    /// session commits (the change marker, no file to stat), no wal figure;
+    /// the password never printed.
+    void watchSeesAnotherSessionsChange() {
+        QProcess watch;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("LQ_AUDIT_DIR"), m_tmp.filePath(QStringLiteral("audit")));
+        watch.setProcessEnvironment(env);
+        watch.start(lqctlPath(), {QStringLiteral("watch"), url(QStringLiteral("river"), true),
+                                  QStringLiteral("--json"), QStringLiteral("--interval"),
+                                  QStringLiteral("0.1")});
+        QVERIFY(watch.waitForStarted());
+        QByteArray output;
+        QTRY_VERIFY_WITH_TIMEOUT((output += watch.readAllStandardOutput()).count('\n') >= 1, 10000);
+        const QJsonObject first = QJsonDocument::fromJson(output.split('\n').at(0)).object();
+        QVERIFY2(first.contains(QStringLiteral("failed")), output.constData());
+        QVERIFY(!first.contains(QStringLiteral("wal_size")));
+        const qint64 failed = first.value(QStringLiteral("failed")).toInteger();
+        // Another session discards one available job, as River's worker does.
+        const QString discard = QStringLiteral(
+            "UPDATE river.river_job SET state = 'discarded', finalized_at = now() WHERE id = "
+            "(SELECT min(id) FROM river.river_job WHERE state = 'available') RETURNING id");
+        QVERIFY(
+            m_pg->execScript(QStringLiteral("CREATE TABLE public.lq_watch_moved AS WITH m AS (") +
+                             discard + QStringLiteral(") SELECT id FROM m"))
+                .isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT((output += watch.readAllStandardOutput()).count('\n') >= 2, 10000);
+        const QJsonObject second = QJsonDocument::fromJson(output.split('\n').at(1)).object();
+        QCOMPARE(second.value(QStringLiteral("failed")).toInteger(), failed + 1);
+        watch.terminate();
+        QVERIFY(watch.waitForFinished(5000));
+        QCOMPARE(watch.exitCode(), 0);
+        QVERIFY(!output.contains("sekrit"));
+        // Back as it was, for whatever runs after.
+        QVERIFY(m_pg->execScript(
+                        QStringLiteral("UPDATE river.river_job SET state = 'available', "
+                                       "finalized_at = NULL WHERE id IN (SELECT id FROM "
+                                       "public.lq_watch_moved); DROP TABLE public.lq_watch_moved"))
+                    .isEmpty());
     }
 };
 
