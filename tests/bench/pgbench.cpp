@@ -115,8 +115,8 @@ int runPgBench(const PgBenchOptions& o) {
     const QString ddl = QString::fromUtf8(ddlFile.readAll());
     for (const auto& [schema, rows] :
          {std::pair{"sq", o.rows}, std::pair{"sqsmall", o.smallRows}}) {
-        const QString err =
-            pg.execScript(ddl + QLatin1Char(';') + lq::test::solidQueueGrowSql(rows), QLatin1String(schema));
+        const QString err = pg.execScript(
+            ddl + QLatin1Char(';') + lq::test::solidQueueGrowSql(rows), QLatin1String(schema));
         if (!err.isEmpty()) {
             std::fprintf(stderr, "lqbench pg: growing %s: %s\n", schema, qPrintable(err));
             return 1;
