@@ -16,22 +16,14 @@
 #include "../error.h"
 #include "../formats/driver.h"
 #include "../formats/jobtable.h"
-#include "../formats/solidqueue_ops.h"
 #include "../json.h"
-#include "../jsonwhere.h"
 #include "../timefmt.h"
 #include "catalog.h"
 #include "connection.h"
 #include "counts.h"
-#include "recurring.h"
+#include "filtersql.h"
 
 #include <algorithm>
-#include <array>
-#include <cctype>
-#include <cerrno>
-#include <charconv>
-#include <cstdlib>
-#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -214,15 +206,6 @@ std::string graphileSource(const Found& f) {
 /// advisory_lock_bigint_sql, md5 by default; the key's halves are
 /// pg_locks' classid and objid); the lock is only looked up for running
 /// jobs.
-/// An advisory lock on `keyText` (SQL text) is granted to some session, in
-/// SQL: GoodJob's md5 key, whose halves are pg_locks' classid and objid.
-std::string advisoryHeld(const std::string& keyText) {
-    const std::string key = goodJobLockKey(keyText);
-    return "EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 1 "
-           "AND l.granted AND l.classid = substring(" +
-           key + " FROM 1 FOR 32)::bit(32)::int AND l.objid = substring(" + key +
-           " FROM 33 FOR 32)::bit(32)::int)";
-}
 
 /// GoodJob::Process.active, in SQL, for process row `p`: it holds its
 /// advisory lock, or (GoodJob 4, no lock type) was updated within 5
@@ -311,241 +294,6 @@ std::string source(Connection& c, const Found& f) {
         return pgBossSource(f);
     throw Unsupported(c.display(), "the jobs of " + libraryName(f.library) +
                                        " on PostgreSQL: not yet (issue 41)");
-}
-
-/// A parameter's placeholder ("$n") for a value, the value appended to
-/// the statement's parameters.
-using ParamOf = std::function<std::string(std::string)>;
-
-/// Text `t` (SQL) as jsonb where it is JSON text PostgreSQL's jsonb takes,
-/// else NULL, without a cast that could fail the statement (PostgreSQL 15
-/// has neither `IS JSON` nor pg_input_is_valid()): strings become \x01,
-/// numbers, true, false and null \x02, whitespace goes, and innermost
-/// arrays and objects of those become \x02 until nothing changes; the text
-/// is JSON when one token is left. \x01 and \x02 are never in JSON text
-/// (control characters must be escaped). Strings with \u0000 or a lone
-/// surrogate, which jsonb refuses, are not JSON here.
-std::string jsonbOrNull(const std::string& t) {
-    static const std::string kString =
-        R"($r$"(?:[^"\\\u0001-\u001f]|\\["\\/bfnrt]|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u(?!0000)(?![dD][89a-fA-F])[0-9a-fA-F]{4})*"$r$)";
-    static const std::string kScalar =
-        R"($r$-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]{1,4})?|true|false|null$r$)";
-    static const std::string kArray = R"($r$\[(?:[\u0001\u0002](?:,[\u0001\u0002])*)?\]$r$)";
-    static const std::string kObject =
-        R"($r$\{(?:\u0001:[\u0001\u0002](?:,\u0001:[\u0001\u0002])*)?\}$r$)";
-    std::string sql = "CASE WHEN ";
-    sql.append(t).append(R"( !~ $r$[\u0001\u0002]$r$ AND EXISTS (WITH RECURSIVE r(s) AS )");
-    sql.append("(SELECT regexp_replace(regexp_replace(regexp_replace(").append(t);
-    sql.append(", ").append(kString).append(", chr(1), 'g'), ").append(kScalar);
-    sql.append(R"(, chr(2), 'g'), $r$[ \t\n\r]+$r$, '', 'g') UNION ALL SELECT n FROM )");
-    sql.append("(SELECT regexp_replace(regexp_replace(s, ").append(kArray);
-    sql.append(", chr(2), 'g'), ").append(kObject).append(", chr(2), 'g') AS n, s FROM r) x ");
-    sql.append("WHERE n <> s) SELECT 1 FROM r WHERE s IN (chr(1), chr(2))) THEN ");
-    sql.append(t).append("::jsonb END");
-    return sql;
-}
-
-/// SQLite's path (JsonCondition::path, "$.a.\"b c\"[0]") as a strict
-/// SQL/JSON path: a key of an array or an index of an object finds
-/// nothing, as in json_extract().
-std::string jsonPathOf(const std::string& path) {
-    std::string out = "strict $";
-    std::size_t i = 1;
-    while (i < path.size()) {
-        if (path[i] == '[') {
-            const std::size_t close = path.find(']', i);
-            out.append(path, i, close - i + 1);
-            i = close + 1;
-            continue;
-        }
-        ++i; // '.'
-        std::string key;
-        if (i < path.size() && path[i] == '"') {
-            const std::size_t close = path.find('"', i + 1);
-            key = path.substr(i + 1, close - i - 1);
-            i = close + 1;
-        } else {
-            const std::size_t stop = std::min(path.find_first_of(".[", i), path.size());
-            key = path.substr(i, stop - i);
-            i = stop;
-        }
-        out += ".\"";
-        for (char ch : key) {
-            if (ch == '"' || ch == '\\')
-                out += '\\';
-            out += ch;
-        }
-        out += '"';
-    }
-    return out;
-}
-
-/// A value typed after an operator, as core/query_json.cpp's number()
-/// reads it (an integer, else a real without hex, inf or nan), as text
-/// numeric takes; nullopt when it is no number.
-std::optional<std::string> jsonNumber(const std::string& v) {
-    const auto n = jsonConditionNumber(v);
-    if (!n)
-        return std::nullopt;
-    if (const auto* i = std::get_if<std::int64_t>(&*n))
-        return std::to_string(*i);
-    std::array<char, 64> buf{};
-    const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), std::get<double>(*n));
-    return std::string(buf.data(), r.ptr); // the shortest text that reads back the same
-}
-
-/// The job's JSON fields on PostgreSQL, in the words of the SQLite driver
-/// (FormatDriver::jsonFields()) where the library has one: the name, the
-/// path prefix inside the document, and the document as jsonb (NULL where
-/// the text is not JSON).
-struct PgJsonField {
-    const char* name;
-    const char* prefix;
-    std::string doc;
-};
-
-std::vector<PgJsonField> jsonFieldsOf(const std::string& library) {
-    // Stored as json or jsonb by these: their text always parses.
-    const std::string data = "data::jsonb";
-    if (library == "solid-queue")
-        return {{"arguments", "$.arguments", jsonbOrNull("data")}};
-    if (library == "oban")
-        return {{"args", "$", data}, {"meta", "$", "meta_json::jsonb"}};
-    if (library == "river")
-        return {{"args", "$", data}, {"metadata", "$", "meta_json::jsonb"}};
-    if (library == "good-job")
-        return {{"serialized_params", "$", data}, {"arguments", "$.arguments", data}};
-    if (library == "pg-boss")
-        return {{"data", "$", data}};
-    if (library == "graphile-worker") // json: \u0000 would not become jsonb
-        return {{"payload", "$", jsonbOrNull("data")}};
-    return {};
-}
-
-} // namespace
-
-std::vector<std::string> jsonFieldNames(const std::string& library) {
-    std::vector<std::string> out;
-    for (const auto& f : jsonFieldsOf(library))
-        out.emplace_back(f.name);
-    return out;
-}
-
-namespace {
-
-/// Filter::where as SQL over the derived table, by core/query_json.cpp's
-/// rules: a path that exists (JSON null too); `~` the value's text
-/// (a string's own, a number's, true 1, false 0, an object or array as
-/// compact JSON) containing the text, ASCII case folded as SQLite's LIKE
-/// does; null, true and false by JSON type; a number among numbers and
-/// text among strings (bytewise), `!=` also matching a value of another
-/// type; a missing path, or a document that is not JSON, matches nothing.
-std::string jsonWhere(const std::string& display, const std::string& library,
-                      const std::string& where, const ParamOf& param) {
-    const JsonCondition c = checkJsonCondition(jsonFieldNames(library), library, where, display);
-    const auto fields = jsonFieldsOf(library);
-    const auto field = std::find_if(fields.begin(), fields.end(),
-                                    [&](const PgJsonField& f) { return c.field == f.name; });
-    using Op = JsonCondition::Op;
-    std::string test;
-    if (c.op == Op::Exists) {
-        test = "v IS NOT NULL";
-    } else if (c.op == Op::Like) {
-        static constexpr const char* kUpper = "'ABCDEFGHIJKLMNOPQRSTUVWXYZ'";
-        static constexpr const char* kLower = "'abcdefghijklmnopqrstuvwxyz'";
-        std::string needle = c.value;
-        for (char& ch : needle)
-            if (ch >= 'A' && ch <= 'Z')
-                ch = static_cast<char>(ch - 'A' + 'a');
-        test = "strpos(translate(CASE jsonb_typeof(v) WHEN 'boolean' THEN CASE WHEN v = "
-               "'true'::jsonb THEN '1' ELSE '0' END WHEN 'object' THEN ";
-        const std::string compact = R"(regexp_replace(v::text, $r$("(?:[^"\\]|\\.)*")|([,:]) $r$, )"
-                                    R"($r$\1\2$r$, 'g'))";
-        test.append(compact).append(" WHEN 'array' THEN ").append(compact);
-        test.append(" ELSE v #>> '{}' END, ").append(kUpper).append(", ").append(kLower);
-        test.append("), ").append(param(needle)).append(") > 0");
-    } else {
-        const char* op = " = ";
-        switch (c.op) {
-        case Op::Ne:
-            op = " <> ";
-            break;
-        case Op::Lt:
-            op = " < ";
-            break;
-        case Op::Le:
-            op = " <= ";
-            break;
-        case Op::Gt:
-            op = " > ";
-            break;
-        case Op::Ge:
-            op = " >= ";
-            break;
-        default:
-            break;
-        }
-        const bool ne = c.op == Op::Ne;
-        if (!c.quoted && (c.value == "null" || c.value == "true" || c.value == "false")) {
-            if (c.op != Op::Eq && !ne)
-                throw Error(ErrorKind::InvalidArgument, display,
-                            where + ": " + c.value + " takes only = or !=");
-            test = "v" + std::string(op) + param(c.value) + "::jsonb";
-        } else {
-            const std::optional<std::string> n = c.quoted ? std::nullopt : jsonNumber(c.value);
-            const char* type = n ? "'number'" : "'string'";
-            const std::string value = n ? "(v)::numeric" : "(v #>> '{}') COLLATE \"C\"";
-            const std::string rhs = n ? param(*n) + "::numeric" : param(c.value) + "::text";
-            // The value read only from a value of the type (a cast of
-            // another type would fail); `!=` also a value of another type.
-            test = "v IS NOT NULL AND CASE WHEN jsonb_typeof(v) = ";
-            test.append(type).append(" THEN ").append(value).append(op).append(rhs);
-            test.append(" ELSE ").append(ne ? "true" : "false").append(" END");
-        }
-    }
-    std::string path = field->prefix;
-    path += c.path.substr(1);
-    // Once per job: the document parsed and the path looked up (OFFSET 0
-    // keeps the planner from copying the expression into each use of v).
-    std::string sql = "EXISTS (SELECT 1 FROM (SELECT jsonb_path_query_first(";
-    sql.append(field->doc).append(", ").append(param(jsonPathOf(path)));
-    sql.append("::jsonpath, '{}'::jsonb, true) AS v OFFSET 0) q WHERE ").append(test).append(")");
-    return sql;
-}
-
-/// Filter::metric in [lo, hi) over the derived table, by the histogram's
-/// rule (computeStats() over readTiming()), which is the SQLite drivers'
-/// metricCondition(): wait from the due time to the claim; processing and
-/// time to failure from the claim to the finish of a DONE or FAILED job;
-/// total from the enqueue to the finish of a DONE job. A job without the
-/// times (Solid Queue keeps no claim time of a finished job, Graphile
-/// Worker no finish) is in no band.
-std::string metricWhere(const Filter& f, const ParamOf& param) {
-    std::string state, span;
-    switch (f.metric) {
-    case Filter::Metric::Wait:
-        span = "lock_ns - wait_from_ns";
-        break;
-    case Filter::Metric::Processing:
-        state = "state = 'DONE' AND ";
-        span = "done_ns - lock_ns";
-        break;
-    case Filter::Metric::Total:
-        state = "state = 'DONE' AND ";
-        span = "done_ns - created_ns";
-        break;
-    case Filter::Metric::TimeToFailure:
-        state = "state = 'FAILED' AND ";
-        span = "done_ns - lock_ns";
-        break;
-    case Filter::Metric::None:
-        return {};
-    }
-    std::string sql = "(" + state;
-    sql.append("(").append(span).append(") >= ").append(param(std::to_string(f.metricLo)));
-    sql.append("::bigint AND (").append(span).append(") < ");
-    sql.append(param(std::to_string(f.metricHi))).append("::bigint)");
-    return sql;
 }
 
 /// A WHERE clause (" WHERE ...", or "") for `f`, its parameters appended
@@ -743,6 +491,14 @@ std::string goodJobLockKey(const std::string& keyText) {
     return "('x' || substr(md5(" + keyText + "), 1, 16))::bit(64)";
 }
 
+std::string advisoryHeld(const std::string& keyText) {
+    const std::string key = goodJobLockKey(keyText);
+    return "EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.objsubid = 1 "
+           "AND l.granted AND l.classid = substring(" +
+           key + " FROM 1 FOR 32)::bit(32)::int AND l.objid = substring(" + key +
+           " FROM 33 FOR 32)::bit(32)::int)";
+}
+
 Counts countByState(Connection& c, const Found& lib, TimeNs now, const std::string& queue) {
     const Result r =
         c.exec("SELECT state, extra, count(*) FROM (" + source(c, lib) +
@@ -858,178 +614,6 @@ std::int64_t countJobs(Connection& c, const Found& lib, const Filter& f, TimeNs 
     const std::string src = source(c, lib);
     const std::string where = whereOf(c, lib, f, now, params);
     return c.exec("SELECT count(*) FROM (" + src + ") j" + where, params).int64(0, 0);
-}
-
-std::vector<PausedQueue> readPausedQueues(Connection& c, const Found& lib) {
-    std::string sql;
-    if (lib.library == "solid-queue" && lib.has("solid_queue_pauses"))
-        sql = "SELECT queue_name, " + ns("created_at") + " FROM " +
-              qualified(lib, "solid_queue_pauses");
-    else if (lib.library == "river" && lib.has("river_queue"))
-        sql = "SELECT name, " + ns("paused_at") + " FROM " + qualified(lib, "river_queue") +
-              " WHERE paused_at IS NOT NULL";
-    else if (lib.library == "good-job" && lib.has("good_job_settings"))
-        // GoodJob 4's pauses (GoodJob::Setting.pause, bensheldon/good_job@81db22b7
-        // app/models/good_job/setting.rb): the "pauses" setting's queues. It
-        // keeps no time per queue (the setting's updated_at is any pause's);
-        // its job-class and label pauses name no queue.
-        sql = "SELECT q, NULL::bigint FROM " + qualified(lib, "good_job_settings") +
-              " s CROSS JOIN LATERAL jsonb_array_elements_text(CASE WHEN "
-              "jsonb_typeof(s.value -> 'queues') = 'array' THEN s.value -> 'queues' ELSE "
-              "'[]'::jsonb END) q WHERE s.key = 'pauses'";
-    std::vector<PausedQueue> out;
-    if (sql.empty())
-        return out;
-    const Result r = c.exec(sql);
-    for (int i = 0; i < r.rows(); ++i) {
-        PausedQueue p;
-        p.queue = r.text(i, 0);
-        if (!r.isNull(i, 1))
-            p.since = r.int64(i, 1);
-        out.push_back(std::move(p));
-    }
-    // By name as SQLite orders it (bytes), whatever the database's collation.
-    std::sort(out.begin(), out.end(),
-              [](const PausedQueue& a, const PausedQueue& b) { return a.queue < b.queue; });
-    return out;
-}
-
-namespace {
-
-/// GoodJob's processes (bensheldon/good_job@81db22b7
-/// app/models/good_job/process.rb): a process holds the advisory lock on
-/// 'good_job_processes-<id>' while it runs (looked up in pg_locks, never
-/// taken); GoodJob 4's processes without a lock type are active while
-/// updated within EXPIRED_INTERVAL (5 minutes). Its jobs are counted where
-/// GoodJob 4 records them (locked_by_id); before that a job names no
-/// process.
-ProcessList goodJobProcesses(Connection& c, const Found& lib, TimeNs now) {
-    // lock_type and locked_by_id came with GoodJob 4.
-    const std::string sql =
-        "SELECT p.id::text, coalesce(p.state ->> 'hostname', ''), coalesce((p.state ->> "
-        "'pid')::bigint, 0), " +
-        ns("p.updated_at") + ", coalesce(p.state::text, ''), " +
-        advisoryHeld("'good_job_processes-' || p.id::text") +
-        ", coalesce(p.state ->> 'proctitle', ''), " +
-        (lib.hasColumn("good_job_processes.lock_type") ? "p.lock_type IS NULL" : "false") + ", " +
-        (lib.hasColumn("good_jobs.locked_by_id")
-             ? "(SELECT count(*) FROM " + qualified(lib, "good_jobs") +
-                   " j WHERE j.locked_by_id = p.id AND j.finished_at IS NULL)"
-             : std::string("0::bigint")) +
-        " FROM " + qualified(lib, "good_job_processes") + " p ORDER BY p.created_at, p.id";
-    const Result r = c.exec(sql);
-    constexpr TimeNs kExpired = 5LL * 60 * 1'000'000'000;
-    ProcessList out;
-    out.aliveRule = "holds its advisory lock on 'good_job_processes-<id>'; GoodJob 4's "
-                    "processes without a lock type: updated within 5 minutes";
-    for (int i = 0; i < r.rows(); ++i) {
-        ProcessInfo p;
-        p.id = r.text(i, 0);
-        p.kind = "Process";
-        p.host = r.text(i, 1);
-        p.pid = r.int64(i, 2);
-        if (!r.isNull(i, 3))
-            p.lastHeartbeat = r.int64(i, 3);
-        p.metadata = r.text(i, 4);
-        p.name = r.text(i, 6);
-        p.alive = r.boolean(i, 5) ||
-                  (r.boolean(i, 7) && p.lastHeartbeat && *p.lastHeartbeat > now - kExpired);
-        p.claimed = r.int64(i, 8);
-        out.processes.push_back(std::move(p));
-    }
-    if (std::none_of(out.processes.begin(), out.processes.end(),
-                     [](const ProcessInfo& p) { return p.alive; }))
-        out.warnings.emplace_back("no live GoodJob process: no job is being taken");
-    return out;
-}
-
-} // namespace
-
-ProcessList readProcesses(Connection& c, const Found& lib, TimeNs now) {
-    if (lib.library == "good-job" && lib.has("good_job_processes"))
-        return goodJobProcesses(c, lib, now);
-    if (lib.library != "solid-queue" || !lib.has("solid_queue_processes")) {
-        ProcessList l;
-        l.notStored = "the processes of " + libraryName(lib.library) +
-                      " on PostgreSQL: not read yet (issue 41)";
-        return l;
-    }
-    std::map<std::string, std::vector<std::string>> claims;
-    const Result cl =
-        c.exec("SELECT process_id, job_id FROM " +
-               qualified(lib, "solid_queue_claimed_executions") + " ORDER BY process_id, job_id");
-    for (int i = 0; i < cl.rows(); ++i)
-        claims[cl.text(i, 0)].push_back(cl.text(i, 1)); // "" for NULL, as on SQLite
-    const std::string cols =
-        "id, kind, pid, hostname, supervisor_id, " + ns("last_heartbeat_at") + ", metadata, ";
-    const std::string from = " FROM " + qualified(lib, "solid_queue_processes") + " ORDER BY id";
-    // `name` came in a later Solid Queue.
-    const Result r = [&] {
-        try {
-            return c.exec("SELECT " + cols + "name" + from);
-        } catch (const Error&) {
-            return c.exec("SELECT " + cols + "NULL" + from);
-        }
-    }();
-    std::vector<ProcessInfo> rows;
-    for (int i = 0; i < r.rows(); ++i) {
-        ProcessInfo p;
-        p.id = r.text(i, 0);
-        p.kind = r.text(i, 1);
-        p.pid = r.int64(i, 2);
-        p.host = r.text(i, 3);
-        if (!r.isNull(i, 4))
-            p.supervisorId = r.text(i, 4);
-        if (!r.isNull(i, 5))
-            p.lastHeartbeat = r.int64(i, 5);
-        p.metadata = r.text(i, 6);
-        p.name = r.text(i, 7);
-        rows.push_back(std::move(p));
-    }
-    return solidqueue::processList(std::move(rows), std::move(claims), now);
-}
-
-RecurringList readRecurring(Connection& c, const Found& lib, const FormatInfo& info, TimeNs now,
-                            int tzOffset) {
-    if (auto other = readLibraryRecurring(c, lib, now, tzOffset))
-        return std::move(*other); // pg-boss's schedules, Graphile Worker's crontab
-    if (lib.library != "solid-queue") {
-        RecurringList l;
-        l.notStored = "the recurring tasks of " + libraryName(lib.library) +
-                      " on PostgreSQL: not read yet (issue 41)";
-        return l;
-    }
-    RecurringList out = solidqueue::recurringList(info);
-    if (!out.notStored.empty())
-        return out;
-    const bool runs = lib.has("solid_queue_recurring_executions");
-    const std::string last = runs ? "(SELECT " + ns("max(run_at)") + " FROM " +
-                                        qualified(lib, "solid_queue_recurring_executions") +
-                                        " e WHERE e.task_key = t.key)"
-                                  : std::string("NULL");
-    const Result r =
-        c.exec("SELECT key, schedule, class_name, command, queue_name, priority, "
-               "static, description, " +
-               ns("created_at") + ", " + ns("updated_at") + ", " + last + " FROM " +
-               qualified(lib, "solid_queue_recurring_tasks") + " t ORDER BY key COLLATE \"C\"");
-    const auto opt = [&](int i, int col) {
-        return r.isNull(i, col) ? std::nullopt : std::optional<TimeNs>(r.int64(i, col));
-    };
-    for (int i = 0; i < r.rows(); ++i) {
-        RecurringTask t;
-        t.key = r.text(i, 0);
-        t.schedule = r.text(i, 1);
-        t.className = r.text(i, 2);
-        t.command = r.text(i, 3);
-        t.queue = r.text(i, 4);
-        t.priority = r.isNull(i, 5) ? 0 : r.int64(i, 5);
-        t.isStatic = r.isNull(i, 6) || r.boolean(i, 6);
-        t.description = r.text(i, 7);
-        t.lastRunNs = opt(i, 10);
-        solidqueue::scheduleTask(t, opt(i, 8), opt(i, 9), now, tzOffset);
-        out.tasks.push_back(std::move(t));
-    }
-    return out;
 }
 
 TimingColumns readTiming(Connection& c, const Found& lib, TimeNs now, bool withQueues,

@@ -54,6 +54,9 @@ std::vector<std::string> jsonFieldNames(const std::string& library);
 /// its halves are pg_locks' classid and objid. What reads look up and
 /// actions take.
 std::string goodJobLockKey(const std::string& keyText);
+/// SQL: an advisory lock on GoodJob's key for `keyText` is granted to some
+/// session (read from pg_locks, never taken).
+std::string advisoryHeld(const std::string& keyText);
 /// The integer id of a job keyed by `uuid`: its first 60 bits (15 hex
 /// digits), so that the UUIDs of one id are one range of the primary key.
 /// Two jobs whose UUIDs share those bits would share an id (the browser

@@ -450,4 +450,47 @@ void undoRunRecurringRow(const ChunkContext& x, const AppliedRow& row, ActionRes
         r.skipped.push_back({id, std::string(detail::kInUse), SkipKind::Changed});
 }
 
+RecurringList readRecurring(Connection& c, const Found& lib, const FormatInfo& info, TimeNs now,
+                            int tzOffset) {
+    if (auto other = readLibraryRecurring(c, lib, now, tzOffset))
+        return std::move(*other); // pg-boss's schedules, Graphile Worker's crontab
+    if (lib.library != "solid-queue") {
+        RecurringList l;
+        l.notStored = "the recurring tasks of " + libraryName(lib.library) +
+                      " on PostgreSQL: not read yet (issue 41)";
+        return l;
+    }
+    RecurringList out = solidqueue::recurringList(info);
+    if (!out.notStored.empty())
+        return out;
+    const bool runs = lib.has("solid_queue_recurring_executions");
+    const std::string last = runs ? "(SELECT " + ns("max(run_at)") + " FROM " +
+                                        qualified(lib, "solid_queue_recurring_executions") +
+                                        " e WHERE e.task_key = t.key)"
+                                  : std::string("NULL");
+    const Result r =
+        c.exec("SELECT key, schedule, class_name, command, queue_name, priority, "
+               "static, description, " +
+               ns("created_at") + ", " + ns("updated_at") + ", " + last + " FROM " +
+               qualified(lib, "solid_queue_recurring_tasks") + " t ORDER BY key COLLATE \"C\"");
+    const auto opt = [&](int i, int col) {
+        return r.isNull(i, col) ? std::nullopt : std::optional<TimeNs>(r.int64(i, col));
+    };
+    for (int i = 0; i < r.rows(); ++i) {
+        RecurringTask t;
+        t.key = r.text(i, 0);
+        t.schedule = r.text(i, 1);
+        t.className = r.text(i, 2);
+        t.command = r.text(i, 3);
+        t.queue = r.text(i, 4);
+        t.priority = r.isNull(i, 5) ? 0 : r.int64(i, 5);
+        t.isStatic = r.isNull(i, 6) || r.boolean(i, 6);
+        t.description = r.text(i, 7);
+        t.lastRunNs = opt(i, 10);
+        solidqueue::scheduleTask(t, opt(i, 8), opt(i, 9), now, tzOffset);
+        out.tasks.push_back(std::move(t));
+    }
+    return out;
+}
+
 } // namespace lq::core::pg
