@@ -133,22 +133,24 @@ private:
         const std::string base = toStd(m_pg->url());
         return schema.empty() ? base : base + "?schema=" + schema;
     }
-    /// The Solid Queue fixture opened read-only on SQLite (a copy) and on
-    /// PostgreSQL, both at the fixture's instant.
-    std::pair<std::shared_ptr<QueueBackend>, std::shared_ptr<QueueBackend>> solidQueueBoth() {
-        const FormatCase* fc = nullptr;
-        for (const auto& c : pgFormatCases())
-            if (std::string(c.library) == "solid-queue")
-                fc = &c;
-        if (!fc)
-            throw std::runtime_error("no solid-queue case");
-        const QJsonObject facts = lq::test::formatFacts(QString::fromLatin1(fc->fixture));
+    /// Format case `fc`'s fixture opened read-only on SQLite (a copy) and
+    /// on PostgreSQL, both at the fixture's instant.
+    std::pair<std::shared_ptr<QueueBackend>, std::shared_ptr<QueueBackend>>
+    both(const FormatCase& fc) {
+        const QJsonObject facts = lq::test::formatFacts(QString::fromLatin1(fc.fixture));
         BackendOptions o;
         o.readOnly = true;
         o.now = parseTimeArg(toStd(facts.value(QStringLiteral("now")).toString()));
         const QString copy =
-            lq::test::copyFixture(m_tmp, QStringLiteral("formats/") + QLatin1String(fc->fixture));
-        return {openBackend(toStd(copy), o), openBackend(url(fc->schema), o)};
+            lq::test::copyFixture(m_tmp, QStringLiteral("formats/") + QLatin1String(fc.fixture));
+        return {openBackend(toStd(copy), o), openBackend(url(fc.schema), o)};
+    }
+    /// The Solid Queue case's both().
+    std::pair<std::shared_ptr<QueueBackend>, std::shared_ptr<QueueBackend>> solidQueueBoth() {
+        for (const auto& c : pgFormatCases())
+            if (std::string(c.library) == "solid-queue")
+                return both(c);
+        throw std::runtime_error("no solid-queue case");
     }
     std::unique_ptr<PgQueue> open(const FormatCase& fc) {
         const QJsonObject facts = lq::test::formatFacts(QString::fromLatin1(fc.fixture));
@@ -344,14 +346,9 @@ private slots:
     void listsLikeSqlite() {
         QFETCH(int, index);
         const FormatCase& fc = pgFormatCases().at(static_cast<std::size_t>(index));
-        const QJsonObject facts = lq::test::formatFacts(QString::fromLatin1(fc.fixture));
-        BackendOptions o;
-        o.readOnly = true;
-        o.now = parseTimeArg(toStd(facts.value(QStringLiteral("now")).toString()));
-        const QString copy =
-            lq::test::copyFixture(m_tmp, QStringLiteral("formats/") + QLatin1String(fc.fixture));
-        auto lite = openBackend(toStd(copy), o);
-        auto pg = openBackend(url(fc.schema), o);
+        const auto engines = both(fc);
+        const std::shared_ptr<QueueBackend> lite = engines.first;
+        const std::shared_ptr<QueueBackend> pg = engines.second;
         QVERIFY(pg->readOnly());
         QCOMPARE(pg->path(), url(fc.schema));
         QCOMPARE(pg->info().format, lite->info().format);
@@ -472,14 +469,9 @@ private slots:
     void whereLikeSqlite() {
         QFETCH(int, index);
         const FormatCase& fc = pgFormatCases().at(static_cast<std::size_t>(index));
-        const QJsonObject facts = lq::test::formatFacts(QString::fromLatin1(fc.fixture));
-        BackendOptions o;
-        o.readOnly = true;
-        o.now = parseTimeArg(toStd(facts.value(QStringLiteral("now")).toString()));
-        const QString copy =
-            lq::test::copyFixture(m_tmp, QStringLiteral("formats/") + QLatin1String(fc.fixture));
-        auto lite = openBackend(toStd(copy), o);
-        auto pg = openBackend(url(fc.schema), o);
+        const auto engines = both(fc);
+        const std::shared_ptr<QueueBackend> lite = engines.first;
+        const std::shared_ptr<QueueBackend> pg = engines.second;
         const std::string library = fc.library;
         const std::string field = library == "solid-queue" ? "arguments" : "args";
         const std::string meta = library == "oban" ? "meta" : "metadata";
@@ -678,14 +670,9 @@ private slots:
     void bandsLikeSqlite() {
         QFETCH(int, index);
         const FormatCase& fc = pgFormatCases().at(static_cast<std::size_t>(index));
-        const QJsonObject facts = lq::test::formatFacts(QString::fromLatin1(fc.fixture));
-        BackendOptions o;
-        o.readOnly = true;
-        o.now = parseTimeArg(toStd(facts.value(QStringLiteral("now")).toString()));
-        const QString copy =
-            lq::test::copyFixture(m_tmp, QStringLiteral("formats/") + QLatin1String(fc.fixture));
-        auto lite = openBackend(toStd(copy), o);
-        auto pg = openBackend(url(fc.schema), o);
+        const auto engines = both(fc);
+        const std::shared_ptr<QueueBackend> lite = engines.first;
+        const std::shared_ptr<QueueBackend> pg = engines.second;
         constexpr TimeNs ms = 1'000'000, s = 1000 * ms;
         const std::vector<TimeNs> edges = {0,
                                            ms,
@@ -736,14 +723,9 @@ private slots:
     void statsOfAFilterLikeSqlite() {
         QFETCH(int, index);
         const FormatCase& fc = pgFormatCases().at(static_cast<std::size_t>(index));
-        const QJsonObject facts = lq::test::formatFacts(QString::fromLatin1(fc.fixture));
-        BackendOptions o;
-        o.readOnly = true;
-        o.now = parseTimeArg(toStd(facts.value(QStringLiteral("now")).toString()));
-        const QString copy =
-            lq::test::copyFixture(m_tmp, QStringLiteral("formats/") + QLatin1String(fc.fixture));
-        auto lite = openBackend(toStd(copy), o);
-        auto pg = openBackend(url(fc.schema), o);
+        const auto engines = both(fc);
+        const std::shared_ptr<QueueBackend> lite = engines.first;
+        const std::shared_ptr<QueueBackend> pg = engines.second;
         const std::string field = std::string(fc.library) == "solid-queue" ? "arguments" : "args";
         std::vector<Filter> filters(6);
         filters[0].states = {State::Done};
