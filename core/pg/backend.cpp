@@ -109,30 +109,9 @@ std::int64_t PgQueueBackend::count(const Filter& f) {
 
 QueueStats PgQueueBackend::stats(const Filter& f) {
     needList();
-    const TimeNs now = f.now.value_or(m_queue->now());
-    if (f.states.empty() && f.extraStates.empty() && !f.stuckOnly && f.search.empty() &&
-        f.where.empty() && !f.olderThan && !f.inTimeFrom && !f.inTimeTo && !f.doneBefore &&
-        !f.expiredAt && f.metric == Filter::Metric::None)
-        return computeStats(m_queue->timing(false, f.queue), now);
-    // Any other filter: the jobs the listing matches, read a batch at a
-    // time into the columns readTiming() gives (state, own stuck rule,
-    // enqueue, claim, finish and due times).
-    TimingColumns cols;
-    const auto time = [](const std::optional<TimeNs>& t) {
-        return t.value_or(TimingColumns::kNoTime);
-    };
-    forEachFetched(
-        m_queue->orderedIds(f, Sort{}),
-        [&](const std::vector<std::int64_t>& part) { return m_queue->jobs(part); },
-        [&](const Message& m) {
-            cols.state.push_back(static_cast<std::int8_t>(m.state));
-            cols.ownStuck.push_back(m.extraState == "locked_expired" ? 1 : 0);
-            cols.inTime.push_back(time(m.inTime));
-            cols.lockTime.push_back(time(m.lockTime));
-            cols.doneTime.push_back(time(m.doneTime));
-            cols.dueTime.push_back(time(m.waitFrom));
-        });
-    return computeStats(cols, now);
+    // One statement: the timing columns of the jobs the listing's WHERE
+    // matches (any filter, as on SQLite).
+    return computeStats(m_queue->timing(false, f), f.now.value_or(m_queue->now()));
 }
 
 std::int64_t PgQueueBackend::fileSize() {

@@ -617,11 +617,13 @@ std::int64_t countJobs(Connection& c, const Found& lib, const Filter& f, TimeNs 
 }
 
 TimingColumns readTiming(Connection& c, const Found& lib, TimeNs now, bool withQueues,
-                         const std::string& queue) {
+                         const Filter& f) {
+    std::vector<Param> params{std::to_string(f.now.value_or(now))};
+    const std::string where = whereOf(c, lib, f, now, params);
     const Result r = c.exec("SELECT state, extra = 'locked_expired', created_ns, lock_ns, done_ns, "
                             "wait_from_ns, queue FROM (" +
-                                source(c, lib) + ") j WHERE $2::text IS NULL OR queue = $2::text",
-                            {std::to_string(now), queue.empty() ? Param() : Param(queue)});
+                                source(c, lib) + ") j" + where,
+                            params);
     constexpr TimeNs none = TimingColumns::kNoTime;
     const auto time = [&](int i, int col) { return r.isNull(i, col) ? none : r.int64(i, col); };
     TimingColumns cols;

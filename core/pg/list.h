@@ -106,10 +106,10 @@ RecurringList readRecurring(Connection& c, const Found& lib, const FormatInfo& i
 /// it).
 std::string ns(const std::string& col);
 
-/// The timing columns of every job at `now` (the dashboard's and the
-/// queue overview's one scan), with each job's named queue when
-/// `withQueues`.
+/// The timing columns of the jobs `f` matches at `now` (every job: the
+/// dashboard's and the queue overview's one scan; a filter: lqctl stats),
+/// with each job's named queue when `withQueues`.
 TimingColumns readTiming(Connection& c, const Found& lib, TimeNs now, bool withQueues,
-                         const std::string& queue = {});
+                         const Filter& f = {});
 
 } // namespace lq::core::pg

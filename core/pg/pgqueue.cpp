@@ -178,9 +178,9 @@ std::optional<Message> PgQueue::job(const std::string& id) {
     return std::nullopt;
 }
 
-TimingColumns PgQueue::timing(bool withQueues, const std::string& queue) {
+TimingColumns PgQueue::timing(bool withQueues, const Filter& f) {
     const std::lock_guard lock(m_mutex);
-    return pg::readTiming(*m_conn, m_found, m_clock(), withQueues, queue);
+    return pg::readTiming(*m_conn, m_found, m_clock(), withQueues, f);
 }
 
 std::int64_t PgQueue::sizeOnDisk() {

@@ -97,7 +97,7 @@ public:
     std::int64_t count(const Filter& f);
     std::optional<Message> job(const std::string& id);
     /// `queue` non-empty: that named queue's jobs only.
-    TimingColumns timing(bool withQueues, const std::string& queue);
+    TimingColumns timing(bool withQueues, const Filter& f = {});
     /// The library's tables with their indexes and TOAST, in bytes.
     std::int64_t sizeOnDisk();
     std::vector<PausedQueue> pausedQueues();
