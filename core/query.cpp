@@ -246,8 +246,15 @@ ChunkPace Queue::Impl::chunkPace(std::uint64_t width) {
         const char* v = std::getenv("LQ_CHUNK_BUDGET_US");
         return v && *v ? std::optional<std::int64_t>(std::atoll(v)) : std::nullopt;
     }();
+    // LQ_WAL_CHECKPOINT_WAIT=0: chunks start whatever the WAL's length (the
+    // same diagnostic, for the checkpoint wait).
+    static const bool awayFromCheckpoints = [] {
+        const char* v = std::getenv("LQ_WAL_CHECKPOINT_WAIT");
+        return !(v && std::string_view(v) == "0");
+    }();
     return ChunkPace(reader(), isWal(info().journalMode), width,
-                     std::chrono::microseconds(fromEnv.value_or(opts.chunkBudgetUs)));
+                     std::chrono::microseconds(fromEnv.value_or(opts.chunkBudgetUs)),
+                     awayFromCheckpoints);
 }
 
 Counts Queue::counts(const std::string& queueName, TimeNs stuckAfterNs) {
