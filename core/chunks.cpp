@@ -54,6 +54,10 @@ struct ChunkPace::Gate {
     Clock::time_point framesMoved{};
     /// Frames the writers add per millisecond (a moving mean; 0: not seen).
     double framesPerMs = 0;
+    /// A wait ran out with no restart (a WAL that another reader pins, a
+    /// writer that checkpoints on its own schedule): no more waits until a
+    /// restart is seen.
+    bool waitedInVain = false;
     /// Last used: an idle gate is dropped after a while.
     Clock::time_point used{};
 
@@ -69,6 +73,7 @@ struct ChunkPace::Gate {
         if (frames < lastFrames) {
             checkpointAt = std::max(kDefaultCheckpoint, peak);
             peak = 0;
+            waitedInVain = false;
         }
         if (frames != lastFrames || lastSeen == Clock::time_point{})
             framesMoved = now;
@@ -187,7 +192,7 @@ void ChunkPace::awayFromCheckpoint(Clock::duration lastChunk) {
         const std::uint32_t frames = loadU32(index + 16); // mxFrame
         const Clock::time_point now = Clock::now();
         m_gate->saw(frames, now);
-        if (m_gate->farFromCheckpoint(frames, margin))
+        if (m_gate->farFromCheckpoint(frames, margin) || m_gate->waitedInVain)
             return;
         // No one writing: no checkpoint coming. Near the checkpoint's length
         // a still WAL is more likely a checkpoint at work (a writer's commit
@@ -196,9 +201,12 @@ void ChunkPace::awayFromCheckpoint(Clock::duration lastChunk) {
         const bool nearCheckpoint = frames >= m_gate->checkpointAt / 4 * 3;
         if (now - m_gate->framesMoved >= (nearCheckpoint ? 50ms : 2ms))
             return;
-        if (now - start >= 100ms)
-            return; // a writer that never restarts its WAL (its own checkpoints, a long
-                    // transaction)
+        if (now - start >= 100ms) {
+            // A WAL that does not restart (another reader holds it, the
+            // writers checkpoint on their own schedule): waiting is no help.
+            m_gate->waitedInVain = true;
+            return;
+        }
         std::this_thread::sleep_for(100us);
     }
 }

@@ -118,7 +118,8 @@ private:
     /// more: at 8,000 jobs/s a writer fills SQLite's default 1,000 frames in
     /// about 5 ms, so one chunk of a millisecond or two that straddled a
     /// checkpoint made the WAL 1.5 times its size alone. With no one
-    /// writing (the length still for 2 ms), no wait.
+    /// writing (the length still for 2 ms), no wait; after a wait that ran
+    /// out with no restart, none until a restart is seen.
     void awayFromCheckpoint(Clock::duration lastChunk);
 
     std::shared_ptr<Gate> m_gate;
