@@ -148,9 +148,7 @@ std::shared_ptr<ChunkPace::Gate> gateOf(const std::string& file) {
     g->used = now;
     return g;
 }
-} // namespace
 
-namespace {
 // The WAL-index header SQLite keeps in the -shm file, as this connection
 // maps it (sqlite.org/walformat.html: the header's mxFrame at byte 16, the
 // checkpoint's nBackfill at byte 96), or nullptr where there is none (no
@@ -181,15 +179,14 @@ std::uint32_t loadU32(const unsigned char* at) {
 
 void ChunkPace::awayFromCheckpoint(Clock::duration lastChunk) {
     using namespace std::chrono_literals;
-    const unsigned char* index = m_index;
-    if (!index)
+    if (!m_index)
         return;
     // Room for four chunks like the last one (a 2-core machine running the
     // workers preempts a read now and then, for milliseconds).
     const Clock::duration margin = std::max<Clock::duration>(2ms, 4 * lastChunk);
     const Clock::time_point start = Clock::now();
     for (;;) {
-        const std::uint32_t frames = loadU32(index + 16); // mxFrame
+        const std::uint32_t frames = loadU32(m_index + 16); // mxFrame
         const Clock::time_point now = Clock::now();
         m_gate->saw(frames, now);
         if (m_gate->farFromCheckpoint(frames, margin) || m_gate->waitedInVain)
