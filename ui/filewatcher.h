@@ -19,7 +19,10 @@ class WatchEngine;
 ///
 /// The watch itself (QFileSystemWatcher: a stat and an inotify call per
 /// path) lives on a thread of its own: adding a watch on a big folder such
-/// as /tmp took 15 ms of the UI thread in the kernel.
+/// as /tmp took 15 ms of the UI thread in the kernel. It still takes a core
+/// for that long (the kernel is not preempted in the call), and a path is
+/// watched again after every change: watch a folder only where its own
+/// events are wanted (the sidebar's folders).
 class FileWatcher : public QObject {
     Q_OBJECT
 public:

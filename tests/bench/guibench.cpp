@@ -76,6 +76,7 @@ public:
         QElapsedTimer t;
         t.start();
         const double cpu0 = threadCpuMs();
+        const double queued0 = runQueueMs();
         ++m_depth;
         const int type = event->type(); // the event may be gone after notify()
         const char* cls = receiver->metaObject()->className(); // and the receiver
@@ -86,11 +87,11 @@ public:
         const double ms = double(t.nsecsElapsed()) / 1e6;
         const double cpu = threadCpuMs() - cpu0;
         if (ms >= m_slowMs)
-            std::fprintf(
-                stderr,
-                "slow event: %.1f ms (%.1f ms on a core) at %.3f s depth %d type %d receiver %s "
-                "%s\n",
-                ms, cpu, monotonicS() - ms / 1e3, m_depth, type, cls, qPrintable(name));
+            std::fprintf(stderr,
+                         "slow event: %.1f ms (%.1f ms on a core, %.1f waiting for one) at %.3f s "
+                         "depth %d type %d receiver %s %s\n",
+                         ms, cpu, runQueueMs() - queued0, monotonicS() - ms / 1e3, m_depth, type,
+                         cls, qPrintable(name));
         if (m_depth == 0) {
             if (ms >= m_slowMs && !m_paints.empty()) {
                 std::fprintf(stderr, "  painted:%s\n", m_paints.c_str());
@@ -173,6 +174,18 @@ private:
         timespec ts{};
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
         return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+    }
+    /// How long the UI thread waited runnable for a core, in all (the
+    /// kernel's schedstat): what is neither on a core nor waiting for one
+    /// was spent blocked (a lock, the disk, a sleep).
+    static double runQueueMs() {
+        FILE* f = std::fopen("/proc/thread-self/schedstat", "r");
+        if (!f)
+            return 0;
+        unsigned long long onCpu = 0, waited = 0;
+        const int n = std::fscanf(f, "%llu %llu", &onCpu, &waited);
+        std::fclose(f);
+        return n == 2 ? double(waited) / 1e6 : 0;
     }
     int m_slowMs = 0;
     int m_depth = 0;
