@@ -93,12 +93,13 @@ struct ChunkPace::Gate {
         return double(checkpointAt - frames) > framesPerMs * ms;
     }
 
-    void enter() {
+    /// False for a read nested in one of this thread's (already inside).
+    bool enter() {
         std::unique_lock lk(m);
         const std::thread::id me = std::this_thread::get_id();
         if (owner == me) {
             ++depth;
-            return;
+            return false;
         }
         for (;;) {
             if (owner != std::thread::id{})
@@ -110,6 +111,7 @@ struct ChunkPace::Gate {
         }
         owner = me;
         depth = 1;
+        return true;
     }
     void leave(Clock::duration pause) {
         {
@@ -219,7 +221,9 @@ ChunkPace::ChunkPace(Connection& c, bool wal, std::uint64_t width, Clock::durati
     if (m_wal) {
         const char* file = sqlite3_db_filename(c.handle(), "main");
         m_gate = gateOf(file && *file ? std::string(file) : c.path());
-        m_gate->enter();
+        // Nested in a read of this thread: that read may be open, so a wait
+        // would only hold it longer.
+        const bool outer = m_gate->enter();
         try {
             if (m_awayFromCheckpoints) {
                 m_index = walIndexOf(c);
@@ -230,7 +234,8 @@ ChunkPace::ChunkPace(Connection& c, bool wal, std::uint64_t width, Clock::durati
                 }
             }
             m_version = version();
-            awayFromCheckpoint(Clock::duration::zero());
+            if (outer)
+                awayFromCheckpoint(Clock::duration::zero());
         } catch (...) {
             m_gate->leave(Clock::duration::zero());
             throw;
@@ -264,9 +269,11 @@ void ChunkPace::operator()() {
     const Clock::duration took = Clock::now() - m_start;
     if (m_gate) {
         endChunk();
-        m_gate->enter(); // after the pause owed by this chunk or another reader's
+        // After the pause owed by this chunk or another reader's.
+        const bool outer = m_gate->enter();
         m_version = version();
-        awayFromCheckpoint(took);
+        if (outer)
+            awayFromCheckpoint(took);
     }
     if (m_budget > Clock::duration::zero()) {
         // Scaled by budget / took, at most doubled; a preempted chunk (a

@@ -65,7 +65,9 @@ std::vector<std::pair<std::int64_t, std::int64_t>> splitKeys(std::int64_t lo, st
 /// themselves left no moment without a read open: beside a lqadmin window on
 /// a million Solid Queue jobs the worker's WAL ended 3.7 times its size
 /// alone. A thread already inside the gate (a read nested in another) goes
-/// on.
+/// on, without the checkpoint wait (its outer read may be open). Short
+/// reads that are not chunked (the rows on screen, the first page) take a
+/// turn too, as one chunk (Queue::Impl::readTurn()).
 class ChunkPace {
 public:
     using Clock = std::chrono::steady_clock;

@@ -239,6 +239,18 @@ std::optional<Queue::Impl::ChunkPlan> Queue::Impl::scanChunks() {
     return ChunkPlan{*bounds, width};
 }
 
+namespace {
+// LQ_WAL_CHECKPOINT_WAIT=0: reads start whatever the WAL's length (a
+// diagnostic, to measure the checkpoint wait: lqbench observer).
+bool awayFromCheckpoints() {
+    static const bool away = [] {
+        const char* v = std::getenv("LQ_WAL_CHECKPOINT_WAIT");
+        return !(v && std::string_view(v) == "0");
+    }();
+    return away;
+}
+} // namespace
+
 ChunkPace Queue::Impl::chunkPace(std::uint64_t width) {
     // LQ_CHUNK_BUDGET_US in the environment overrides the option: a
     // diagnostic, to measure the pace against fixed chunks (lqbench observer).
@@ -246,15 +258,16 @@ ChunkPace Queue::Impl::chunkPace(std::uint64_t width) {
         const char* v = std::getenv("LQ_CHUNK_BUDGET_US");
         return v && *v ? std::optional<std::int64_t>(std::atoll(v)) : std::nullopt;
     }();
-    // LQ_WAL_CHECKPOINT_WAIT=0: chunks start whatever the WAL's length (the
-    // same diagnostic, for the checkpoint wait).
-    static const bool awayFromCheckpoints = [] {
-        const char* v = std::getenv("LQ_WAL_CHECKPOINT_WAIT");
-        return !(v && std::string_view(v) == "0");
-    }();
     return ChunkPace(reader(), isWal(info().journalMode), width,
                      std::chrono::microseconds(fromEnv.value_or(opts.chunkBudgetUs)),
-                     awayFromCheckpoints);
+                     awayFromCheckpoints());
+}
+
+std::unique_ptr<ChunkPace> Queue::Impl::readTurn() {
+    if (inOwnTransaction() || !isWal(info().journalMode))
+        return nullptr;
+    return std::make_unique<ChunkPace>(reader(), true, 1, ChunkPace::Clock::duration::zero(),
+                                       awayFromCheckpoints());
 }
 
 Counts Queue::counts(const std::string& queueName, TimeNs stuckAfterNs) {
@@ -266,8 +279,10 @@ Counts Queue::counts(const std::string& queueName, TimeNs stuckAfterNs) {
     }
     const FormatDriver& drv = d->driver();
     const auto plan = d->scanChunks();
-    if (!plan)
+    if (!plan) {
+        const auto turn = d->readTurn();
         return drv.counts(d->reader(), now(), stuckAfterNs, w.sql, w.binds);
+    }
     // Chunk by chunk at one "now": a writer waits for one chunk at most.
     const TimeNs t = now();
     Counts total;
@@ -300,6 +315,7 @@ Queue::CountsWithQueues Queue::countsWithQueues(TimeNs stuckAfterNs) {
         return true;
     };
     if (const auto plan = d->scanChunks(); !plan) {
+        const auto turn = d->readTurn();
         grouped = add(Impl::Where{});
     } else {
         d->chunkPace(plan->width).eachRange(plan->keys, [&](const auto& range) {
@@ -326,6 +342,7 @@ Queue::CountsWithQueues Queue::countsWithQueues(TimeNs stuckAfterNs) {
 
 std::int64_t Queue::count(const Filter& f) {
     const Impl::Where w = d->buildWhere(f);
+    const auto turn = d->readTurn();
     std::int64_t n = 0;
     for (const std::string& src : scanSourcesFor(d->driver(), f)) {
         auto st = d->reader().cached("SELECT count(*) FROM " + src + w.sql);
@@ -386,6 +403,7 @@ std::vector<Message> Queue::list(const Filter& f, const Sort& s, std::int64_t of
     const FormatDriver& drv = d->driver();
     const Impl::Where w = d->buildWhere(f);
     const TimeNs t = f.now ? *f.now : now();
+    const auto turn = d->readTurn();
     if (bool desc = false; offset <= 0 && limit >= 0 && byRowid(drv, s, desc)) {
         // The first page arm by arm, each in its table's rowid order:
         // ascending, the negated arms (rowid -arm_id) come first, by arm_id
@@ -536,6 +554,7 @@ std::vector<Message> Queue::fetchRowids(const std::vector<std::int64_t>& rowids)
     const TimeNs t = now();
     const FormatDriver& drv = d->driver();
     Connection& r = d->reader();
+    const auto turn = d->readTurn();
     auto st = r.cached("SELECT " + drv.columns() + " FROM " + drv.source() + " WHERE rowid = ?1");
     // A row of a compound source from its own arm, by its table's rowid.
     const auto& arms = drv.sourceArms();

@@ -300,6 +300,7 @@ std::optional<Message> Queue::Impl::getOn(Connection& c, std::string_view messag
 }
 
 std::optional<Message> Queue::get(std::string_view messageId) {
+    const auto turn = d->readTurn();
     return d->getOn(d->reader(), messageId);
 }
 
@@ -308,6 +309,7 @@ std::string Queue::refusal(Action a, const Message& m) const {
 }
 
 std::optional<Message> Queue::peek() {
+    const auto turn = d->readTurn();
     return d->driver().peek(d->reader(), now());
 }
 
@@ -345,18 +347,22 @@ bool Queue::full() {
 }
 
 std::vector<std::string> Queue::queueNames() {
+    const auto turn = d->readTurn();
     return d->driver().queueNames(d->reader());
 }
 
 ProcessList Queue::processes(std::optional<TimeNs> now) {
+    const auto turn = d->readTurn();
     return d->driver().processes(d->reader(), now.value_or(this->now()));
 }
 
 RecurringList Queue::recurringTasks(std::optional<TimeNs> now, int tzOffset) {
+    const auto turn = d->readTurn();
     return d->driver().recurringTasks(d->reader(), now.value_or(this->now()), tzOffset);
 }
 
 std::vector<PausedQueue> Queue::pausedQueues() {
+    const auto turn = d->readTurn();
     return d->driver().pausedQueues(d->reader());
 }
 

@@ -10,6 +10,7 @@
 #include "sqlite.h"
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -111,6 +112,14 @@ struct Queue::Impl {
     /// The pace of a chunked read on this thread's reader, from `width`
     /// keys or rows (chunks.h; opts.chunkBudgetUs).
     ChunkPace chunkPace(std::uint64_t width);
+    /// A short read's turn at the file, held until the pointer is dropped:
+    /// in WAL mode it takes turns with the chunked reads of the file and
+    /// starts away from the writers' checkpoint (ChunkPace). A read of a
+    /// millisecond (the rows on screen, the first page) open when a writer's
+    /// commit ran its checkpoint kept the WAL from restarting as a chunk
+    /// would. None on a rollback-journal file, or inside our own
+    /// transaction (a wait there would hold the write lock).
+    std::unique_ptr<ChunkPace> readTurn();
     /// `w` narrowed to `key` in [range.first, range.second] (inclusive: a
     /// range may end at the largest rowid).
     static Where inRange(Where w, const std::string& key,
