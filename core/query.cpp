@@ -230,6 +230,8 @@ std::optional<Queue::Impl::ChunkPlan> Queue::Impl::scanChunks() {
     const std::int64_t n = chunkRows();
     if (n <= 0 || driver().scanKey().empty() || inOwnTransaction())
         return std::nullopt;
+    // The bounds and the page count: short reads, taking their turn too.
+    const auto turn = readTurn();
     const auto bounds = scanBounds();
     if (!bounds)
         return std::nullopt;
@@ -635,6 +637,7 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
         }
     };
     if (!rows) {
+        const auto turn = readTurn();
         read(w);
         return cols;
     }
@@ -659,6 +662,7 @@ TimingColumns Queue::timing(const Filter& f, bool withQueue) {
     constexpr std::int64_t kSplitAbove = 200'000;
     std::int64_t lo = 0, hi = -1;
     if (!d->inOwnTransaction() && !d->driver().scanKey().empty()) {
+        const auto turn = d->readTurn();
         if (const auto bounds = d->scanBounds()) {
             lo = bounds->first;
             hi = bounds->second;

@@ -469,6 +469,7 @@ void FleetModel::applyScan(ScanResult&& r) {
         if (j < m_rows.size() && sameKey(m_rows[j].entry, fresh[j])) {
             Row updated;
             updated.entry = std::move(fresh[j]);
+            useLiveCounts(updated.entry);
             computeHealth(updated, &m_rows[j], r.now);
             const bool changed = !sameShown(updated.entry, m_rows[j].entry) ||
                                  updated.health != m_rows[j].health ||
@@ -482,6 +483,7 @@ void FleetModel::applyScan(ScanResult&& r) {
         }
         Row added;
         added.entry = std::move(fresh[j]);
+        useLiveCounts(added.entry);
         computeHealth(added, nullptr, r.now);
         beginInsertRows({}, row, row);
         m_rows.insert(m_rows.begin() + row, std::move(added));
@@ -559,10 +561,21 @@ void FleetModel::setLiveCounts(const QString& path, const QString& table, const 
         return;
     }
     Row& r = m_rows[std::size_t(row)];
+    m_live = LiveCounts{r.entry.path, r.entry.table, r.entry.queueName, counts};
     const Row previous = r;
     r.entry.counts = counts;
     computeHealth(r, &previous, now());
     emit dataChanged(index(row), index(row));
+}
+
+void FleetModel::clearLiveCounts() {
+    m_live.reset(); // the next scan's counts stand
+}
+
+void FleetModel::useLiveCounts(core::FleetEntry& e) const {
+    if (m_live && !e.skipped && e.path == m_live->path && e.table == m_live->table &&
+        e.queueName == m_live->queueName)
+        e.counts = m_live->counts;
 }
 
 int FleetModel::rowOf(const QString& path, const QString& table, const QString& queueName) const {

@@ -14,10 +14,10 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
-#include <memory>
 #include <vector>
 
 namespace lq::ui {
@@ -125,9 +125,15 @@ public:
     /// (setUnchangedReuse()) are stale, so it is counted again at once.
     void rescanFile(const QString& path);
     /// The counts the open queue's table just showed: the sidebar says the
-    /// same as the status chips, not what its last scan saw.
+    /// same as the status chips, not what its last scan saw. Until
+    /// clearLiveCounts(), the scans' counts of that row give way to these
+    /// (a scan a moment after the chips showed other numbers for the same
+    /// queue in the same window).
     void setLiveCounts(const QString& path, const QString& table, const QString& queueName,
                        const core::Counts& counts);
+    /// The window shows no queue now (closed, or another file): every row
+    /// shows its scans' counts.
+    void clearLiveCounts();
     /// Row of (path, table[, named queue]); an empty table matches the
     /// file's first row, an empty queue name its total row.
     int rowOf(const QString& path, const QString& table = {}, const QString& queueName = {}) const;
@@ -151,8 +157,17 @@ private:
         QString summaryText;             ///< summary(), made once per change of the entry
     };
     struct ScanResult;
+    /// The counts the window's table showed last (setLiveCounts()).
+    struct LiveCounts {
+        std::string path; ///< queueKey()
+        std::string table;
+        std::string queueName;
+        core::Counts counts;
+    };
 
     void startScan();
+    /// `e`'s counts are the window's where it is the row they are for.
+    void useLiveCounts(core::FleetEntry& e) const;
     void applyScan(ScanResult&& r);
     /// The row's health and its summary (both follow the entry).
     void computeHealth(Row& row, const Row* previous, core::TimeNs now) const;
@@ -164,6 +179,7 @@ private:
     QStringList m_files;
     QStringList m_folders;
     std::vector<Row> m_rows;
+    std::optional<LiveCounts> m_live;
     core::Clock m_clock;
     int m_stuckSeconds = core::kDefaultStuckAfterSeconds;
     int m_backlogSeconds = 600;

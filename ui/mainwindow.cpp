@@ -400,7 +400,12 @@ void MainWindow::connectParts() {
         // lqcore's messages already name the file; keep the current one open.
         showError(tr("Cannot open %1:\n%2").arg(fromStd(core::shortName(toStd(path))), e));
     });
-    connect(m_doc, &QueueDocument::opened, this, &MainWindow::onOpened);
+    connect(m_doc, &QueueDocument::opened, this, [this](bool samePath) {
+        if (!samePath)
+            m_fleet->clearLiveCounts(); // the sidebar's own counts until the table's
+        onOpened(samePath);
+    });
+    connect(m_doc, &QueueDocument::closed, m_fleet, &FleetModel::clearLiveCounts);
     connect(m_doc, &QueueDocument::fileGoneChanged, this, &MainWindow::updateActions);
     connect(m_doc, &QueueDocument::connectionChanged, this, [this](bool up, const QString& text) {
         m_queueBanners->setConnection(up, text);

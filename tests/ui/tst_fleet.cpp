@@ -42,7 +42,6 @@ using namespace lq::test;
 namespace {
 
 constexpr lq::core::TimeNs kMixedEnd = 1741946700137482911; // FIXTURES.md fake_clock_end_ns
-constexpr lq::core::TimeNs kSeedReference = 1742126400LL * lq::core::kNsPerSecond;
 
 const QStringList kFixtures = {
     QStringLiteral("litequeue-head-empty.sqlite3"),
@@ -141,6 +140,7 @@ private slots:
     void healthMarks();
     void slowFilesAreRecountedAtMostEveryTenTimesTheirCost();
     void filesAppearAndDisappear();
+    void theOpenQueuesRowSaysWhatTheTableSays();
     void sidebarOpensMultiTableReadOnly();
     void namedQueueChildRows();
     void jobsLeaseActions();
@@ -401,6 +401,51 @@ void TestFleet::filesAppearAndDisappear() {
     QVERIFY(dropIn(dataDir() + QStringLiteral("/not-sqlite.sqlite3"), junk));
     QTRY_VERIFY_WITH_TIMEOUT(m.rowOf(junk) >= 0, 1000);
     QVERIFY(m.data(m.index(m.rowOf(junk)), FleetModel::SkippedRole).toBool());
+}
+
+void TestFleet::theOpenQueuesRowSaysWhatTheTableSays() {
+    // The fault: in a window on a live queue the sidebar showed 17,362
+    // ready while the chips showed 16,899: its own scan, half a second
+    // after theirs, overwrote the counts the table had given it.
+    QTemporaryDir dir;
+    const QString mixed = copyFixture(dir, QStringLiteral("litequeue-head-mixed.sqlite3"));
+    FleetModel m;
+    m.setScanInterval(0);
+    m.setClock([] { return kMixedEnd; });
+    m.addFile(mixed);
+    const auto rescan = [&m, &mixed] {
+        const int before = m.scanCount();
+        m.rescanFile(mixed); // read again, whatever the pace
+        return QTest::qWaitFor([&] { return m.scanCount() > before && !m.isScanning(); }, 10000);
+    };
+    QVERIFY(rescan());
+    const auto ready = [&] { return roleAt(m, m.rowOf(mixed), FleetModel::ReadyRole); };
+    QCOMPARE(ready(), qint64(58));
+    {
+        lq::core::OpenOptions o;
+        o.clock = lq::core::fixedClock(kMixedEnd);
+        Queue::open(mixed.toStdString(), o)->put("one more");
+    }
+    // The table read the file before that write: 58 ready, as it shows.
+    lq::core::Counts shown;
+    shown.ready = 58;
+    shown.stored = 99;
+    m.setLiveCounts(mixed, {}, {}, shown);
+    QVERIFY(rescan());
+    QCOMPARE(ready(), qint64(58)); // the scan saw 59, the sidebar says what the chips say
+    shown.ready = 59;
+    shown.stored = 100;
+    m.setLiveCounts(mixed, {}, {}, shown);
+    QCOMPARE(ready(), qint64(59));
+    // The window closed the file: the scans' counts stand again.
+    m.clearLiveCounts();
+    {
+        lq::core::OpenOptions o;
+        o.clock = lq::core::fixedClock(kMixedEnd);
+        Queue::open(mixed.toStdString(), o)->put("and another");
+    }
+    QVERIFY(rescan());
+    QCOMPARE(ready(), qint64(60));
 }
 
 void TestFleet::sidebarOpensMultiTableReadOnly() {
