@@ -34,7 +34,8 @@ template <class Q> std::optional<TimeNs> oldestReadyOf(Q& q) {
 /// What every scanned queue has, read through `q` (a core::Queue of one
 /// table, or the backend of a database): what it is, its counts with its
 /// named queues' (one pass), its paused queues, its backlog and its size.
-template <class Q> FleetEntry entryOf(const std::string& path, Q& q, TimeNs stuckAfterNs) {
+template <class Q>
+FleetEntry entryOf(const std::string& path, Q& q, TimeNs stuckAfterNs, bool omitCounts = false) {
     FleetEntry e;
     e.path = path;
     e.table = q.info().table;
@@ -42,9 +43,13 @@ template <class Q> FleetEntry entryOf(const std::string& path, Q& q, TimeNs stuc
     e.kind = &QueueFormat::of(q.info());
     e.readOnlyReason = q.info().readOnlyReason;
     e.maxsize = q.maxsize();
-    auto cq = q.countsWithQueues(stuckAfterNs);
-    e.counts = std::move(cq.total);
-    e.queues = std::move(cq.queues);
+    if (omitCounts && !e.kind->namedQueues()) {
+        e.countsOmitted = true;
+    } else {
+        auto cq = q.countsWithQueues(stuckAfterNs);
+        e.counts = std::move(cq.total);
+        e.queues = std::move(cq.queues);
+    }
     if (!e.queues.empty())
         e.paused = q.pausedQueues(); // workers skip these
     e.oldestReadyInTime = oldestReadyOf(q);
@@ -112,7 +117,8 @@ bool scannedAlone(const std::string& path) {
 }
 
 std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeNs stuckAfterNs,
-                                      int busyTimeoutMs, const FormatSettings& settings) {
+                                      int busyTimeoutMs, const FormatSettings& settings,
+                                      const std::optional<std::string>& omitCountsOf) {
     std::vector<FleetEntry> out;
     OpenOptions opts;
     opts.settings = settings;
@@ -139,7 +145,7 @@ std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeN
             }
             // Arrival order is the (status, message_id) index: the oldest
             // READY message is one index probe, not a sort.
-            FleetEntry e = entryOf(path, *use, stuckAfterNs);
+            FleetEntry e = entryOf(path, *use, stuckAfterNs, omitCountsOf == table);
             e.table = table;
             e.walBytes = use->walSize();
             e.journalMode = use->info().journalMode;

@@ -37,6 +37,9 @@ struct FleetEntry {
     const QueueFormat* kind = nullptr; ///< what the format offers (null when skipped)
     std::string readOnlyReason;
     Counts counts;
+    /// Not counted: the caller shows this queue's counts already
+    /// (scanQueueFile()'s `omitCountsOf`); `counts` is empty.
+    bool countsOmitted = false;
     std::optional<std::int64_t> maxsize;
     std::optional<TimeNs> oldestReadyInTime; ///< backlog age = now - this
     std::int64_t fileBytes = 0;
@@ -74,9 +77,13 @@ bool scannedAlone(const std::string& path);
 /// database URL through its backend. Never writes, never
 /// throws for the file itself: failures become skipped entries. `settings`:
 /// the library settings the file does not store (OpenOptions::settings).
+/// `omitCountsOf`: a table whose counts the caller has already (the window
+/// showing it counted it): not counted again where the format has no named
+/// queues (whose rows need the file's grouped counts); its entry says
+/// countsOmitted.
 std::vector<FleetEntry> scanQueueFile(const std::string& path, TimeNs now, TimeNs stuckAfterNs,
-                                      int busyTimeoutMs = 1000,
-                                      const FormatSettings& settings = {});
+                                      int busyTimeoutMs = 1000, const FormatSettings& settings = {},
+                                      const std::optional<std::string>& omitCountsOf = {});
 
 class QueueBackend;
 

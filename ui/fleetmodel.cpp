@@ -312,11 +312,16 @@ void FleetModel::startScan() {
     const core::TimeNs t = now();
     const core::TimeNs stuckNs = core::TimeNs(m_stuckSeconds) * core::kNsPerSecond;
     const QHash<QString, core::FormatSettings> settings = storedQueueSettingsByKey();
+    // The queue the window's table counts (its whole file or table): the
+    // scan does not count it again (one pass per window).
+    std::optional<std::pair<std::string, std::string>> counted;
+    if (m_live && m_live->queueName.empty())
+        counted.emplace(m_live->path, m_live->table);
     runAsync(
         this, &m_pool,
         [files, folders, t, stuckNs, settings, remote = m_remote, old = m_scanCache,
          forced = std::exchange(m_forced, {}), minCost = m_reuseMinCostMs, maxAge = m_reuseMaxAgeMs,
-         changedOnly]() -> ScanResult {
+         changedOnly, counted]() -> ScanResult {
             QElapsedTimer clock;
             clock.start();
             ScanResult r;
@@ -384,7 +389,9 @@ void FleetModel::startScan() {
                     QElapsedTimer cost;
                     cost.start();
                     now.entries = core::scanQueueFile(
-                        p, t, stuckNs, 200, own == settings.cend() ? core::FormatSettings{} : *own);
+                        p, t, stuckNs, 200, own == settings.cend() ? core::FormatSettings{} : *own,
+                        counted && counted->first == p ? std::optional(counted->second)
+                                                       : std::nullopt);
                     now.costMs = cost.elapsed();
                     now.stamp = stamp;
                     now.stuckNs = stuckNs;
@@ -393,7 +400,12 @@ void FleetModel::startScan() {
                 for (core::FleetEntry e : now.entries) {
                     appendWithQueues(std::move(e), r.entries);
                 }
-                if (cacheable)
+                // Figures without counts are never reused: the table may
+                // stop counting before the next scan.
+                const bool whole =
+                    std::none_of(now.entries.begin(), now.entries.end(),
+                                 [](const core::FleetEntry& e) { return e.countsOmitted; });
+                if (cacheable && whole)
                     cache->emplace(p, std::move(now));
             }
             r.cache = std::move(cache);
@@ -469,6 +481,8 @@ void FleetModel::applyScan(ScanResult&& r) {
         if (j < m_rows.size() && sameKey(m_rows[j].entry, fresh[j])) {
             Row updated;
             updated.entry = std::move(fresh[j]);
+            if (updated.entry.countsOmitted)
+                updated.entry.counts = m_rows[j].entry.counts; // unless the table's below
             useLiveCounts(updated.entry);
             computeHealth(updated, &m_rows[j], r.now);
             const bool changed = !sameShown(updated.entry, m_rows[j].entry) ||
@@ -569,7 +583,11 @@ void FleetModel::setLiveCounts(const QString& path, const QString& table, const 
 }
 
 void FleetModel::clearLiveCounts() {
-    m_live.reset(); // the next scan's counts stand
+    if (const auto live = std::exchange(m_live, std::nullopt)) {
+        // Its scans did not count it meanwhile: counted now.
+        m_forced.insert(live->path);
+        scanNow();
+    }
 }
 
 void FleetModel::useLiveCounts(core::FleetEntry& e) const {

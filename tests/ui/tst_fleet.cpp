@@ -432,13 +432,20 @@ void TestFleet::theOpenQueuesRowSaysWhatTheTableSays() {
     shown.stored = 99;
     m.setLiveCounts(mixed, {}, {}, shown);
     QVERIFY(rescan());
-    QCOMPARE(ready(), qint64(58)); // the scan saw 59, the sidebar says what the chips say
+    QCOMPARE(ready(), qint64(58)); // the file has 59, the sidebar says what the chips say
+    // ...and the scan did not count the file again: one pass per window.
+    QVERIFY(m.entryAt(m.rowOf(mixed))->countsOmitted);
     shown.ready = 59;
     shown.stored = 100;
     m.setLiveCounts(mixed, {}, {}, shown);
     QCOMPARE(ready(), qint64(59));
-    // The window closed the file: the scans' counts stand again.
+    // The window closed the file: counted again at once, and the scans'
+    // counts stand again.
+    const int before = m.scanCount();
     m.clearLiveCounts();
+    QTRY_VERIFY_WITH_TIMEOUT(m.scanCount() > before && !m.isScanning(), 5000);
+    QCOMPARE(ready(), qint64(59));
+    QVERIFY(!m.entryAt(m.rowOf(mixed))->countsOmitted);
     {
         lq::core::OpenOptions o;
         o.clock = lq::core::fixedClock(kMixedEnd);
