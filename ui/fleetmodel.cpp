@@ -131,6 +131,12 @@ core::TimeNs paceOf(const FleetModel::CachedScan& c, qint64 maxAgeMs) {
                                        maxAgeMs * 1'000'000);
 }
 
+/// Whether the scan left its counts to the window's table.
+bool omittedCounts(const FleetModel::CachedScan& c) {
+    return std::any_of(c.entries.begin(), c.entries.end(),
+                       [](const core::FleetEntry& e) { return e.countsOmitted; });
+}
+
 /// Kept under a minute by a change marker that did not move: a job turns
 /// stuck by the clock alone, with no write to the database.
 constexpr core::TimeNs kDatabaseMaxAgeNs = 60 * core::kNsPerSecond;
@@ -373,13 +379,20 @@ void FleetModel::startScan() {
                 const bool cacheable = file || !core::isLocalPath(p);
                 const CachedScan* last = nullptr;
                 const FileStamps stamp = file ? stampsOf(p) : FileStamps{};
-                if (old && own == settings.cend() && cacheable && forced.count(p) == 0) {
+                const bool omit = counted && counted->first == p;
+                const CachedScan* before = nullptr;
+                if (old && cacheable) {
                     const auto it = old->find(p);
-                    if (it != old->end() && it->second.stuckNs == stuckNs &&
-                        ((changedOnly && it->second.stamp == stamp) ||
-                         (it->second.costMs >= minCost && t >= it->second.scannedAt &&
-                          t - it->second.scannedAt < paceOf(it->second, maxAge))))
-                        last = &it->second;
+                    before = it != old->end() ? &it->second : nullptr;
+                }
+                if (before && own == settings.cend() && forced.count(p) == 0 &&
+                    (omit || !omittedCounts(*before))) {
+                    // Figures without counts stand only while the table counts.
+                    if (before->stuckNs == stuckNs &&
+                        ((changedOnly && before->stamp == stamp) ||
+                         (before->costMs >= minCost && t >= before->scannedAt &&
+                          t - before->scannedAt < paceOf(*before, maxAge))))
+                        last = before;
                 }
                 CachedScan now;
                 if (last) {
@@ -390,9 +403,13 @@ void FleetModel::startScan() {
                     cost.start();
                     now.entries = core::scanQueueFile(
                         p, t, stuckNs, 200, own == settings.cend() ? core::FormatSettings{} : *own,
-                        counted && counted->first == p ? std::optional(counted->second)
-                                                       : std::nullopt);
+                        omit ? std::optional(counted->second) : std::nullopt);
                     now.costMs = cost.elapsed();
+                    // Paced as the count it left to the table: a cheap scan
+                    // of a live file would be made again at every change (a
+                    // new connection to the file several times a second).
+                    if (omittedCounts(now) && before)
+                        now.costMs = std::max(now.costMs, before->costMs);
                     now.stamp = stamp;
                     now.stuckNs = stuckNs;
                     now.scannedAt = t;
@@ -400,12 +417,7 @@ void FleetModel::startScan() {
                 for (core::FleetEntry e : now.entries) {
                     appendWithQueues(std::move(e), r.entries);
                 }
-                // Figures without counts are never reused: the table may
-                // stop counting before the next scan.
-                const bool whole =
-                    std::none_of(now.entries.begin(), now.entries.end(),
-                                 [](const core::FleetEntry& e) { return e.countsOmitted; });
-                if (cacheable && whole)
+                if (cacheable)
                     cache->emplace(p, std::move(now));
             }
             r.cache = std::move(cache);
