@@ -66,7 +66,8 @@ bool isLocalPath(const std::string& path) {
 
 LocalQueueBackend::LocalQueueBackend(std::shared_ptr<Queue> queue, std::string tool)
     : m_queue(std::move(queue))
-    , m_tool(std::move(tool)) {}
+    , m_tool(std::move(tool))
+    , m_pace(SharedReadPace::ofFile(m_queue->path())) {}
 
 LocalQueueBackend::~LocalQueueBackend() = default;
 

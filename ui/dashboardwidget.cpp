@@ -295,11 +295,7 @@ void DashboardWidget::setQueue(std::shared_ptr<core::Queue> queue) {
 
 void DashboardWidget::setBackend(std::shared_ptr<core::QueueBackend> backend) {
     m_backend = std::move(backend);
-    m_pacer.reset();
     m_paceTimer->stop();
-    if (m_backend) {
-        m_pacer.setFactor(m_backend->readPacingFactor());
-    }
     // What this format does not store is said, not drawn as an empty chart.
     // One metric's charts per turn of the event loop: each change relays a
     // chart out, and a file opened from the command line changes them all
@@ -435,7 +431,8 @@ void DashboardWidget::setRangePreset(RangePreset p) {
 }
 
 void DashboardWidget::refreshLive() {
-    const core::TimeNs wait = m_pacer.waitAt(core::steadyNowNs());
+    // The pace the window's other readers of this file keep too.
+    const core::TimeNs wait = m_backend ? m_backend->readPace()->waitAt(core::steadyNowNs()) : 0;
     if (wait <= 0) {
         refresh();
     } else if (!m_paceTimer->isActive()) {
@@ -465,10 +462,11 @@ void DashboardWidget::refresh() {
     const DashboardRequest r{m_from, m_to, m_stuckNs};
     runAsync(
         this, [q = m_backend, r] { return computeDashboard(*q, r); },
-        [this, generation](DashboardData d) {
+        [this, generation, q = m_backend](DashboardData d) {
             m_busy = false;
             const core::TimeNs end = core::steadyNowNs();
-            m_pacer.ran(end - core::TimeNs(d.elapsedMs) * 1'000'000, end);
+            q->readPace()->ran(end - core::TimeNs(d.elapsedMs) * 1'000'000, end,
+                               q->readPacingFactor());
             if (generation == m_generation) {
                 apply(std::move(d));
             } else {

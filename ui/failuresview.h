@@ -66,7 +66,7 @@ public slots:
     void documentClosed();
     /// Reads the groups now (while hidden: when shown next).
     void refresh();
-    /// The file changed: reads again at the file's pace (core::ReadPacer).
+    /// The file changed: reads again at the file's pace (core::SharedReadPace).
     void refreshLive();
     /// The table's named queue may have changed: reads again if so.
     void followQueue();
