@@ -15,6 +15,7 @@
 #include "ui/namedqueuefilter.h"
 #include "ui/opendatabasedialog.h"
 #include "ui/openremotedialog.h"
+#include "ui/pagetabs.h"
 #include "ui/pausedqueues.h"
 #include "ui/processesview.h"
 #include "ui/queuebanners.h"
@@ -340,7 +341,7 @@ void MainWindow::createWidgets() {
     m_queueBanners = new QueueBanners(m_banners, m_doc, this);
 
     // Two pages over the open queue: its messages and its timing dashboard.
-    m_tabs = new QTabWidget(central);
+    m_tabs = new PageTabs(central);
     m_tabs->setObjectName(QStringLiteral("viewTabs"));
     m_tabs->setDocumentMode(true);
     m_messages = new MessagesPage(m_doc, m_model, m_handler, m_tabs);
