@@ -66,8 +66,7 @@ bool isLocalPath(const std::string& path) {
 
 LocalQueueBackend::LocalQueueBackend(std::shared_ptr<Queue> queue, std::string tool)
     : m_queue(std::move(queue))
-    , m_tool(std::move(tool))
-    , m_pace(SharedReadPace::ofFile(m_queue->path())) {}
+    , m_tool(std::move(tool)) {}
 
 LocalQueueBackend::~LocalQueueBackend() = default;
 

@@ -211,10 +211,6 @@ public:
     virtual std::int64_t readPacingFactor() const {
         return ReadPacing::factorFor(info().journalMode);
     }
-    /// The one pace every watcher of this queue in this process keeps (the
-    /// table, the dashboard, the tab views; for a local file also the
-    /// fleet sidebar's scans of it): see SharedReadPace.
-    virtual std::shared_ptr<SharedReadPace> readPace() const { return m_readPace; }
     /// Called from a backend thread when the data changed; `force` after a
     /// reconnection (compare everything again).
     virtual void setChangeListener(const std::function<void(bool force)>& /*onChange*/) {}
@@ -222,9 +218,6 @@ public:
     virtual void setConnectionListener(
         const std::function<void(bool connected, std::string text)>& /*onConnection*/) {}
     virtual bool connected() const { return true; }
-
-private:
-    std::shared_ptr<SharedReadPace> m_readPace = std::make_shared<SharedReadPace>();
 };
 
 /// How openBackend() opens a queue, the same for every backend.
@@ -284,9 +277,6 @@ public:
     std::optional<std::int64_t> maxsize() const override;
     FileStamp fileIdentity() const override;
     std::int64_t dataVersion() override;
-    /// The file's pace (SharedReadPace::ofFile), kept by every reader of
-    /// the file in this process.
-    std::shared_ptr<SharedReadPace> readPace() const override { return m_pace; }
     std::int64_t walSize() const override;
     std::vector<std::int64_t> orderedRowids(const Filter& f, const Sort& s,
                                             const std::atomic_bool* cancel) override;
@@ -331,7 +321,6 @@ private:
 
     std::shared_ptr<Queue> m_queue;
     std::string m_tool;
-    std::shared_ptr<SharedReadPace> m_pace;
 };
 
 /// The backend of a queue already open here (tests, tools).

@@ -3,8 +3,6 @@
 
 #include "clock.h"
 
-#include <memory>
-#include <mutex>
 #include <string>
 
 namespace lq::core {
@@ -65,35 +63,6 @@ private:
     TimeNs m_maxRest;
     TimeNs m_end = 0;
     TimeNs m_cost = 0;
-};
-
-/// The pace every watcher of one open queue in this process shares (the
-/// table and its chips, the dashboard, the tab views): thread-safe.
-///
-/// Each watcher pacing only itself kept its own reads to 1/(1 + factor) of
-/// the time, so three of them in one window took three times that: beside a
-/// Solid Queue worker on a million jobs, lqadmin with its dashboard took 5 s
-/// of CPU in 20 s, against the 1.8 s one watcher's pace allows. Here every
-/// read, whoever made it, adds its rest to one account, after the rest
-/// already owed: a read may start once the account is paid, so the reads of
-/// all of them together keep that share. The debt is held to four rests of
-/// the last read, so a burst the operator asked for (five sorts in a row)
-/// does not hold live reads back for minutes.
-class SharedReadPace {
-public:
-    /// The pace of local file `path` in this process (one per file, by its
-    /// canonical name): the window's readers and the fleet sidebar's scans
-    /// of the file keep it together.
-    static std::shared_ptr<SharedReadPace> ofFile(const std::string& path);
-    /// Nanoseconds until the next read may start at `nowNs` (0: now).
-    TimeNs waitAt(TimeNs nowNs) const;
-    /// A read ran from `startNs` to `endNs` on a file whose reads rest
-    /// `factor` times their cost (QueueBackend::readPacingFactor).
-    void ran(TimeNs startNs, TimeNs endNs, std::int64_t factor);
-
-private:
-    mutable std::mutex m_mutex;
-    TimeNs m_freeAt = 0; ///< steady ns when the account is paid; 0: never read
 };
 
 /// A steady clock in nanoseconds (never goes back; not the wall time).

@@ -295,7 +295,11 @@ void DashboardWidget::setQueue(std::shared_ptr<core::Queue> queue) {
 
 void DashboardWidget::setBackend(std::shared_ptr<core::QueueBackend> backend) {
     m_backend = std::move(backend);
+    m_pacer.reset();
     m_paceTimer->stop();
+    if (m_backend) {
+        m_pacer.setFactor(m_backend->readPacingFactor());
+    }
     // What this format does not store is said, not drawn as an empty chart.
     // One metric's charts per turn of the event loop: each change relays a
     // chart out, and a file opened from the command line changes them all
@@ -431,8 +435,7 @@ void DashboardWidget::setRangePreset(RangePreset p) {
 }
 
 void DashboardWidget::refreshLive() {
-    // The pace the window's other readers of this file keep too.
-    const core::TimeNs wait = m_backend ? m_backend->readPace()->waitAt(core::steadyNowNs()) : 0;
+    const core::TimeNs wait = m_pacer.waitAt(core::steadyNowNs());
     if (wait <= 0) {
         refresh();
     } else if (!m_paceTimer->isActive()) {
@@ -462,11 +465,10 @@ void DashboardWidget::refresh() {
     const DashboardRequest r{m_from, m_to, m_stuckNs};
     runAsync(
         this, [q = m_backend, r] { return computeDashboard(*q, r); },
-        [this, generation, q = m_backend](DashboardData d) {
+        [this, generation](DashboardData d) {
             m_busy = false;
             const core::TimeNs end = core::steadyNowNs();
-            q->readPace()->ran(end - core::TimeNs(d.elapsedMs) * 1'000'000, end,
-                               q->readPacingFactor());
+            m_pacer.ran(end - core::TimeNs(d.elapsedMs) * 1'000'000, end);
             if (generation == m_generation) {
                 apply(std::move(d));
             } else {

@@ -62,9 +62,8 @@ public:
     /// while a computation runs is coalesced into one more run after it;
     /// while the widget is hidden the call is remembered and runs on show.
     void refresh();
-    /// refresh() for a change of the file: at the pace every reader of the
-    /// file in this window keeps (core::SharedReadPace), so a big live file
-    /// is not recomputed on every commit.
+    /// refresh() for a change of the file: paced as core::ReadPacer says,
+    /// so a big live file is not recomputed on every commit.
     void refreshLive();
 
     /// The current time range as a Filter (inTimeFrom / inTimeTo only).
@@ -153,6 +152,7 @@ private:
     quint64 m_generation = 0; ///< bumped when the inputs change
     bool m_busy = false;
     bool m_again = false;
+    core::ReadPacer m_pacer;
     QTimer* m_paceTimer = nullptr; ///< the next live refresh the pace held back
     bool m_hasData = false;
     bool m_staleWhileHidden = false; ///< a refresh was skipped while hidden

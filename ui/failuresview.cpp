@@ -172,7 +172,7 @@ bool FailuresView::isIdle() const {
 
 void FailuresView::documentOpened() {
     if (const auto q = m_doc->backend())
-        m_read.opened(*q);
+        m_read.opened(q->readPacingFactor());
     m_groups.clear();
     m_table->setRowCount(0);
     showLine(tr("Reading the failed jobs\u2026"), false);

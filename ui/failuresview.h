@@ -66,7 +66,7 @@ public slots:
     void documentClosed();
     /// Reads the groups now (while hidden: when shown next).
     void refresh();
-    /// The file changed: reads again at the file's pace (core::SharedReadPace).
+    /// The file changed: reads again at the file's pace (core::ReadPacer).
     void refreshLive();
     /// The table's named queue may have changed: reads again if so.
     void followQueue();

@@ -112,9 +112,6 @@ struct FleetModel::CachedScan {
     /// A database's session, kept from scan to scan (scans run one at a
     /// time): read again only when its change marker moved.
     std::shared_ptr<core::WatchedDatabase> database;
-    /// A local file's pace in this process (core::SharedReadPace::ofFile),
-    /// held so what the scans cost is remembered between them.
-    std::shared_ptr<core::SharedReadPace> pace;
 };
 
 namespace {
@@ -383,19 +380,13 @@ void FleetModel::startScan() {
                     const auto it = old->find(p);
                     before = it != old->end() ? &it->second : nullptr;
                 }
-                // The file's pace in this process: a window's table and
-                // dashboard reading it keep it too, so a slow file's scans
-                // and their reads take one share of a core together.
-                const auto pace = file ? core::SharedReadPace::ofFile(p) : nullptr;
                 if (before && own == settings.cend() && forced.count(p) == 0 &&
                     (omit || !omittedCounts(*before))) {
                     // Figures without counts stand only while the table counts.
-                    const bool slow = before->costMs >= minCost;
                     if (before->stuckNs == stuckNs &&
                         ((changedOnly && before->stamp == stamp) ||
-                         (slow && t >= before->scannedAt &&
-                          t - before->scannedAt < paceOf(*before, maxAge)) ||
-                         (slow && pace && pace->waitAt(core::steadyNowNs()) > 0)))
+                         (before->costMs >= minCost && t >= before->scannedAt &&
+                          t - before->scannedAt < paceOf(*before, maxAge))))
                         last = before;
                 }
                 CachedScan now;
@@ -405,17 +396,10 @@ void FleetModel::startScan() {
                 } else {
                     QElapsedTimer cost;
                     cost.start();
-                    const core::TimeNs start = core::steadyNowNs();
                     now.entries = core::scanQueueFile(
                         p, t, stuckNs, 200, own == settings.cend() ? core::FormatSettings{} : *own,
                         omit ? std::optional(counted->second) : std::nullopt);
                     now.costMs = cost.elapsed();
-                    if (pace) {
-                        pace->ran(start, core::steadyNowNs(),
-                                  now.entries.empty() ? core::ReadPacing::kRollbackFactor
-                                                      : now.entries.front().readPacingFactor);
-                    }
-                    now.pace = pace; // kept while the figures are
                     // Paced as the count it left to the table: a cheap scan
                     // of a live file would be made again at every change (a
                     // new connection to the file several times a second).

@@ -227,10 +227,12 @@ void MessageLoader::setBackend(std::shared_ptr<core::QueueBackend> backend, cons
     m_paceTimer.stop();
     m_peekTimer.stop();
     m_backend = std::move(backend);
+    m_pacer.reset();
     m_peekPacer.reset();
     m_fallback.setInterval(m_backend ? m_backend->changePollMs() : kFallbackMs);
     if (m_backend) {
-        m_peekPacer.setFactor(m_backend->readPacingFactor());
+        m_pacer.setFactor(m_backend->readPacingFactor());
+        m_peekPacer.setFactor(m_pacer.factor());
     }
     m_dataVersion = -1;
     m_fileSize = -1;
@@ -387,8 +389,7 @@ void MessageLoader::kick() {
 
 bool MessageLoader::startPacedPoll() {
     if (!m_pendingForce) {
-        // The pace the window's other readers of this file keep too.
-        const TimeNs wait = m_backend ? m_backend->readPace()->waitAt(core::steadyNowNs()) : 0;
+        const TimeNs wait = m_pacer.waitAt(core::steadyNowNs());
         if (wait > 0) {
             // The ordering and the counts wait for the pace; the rows on
             // screen need not (a read of a page of rows by rowid).
@@ -575,13 +576,11 @@ void MessageLoader::startPoll(bool reset) {
         r.elapsedMs = r.elapsedNs / 1'000'000;
         return r;
     };
-    runAsync(this, &m_pool, std::move(work), [this, reset, q = m_backend](PollResult r) {
+    runAsync(this, &m_pool, std::move(work), [this, reset](PollResult r) {
         m_jobRunning = false;
         m_askedRunning = false;
         const TimeNs end = core::steadyNowNs();
-        q->readPace()->ran(end - r.elapsedNs, end, q->readPacingFactor());
-        qCDebug(lcLoader) << "poll" << (reset ? "reset" : "live") << "took" << r.elapsedMs
-                          << "ms; next read in" << q->readPace()->waitAt(end) / 1'000'000 << "ms";
+        m_pacer.ran(end - r.elapsedNs, end);
         finishPoll(std::move(r), reset);
         kick();
         armFallback();

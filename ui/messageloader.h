@@ -63,7 +63,7 @@ struct PollResult {
     std::vector<int> changedPositions; ///< in the new ordering, ascending
     std::vector<std::int64_t> goneRowids;
     qint64 elapsedMs = 0;
-    qint64 elapsedNs = 0; ///< the same, for the pace (core::SharedReadPace)
+    qint64 elapsedNs = 0; ///< the same, for the pace (core::ReadPacer)
     // the loader's own (file monitoring)
     QString error;
     bool busy = false;
@@ -179,8 +179,7 @@ private:
     /// where the backend has no watcher to wake it (a database).
     void armWatch();
     void armFallback();
-    /// Starts a live poll now, or when the pace allows it (the backend's
-    /// core::SharedReadPace, kept by the window's other readers too):
+    /// Starts a live poll now, or when the pace allows it (core::ReadPacer):
     /// true when it started.
     bool startPacedPoll();
 
@@ -192,6 +191,7 @@ private:
     QTimer m_fallback;
     /// The next live poll, when the pace holds it back.
     QTimer m_paceTimer;
+    core::ReadPacer m_pacer;
     /// The peeks keep a pace of their own (a live file changes on every
     /// commit; a peek is cheap, not free), and a held-back one runs later.
     core::ReadPacer m_peekPacer;

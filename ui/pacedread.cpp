@@ -19,11 +19,11 @@ PacedRead::PacedRead(QObject* owner, std::function<void()> refresh, bool onlyWhi
     QObject::connect(m_timer, &QTimer::timeout, owner, [this] { m_refresh(); });
 }
 
-void PacedRead::opened(const core::QueueBackend& backend) {
+void PacedRead::opened(std::int64_t pacingFactor) {
     ++m_generation;
     m_timer->stop();
-    m_pace = backend.readPace();
-    m_factor = backend.readPacingFactor();
+    m_pacer.reset();
+    m_pacer.setFactor(pacingFactor);
 }
 
 void PacedRead::closed() {
@@ -33,7 +33,7 @@ void PacedRead::closed() {
 }
 
 void PacedRead::changed() {
-    const core::TimeNs wait = m_pace ? m_pace->waitAt(core::steadyNowNs()) : 0;
+    const core::TimeNs wait = m_pacer.waitAt(core::steadyNowNs());
     if (wait <= 0) {
         m_refresh();
     } else if (!m_timer->isActive()) {
@@ -63,8 +63,7 @@ std::optional<PacedRead::Ticket> PacedRead::begin(bool visible) {
 
 bool PacedRead::end(const Ticket& t) {
     m_busy = false;
-    if (m_pace)
-        m_pace->ran(t.start, core::steadyNowNs(), m_factor);
+    m_pacer.ran(t.start, core::steadyNowNs());
     const bool current = t.generation == m_generation;
     if (!current || std::exchange(m_again, false)) {
         // After the caller applied this result: the next read starts then.

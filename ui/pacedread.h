@@ -4,9 +4,8 @@
 // PacedRead: the reads of one tab view (Failures, Processes, Recurring,
 // Queues) off the UI thread, with the rules they share. Never two at once: a
 // read asked for while one runs runs once more after it. A change of the
-// file reads again once the pace allows (core::SharedReadPace, the one pace
-// every reader of the open queue in this window keeps: what their reads
-// cost, in the file's journal mode). A view that reads only while shown marks
+// file reads again once the pace allows (core::ReadPacer: what the file's
+// reads cost, in its journal mode). A view that reads only while shown marks
 // itself stale instead and reads when shown. A read of a file since closed
 // or replaced is dropped, and the open file is read instead.
 //
@@ -19,13 +18,11 @@
 //                  [this, t = *ticket](Result r) { if (m_read.end(t)) apply(r); });
 //     }
 
-#include "core/backend.h"
 #include "core/pacing.h"
 
 #include <QtGlobal>
 
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 
@@ -43,10 +40,10 @@ public:
     PacedRead(const PacedRead&) = delete;
     PacedRead& operator=(const PacedRead&) = delete;
 
-    /// A queue was opened, read at its backend's pace
-    /// (core::QueueBackend::readPace, readPacingFactor): a read in flight
-    /// is for another queue.
-    void opened(const core::QueueBackend& backend);
+    /// A queue was opened, paced by its backend's factor
+    /// (core::QueueBackend::readPacingFactor): a read in flight is for
+    /// another queue.
+    void opened(std::int64_t pacingFactor);
     /// The file was closed.
     void closed();
     /// The file changed: the view's refresh now, or once the pace allows.
@@ -73,8 +70,7 @@ private:
     std::function<void()> m_refresh;
     bool m_onlyWhileShown;
     QTimer* m_timer;
-    std::shared_ptr<core::SharedReadPace> m_pace;
-    std::int64_t m_factor = core::ReadPacing::kWalFactor;
+    core::ReadPacer m_pacer;
     quint64 m_generation = 0;
     bool m_busy = false;
     bool m_again = false;

@@ -112,7 +112,7 @@ bool ProcessesView::isIdle() const {
 
 void ProcessesView::documentOpened() {
     if (const auto q = m_doc->backend())
-        m_read.opened(*q);
+        m_read.opened(q->readPacingFactor());
     m_list = {};
     m_table->setRowCount(0);
     showLine(tr("Reading the processes\u2026"), false);

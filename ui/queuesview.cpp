@@ -158,7 +158,7 @@ void QueuesView::setRange(Range r) {
 
 void QueuesView::documentOpened() {
     if (const auto q = m_doc->backend())
-        m_read.opened(*q);
+        m_read.opened(q->readPacingFactor());
     m_overview = {};
     m_table->setRowCount(0);
     showLine(tr("Reading the queues\u2026"), false);

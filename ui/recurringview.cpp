@@ -125,7 +125,7 @@ bool RecurringView::isIdle() const {
 
 void RecurringView::documentOpened() {
     if (const auto q = m_doc->backend())
-        m_read.opened(*q);
+        m_read.opened(q->readPacingFactor());
     m_list = {};
     m_table->setRowCount(0);
     showLine(tr("Reading the recurring tasks\u2026"), false);

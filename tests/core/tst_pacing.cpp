@@ -2,8 +2,7 @@
 // core/pacing: how soon a watcher reads a live queue file again. The rest
 // after a read is a multiple of its cost, by the file's journal mode, so
 // the reads of one watcher hold a rollback-journal file (or a core) for at
-// most 1/(1 + factor) of the time whatever the file's size, and the readers
-// of one open queue in a process keep that share together.
+// most 1/(1 + factor) of the time whatever the file's size.
 #include "core/pacing.h"
 
 #include <QTest>
@@ -55,40 +54,6 @@ private slots:
         QCOMPARE(p.waitAt(10'005 * kMs), 50 * kMs);
         p.reset();
         QCOMPARE(p.waitAt(10'005 * kMs), TimeNs(0));
-    }
-
-    // Three readers of one file (the table, the dashboard, a tab view) take
-    // one share between them, not one each.
-    void readersOfOneFileShareOnePace() {
-        SharedReadPace pace;
-        QCOMPARE(pace.waitAt(1'000 * kMs), TimeNs(0)); // nothing read yet
-        pace.ran(1'000 * kMs, 1'010 * kMs, 10);        // the table: 10 ms
-        QCOMPARE(pace.waitAt(1'010 * kMs), 100 * kMs);
-        // The dashboard read 20 ms at the same time: its rest comes after
-        // the table's, not beside it.
-        pace.ran(1'000 * kMs, 1'020 * kMs, 10);
-        QCOMPARE(pace.waitAt(1'020 * kMs), 290 * kMs); // 1'110 + 200 - 1'020
-        // Whatever the order, 30 ms of reads rest 300 ms in all: the reads
-        // hold 1/(1 + factor) of the time together.
-        QCOMPARE(pace.waitAt(1'310 * kMs), TimeNs(0));
-        // A read that ends after the debt is paid rests from its own end.
-        pace.ran(2'000 * kMs, 2'001 * kMs, 100);
-        QCOMPARE(pace.waitAt(2'001 * kMs), 100 * kMs);
-    }
-
-    // A burst of reads the operator asked for (five sorts in a row) owes
-    // at most four rests of the last one: live reads are not held for
-    // minutes after it.
-    void aBurstOwesAtMostFourRests() {
-        SharedReadPace pace;
-        TimeNs t = 1'000 * kMs;
-        for (int i = 0; i < 10; ++i, t += 50 * kMs)
-            pace.ran(t, t + 50 * kMs, 10); // 500 ms of rest each
-        const TimeNs end = t;              // the last read ended here
-        QCOMPARE(pace.waitAt(end), TimeNs(4 * 500) * kMs);
-        // A cheap read after it adds nothing beyond the debt it finds.
-        pace.ran(end, end + 1 * kMs, 10);
-        QCOMPARE(pace.waitAt(end + 1 * kMs), TimeNs(4 * 500 - 1) * kMs);
     }
 
     void aCappedPacerNeverRestsLongerThanItsCap() {
