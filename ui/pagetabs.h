@@ -16,8 +16,8 @@ namespace lq::ui {
 /// (a chip's new text, a banner), and each word-wrapped label on them
 /// shapes its text to answer: 8 - 14 ms on the UI thread a time, most of
 /// the stalls left in the first second after an open (docs/BENCHMARKS.md).
-/// So the sizes are asked once, as the empty pages are, and again only
-/// when the font or the style changes.
+/// So the sizes are asked once, and again only when a page is added or
+/// removed or the font or the style changes.
 class PageTabs final : public QTabWidget {
     Q_OBJECT
 public:
@@ -36,15 +36,21 @@ public:
     }
 
 protected:
+    // A page added or removed: its size counts in the hints.
+    void tabInserted(int /*index*/) override { forgetHints(); }
+    void tabRemoved(int /*index*/) override { forgetHints(); }
     void changeEvent(QEvent* e) override {
-        if (e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange) {
-            m_hint.reset();
-            m_minimum.reset();
-        }
+        if (e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange)
+            forgetHints();
         QTabWidget::changeEvent(e);
     }
 
 private:
+    void forgetHints() {
+        m_hint.reset();
+        m_minimum.reset();
+    }
+
     mutable std::optional<QSize> m_hint;
     mutable std::optional<QSize> m_minimum;
 };
