@@ -289,6 +289,11 @@ Counts Queue::counts(const std::string& queueName, TimeNs stuckAfterNs) {
     const TimeNs t = now();
     Counts total;
     d->chunkPace(plan->width).eachRange(plan->keys, [&](const auto& range) {
+        if (queueName.empty())
+            if (auto c = drv.rangeCounts(d->reader(), t, stuckAfterNs, range.first, range.second)) {
+                total += *c;
+                return true;
+            }
         const Impl::Where c = Impl::inRange(w, drv.scanKey(), range);
         total += drv.counts(d->reader(), t, stuckAfterNs, c.sql, c.binds);
         return true;
@@ -308,8 +313,13 @@ Queue::CountsWithQueues Queue::countsWithQueues(TimeNs stuckAfterNs) {
     const TimeNs t = now();
     FormatDriver::QueueCountsMap groups;
     bool grouped = true;
-    const auto add = [&](const Impl::Where& w) {
-        auto part = drv.countsByQueue(d->reader(), t, stuckAfterNs, w.sql, w.binds);
+    const auto add = [&](const Impl::Where& w,
+                         std::optional<std::pair<std::int64_t, std::int64_t>> range) {
+        auto part = range ? drv.rangeCountsByQueue(d->reader(), t, stuckAfterNs, range->first,
+                                                   range->second)
+                          : std::nullopt;
+        if (!part)
+            part = drv.countsByQueue(d->reader(), t, stuckAfterNs, w.sql, w.binds);
         if (!part)
             return false;
         for (auto& [name, c] : *part)
@@ -318,10 +328,10 @@ Queue::CountsWithQueues Queue::countsWithQueues(TimeNs stuckAfterNs) {
     };
     if (const auto plan = d->scanChunks(); !plan) {
         const auto turn = d->readTurn();
-        grouped = add(Impl::Where{});
+        grouped = add(Impl::Where{}, std::nullopt);
     } else {
         d->chunkPace(plan->width).eachRange(plan->keys, [&](const auto& range) {
-            return grouped = add(Impl::inRange(Impl::Where{}, drv.scanKey(), range));
+            return grouped = add(Impl::inRange(Impl::Where{}, drv.scanKey(), range), range);
         });
     }
     if (grouped) {

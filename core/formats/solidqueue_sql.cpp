@@ -14,6 +14,7 @@
 #include "../sqlite.h"
 #include "driver.h"
 #include "solidqueue.h"
+#include "solidqueue_counts.h"
 #include "solidqueue_ops.h"
 #include "solidqueue_text.h"
 
@@ -161,8 +162,7 @@ public:
                       "solid_queue_failed_executions", "solid_queue_scheduled_executions"};
         if (blocked)
             m_children.emplace_back("solid_queue_blocked_executions");
-        m_consistentSql = consistentCountsSql(m_children);
-        m_executionTables = m_children.size();
+        m_tableCounts.emplace(m_children);
         if (recurring)
             m_children.emplace_back("solid_queue_recurring_executions");
     }
@@ -352,49 +352,34 @@ public:
 
     // On a consistent file (every unfinished job in exactly one execution
     // table, nothing else in them) the counts are the sizes of the tables:
-    // consistentCounts() proves that and counts in one read. Otherwise, and
-    // for a narrowed count (by queue, or a range of a chunked read), each
-    // unfinished job is classified through its executions.
+    // TableCounts proves that and counts in one read, for the whole file or
+    // a chunk's range of jobs. Otherwise, and for a count narrowed by queue,
+    // each unfinished job is classified through its executions.
     Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,
                   const Binds& binds) const override {
         if (where.empty())
-            if (auto c = consistentCounts(r, now))
+            if (auto c = m_tableCounts->counts(r, now, std::nullopt))
                 return *c;
         QueueCountsMap m = countsByJob(r, now, where, binds, false);
         return m.empty() ? Counts{} : std::move(m.begin()->second);
+    }
+    std::optional<Counts> rangeCounts(Connection& r, TimeNs now, TimeNs, std::int64_t lo,
+                                      std::int64_t hi) const override {
+        return m_tableCounts->counts(r, now, std::make_pair(lo, hi));
     }
 
     std::optional<QueueCountsMap> countsByQueue(Connection& r, TimeNs now, TimeNs,
                                                 const std::string& where,
                                                 const Binds& binds) const override {
+        if (where.empty())
+            if (auto m = m_tableCounts->byQueue(r, now, TableCounts::everyJob()))
+                return m;
         return countsByJob(r, now, where, binds, true);
     }
-
-    /// consistentCountsSql()'s figures, or nullopt when the file is not
-    /// proven consistent (then nothing but the proof was read).
-    std::optional<Counts> consistentCounts(Connection& r, TimeNs now) const {
-        auto st = r.cached(m_consistentSql);
-        st->bind(1, now).bind(2, now - kAliveThreshold);
-        const int col = 3 + static_cast<int>(m_executionTables); // the figures
-        if (!st->step() || st->isNull(col))
-            return std::nullopt;   // not proven consistent
-        std::int64_t rows[5] = {}; // ready, claimed, failed, scheduled, blocked
-        for (std::size_t t = 0; t < m_executionTables; ++t)
-            rows[t] = st->int64(3 + static_cast<int>(t));
-        const std::int64_t later = st->int64(col + 1);
-        Counts c;
-        c.done = st->int64(col) - st->int64(1);
-        c.ready = rows[0] + rows[3] - later;
-        c.scheduled = later;
-        c.locked = st->int64(col + 2); // rows[1] unless process ids repeat
-        c.stuck = st->int64(col + 3);
-        c.failed = rows[2];
-        c.extra["blocked"] = rows[4];
-        c.stored = c.done + c.ready + c.scheduled + c.locked + c.failed + rows[4];
-        c.extra["locked_expired"] = c.stuck;
-        c.leased = c.locked - c.stuck;
-        c.expired = c.stuck;
-        return c;
+    std::optional<QueueCountsMap> rangeCountsByQueue(Connection& r, TimeNs now, TimeNs,
+                                                     std::int64_t lo,
+                                                     std::int64_t hi) const override {
+        return m_tableCounts->byQueue(r, now, std::make_pair(lo, hi));
     }
 
     // Finished jobs (most of a file) need no execution rows: they are counted
@@ -769,8 +754,7 @@ private:
     std::string m_scanSource;
     std::vector<std::string> m_scanArms; ///< finished jobs, then the others
     std::vector<std::string> m_children;
-    std::string m_consistentSql;
-    std::size_t m_executionTables = 0; ///< the first of m_children
+    std::optional<TableCounts> m_tableCounts; ///< of the first of m_children
 };
 
 } // namespace

@@ -21,10 +21,6 @@ std::string ns(const std::string& col);
 /// The same as ns() of a column read as stored: TEXT only, parsed here.
 std::optional<std::int64_t> storedRailsTime(const Statement& st, int col);
 
-/// The whole file's counts in one statement, with the proof that they are
-/// the figures of one pass over the jobs (see the definition).
-std::string consistentCountsSql(const std::vector<std::string>& executions);
-
 /// A value json_object() accepts (it refuses BLOBs).
 std::string j(const std::string& col);
 

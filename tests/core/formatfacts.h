@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 namespace lqtest {
@@ -369,6 +370,7 @@ inline void checkCountsByCondition(const std::string& path, const std::vector<st
                                    std::int64_t chunkRows = 4) {
     using namespace lq::core;
     std::string whole;
+    std::map<std::string, std::string> perQueue;
     {
         auto q = openAtFactsNow(path);
         whole = describeCounts(q->counts(), extras);
@@ -376,12 +378,25 @@ inline void checkCountsByCondition(const std::string& path, const std::vector<st
         Counts sum;
         for (const auto& name : q->queueNames()) {
             const Counts c = q->counts(name);
-            QCOMPARE(describeCounts(c, extras),
-                     describeCounts(countsByCondition(*q, extras, name), extras));
+            perQueue[name] = describeCounts(c, extras);
+            QCOMPARE(perQueue[name], describeCounts(countsByCondition(*q, extras, name), extras));
             sum += c;
         }
         QCOMPARE(describeCounts(sum, extras), whole);
     }
+    // Every queue in one pass (the fleet's, the exporter's), whole and in
+    // chunks: the figures of the count narrowed to each queue.
+    const auto checkGrouped = [&](Queue& q) {
+        const Queue::CountsWithQueues cq = q.countsWithQueues();
+        QCOMPARE(describeCounts(cq.total, extras), whole);
+        std::size_t seen = 0;
+        for (const auto& [name, c] : cq.queues) {
+            QCOMPARE(describeCounts(c, extras), perQueue[name]);
+            seen += perQueue.count(name);
+        }
+        QCOMPARE(seen, perQueue.size());
+    };
+    checkGrouped(*openAtFactsNow(path));
     const std::string copy = path + "-chunked.sqlite3";
     {
         Db src(path);
@@ -397,6 +412,7 @@ inline void checkCountsByCondition(const std::string& path, const std::vector<st
     o.scanChunkRows = chunkRows;
     auto chunked = Queue::open(copy, o);
     QCOMPARE(describeCounts(chunked->counts(), extras), whole);
+    checkGrouped(*chunked);
 }
 
 /// The operator retries the fixture's `failed` FAILED jobs by filter, with

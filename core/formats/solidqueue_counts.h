@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Solid Queue's counts read table by table (solidqueue_counts.cpp): the
+// sizes of the execution tables, proven in the same read to be the figures
+// of the one pass over the jobs (SolidQueueDriver::countsByJob), for the
+// whole file or a range of job ids (a chunk of Queue::counts).
+
+#include "../query.h"
+#include "../sqlite.h"
+#include "driver.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lq::core::solidqueue {
+
+class TableCounts {
+public:
+    using Range = std::pair<std::int64_t, std::int64_t>; ///< job ids, both ends in
+    /// `executions`: ready, claimed, failed, scheduled and, when the file has
+    /// it, blocked, in that order.
+    explicit TableCounts(const std::vector<std::string>& executions);
+    /// Every job id there can be: byQueue() of the whole file.
+    static Range everyJob();
+
+    /// The counts of every job, or of the jobs in `range`, at `now`; nullopt
+    /// when they are not proven (then nothing but the proof was read).
+    std::optional<Counts> counts(Connection& r, TimeNs now, std::optional<Range> range) const;
+    /// The same per queue_name (a NULL name: the key nullopt).
+    std::optional<FormatDriver::QueueCountsMap> byQueue(Connection& r, TimeNs now,
+                                                        Range range) const;
+
+private:
+    std::string m_whole;
+    std::string m_ranged;
+    std::string m_byQueue;
+    std::size_t m_tables = 0;
+};
+
+} // namespace lq::core::solidqueue
