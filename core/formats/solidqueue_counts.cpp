@@ -16,6 +16,7 @@
 #include "solidqueue_text.h"
 
 #include <limits>
+#include <mutex>
 
 namespace lq::core::solidqueue {
 
@@ -37,12 +38,23 @@ std::string in(bool ranged, const char* glue, const std::string& col) {
     return ranged ? glue + col + " BETWEEN ?3 AND ?4" : std::string();
 }
 
+/// SQL: whether the ids of jobs and of every execution table are rowids
+/// (the jobs are a set; no execution row has a NULL id, which the pass
+/// would count as absent). Read from the schema once per schema version
+/// (TableCounts::schemaOk): its pragmas cost a millisecond, more than a
+/// chunk's counts.
+std::string schemaSql(const std::vector<std::string>& executions) {
+    std::string sql = "SELECT " + idIsRowid("solid_queue_jobs");
+    for (const std::string& t : executions)
+        sql += " AND " + idIsRowid(t);
+    return sql;
+}
+
 /// The proof, computed first and once (MATERIALIZED), over the whole file
 /// or, `ranged`, the jobs whose id is in ?3..?4 and the execution rows whose
 /// job_id is:
-///   ok            the ids of jobs and of every execution table are rowids
-///                 (the jobs are a set; no execution row has a NULL id,
-///                 which the pass would count as absent);
+///   ok            the schema is still version ?5, the one schemaSql()
+///                 found good;
 ///   unfinished    unfinished jobs (U);
 ///   no_execution  unfinished jobs with no execution row, by one merge of
 ///                 sorted indexes (EXCEPT ... ORDER BY);
@@ -58,7 +70,6 @@ struct Proof {
 };
 
 Proof proofOf(const std::vector<std::string>& executions, bool ranged) {
-    std::string schema = idIsRowid("solid_queue_jobs");
     const std::string unfinished =
         "SELECT id FROM solid_queue_jobs WHERE finished_at IS NULL" + in(ranged, " AND ", "id");
     std::string noExecution = unfinished;
@@ -67,12 +78,12 @@ Proof proofOf(const std::vector<std::string>& executions, bool ranged) {
     for (std::size_t i = 0; i < executions.size(); ++i) {
         const std::string& t = executions[i];
         const std::string rows = " FROM " + t + in(ranged, " WHERE ", "job_id");
-        schema += " AND " + idIsRowid(t);
         noExecution += " EXCEPT SELECT job_id" + rows;
         sizes += ", (SELECT count(*)" + rows + ") AS e" + std::to_string(i);
         sum += " + e" + std::to_string(i);
     }
-    return {"WITH proof AS MATERIALIZED (SELECT " + schema + " AS ok, (SELECT count(*) FROM (" +
+    return {"WITH proof AS MATERIALIZED (SELECT (SELECT schema_version FROM "
+            "pragma_schema_version) = ?5 AS ok, (SELECT count(*) FROM (" +
                 unfinished + ")) AS unfinished, (SELECT count(*) FROM (" + noExecution +
                 " ORDER BY 1)) AS no_execution" + sizes + ")",
             "ok AND no_execution = 0 AND " + sum + " = unfinished"};
@@ -171,15 +182,39 @@ Counts countsOf(const Sizes& s) {
 } // namespace
 
 TableCounts::TableCounts(const std::vector<std::string>& executions)
-    : m_whole(countsSql(executions, false))
+    : m_schema(schemaSql(executions))
+    , m_whole(countsSql(executions, false))
     , m_ranged(countsSql(executions, true))
     , m_byQueue(byQueueSql(executions))
     , m_tables(executions.size()) {}
 
+std::optional<std::int64_t> TableCounts::schemaOk(Connection& r) const {
+    const std::int64_t version = r.pragmaInt("schema_version");
+    {
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_checked && m_checked->first == version)
+            return m_checked->second ? std::optional<std::int64_t>(version) : std::nullopt;
+    }
+    // Read in its own statement: if the schema changes after it, the
+    // counts' own check of the version refutes the proof.
+    auto st =
+        r.cached("SELECT (SELECT schema_version FROM pragma_schema_version), (" + m_schema + ")");
+    const bool stepped = st->step();
+    const std::int64_t at = stepped ? st->int64(0) : 0;
+    const bool ok = stepped && !st->isNull(1) && st->int64(1) != 0;
+    st->reset();
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    m_checked = std::make_pair(at, ok);
+    return ok ? std::optional<std::int64_t>(at) : std::nullopt;
+}
+
 std::optional<Counts> TableCounts::counts(Connection& r, TimeNs now,
                                           std::optional<Range> range) const {
+    const auto schema = schemaOk(r);
+    if (!schema)
+        return std::nullopt;
     auto st = r.cached(range ? m_ranged : m_whole);
-    st->bind(1, now).bind(2, now - kAliveThreshold);
+    st->bind(1, now).bind(2, now - kAliveThreshold).bind(5, *schema);
     if (range)
         st->bind(3, range->first).bind(4, range->second);
     const int col = 3 + static_cast<int>(m_tables); // the figures
@@ -200,8 +235,12 @@ std::optional<Counts> TableCounts::counts(Connection& r, TimeNs now,
 
 std::optional<FormatDriver::QueueCountsMap> TableCounts::byQueue(Connection& r, TimeNs now,
                                                                  Range range) const {
+    const auto schema = schemaOk(r);
+    if (!schema)
+        return std::nullopt;
     auto st = r.cached(m_byQueue);
     st->bind(1, now).bind(2, now - kAliveThreshold).bind(3, range.first).bind(4, range.second);
+    st->bind(5, *schema);
     bool proven = false;
     std::map<std::optional<std::string>, Sizes> sizes;
     while (st->step()) {

@@ -11,6 +11,7 @@
 #include "driver.h"
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,6 +36,13 @@ public:
                                                         Range range) const;
 
 private:
+    /// The schema version when the ids are proven rowids (schemaSql() in
+    /// the .cpp), nullopt when they are not.
+    std::optional<std::int64_t> schemaOk(Connection& r) const;
+
+    std::string m_schema;
+    mutable std::mutex m_mutex;
+    mutable std::optional<std::pair<std::int64_t, bool>> m_checked; ///< version, ok
     std::string m_whole;
     std::string m_ranged;
     std::string m_byQueue;
