@@ -33,11 +33,6 @@ std::string idIsRowid(const std::string& table) {
            t + " WHERE origin = 'pk'))";
 }
 
-/// `glue` and "`col` in the range ?3..?4", or "" when not `ranged`.
-std::string in(bool ranged, const char* glue, const std::string& col) {
-    return ranged ? glue + col + " BETWEEN ?3 AND ?4" : std::string();
-}
-
 /// SQL: whether the ids of jobs and of every execution table are rowids
 /// (the jobs are a set; no execution row has a NULL id, which the pass
 /// would count as absent). Read from the schema once per schema version
@@ -50,9 +45,9 @@ std::string schemaSql(const std::vector<std::string>& executions) {
     return sql;
 }
 
-/// The proof, computed first and once (MATERIALIZED), over the whole file
-/// or, `ranged`, the jobs whose id is in ?3..?4 and the execution rows whose
-/// job_id is:
+/// The proof, computed first and once (MATERIALIZED), over the jobs whose id
+/// is in ?3..?4 and the execution rows whose job_id is (the whole file:
+/// TableCounts::everyJob()):
 ///   ok            the schema is still version ?5, the one schemaSql()
 ///                 found good;
 ///   unfinished    unfinished jobs (U);
@@ -69,15 +64,15 @@ struct Proof {
     std::string proven;
 };
 
-Proof proofOf(const std::vector<std::string>& executions, bool ranged) {
+Proof proofOf(const std::vector<std::string>& executions) {
     const std::string unfinished =
-        "SELECT id FROM solid_queue_jobs WHERE finished_at IS NULL" + in(ranged, " AND ", "id");
+        "SELECT id FROM solid_queue_jobs WHERE finished_at IS NULL AND id BETWEEN ?3 AND ?4";
     std::string noExecution = unfinished;
     std::string sizes;
     std::string sum = "0";
     for (std::size_t i = 0; i < executions.size(); ++i) {
         const std::string& t = executions[i];
-        const std::string rows = " FROM " + t + in(ranged, " WHERE ", "job_id");
+        const std::string rows = " FROM " + t + " WHERE job_id BETWEEN ?3 AND ?4";
         noExecution += " EXCEPT SELECT job_id" + rows;
         sizes += ", (SELECT count(*)" + rows + ") AS e" + std::to_string(i);
         sum += " + e" + std::to_string(i);
@@ -98,18 +93,17 @@ const char* const kStuck = "(x.process_id IS NULL OR p.id IS NULL OR ";
 /// proven, nothing else read) all jobs, scheduled rows due later than ?1
 /// (scheduled_at converted as the pass converts it), the claims as joined,
 /// and those stuck, the heartbeat converted once per process.
-std::string countsSql(const std::vector<std::string>& executions, bool ranged) {
-    const Proof proof = proofOf(executions, ranged);
+std::string countsSql(const std::vector<std::string>& executions) {
+    const Proof proof = proofOf(executions);
     const std::string when = "CASE WHEN " + proof.proven + " THEN ";
     const std::string byProcess =
-        "(SELECT process_id, count(*) AS n FROM solid_queue_claimed_executions" +
-        in(ranged, " WHERE ", "job_id") +
-        " GROUP BY process_id COLLATE BINARY) x LEFT JOIN solid_queue_processes p ON p.id = "
-        "x.process_id";
-    return proof.cte + " SELECT proof.*, " + when + "(SELECT count(*) FROM solid_queue_jobs" +
-           in(ranged, " WHERE ", "id") + ") END, " + when +
+        "(SELECT process_id, count(*) AS n FROM solid_queue_claimed_executions WHERE job_id "
+        "BETWEEN ?3 AND ?4 GROUP BY process_id COLLATE BINARY) x LEFT JOIN "
+        "solid_queue_processes p ON p.id = x.process_id";
+    return proof.cte + " SELECT proof.*, " + when +
+           "(SELECT count(*) FROM solid_queue_jobs WHERE id BETWEEN ?3 AND ?4) END, " + when +
            "(SELECT count(*) FROM solid_queue_scheduled_executions WHERE " + ns("scheduled_at") +
-           " > ?1" + in(ranged, " AND ", "job_id") + ") END, " + when +
+           " > ?1 AND job_id BETWEEN ?3 AND ?4) END, " + when +
            "(SELECT coalesce(sum(x.n), 0) FROM " + byProcess + ") END, " + when +
            "(SELECT coalesce(sum(x.n), 0) FROM " + byProcess + " WHERE " + kStuck +
            ns("p.last_heartbeat_at") + " <= ?2)) END FROM proof";
@@ -122,12 +116,12 @@ constexpr int kTablePart = 1; ///< + the table's index (claimed: kClaimsPart)
 constexpr int kLaterPart = 10;
 constexpr int kClaimsPart = 11;
 
-/// The statement of byQueue(), always ranged: the proof, then (nothing
+/// The statement of byQueue(): the proof, then (nothing
 /// unless proven) finished jobs per queue, the execution rows of each table
 /// per queue of their job, scheduled rows due later than ?1, and the claims
 /// as joined with those stuck at ?2.
 std::string byQueueSql(const std::vector<std::string>& executions) {
-    const Proof proof = proofOf(executions, true);
+    const Proof proof = proofOf(executions);
     const std::string jobOf = " x CROSS JOIN solid_queue_jobs jb ON jb.id = x.job_id";
     const std::string inRange = " WHERE (SELECT y FROM yes) AND x.job_id BETWEEN ?3 AND ?4";
     const std::string perQueue = " GROUP BY jb.queue_name";
@@ -183,8 +177,7 @@ Counts countsOf(const Sizes& s) {
 
 TableCounts::TableCounts(const std::vector<std::string>& executions)
     : m_schema(schemaSql(executions))
-    , m_whole(countsSql(executions, false))
-    , m_ranged(countsSql(executions, true))
+    , m_counts(countsSql(executions))
     , m_byQueue(byQueueSql(executions))
     , m_tables(executions.size()) {}
 
@@ -202,26 +195,21 @@ std::optional<std::int64_t> TableCounts::schemaOk(Connection& r) const {
     const bool stepped = st->step();
     const std::int64_t at = stepped ? st->int64(0) : 0;
     const bool ok = stepped && !st->isNull(1) && st->int64(1) != 0;
-    st->reset();
     const std::lock_guard<std::mutex> lock(m_mutex);
     m_checked = std::make_pair(at, ok);
     return ok ? std::optional<std::int64_t>(at) : std::nullopt;
 }
 
-std::optional<Counts> TableCounts::counts(Connection& r, TimeNs now,
-                                          std::optional<Range> range) const {
+std::optional<Counts> TableCounts::counts(Connection& r, TimeNs now, Range range) const {
     const auto schema = schemaOk(r);
     if (!schema)
         return std::nullopt;
-    auto st = r.cached(range ? m_ranged : m_whole);
-    st->bind(1, now).bind(2, now - kAliveThreshold).bind(5, *schema);
-    if (range)
-        st->bind(3, range->first).bind(4, range->second);
+    auto st = r.cached(m_counts);
+    st->bind(1, now).bind(2, now - kAliveThreshold).bind(3, range.first).bind(4, range.second);
+    st->bind(5, *schema);
     const int col = 3 + static_cast<int>(m_tables); // the figures
-    if (!st->step() || st->isNull(col)) {
-        st->reset();
+    if (!st->step() || st->isNull(col))
         return std::nullopt; // not proven
-    }
     Sizes s;
     for (std::size_t t = 0; t < m_tables; ++t)
         s.rows[t] = st->int64(3 + static_cast<int>(t));
@@ -229,7 +217,6 @@ std::optional<Counts> TableCounts::counts(Connection& r, TimeNs now,
     s.later = st->int64(col + 1);
     s.claims = st->int64(col + 2);
     s.stuck = st->int64(col + 3);
-    st->reset();
     return countsOf(s);
 }
 

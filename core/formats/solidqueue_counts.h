@@ -25,12 +25,12 @@ public:
     /// `executions`: ready, claimed, failed, scheduled and, when the file has
     /// it, blocked, in that order.
     explicit TableCounts(const std::vector<std::string>& executions);
-    /// Every job id there can be: byQueue() of the whole file.
+    /// Every job id there can be: the whole file.
     static Range everyJob();
 
-    /// The counts of every job, or of the jobs in `range`, at `now`; nullopt
-    /// when they are not proven (then nothing but the proof was read).
-    std::optional<Counts> counts(Connection& r, TimeNs now, std::optional<Range> range) const;
+    /// The counts of the jobs in `range` at `now`; nullopt when they are not
+    /// proven (then nothing but the proof was read).
+    std::optional<Counts> counts(Connection& r, TimeNs now, Range range) const;
     /// The same per queue_name (a NULL name: the key nullopt).
     std::optional<FormatDriver::QueueCountsMap> byQueue(Connection& r, TimeNs now,
                                                         Range range) const;
@@ -43,8 +43,7 @@ private:
     std::string m_schema;
     mutable std::mutex m_mutex;
     mutable std::optional<std::pair<std::int64_t, bool>> m_checked; ///< version, ok
-    std::string m_whole;
-    std::string m_ranged;
+    std::string m_counts;
     std::string m_byQueue;
     std::size_t m_tables = 0;
 };

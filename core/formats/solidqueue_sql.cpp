@@ -358,7 +358,7 @@ public:
     Counts counts(Connection& r, TimeNs now, TimeNs, const std::string& where,
                   const Binds& binds) const override {
         if (where.empty())
-            if (auto c = m_tableCounts->counts(r, now, std::nullopt))
+            if (auto c = m_tableCounts->counts(r, now, TableCounts::everyJob()))
                 return *c;
         QueueCountsMap m = countsByJob(r, now, where, binds, false);
         return m.empty() ? Counts{} : std::move(m.begin()->second);
