@@ -625,42 +625,54 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
     if (!queueCol.empty())
         select.append(", ").append(queueCol);
     select += " FROM ";
-    const auto read = [&](const Where& ww) {
+    const auto take = [&](const Statement& st) {
+        drv.timingRow(st, t, cols);
+        if (const int qc = st.columnCount() - 1; !queueCol.empty())
+            appendQueueName(cols, st.columnType(qc) == SQLITE_NULL
+                                      ? std::nullopt
+                                      : std::optional(st.textView(qc)));
+        // The optional columns: reserved once the format shows it fills them.
+        if (cols.state.size() == 1) {
+            if (cols.attempts.size() == 1)
+                cols.attempts.reserve(cols.state.capacity());
+            if (cols.ownStuck.size() == 1)
+                cols.ownStuck.reserve(cols.state.capacity());
+        }
+    };
+    // The rows of `range` (every key: nullopt), the format's own way where
+    // it has one for an unfiltered scan.
+    const auto read = [&](std::optional<std::pair<std::int64_t, std::int64_t>> range) {
+        if (w.sql.empty() && !key.empty()) {
+            const auto all =
+                range.value_or(std::make_pair(std::numeric_limits<std::int64_t>::min(),
+                                              std::numeric_limits<std::int64_t>::max()));
+            if (drv.rangeTiming(reader(), all.first, all.second, !queueCol.empty(), take))
+                return;
+        }
+        const Where ww = range ? inRange(w, key, *range) : w;
         for (const std::string& src : sources) {
             auto st = reader().cached(std::string(select).append(src).append(ww.sql));
             bindValues(*st, ww.binds);
-            while (st->step()) {
-                drv.timingRow(*st, t, cols);
-                if (const int qc = st->columnCount() - 1; !queueCol.empty())
-                    appendQueueName(cols, st->columnType(qc) == SQLITE_NULL
-                                              ? std::nullopt
-                                              : std::optional(st->textView(qc)));
-                // The optional columns: reserved once the format shows it fills them.
-                if (cols.state.size() == 1) {
-                    if (cols.attempts.size() == 1)
-                        cols.attempts.reserve(cols.state.capacity());
-                    if (cols.ownStuck.size() == 1)
-                        cols.ownStuck.reserve(cols.state.capacity());
-                }
-            }
+            while (st->step())
+                take(*st);
             st->reset();
         }
     };
     if (!rows) {
         const auto turn = readTurn();
-        read(w);
+        read(std::nullopt);
         return cols;
     }
     // The range is read in chunks, each its own read transaction: on a
     // rollback-journal file a writer waits for one chunk only; in WAL mode
     // the WAL can restart between chunks (ChunkPace).
     if (chunkRows() <= 0 || inOwnTransaction()) {
-        read(inRange(w, key, *rows));
+        read(*rows);
         return cols;
     }
     chunkPace(keysPerRange(rows->first, rows->second, chunkRows()))
         .eachRange(*rows, [&](const auto& range) {
-            read(inRange(w, key, range));
+            read(range);
             return true;
         });
     return cols;

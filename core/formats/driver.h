@@ -20,6 +20,7 @@
 #include "../timefmt.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -264,6 +265,18 @@ public:
     /// The select list of timing() and the row decoder.
     virtual std::string timingColumns() const = 0;
     virtual void timingRow(const Statement& st, TimeNs now, TimingColumns& out) const = 0;
+    /// The rows of a whole timing scan (no filter) of the rows whose
+    /// scanKey() is in [lo, hi], where the format has a faster read of a
+    /// range than scanArms(): timingColumns(), then queueColumn() when
+    /// `withQueue`, each row given to `row`, in one statement (one snapshot).
+    /// False: none here, or not for this range, and no row given (Queue then
+    /// reads scanArms()).
+    using RowSink = std::function<void(const Statement&)>;
+    virtual bool rangeTiming(Connection& c, std::int64_t lo, std::int64_t hi, bool withQueue,
+                             const RowSink& row) const {
+        (void)c, (void)lo, (void)hi, (void)withQueue, (void)row;
+        return false;
+    }
 
     // ---- the library API (put, pop, done, ...) -----------------------------
     virtual Message insert(Connection& c, const std::string& data,

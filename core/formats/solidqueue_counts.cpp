@@ -15,6 +15,7 @@
 #include "solidqueue_ops.h"
 #include "solidqueue_text.h"
 
+#include <iterator>
 #include <limits>
 #include <mutex>
 
@@ -147,6 +148,50 @@ std::string byQueueSql(const std::vector<std::string>& executions) {
            " LEFT JOIN solid_queue_processes p ON p.id = x.process_id" + inRange + perQueue;
 }
 
+/// The statement of timing(): the proof's row first (kind NULL, then
+/// whether proven), then (nothing unless proven) the columns of
+/// SolidQueueDriver::timingColumns() as its one pass gives them, and the
+/// job's queue_name with `withQueue`: finished jobs from the jobs table by
+/// id, each execution row with its job by rowid, a claim with its process
+/// as the pass joins it. Proven, every unfinished job is in exactly one
+/// table, so the other tables' columns are the NULLs the pass reads.
+std::string timingSql(const std::vector<std::string>& executions, bool withQueue) {
+    const Proof proof = proofOf(executions);
+    const std::string queue = withQueue ? ", jb.queue_name" : "";
+    const std::string jobOf = " x CROSS JOIN solid_queue_jobs jb ON jb.id = x.job_id";
+    const std::string inRange = " WHERE (SELECT y FROM yes) AND x.job_id BETWEEN ?3 AND ?4";
+    std::string sql = proof.cte + ", yes AS (SELECT " + proof.proven +
+                      " AS y FROM proof) SELECT NULL, y, NULL, NULL, NULL, NULL, NULL, NULL, "
+                      "NULL" +
+                      std::string(withQueue ? ", NULL" : "") +
+                      " FROM yes UNION ALL SELECT 'finished', jb.created_at, NULL, "
+                      "jb.finished_at, NULL, NULL, NULL, NULL, jb.scheduled_at" +
+                      queue +
+                      " FROM solid_queue_jobs jb WHERE (SELECT y FROM yes) AND jb.id BETWEEN ?3 "
+                      "AND ?4 AND +jb.finished_at IS NOT NULL";
+    // Per table, in `executions` order: kind, then claimed_text, done_text,
+    // due_text, process_id, process_row and heartbeat_text.
+    static const char* const kKinds[] = {"ready", "claimed", "failed", "scheduled", "blocked"};
+    static const char* const kColumns[] = {
+        "NULL, NULL, NULL, NULL, NULL, NULL",
+        "x.created_at, NULL, NULL, x.process_id, p.id, p.last_heartbeat_at",
+        "NULL, x.created_at, NULL, NULL, NULL, NULL",
+        "NULL, NULL, x.scheduled_at, NULL, NULL, NULL", "NULL, NULL, NULL, NULL, NULL, NULL"};
+    for (std::size_t i = 0; i < executions.size() && i < std::size(kColumns); ++i)
+        sql.append(" UNION ALL SELECT '")
+            .append(kKinds[i])
+            .append("', jb.created_at, ")
+            .append(kColumns[i])
+            .append(", jb.scheduled_at")
+            .append(queue)
+            .append(" FROM ")
+            .append(executions[i])
+            .append(jobOf)
+            .append(i == 1 ? " LEFT JOIN solid_queue_processes p ON p.id = x.process_id" : "")
+            .append(inRange);
+    return sql;
+}
+
 /// What the tables say of a set of jobs.
 struct Sizes {
     std::int64_t done = 0;
@@ -179,6 +224,7 @@ TableCounts::TableCounts(const std::vector<std::string>& executions)
     : m_schema(schemaSql(executions))
     , m_counts(countsSql(executions))
     , m_byQueue(byQueueSql(executions))
+    , m_timing{timingSql(executions, false), timingSql(executions, true)}
     , m_tables(executions.size()) {}
 
 std::optional<std::int64_t> TableCounts::schemaOk(Connection& r) const {
@@ -253,6 +299,20 @@ std::optional<FormatDriver::QueueCountsMap> TableCounts::byQueue(Connection& r, 
     for (const auto& [name, s] : sizes)
         out.emplace(name, countsOf(s));
     return out;
+}
+
+bool TableCounts::timing(Connection& r, Range range, bool withQueue,
+                         const FormatDriver::RowSink& row) const {
+    const auto schema = schemaOk(r);
+    if (!schema)
+        return false;
+    auto st = r.cached(m_timing[withQueue ? 1 : 0]);
+    st->bind(3, range.first).bind(4, range.second).bind(5, *schema);
+    if (!st->step() || !st->isNull(0) || st->isNull(1) || st->int64(1) == 0)
+        return false; // not proven: nothing read but the proof
+    while (st->step())
+        row(*st);
+    return true;
 }
 
 TableCounts::Range TableCounts::everyJob() {

@@ -4,7 +4,9 @@
 // Solid Queue's counts read table by table (solidqueue_counts.cpp): the
 // sizes of the execution tables, proven in the same read to be the figures
 // of the one pass over the jobs (SolidQueueDriver::countsByJob), for the
-// whole file or a range of job ids (a chunk of Queue::counts).
+// whole file or a range of job ids (a chunk of Queue::counts); and the
+// timing scan (Queue::timing) read the same way, each unfinished job from
+// the one table that holds it.
 
 #include "../query.h"
 #include "../sqlite.h"
@@ -34,6 +36,10 @@ public:
     /// The same per queue_name (a NULL name: the key nullopt).
     std::optional<FormatDriver::QueueCountsMap> byQueue(Connection& r, TimeNs now,
                                                         Range range) const;
+    /// The timing scan of the jobs in `range` (FormatDriver::rangeTiming):
+    /// finished jobs from the jobs table, the others from the table that
+    /// holds each; false when not proven (then no row given).
+    bool timing(Connection& r, Range range, bool withQueue, const FormatDriver::RowSink& row) const;
 
 private:
     /// The schema version when the ids are proven rowids (schemaSql() in
@@ -45,6 +51,7 @@ private:
     mutable std::optional<std::pair<std::int64_t, bool>> m_checked; ///< version, ok
     std::string m_counts;
     std::string m_byQueue;
+    std::string m_timing[2]; ///< without, with the queue column
     std::size_t m_tables = 0;
 };
 

@@ -483,6 +483,11 @@ public:
                "heartbeat_text, scheduled_text";
     }
 
+    bool rangeTiming(Connection& r, std::int64_t lo, std::int64_t hi, bool withQueue,
+                     const RowSink& row) const override {
+        return m_tableCounts->timing(r, std::make_pair(lo, hi), withQueue, row);
+    }
+
     void timingRow(const Statement& st, TimeNs now, TimingColumns& cols) const override {
         constexpr TimeNs none = TimingColumns::kNoTime;
         // classify() without a Message per row (its strings were a tenth of

@@ -362,6 +362,41 @@ inline lq::core::Counts countsByCondition(lq::core::Queue& q,
     return c;
 }
 
+/// The rows of a timing scan, each as text, sorted (the scan's order is
+/// the format's).
+inline std::vector<std::string> describeTiming(const lq::core::TimingColumns& c) {
+    using lq::core::TimingColumns;
+    const auto at = [](const auto& col, std::size_t i) {
+        return i < col.size() ? std::to_string(col[i]) : std::string("-");
+    };
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < c.size(); ++i)
+        out.push_back(at(c.state, i) + " " + at(c.inTime, i) + " " + at(c.lockTime, i) + " " +
+                      at(c.doneTime, i) + " " + at(c.dueTime, i) + " " + at(c.ownStuck, i) + " " +
+                      at(c.attempts, i) + " " +
+                      (i < c.queue.size() && c.queue[i] != TimingColumns::kNoQueue
+                           ? c.queueNames[c.queue[i]]
+                           : std::string("-")));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+/// The timing scan of every row (Queue::timing, as the dashboard and
+/// `lqctl stats` read it, whatever way the format reads an unfiltered scan)
+/// equals the same scan with a filter every row passes, each state and the
+/// format's `extras` (the scan's arms with a condition), and has a row per
+/// stored job.
+inline void checkTimingOfEveryRow(lq::core::Queue& q, const std::vector<std::string>& extras) {
+    using namespace lq::core;
+    Filter every;
+    every.states = {State::Ready, State::Scheduled, State::Locked,
+                    State::Done,  State::Failed,    State::Unknown};
+    every.extraStates = extras;
+    const std::vector<std::string> expected = describeTiming(q.timing(every, true));
+    QCOMPARE(static_cast<std::int64_t>(expected.size()), q.counts().stored);
+    QCOMPARE(describeTiming(q.timing(Filter{}, true)), expected);
+}
+
 /// counts() of `q` equals countsByCondition(), for the whole file and for
 /// each queue (a narrowed count), and the queues' counts add up to the
 /// whole file's. On a rollback-journal copy read in chunks of `chunkRows`
@@ -397,6 +432,7 @@ inline void checkCountsByCondition(const std::string& path, const std::vector<st
         QCOMPARE(seen, perQueue.size());
     };
     checkGrouped(*openAtFactsNow(path));
+    checkTimingOfEveryRow(*openAtFactsNow(path), extras);
     const std::string copy = path + "-chunked.sqlite3";
     {
         Db src(path);
@@ -413,6 +449,7 @@ inline void checkCountsByCondition(const std::string& path, const std::vector<st
     auto chunked = Queue::open(copy, o);
     QCOMPARE(describeCounts(chunked->counts(), extras), whole);
     checkGrouped(*chunked);
+    checkTimingOfEveryRow(*chunked, extras);
 }
 
 /// The operator retries the fixture's `failed` FAILED jobs by filter, with
