@@ -126,9 +126,9 @@ std::string byQueueSql(const std::vector<std::string>& executions) {
     const std::string jobOf = " x CROSS JOIN solid_queue_jobs jb ON jb.id = x.job_id";
     const std::string inRange = " WHERE (SELECT y FROM yes) AND x.job_id BETWEEN ?3 AND ?4";
     const std::string perQueue = " GROUP BY jb.queue_name";
-    std::string sql = proof.cte + ", yes AS (SELECT " + proof.proven + " AS y FROM proof) SELECT " +
-                      std::to_string(kProofPart) + ", NULL, y, 0 FROM yes UNION ALL SELECT " +
-                      std::to_string(kDonePart) +
+    std::string sql = proof.cte + ", yes AS (SELECT " + proof.proven +
+                      " AS y, ok FROM proof) SELECT " + std::to_string(kProofPart) +
+                      ", NULL, y, ok FROM yes UNION ALL SELECT " + std::to_string(kDonePart) +
                       ", queue_name, count(*), 0 FROM solid_queue_jobs WHERE (SELECT y FROM yes) "
                       "AND id BETWEEN ?3 AND ?4 AND +finished_at IS NOT NULL GROUP BY queue_name";
     for (std::size_t i = 0; i < executions.size(); ++i)
@@ -161,7 +161,7 @@ std::string timingSql(const std::vector<std::string>& executions, bool withQueue
     const std::string jobOf = " x CROSS JOIN solid_queue_jobs jb ON jb.id = x.job_id";
     const std::string inRange = " WHERE (SELECT y FROM yes) AND x.job_id BETWEEN ?3 AND ?4";
     std::string sql = proof.cte + ", yes AS (SELECT " + proof.proven +
-                      " AS y FROM proof) SELECT NULL, y, NULL, NULL, NULL, NULL, NULL, NULL, "
+                      " AS y, ok FROM proof) SELECT NULL, y, ok, NULL, NULL, NULL, NULL, NULL, "
                       "NULL" +
                       std::string(withQueue ? ", NULL" : "") +
                       " FROM yes UNION ALL SELECT 'finished', jb.created_at, NULL, "
@@ -227,7 +227,12 @@ TableCounts::TableCounts(const std::vector<std::string>& executions)
     , m_timing{timingSql(executions, false), timingSql(executions, true)}
     , m_tables(executions.size()) {}
 
-std::optional<std::int64_t> TableCounts::schemaOk(Connection& r) const {
+std::optional<std::int64_t> TableCounts::schemaOk(Connection& r, bool fresh) const {
+    if (!fresh) {
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        if (m_checked && m_checked->second)
+            return m_checked->first;
+    }
     const std::int64_t version = r.pragmaInt("schema_version");
     {
         const std::lock_guard<std::mutex> lock(m_mutex);
@@ -246,73 +251,97 @@ std::optional<std::int64_t> TableCounts::schemaOk(Connection& r) const {
     return ok ? std::optional<std::int64_t>(at) : std::nullopt;
 }
 
+template <class Run>
+auto TableCounts::withSchema(Connection& r, const Run& run) const
+    -> decltype(run(std::int64_t{}, std::declval<bool&>())) {
+    for (const bool fresh : {false, true}) {
+        const auto schema = schemaOk(r, fresh);
+        if (!schema)
+            return {};
+        bool moved = false;
+        auto out = run(*schema, moved);
+        if (!moved)
+            return out;
+    }
+    return {}; // moved again: not proven
+}
+
 std::optional<Counts> TableCounts::counts(Connection& r, TimeNs now, Range range) const {
-    const auto schema = schemaOk(r);
-    if (!schema)
-        return std::nullopt;
-    auto st = r.cached(m_counts);
-    st->bind(1, now).bind(2, now - kAliveThreshold).bind(3, range.first).bind(4, range.second);
-    st->bind(5, *schema);
-    const int col = 3 + static_cast<int>(m_tables); // the figures
-    if (!st->step() || st->isNull(col))
-        return std::nullopt; // not proven
-    Sizes s;
-    for (std::size_t t = 0; t < m_tables; ++t)
-        s.rows[t] = st->int64(3 + static_cast<int>(t));
-    s.done = st->int64(col) - st->int64(1);
-    s.later = st->int64(col + 1);
-    s.claims = st->int64(col + 2);
-    s.stuck = st->int64(col + 3);
-    return countsOf(s);
+    return withSchema(r, [&](std::int64_t schema, bool& moved) -> std::optional<Counts> {
+        auto st = r.cached(m_counts);
+        st->bind(1, now).bind(2, now - kAliveThreshold).bind(3, range.first).bind(4, range.second);
+        st->bind(5, schema);
+        const int col = 3 + static_cast<int>(m_tables); // the figures
+        if (!st->step())
+            return std::nullopt;
+        moved = st->int64(0) == 0;
+        if (st->isNull(col))
+            return std::nullopt; // not proven
+        Sizes s;
+        for (std::size_t t = 0; t < m_tables; ++t)
+            s.rows[t] = st->int64(3 + static_cast<int>(t));
+        s.done = st->int64(col) - st->int64(1);
+        s.later = st->int64(col + 1);
+        s.claims = st->int64(col + 2);
+        s.stuck = st->int64(col + 3);
+        return countsOf(s);
+    });
 }
 
 std::optional<FormatDriver::QueueCountsMap> TableCounts::byQueue(Connection& r, TimeNs now,
                                                                  Range range) const {
-    const auto schema = schemaOk(r);
-    if (!schema)
-        return std::nullopt;
-    auto st = r.cached(m_byQueue);
-    st->bind(1, now).bind(2, now - kAliveThreshold).bind(3, range.first).bind(4, range.second);
-    st->bind(5, *schema);
-    bool proven = false;
-    std::map<std::optional<std::string>, Sizes> sizes;
-    while (st->step()) {
-        const std::int64_t part = st->int64(0);
-        const std::int64_t n = st->int64(2);
-        if (part == kProofPart) {
-            proven = n != 0;
-            continue;
-        }
-        Sizes& s = sizes[st->isNull(1) ? std::nullopt : std::optional<std::string>(st->text(1))];
-        if (part == kDonePart)
-            s.done = n;
-        else if (part == kLaterPart)
-            s.later = n;
-        else if (part == kClaimsPart)
-            s.claims = n, s.stuck = st->int64(3);
-        else
-            s.rows[part - kTablePart] = n;
-    }
-    if (!proven)
-        return std::nullopt;
-    FormatDriver::QueueCountsMap out;
-    for (const auto& [name, s] : sizes)
-        out.emplace(name, countsOf(s));
-    return out;
+    return withSchema(
+        r, [&](std::int64_t schema, bool& moved) -> std::optional<FormatDriver::QueueCountsMap> {
+            auto st = r.cached(m_byQueue);
+            st->bind(1, now)
+                .bind(2, now - kAliveThreshold)
+                .bind(3, range.first)
+                .bind(4, range.second);
+            st->bind(5, schema);
+            bool proven = false;
+            std::map<std::optional<std::string>, Sizes> sizes;
+            while (st->step()) {
+                const std::int64_t part = st->int64(0);
+                const std::int64_t n = st->int64(2);
+                if (part == kProofPart) {
+                    proven = n != 0;
+                    moved = st->int64(3) == 0;
+                    continue;
+                }
+                Sizes& s =
+                    sizes[st->isNull(1) ? std::nullopt : std::optional<std::string>(st->text(1))];
+                if (part == kDonePart)
+                    s.done = n;
+                else if (part == kLaterPart)
+                    s.later = n;
+                else if (part == kClaimsPart)
+                    s.claims = n, s.stuck = st->int64(3);
+                else
+                    s.rows[part - kTablePart] = n;
+            }
+            if (!proven)
+                return std::nullopt;
+            FormatDriver::QueueCountsMap out;
+            for (const auto& [name, s] : sizes)
+                out.emplace(name, countsOf(s));
+            return out;
+        });
 }
 
 bool TableCounts::timing(Connection& r, Range range, bool withQueue,
                          const FormatDriver::RowSink& row) const {
-    const auto schema = schemaOk(r);
-    if (!schema)
-        return false;
-    auto st = r.cached(m_timing[withQueue ? 1 : 0]);
-    st->bind(3, range.first).bind(4, range.second).bind(5, *schema);
-    if (!st->step() || !st->isNull(0) || st->isNull(1) || st->int64(1) == 0)
-        return false; // not proven: nothing read but the proof
-    while (st->step())
-        row(*st);
-    return true;
+    return withSchema(r, [&](std::int64_t schema, bool& moved) {
+        auto st = r.cached(m_timing[withQueue ? 1 : 0]);
+        st->bind(3, range.first).bind(4, range.second).bind(5, schema);
+        if (!st->step() || !st->isNull(0))
+            return false;
+        moved = st->int64(2) == 0;
+        if (st->isNull(1) || st->int64(1) == 0)
+            return false; // not proven: nothing read but the proof
+        while (st->step())
+            row(*st);
+        return true;
+    });
 }
 
 TableCounts::Range TableCounts::everyJob() {

@@ -43,8 +43,16 @@ public:
 
 private:
     /// The schema version when the ids are proven rowids (schemaSql() in
-    /// the .cpp), nullopt when they are not.
-    std::optional<std::int64_t> schemaOk(Connection& r) const;
+    /// the .cpp), nullopt when they are not. Unless `fresh`, the version
+    /// last proven, without a read: each statement checks it in its own
+    /// read (withSchema()).
+    std::optional<std::int64_t> schemaOk(Connection& r, bool fresh) const;
+    /// `run(version, moved)` with the version of schemaOk(), and once more
+    /// with a fresh one when it sets `moved` (its statement found the
+    /// schema at another version); nothing when the schema is not proven.
+    template <class Run>
+    auto withSchema(Connection& r, const Run& run) const
+        -> decltype(run(std::int64_t{}, std::declval<bool&>()));
 
     std::string m_schema;
     mutable std::mutex m_mutex;
