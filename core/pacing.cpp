@@ -2,12 +2,30 @@
 #include "pacing.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 
 namespace lq::core {
 
+namespace {
+/// LQ_WAL_READ_FACTOR=n in the environment: WAL files' factor is n, for
+/// comparing paces in one build (lqbench observer); unset: kWalFactor.
+std::int64_t walFactor() {
+    static const std::int64_t factor = [] {
+        const char* v = std::getenv("LQ_WAL_READ_FACTOR");
+        std::int64_t n = 0;
+        if (v && std::from_chars(v, v + std::strlen(v), n).ec == std::errc() && n >= 0)
+            return n;
+        return ReadPacing::kWalFactor;
+    }();
+    return factor;
+}
+} // namespace
+
 std::int64_t ReadPacing::factorFor(const std::string& journalMode) {
-    return journalMode == "wal" || journalMode == "wal2" ? kWalFactor : kRollbackFactor;
+    return journalMode == "wal" || journalMode == "wal2" ? walFactor() : kRollbackFactor;
 }
 
 TimeNs ReadPacing::restAfter(TimeNs costNs, std::int64_t factor, TimeNs minNs, TimeNs maxNs) {

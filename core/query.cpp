@@ -625,20 +625,7 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
     if (!queueCol.empty())
         select.append(", ").append(queueCol);
     select += " FROM ";
-    const auto take = [&](const Statement& st) {
-        drv.timingRow(st, t, cols);
-        if (const int qc = st.columnCount() - 1; !queueCol.empty())
-            appendQueueName(cols, st.columnType(qc) == SQLITE_NULL
-                                      ? std::nullopt
-                                      : std::optional(st.textView(qc)));
-        // The optional columns: reserved once the format shows it fills them.
-        if (cols.state.size() == 1) {
-            if (cols.attempts.size() == 1)
-                cols.attempts.reserve(cols.state.capacity());
-            if (cols.ownStuck.size() == 1)
-                cols.ownStuck.reserve(cols.state.capacity());
-        }
-    };
+    const auto take = [&](const Statement& st) { takeTimingRow(st, t, !queueCol.empty(), cols); };
     // The rows of `range` (every key: nullopt), the format's own way where
     // it has one for an unfiltered scan.
     const auto read = [&](std::optional<std::pair<std::int64_t, std::int64_t>> range) {
@@ -670,8 +657,14 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
         read(*rows);
         return cols;
     }
-    chunkPace(keysPerRange(rows->first, rows->second, chunkRows()))
-        .eachRange(*rows, [&](const auto& range) {
+    // Unfiltered, by the format's prints where it has them: the ranges that
+    // did not change are not read again.
+    const auto rest =
+        w.sql.empty() && !key.empty() ? timingByPrint(*rows, withQueue, t, cols) : rows;
+    if (!rest)
+        return cols;
+    chunkPace(keysPerRange(rest->first, rest->second, chunkRows()))
+        .eachRange(*rest, [&](const auto& range) {
             read(range);
             return true;
         });
@@ -734,18 +727,8 @@ TimingColumns Queue::timing(const Filter& f, bool withQueue) {
     helper.join();
     if (error)
         std::rethrow_exception(error);
-    const auto append = [](auto& to, const auto& from) {
-        to.insert(to.end(), from.begin(), from.end());
-    };
     for (TimingColumns& piece : upper) {
-        append(cols.state, piece.state);
-        cols.inTime.append(piece.inTime);
-        cols.lockTime.append(piece.lockTime);
-        cols.doneTime.append(piece.doneTime);
-        append(cols.attempts, piece.attempts);
-        cols.dueTime.append(piece.dueTime);
-        append(cols.ownStuck, piece.ownStuck);
-        appendQueues(cols, piece);
+        appendTiming(cols, piece);
         piece = TimingColumns{};
 #if defined(__GLIBC__)
         // The pieces came from the helper thread's malloc arena, which keeps

@@ -221,6 +221,16 @@ public:
     /// The timing columns of every matching row (statistics' input);
     /// `withQueue`: with each row's named queue (TimingColumns::queue).
     TimingColumns timing(const Filter& f, bool withQueue = false);
+    /// What an unfiltered timing() keeps of a live file between scans
+    /// (core/timingcache.h): the key ranges whose rows it holds, those rows,
+    /// and the ranges it took from there instead of reading them, since
+    /// the queue was opened. For tests and benchmarks.
+    struct TimingReuse {
+        std::size_t ranges = 0;
+        std::size_t rows = 0;
+        std::uint64_t hits = 0;
+    };
+    TimingReuse timingReuse() const;
     QueueStats stats(const Filter& f = {});
     /// PRAGMA data_version on this thread's read connection: moves when
     /// another connection commits.

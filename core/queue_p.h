@@ -8,6 +8,7 @@
 #include "formats/driver.h"
 #include "queue.h"
 #include "sqlite.h"
+#include "timingcache.h"
 
 #include <atomic>
 #include <memory>
@@ -139,6 +140,20 @@ struct Queue::Impl {
     TimingColumns timingRange(const Filter& f,
                               std::optional<std::pair<std::int64_t, std::int64_t>> rows,
                               std::int64_t capacity = 0, bool withQueue = false);
+    /// One row of a timing scan into `cols`: the format's timingRow(), then
+    /// the row's named queue (its last column) with `queueColumn`.
+    void takeTimingRow(const Statement& st, TimeNs t, bool queueColumn, TimingColumns& cols) const;
+    /// The unfiltered timing scan of `keys` into `cols`, range by range on a
+    /// grid of keys that stays put from one scan to the next, each range's
+    /// print (FormatDriver::rangePrint) and rows in one read transaction; a
+    /// range whose print is the one kept comes from timingCache. Returns
+    /// the keys it left to read the other way (nullopt: none): all of them
+    /// where the format has no print, the rest from a range the format did
+    /// not read its own way (rangeTiming() false).
+    std::optional<std::pair<std::int64_t, std::int64_t>>
+    timingByPrint(std::pair<std::int64_t, std::int64_t> keys, bool withQueue, TimeNs t,
+                  TimingColumns& cols);
+    TimingCache timingCache;
 
     // ---- operator --------------------------------------------------------------
     void applyChunk(Connection& c, Action a, const Target* begin, const Target* end,

@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <thread>
 #include <utility>
 
@@ -227,6 +229,58 @@ void textNs(sqlite3_context* ctx, int, sqlite3_value** argv) {
         sqlite3_result_int64(ctx, *t);
 }
 
+/// lq_print(a, b, ...): an aggregate, a 64-bit print of a set of rows:
+/// the sum of each row's hash of its values (their types and bytes), so
+/// the order the rows come in does not count, and any row added, removed
+/// or changed changes it (but for a 2^-64 chance). 0 for no rows. What a
+/// cached read compares to tell whether its rows moved (TimingCache).
+std::uint64_t mix(std::uint64_t h, std::uint64_t w) {
+    h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+    return h ^ (h >> 29);
+}
+
+void printStep(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+    auto* sum = static_cast<std::uint64_t*>(sqlite3_aggregate_context(ctx, sizeof(std::uint64_t)));
+    if (!sum) {
+        sqlite3_result_error_nomem(ctx);
+        return;
+    }
+    std::uint64_t h = 0x243F6A8885A308D3ULL;
+    for (int i = 0; i < argc; ++i) {
+        const int type = sqlite3_value_type(argv[i]);
+        h = mix(h, static_cast<std::uint64_t>(type));
+        if (type == SQLITE_INTEGER) {
+            h = mix(h, static_cast<std::uint64_t>(sqlite3_value_int64(argv[i])));
+        } else if (type == SQLITE_FLOAT) {
+            const double v = sqlite3_value_double(argv[i]);
+            std::uint64_t bits = 0;
+            std::memcpy(&bits, &v, sizeof bits);
+            h = mix(h, bits);
+        } else if (type != SQLITE_NULL) {
+            const auto* p = static_cast<const unsigned char*>(
+                type == SQLITE_BLOB ? sqlite3_value_blob(argv[i]) : sqlite3_value_text(argv[i]));
+            const auto n = static_cast<std::size_t>(sqlite3_value_bytes(argv[i]));
+            h = mix(h, n);
+            std::size_t k = 0;
+            for (; p && k + 8 <= n; k += 8) {
+                std::uint64_t w = 0;
+                std::memcpy(&w, p + k, sizeof w);
+                h = mix(h, w);
+            }
+            std::uint64_t tail = 0;
+            if (p && k < n)
+                std::memcpy(&tail, p + k, n - k);
+            h = mix(h, tail);
+        }
+    }
+    *sum += mix(h, 0x13198A2E03707344ULL);
+}
+
+void printFinal(sqlite3_context* ctx) {
+    const auto* sum = static_cast<std::uint64_t*>(sqlite3_aggregate_context(ctx, 0));
+    sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(sum ? *sum : 0));
+}
+
 /// lq_seconds_ns(x): CAST(x AS INTEGER) * 1000000000 for an INTEGER or
 /// REAL x, NULL for anything else; past 64 bits the product is a REAL, as
 /// SQL's own * gives it (a Laravel stuck test compares that REAL). One call
@@ -399,6 +453,10 @@ Connection::Connection(const std::string& path, Mode mode, int busyTimeoutMs)
                                        nullptr, fn, nullptr, nullptr, nullptr) != SQLITE_OK)
             throwSqlite(m_db.get(), sqlite3_errcode(m_db.get()), path, name);
     }
+    if (sqlite3_create_function_v2(m_db.get(), "lq_print", -1,
+                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nullptr,
+                                   nullptr, &printStep, &printFinal, nullptr) != SQLITE_OK)
+        throwSqlite(m_db.get(), sqlite3_errcode(m_db.get()), path, "lq_print");
 }
 
 int Connection::onBusy(void* self, int count) {

@@ -192,6 +192,28 @@ std::string timingSql(const std::vector<std::string>& executions, bool withQueue
     return sql;
 }
 
+/// The statement of print(): the schema version, then lq_print() of each
+/// table's rows whose job is in ?1..?2, over every column timingSql() reads
+/// of them (the jobs', each execution table's), then the claims and
+/// scheduled rows there (whose timing depends on more than their rows).
+std::string printSql(const std::vector<std::string>& executions) {
+    // In `executions` order, as timingSql()'s kColumns.
+    static const char* const kColumns[] = {"", ", created_at, process_id", ", created_at",
+                                           ", scheduled_at", ""};
+    std::string sql = "SELECT (SELECT schema_version FROM pragma_schema_version), (SELECT "
+                      "lq_print(id, queue_name, created_at, scheduled_at, finished_at) FROM "
+                      "solid_queue_jobs WHERE id BETWEEN ?1 AND ?2)";
+    for (std::size_t i = 0; i < executions.size() && i < std::size(kColumns); ++i)
+        sql.append(", (SELECT lq_print(id, job_id")
+            .append(kColumns[i])
+            .append(") FROM ")
+            .append(executions[i])
+            .append(" WHERE job_id BETWEEN ?1 AND ?2)");
+    return sql + ", (SELECT count(*) FROM solid_queue_claimed_executions WHERE job_id BETWEEN ?1 "
+                 "AND ?2) + (SELECT count(*) FROM solid_queue_scheduled_executions WHERE job_id "
+                 "BETWEEN ?1 AND ?2)";
+}
+
 /// What the tables say of a set of jobs.
 struct Sizes {
     std::int64_t done = 0;
@@ -225,6 +247,7 @@ TableCounts::TableCounts(const std::vector<std::string>& executions)
     , m_counts(countsSql(executions))
     , m_byQueue(byQueueSql(executions))
     , m_timing{timingSql(executions, false), timingSql(executions, true)}
+    , m_print(printSql(executions))
     , m_tables(executions.size()) {}
 
 std::optional<std::int64_t> TableCounts::schemaOk(Connection& r, bool fresh) const {
@@ -342,6 +365,23 @@ bool TableCounts::timing(Connection& r, Range range, bool withQueue,
             row(*st);
         return true;
     });
+}
+
+std::optional<FormatDriver::RangePrint> TableCounts::print(Connection& r, Range range) const {
+    const auto schema = schemaOk(r, false);
+    if (!schema)
+        return std::nullopt;
+    auto st = r.cached(m_print);
+    st->bind(1, range.first).bind(2, range.second);
+    if (!st->step())
+        return std::nullopt;
+    const int n = st->columnCount();
+    // Each table's print in its place: the same rows moved to another
+    // table print differently.
+    std::uint64_t h = 0;
+    for (int i = 0; i + 1 < n; ++i)
+        h = (h ^ static_cast<std::uint64_t>(st->int64(i))) * 0x100000001B3ULL + std::uint64_t(i);
+    return FormatDriver::RangePrint{h, st->int64(n - 1) == 0};
 }
 
 TableCounts::Range TableCounts::everyJob() {

@@ -40,6 +40,11 @@ public:
     /// finished jobs from the jobs table, the others from the table that
     /// holds each; false when not proven (then no row given).
     bool timing(Connection& r, Range range, bool withQueue, const FormatDriver::RowSink& row) const;
+    /// The print of what timing() reads for `range` (FormatDriver::rangePrint):
+    /// time-free when the range holds no claim (its process's heartbeat
+    /// decides) and no scheduled row (the time decides); nullopt when the
+    /// schema is not proven.
+    std::optional<FormatDriver::RangePrint> print(Connection& r, Range range) const;
 
 private:
     /// The schema version when the ids are proven rowids (schemaSql() in
@@ -60,6 +65,7 @@ private:
     std::string m_counts;
     std::string m_byQueue;
     std::string m_timing[2]; ///< without, with the queue column
+    std::string m_print;
     std::size_t m_tables = 0;
 };
 

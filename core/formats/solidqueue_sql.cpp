@@ -487,6 +487,10 @@ public:
                      const RowSink& row) const override {
         return m_tableCounts->timing(r, std::make_pair(lo, hi), withQueue, row);
     }
+    std::optional<RangePrint> rangePrint(Connection& r, std::int64_t lo,
+                                         std::int64_t hi) const override {
+        return m_tableCounts->print(r, std::make_pair(lo, hi));
+    }
 
     void timingRow(const Statement& st, TimeNs now, TimingColumns& cols) const override {
         constexpr TimeNs none = TimingColumns::kNoTime;

@@ -82,6 +82,7 @@ private slots:
     void countsTableByTableEqualTheJobByJobFigures_data();
     void countsTableByTableEqualTheJobByJobFigures();
     void aSchemaChangedWhileOpenIsCheckedAgain();
+    void timingReadsAgainOnlyTheRangesThatChanged();
 };
 
 void TstSolidQueue::recognisedAndOpeningChangesNothing() {
@@ -655,6 +656,73 @@ void TstSolidQueue::aSchemaChangedWhileOpenIsCheckedAgain() {
     QVERIFY(after != before);
     QCOMPARE(after, describeCounts(countsByCondition(*q, {"blocked"}), {"blocked"}));
     QCOMPARE(describeCounts(q->countsWithQueues().total, {"blocked"}), after);
+}
+
+// A queue left open keeps the timing rows of the ranges that cannot change
+// with the time (no claim, no scheduled row) with their print, and reads
+// again only the ranges another connection changed: after each change, in
+// place or not, it gives what a queue opened afresh gives, and the ranges
+// no change touched are not read.
+void TstSolidQueue::timingReadsAgainOnlyTheRangesThatChanged() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path);
+        db.exec("PRAGMA journal_mode = DELETE");
+        // Two more ranges of finished jobs, past the fixture's.
+        for (int i = 0; i < 8; ++i)
+            db.exec("INSERT INTO solid_queue_jobs (queue_name, class_name, arguments, created_at, "
+                    "updated_at, finished_at) VALUES ('default', 'X', '{}', '2026-11-30 "
+                    "11:00:0" +
+                    std::to_string(i) + "', '2026-11-30 11:00:00', '2026-11-30 11:30:00')");
+    }
+    OpenOptions o;
+    o.clock = fixedClock(kFactsNow);
+    o.scanChunkRows = 4;
+    auto q = Queue::open(path, o);
+    const auto fresh = [&] {
+        auto other = Queue::open(path, o);
+        return describeTiming(other->timing(Filter{}, true));
+    };
+    const std::vector<std::string> first = describeTiming(q->timing(Filter{}, true));
+    QCOMPARE(first, fresh());
+    const Queue::TimingReuse kept = q->timingReuse();
+    QVERIFY(kept.ranges >= 2);
+    QVERIFY(kept.rows >= 8);
+    QCOMPARE(kept.hits, std::uint64_t(0));
+    QCOMPARE(describeTiming(q->timing(Filter{}, true)), first);
+    QCOMPARE(q->timingReuse().hits, std::uint64_t(kept.ranges));
+
+    const auto finished =
+        rows(path, "SELECT id FROM solid_queue_jobs WHERE finished_at IS NOT NULL ORDER BY id");
+    QVERIFY(finished.size() >= 10);
+    const std::string a = finished.front().front(), b = finished.back().front();
+    const std::string ready =
+        rows(path, "SELECT min(job_id) FROM solid_queue_ready_executions").front().front();
+    for (const std::vector<std::string>& change : std::vector<std::vector<std::string>>{
+             {"UPDATE solid_queue_jobs SET created_at = '2026-11-30 10:00:00' WHERE id = " + a},
+             {"UPDATE solid_queue_jobs SET queue_name = 'elsewhere' WHERE id = " + a},
+             {"UPDATE solid_queue_jobs SET finished_at = '2026-11-30 11:59:00' WHERE id = " + b},
+             {"DELETE FROM solid_queue_ready_executions WHERE job_id = " + ready,
+              "UPDATE solid_queue_jobs SET finished_at = '2026-11-30 11:59:59' WHERE id = " +
+                  ready},
+             {"DELETE FROM solid_queue_jobs WHERE id = " + b},
+             {"INSERT INTO solid_queue_jobs (queue_name, class_name, arguments, created_at, "
+              "updated_at, finished_at) VALUES ('default', 'X', '{}', '2026-11-30 11:10:00', "
+              "'2026-11-30 11:10:00', '2026-11-30 11:40:00')"}}) {
+        const std::vector<std::string> before = describeTiming(q->timing(Filter{}, true));
+        {
+            Db db(path);
+            for (const std::string& sql : change)
+                db.exec(sql);
+        }
+        const std::uint64_t hits = q->timingReuse().hits;
+        const std::vector<std::string> after = describeTiming(q->timing(Filter{}, true));
+        QVERIFY2(after != before, change.front().c_str());
+        QCOMPARE(after, fresh());
+        // One range changed; the others came from the cache.
+        QVERIFY2(q->timingReuse().hits > hits, change.front().c_str());
+    }
 }
 
 QTEST_GUILESS_MAIN(TstSolidQueue)

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The timing scan's rows of the key ranges a live file did not change
+// (Queue::timing): kept with the print of what was read
+// (FormatDriver::rangePrint), so a scan reads again only the ranges whose
+// print moved and takes the others from here. A change then costs the
+// print of every range (a hash of its rows in SQL, no row handed to C++)
+// plus the full read of the ranges it touched.
+
+#include "stats.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace lq::core {
+
+/// Appends `from`'s rows to `to`, their queues by name.
+void appendTiming(TimingColumns& to, const TimingColumns& from);
+
+/// One open queue's kept ranges; thread-safe. Only ranges whose rows are the
+/// same at any time (FormatDriver::RangePrint::timeFree) are kept.
+class TimingCache {
+public:
+    using Range = std::pair<std::int64_t, std::int64_t>; ///< keys, both ends in
+    /// At most this many bytes of rows are kept; past it a range is read
+    /// every time.
+    static constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
+
+    /// Appends the rows kept for `range` (read with the queue column or
+    /// not) to `to` when they were read under `print`; false, nothing
+    /// appended, otherwise.
+    bool appendTo(TimingColumns& to, Range range, bool withQueue, std::uint64_t print);
+    /// Keeps `rows` as `range`'s under `print`, dropping every range kept
+    /// that overlaps it (the ranges of a scan move with the file's keys).
+    void keep(Range range, bool withQueue, std::uint64_t print, const TimingColumns& rows);
+    /// Drops everything (the file's schema or contents were replaced).
+    void clear();
+
+    /// For tests and benchmarks: ranges kept, rows in them, and the ranges
+    /// answered from here since the queue was opened.
+    std::size_t ranges() const;
+    std::size_t rows() const;
+    std::uint64_t hits() const;
+
+private:
+    /// A range's rows, unpacked and without slack.
+    struct Rows {
+        std::uint64_t print = 0;
+        std::vector<std::int8_t> state, ownStuck;
+        std::vector<std::int64_t> in, lock, done, due, attempts;
+        std::vector<std::uint32_t> queue; ///< into names, TimingColumns::kNoQueue
+        std::vector<std::string> names;
+        std::size_t bytes() const;
+    };
+    using Key = std::tuple<bool, std::int64_t, std::int64_t>; ///< withQueue, lo, hi
+
+    void dropOverlapping(bool withQueue, Range range);
+
+    mutable std::mutex m_mutex;
+    std::map<Key, Rows> m_kept;
+    std::size_t m_bytes = 0;
+    std::uint64_t m_hits = 0;
+};
+
+} // namespace lq::core
