@@ -657,10 +657,11 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
         read(*rows);
         return cols;
     }
-    // Unfiltered, by the format's prints where it has them: the ranges that
-    // did not change are not read again.
-    const auto rest =
-        w.sql.empty() && !key.empty() ? timingByPrint(*rows, withQueue, t, cols) : rows;
+    // Unfiltered, from the queue's second scan on, by the format's prints
+    // where it has them: the ranges that did not change are not read again.
+    const auto rest = w.sql.empty() && !key.empty() && timingScanned.load()
+                          ? timingByPrint(*rows, withQueue, t, cols)
+                          : rows;
     if (!rest)
         return cols;
     chunkPace(keysPerRange(rest->first, rest->second, chunkRows()))
@@ -672,6 +673,11 @@ TimingColumns Queue::Impl::timingRange(const Filter& f,
 }
 
 TimingColumns Queue::timing(const Filter& f, bool withQueue) {
+    // From the next scan on, ranges are read by their prints.
+    struct Scanned {
+        std::atomic<bool>& flag;
+        ~Scanned() { flag = true; }
+    } const scanned{d->timingScanned};
     // A large table is scanned as two rowid halves on two threads, each on its
     // own read connection (the scan, not the statistics, is the cost).
     constexpr std::int64_t kSplitAbove = 200'000;
