@@ -29,6 +29,8 @@ struct ReadPacing {
     static constexpr std::int64_t kRollbackFactor = 100;
     /// WAL files: readers never block writers; the cost is CPU (and a
     /// WAL that cannot be reset while a read is open: reads are short).
+    /// LQ_WAL_READ_FACTOR=n in the environment replaces it, for comparing
+    /// paces in one build (docs/BENCHMARKS.md).
     static constexpr std::int64_t kWalFactor = 10;
 
     /// The factor for a file in `journalMode` (as PRAGMA journal_mode

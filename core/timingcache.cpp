@@ -27,7 +27,7 @@ void appendTiming(TimingColumns& to, const TimingColumns& from) {
 std::size_t TimingCache::Rows::bytes() const {
     std::size_t names_ = 0;
     for (const std::string& n : names)
-        names_ += n.size() + sizeof n;
+        names_ += n.size() + sizeof(std::string);
     return state.size() + ownStuck.size() +
            (in.size() + lock.size() + done.size() + due.size() + attempts.size()) *
                sizeof(std::int64_t) +
