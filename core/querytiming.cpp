@@ -59,8 +59,7 @@ Queue::Impl::timingByPrint(std::pair<std::int64_t, std::int64_t> keys, bool with
         bool read = false;
         try {
             const auto print = drv.rangePrint(r, range.first, range.second);
-            if (print && print->timeFree &&
-                timingCache.appendTo(cols, range, queueColumn, print->print)) {
+            if (print && timingCache.appendTo(cols, range, queueColumn, *print, t)) {
                 read = true;
             } else if (print) {
                 TimingColumns rows;
@@ -69,8 +68,7 @@ Queue::Impl::timingByPrint(std::pair<std::int64_t, std::int64_t> keys, bool with
                     [&](const Statement& st) { takeTimingRow(st, t, queueColumn, rows); });
                 if (read) {
                     appendTiming(cols, rows);
-                    if (print->timeFree)
-                        timingCache.keep(range, queueColumn, print->print, rows);
+                    timingCache.keep(range, queueColumn, *print, t, rows);
                 }
             }
         } catch (...) {

@@ -6,6 +6,7 @@
 #include "query.h"
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -76,6 +77,12 @@ struct TimingColumns {
     /// otherwise. The per-queue overview's one scan (core/queueoverview.h).
     std::vector<std::uint32_t> queue;
     std::vector<std::string> queueNames;
+    /// The first time after the scan's `now` at which a row's state or stuck
+    /// flag would read otherwise with the file unchanged (a scheduled row
+    /// falling due, a lease running out). A format with prints
+    /// (FormatDriver::rangePrint) lowers it in timingRow(): its kept ranges
+    /// are good until then (Queue's TimingCache).
+    TimeNs changesAt = std::numeric_limits<TimeNs>::max();
     static constexpr std::uint32_t kNoQueue = 0xFFFFFFFFU;
     static constexpr TimeNs kNoTime = PackedColumn::kNull;
     std::size_t size() const { return inTime.size(); }

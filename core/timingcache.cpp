@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "timingcache.h"
 
+#include <algorithm>
+
 namespace lq::core {
 
 namespace {
@@ -22,6 +24,7 @@ void appendTiming(TimingColumns& to, const TimingColumns& from) {
     to.dueTime.append(from.dueTime);
     appendAll(to.ownStuck, from.ownStuck);
     appendQueues(to, from);
+    to.changesAt = std::min(to.changesAt, from.changesAt);
 }
 
 std::size_t TimingCache::Rows::bytes() const {
@@ -34,12 +37,17 @@ std::size_t TimingCache::Rows::bytes() const {
            queue.size() * sizeof(std::uint32_t) + names_ + sizeof(Rows);
 }
 
-bool TimingCache::appendTo(TimingColumns& to, Range range, bool withQueue, std::uint64_t print) {
+bool TimingCache::appendTo(TimingColumns& to, Range range, bool withQueue, std::uint64_t print,
+                           TimeNs now) {
     const std::lock_guard lock(m_mutex);
     const auto it = m_kept.find(Key{withQueue, range.first, range.second});
-    if (it == m_kept.end() || it->second.print != print)
+    // Before the read, a row since fallen due was not; from changesAt on, a
+    // row reads otherwise.
+    if (it == m_kept.end() || it->second.print != print || now < it->second.readAt ||
+        now >= it->second.changesAt)
         return false;
     const Rows& r = it->second;
+    to.changesAt = std::min(to.changesAt, r.changesAt);
     appendAll(to.state, r.state);
     appendAll(to.ownStuck, r.ownStuck);
     appendAll(to.attempts, r.attempts);
@@ -71,10 +79,12 @@ void TimingCache::dropOverlapping(bool withQueue, Range range) {
     }
 }
 
-void TimingCache::keep(Range range, bool withQueue, std::uint64_t print,
+void TimingCache::keep(Range range, bool withQueue, std::uint64_t print, TimeNs readAt,
                        const TimingColumns& rows) {
     Rows r;
     r.print = print;
+    r.readAt = readAt;
+    r.changesAt = rows.changesAt;
     r.state = rows.state;
     r.ownStuck = rows.ownStuck;
     r.attempts = rows.attempts;

@@ -24,8 +24,8 @@ namespace lq::core {
 /// Appends `from`'s rows to `to`, their queues by name.
 void appendTiming(TimingColumns& to, const TimingColumns& from);
 
-/// One open queue's kept ranges; thread-safe. Only ranges whose rows are the
-/// same at any time (FormatDriver::RangePrint::timeFree) are kept.
+/// One open queue's kept ranges; thread-safe. A range's rows are good for a
+/// scan at a time from their read's to their TimingColumns::changesAt.
 class TimingCache {
 public:
     using Range = std::pair<std::int64_t, std::int64_t>; ///< keys, both ends in
@@ -34,12 +34,14 @@ public:
     static constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
 
     /// Appends the rows kept for `range` (read with the queue column or
-    /// not) to `to` when they were read under `print`; false, nothing
-    /// appended, otherwise.
-    bool appendTo(TimingColumns& to, Range range, bool withQueue, std::uint64_t print);
-    /// Keeps `rows` as `range`'s under `print`, dropping every range kept
-    /// that overlaps it (the ranges of a scan move with the file's keys).
-    void keep(Range range, bool withQueue, std::uint64_t print, const TimingColumns& rows);
+    /// not) to `to` when they were read under `print` and are good at
+    /// `now`; false, nothing appended, otherwise.
+    bool appendTo(TimingColumns& to, Range range, bool withQueue, std::uint64_t print, TimeNs now);
+    /// Keeps `rows`, read at `readAt`, as `range`'s under `print`, dropping
+    /// every range kept that overlaps it (the ranges of a scan move with the
+    /// file's keys).
+    void keep(Range range, bool withQueue, std::uint64_t print, TimeNs readAt,
+              const TimingColumns& rows);
     /// Drops everything (the file's schema or contents were replaced).
     void clear();
 
@@ -53,6 +55,7 @@ private:
     /// A range's rows, unpacked and without slack.
     struct Rows {
         std::uint64_t print = 0;
+        TimeNs readAt = 0, changesAt = 0; ///< good for scans at [readAt, changesAt)
         std::vector<std::int8_t> state, ownStuck;
         std::vector<std::int64_t> in, lock, done, due, attempts;
         std::vector<std::uint32_t> queue; ///< into names, TimingColumns::kNoQueue

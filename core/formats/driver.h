@@ -277,18 +277,15 @@ public:
         (void)c, (void)lo, (void)hi, (void)withQueue, (void)row;
         return false;
     }
-    /// A print of what rangeTiming() reads for [lo, hi]: equal prints, the
-    /// same rows (Connection's lq_print()). `timeFree`: every row's timing
-    /// is the same at any `now` (no row whose state or stuck flag depends
-    /// on the time or on another table), so a cached read of the range is
-    /// good while the print holds (Queue's TimingCache). nullopt: none
-    /// here; every timing scan reads every row.
-    struct RangePrint {
-        std::uint64_t print = 0;
-        bool timeFree = false;
-    };
-    virtual std::optional<RangePrint> rangePrint(Connection& c, std::int64_t lo,
-                                                 std::int64_t hi) const {
+    /// A print of everything rangeTiming() reads for [lo, hi], the rows of
+    /// other tables it joins included: equal prints, the same rows
+    /// (Connection's lq_print()). A cached read of the range is good while
+    /// the print holds and the time stays before the rows'
+    /// TimingColumns::changesAt (Queue's TimingCache), which a format with
+    /// prints lowers in timingRow(). nullopt: none here; every timing scan
+    /// reads every row.
+    virtual std::optional<std::uint64_t> rangePrint(Connection& c, std::int64_t lo,
+                                                    std::int64_t hi) const {
         (void)c, (void)lo, (void)hi;
         return std::nullopt;
     }

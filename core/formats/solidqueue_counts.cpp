@@ -194,24 +194,25 @@ std::string timingSql(const std::vector<std::string>& executions, bool withQueue
 
 /// The statement of print(): the schema version, then lq_print() of each
 /// table's rows whose job is in ?1..?2, over every column timingSql() reads
-/// of them (the jobs', each execution table's), then the claims and
-/// scheduled rows there (whose timing depends on more than their rows).
+/// of them (the jobs', each execution table's, a claim's process as
+/// joined: its heartbeat decides the claim's state).
 std::string printSql(const std::vector<std::string>& executions) {
     // In `executions` order, as timingSql()'s kColumns.
-    static const char* const kColumns[] = {"", ", created_at, process_id", ", created_at",
-                                           ", scheduled_at", ""};
+    static const char* const kColumns[] = {
+        "", ", x.created_at, x.process_id, p.id, p.last_heartbeat_at", ", x.created_at",
+        ", x.scheduled_at", ""};
     std::string sql = "SELECT (SELECT schema_version FROM pragma_schema_version), (SELECT "
                       "lq_print(id, queue_name, created_at, scheduled_at, finished_at) FROM "
                       "solid_queue_jobs WHERE id BETWEEN ?1 AND ?2)";
     for (std::size_t i = 0; i < executions.size() && i < std::size(kColumns); ++i)
-        sql.append(", (SELECT lq_print(id, job_id")
+        sql.append(", (SELECT lq_print(x.id, x.job_id")
             .append(kColumns[i])
             .append(") FROM ")
             .append(executions[i])
-            .append(" WHERE job_id BETWEEN ?1 AND ?2)");
-    return sql + ", (SELECT count(*) FROM solid_queue_claimed_executions WHERE job_id BETWEEN ?1 "
-                 "AND ?2) + (SELECT count(*) FROM solid_queue_scheduled_executions WHERE job_id "
-                 "BETWEEN ?1 AND ?2)";
+            .append(" x")
+            .append(i == 1 ? " LEFT JOIN solid_queue_processes p ON p.id = x.process_id" : "")
+            .append(" WHERE x.job_id BETWEEN ?1 AND ?2)");
+    return sql;
 }
 
 /// What the tables say of a set of jobs.
@@ -367,7 +368,7 @@ bool TableCounts::timing(Connection& r, Range range, bool withQueue,
     });
 }
 
-std::optional<FormatDriver::RangePrint> TableCounts::print(Connection& r, Range range) const {
+std::optional<std::uint64_t> TableCounts::print(Connection& r, Range range) const {
     const auto schema = schemaOk(r, false);
     if (!schema)
         return std::nullopt;
@@ -379,9 +380,9 @@ std::optional<FormatDriver::RangePrint> TableCounts::print(Connection& r, Range 
     // Each table's print in its place: the same rows moved to another
     // table print differently.
     std::uint64_t h = 0;
-    for (int i = 0; i + 1 < n; ++i)
+    for (int i = 0; i < n; ++i)
         h = (h ^ static_cast<std::uint64_t>(st->int64(i))) * 0x100000001B3ULL + std::uint64_t(i);
-    return FormatDriver::RangePrint{h, st->int64(n - 1) == 0};
+    return h;
 }
 
 TableCounts::Range TableCounts::everyJob() {

@@ -40,11 +40,10 @@ public:
     /// finished jobs from the jobs table, the others from the table that
     /// holds each; false when not proven (then no row given).
     bool timing(Connection& r, Range range, bool withQueue, const FormatDriver::RowSink& row) const;
-    /// The print of what timing() reads for `range` (FormatDriver::rangePrint):
-    /// time-free when the range holds no claim (its process's heartbeat
-    /// decides) and no scheduled row (the time decides); nullopt when the
-    /// schema is not proven.
-    std::optional<FormatDriver::RangePrint> print(Connection& r, Range range) const;
+    /// The print of what timing() reads for `range` (FormatDriver::rangePrint),
+    /// the claims' processes as it joins them; nullopt when the schema is
+    /// not proven.
+    std::optional<std::uint64_t> print(Connection& r, Range range) const;
 
 private:
     /// The schema version when the ids are proven rowids (schemaSql() in

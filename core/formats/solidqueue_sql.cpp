@@ -487,8 +487,8 @@ public:
                      const RowSink& row) const override {
         return m_tableCounts->timing(r, std::make_pair(lo, hi), withQueue, row);
     }
-    std::optional<RangePrint> rangePrint(Connection& r, std::int64_t lo,
-                                         std::int64_t hi) const override {
+    std::optional<std::uint64_t> rangePrint(Connection& r, std::int64_t lo,
+                                            std::int64_t hi) const override {
         return m_tableCounts->print(r, std::make_pair(lo, hi));
     }
 
@@ -503,6 +503,15 @@ public:
                                                  storedRailsTime(st, 4), leaseExpiry, now);
         cols.state.push_back(static_cast<std::int8_t>(state));
         cols.ownStuck.push_back(std::string_view(extra) == "locked_expired" ? 1 : 0);
+        // When classifyKind() would say otherwise: a scheduled row falls due,
+        // a live claim's lease runs out.
+        std::optional<TimeNs> turns;
+        if (state == State::Scheduled)
+            turns = storedRailsTime(st, 4);
+        else if (state == State::Locked && cols.ownStuck.back() == 0)
+            turns = leaseExpiry;
+        if (turns && *turns > now && *turns < cols.changesAt)
+            cols.changesAt = *turns;
         cols.inTime.push_back(storedRailsTime(st, 1).value_or(none));
         cols.lockTime.push_back(storedRailsTime(st, 2).value_or(none));
         cols.doneTime.push_back(storedRailsTime(st, 3).value_or(none));

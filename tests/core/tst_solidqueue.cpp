@@ -83,6 +83,7 @@ private slots:
     void countsTableByTableEqualTheJobByJobFigures();
     void aSchemaChangedWhileOpenIsCheckedAgain();
     void timingReadsAgainOnlyTheRangesThatChanged();
+    void keptTimingHoldsUntilARowTurns();
 };
 
 void TstSolidQueue::recognisedAndOpeningChangesNothing() {
@@ -727,6 +728,61 @@ void TstSolidQueue::timingReadsAgainOnlyTheRangesThatChanged() {
         // One range changed; the others came from the cache.
         QVERIFY2(q->timingReuse().hits > hits, change.front().c_str());
     }
+}
+
+// A kept range holds a scheduled job (21, due 12:30) and a live claim (job
+// 14, whose lease runs out 5 minutes after its process's heartbeat): the
+// kept rows serve scans until one of them turns, and a heartbeat resets it.
+void TstSolidQueue::keptTimingHoldsUntilARowTurns() {
+    QTemporaryDir dir;
+    const std::string path = copyFixture(dir, kFixture);
+    {
+        Db db(path);
+        db.exec("PRAGMA journal_mode = DELETE");
+    }
+    OpenOptions o;
+    o.clock = fixedClock(kFactsNow);
+    o.scanChunkRows = 4;
+    auto q = Queue::open(path, o);
+    const auto at = [](TimeNs t) {
+        Filter f;
+        f.now = t;
+        return f;
+    };
+    const auto scan = [&](Queue& queue, TimeNs t) {
+        return describeTiming(queue.timing(at(t), true));
+    };
+    const auto fresh = [&](TimeNs t) { return scan(*Queue::open(path, o), t); };
+    const TimeNs minute = 60 * kNsPerSecond;
+    const std::vector<std::string> noon = scan(*q, kFactsNow);
+    QCOMPARE(scan(*q, kFactsNow), noon); // now kept, job 21 and 14 with the rest
+    const std::size_t kept = q->timingReuse().ranges;
+    QVERIFY(kept >= 3);
+    // A minute on, nothing turned: every range from the cache.
+    std::uint64_t hits = q->timingReuse().hits;
+    QCOMPARE(scan(*q, kFactsNow + minute), noon);
+    QCOMPARE(q->timingReuse().hits, hits + kept);
+    // 31 minutes on, job 21 is due and job 14's lease ran out: their ranges
+    // are read again, the others still kept.
+    hits = q->timingReuse().hits;
+    const std::vector<std::string> later = scan(*q, kFactsNow + 31 * minute);
+    QVERIFY(later != noon);
+    QCOMPARE(later, fresh(kFactsNow + 31 * minute));
+    QVERIFY(q->timingReuse().hits > hits);
+    QVERIFY(q->timingReuse().hits < hits + kept);
+    // Back before the read: nothing kept at 12:31 serves noon.
+    QCOMPARE(scan(*q, kFactsNow), noon);
+    // Job 14's process beats at 12:30: at 12:31 its claim is alive again.
+    QCOMPARE(scan(*q, kFactsNow + 31 * minute), later);
+    {
+        Db db(path);
+        db.exec("UPDATE solid_queue_processes SET last_heartbeat_at = '2026-11-30 12:30:00' "
+                "WHERE id = (SELECT process_id FROM solid_queue_claimed_executions WHERE job_id "
+                "= 14)");
+    }
+    const std::vector<std::string> beat = scan(*q, kFactsNow + 31 * minute);
+    QVERIFY(beat != later);
+    QCOMPARE(beat, fresh(kFactsNow + 31 * minute));
 }
 
 QTEST_GUILESS_MAIN(TstSolidQueue)
