@@ -266,6 +266,16 @@ public:
     }
 
 private:
+    /// A file's queues kept open from one refresh to the next: a re-read
+    /// then takes the key ranges that did not change from the queue's
+    /// cache (core/timingcache.h). Opened again when the file was replaced
+    /// (another inode) or a read failed.
+    struct Opened {
+        std::uint64_t device = 0, inode = 0;
+        std::shared_ptr<core::QueueBackend> file;
+        std::map<std::string, std::shared_ptr<core::QueueBackend>> tables; ///< the others
+    };
+
     struct Refresher {
         std::thread thread;
         std::shared_ptr<std::atomic_bool> gone; ///< the file left the list
@@ -350,6 +360,7 @@ private:
         core::ReadPacer pacer;
         std::optional<std::pair<core::FileStamp, core::FileStamp>> read;
         core::TimeNs readAt = 0;
+        Opened opened;
         do {
             if (gone.load())
                 return;
@@ -360,7 +371,7 @@ private:
             if (!due || pacer.waitAt(now) > 0)
                 continue;
             const auto t0 = Clock::now();
-            Read fresh = readFile(path);
+            Read fresh = readFile(path, opened);
             pacer.setFactor(fresh.pacingFactor);
             store(e, std::move(fresh), t0);
             const core::TimeNs end = core::steadyNowNs();
@@ -424,33 +435,43 @@ private:
 
     /// Reads file `path`: one series per queue table of a multi-table file;
     /// a format that keeps one queue in several tables (backlite) is one.
-    Read readFile(const std::string& path) const {
+    Read readFile(const std::string& path, Opened& opened) const {
         Read r;
+        if (const core::FileStamp now = core::fileStamp(path);
+            now.device != opened.device || now.inode != opened.inode) {
+            opened = Opened{};
+            opened.device = now.device;
+            opened.inode = now.inode;
+        }
         try {
             Options one = m_opts;
             one.file = path;
             one.now.reset();
             one.busyTimeoutMs = std::min(m_opts.busyTimeoutMs, 1000);
             // Through the backend seam, as `stats --prometheus` reads it.
-            auto q = openBackendFor(one, false);
-            r.pacingFactor = q->readPacingFactor();
-            std::vector<std::string> tables = {q->info().table};
-            if (core::QueueFormat::of(q->info()).multiTable())
-                tables = q->info().queueTables;
+            if (!opened.file)
+                opened.file = openBackendFor(one, false);
+            core::QueueBackend& q = *opened.file;
+            r.pacingFactor = q.readPacingFactor();
+            std::vector<std::string> tables = {q.info().table};
+            if (core::QueueFormat::of(q.info()).multiTable())
+                tables = q.info().queueTables;
             for (const auto& t : tables) {
-                std::shared_ptr<core::QueueBackend> tq;
-                if (t != q->info().table) {
+                std::shared_ptr<core::QueueBackend>& tq = opened.tables[t];
+                if (t != q.info().table && !tq) {
                     one.table = t;
                     tq = openBackendFor(one, false);
                 }
-                core::QueueBackend& qq = tq ? *tq : *q;
+                core::QueueBackend& qq = tq ? *tq : q;
                 r.queues.push_back(promQueueOf(qq, qq.countsWithQueues(m_opts.stuckAfterNs()),
                                                qq.stats(core::Filter{})));
             }
             r.up = true;
         } catch (const core::Error& ex) {
+            opened = Opened{};
             return failed(ex);
         } catch (const std::exception& ex) {
+            opened = Opened{};
             r.error = ex.what();
         }
         return r;
