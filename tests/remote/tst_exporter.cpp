@@ -17,6 +17,7 @@
 #include <QTest>
 
 #include <atomic>
+#include <cstdio>
 #include <map>
 #include <thread>
 
@@ -58,6 +59,28 @@ private:
                 {QStringLiteral("stats"), path, QStringLiteral("--json")});
         p.waitForFinished();
         return Json::parse(p.readAllStandardOutput().toStdString());
+    }
+
+    /// Starts `lqctl exporter --listen=127.0.0.1:0 args...`; the port it
+    /// says it listens on, 0 if it said none within 30 s.
+    static int startExporter(QProcess& exporter, const QStringList& args) {
+        exporter.setReadChannel(QProcess::StandardError);
+        exporter.start(
+            QStringLiteral(LQCTL_PATH),
+            QStringList{QStringLiteral("exporter"), QStringLiteral("--listen=127.0.0.1:0")} + args);
+        if (!exporter.waitForStarted())
+            return 0;
+        int port = 0;
+        const QRegularExpression re(QStringLiteral(R"(127\.0\.0\.1:(\d+)/metrics)"));
+        const bool said = lq::test::waitFor(
+            [&] {
+                exporter.waitForReadyRead(50);
+                const auto m = re.match(QString::fromUtf8(exporter.peek(4096)));
+                port = m.hasMatch() ? m.captured(1).toInt() : 0;
+                return port > 0;
+            },
+            30000);
+        return said ? port : 0;
     }
 
 private slots:
@@ -167,6 +190,46 @@ private slots:
         QVERIFY(QFile::rename(gone, m_single));
     }
 
+    /// A file replaced under its path (another inode: a restore, a copy moved
+    /// in) is read afresh, not through the queue kept open on the old one.
+    /// Both in rollback-journal mode: a WAL file replaced beside its old
+    /// `-wal` is SQLite's own hazard.
+    void aReplacedFileIsReadAfresh() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("kept.db"));
+        const QString next = dir.filePath(QStringLiteral("next.db"));
+        for (const QString& p : {path, next}) {
+            {
+                auto q = Queue::create(p.toStdString());
+                for (int i = 0; i < (p == path ? 2 : 7); ++i)
+                    q->put("m" + std::to_string(i));
+            }
+            sqlite3* db = nullptr;
+            QCOMPARE(sqlite3_open(p.toUtf8().constData(), &db), SQLITE_OK);
+            QCOMPARE(sqlite3_exec(db, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr),
+                     SQLITE_OK);
+            sqlite3_close(db);
+        }
+        QProcess exporter;
+        const int port = startExporter(exporter, {QStringLiteral("--interval=0.2"), path});
+        QVERIFY(port > 0);
+        const std::string kept = path.toStdString();
+        const auto readyOf = [&] {
+            auto [code, body] = httpGet(port, "/metrics");
+            const auto msgs = messagesOf(body);
+            const auto it = msgs.find(kept);
+            return code == 200 && it != msgs.end() && it->second.count("ready")
+                       ? it->second.at("ready")
+                       : -1.0;
+        };
+        QVERIFY(lq::test::waitFor([&] { return readyOf() == 2; }, 10000));
+        QCOMPARE(std::rename(next.toUtf8().constData(), path.toUtf8().constData()), 0);
+        QVERIFY2(lq::test::waitFor([&] { return readyOf() == 7; }, 10000),
+                 qPrintable(QString::number(readyOf())));
+        exporter.terminate();
+        QVERIFY(exporter.waitForFinished(5000));
+    }
+
     /// A scrape never waits on SQLite: with one file locked by a writer
     /// (a rollback-journal file in an EXCLUSIVE transaction, so every read
     /// of it waits the exporter's busy timeout of 1 s), every scrape answers
@@ -185,21 +248,8 @@ private slots:
         QCOMPARE(sqlite3_exec(db, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr),
                  SQLITE_OK);
         QProcess exporter;
-        exporter.setReadChannel(QProcess::StandardError);
-        exporter.start(QStringLiteral(LQCTL_PATH),
-                       {QStringLiteral("exporter"), QStringLiteral("--listen=127.0.0.1:0"),
-                        QStringLiteral("--interval=0.2"), locked, free});
-        QVERIFY(exporter.waitForStarted());
-        int port = 0;
-        const QRegularExpression re(QStringLiteral(R"(127\.0\.0\.1:(\d+)/metrics)"));
-        QVERIFY(lq::test::waitFor(
-            [&] {
-                exporter.waitForReadyRead(50);
-                const auto m = re.match(QString::fromUtf8(exporter.peek(4096)));
-                port = m.hasMatch() ? m.captured(1).toInt() : 0;
-                return port > 0;
-            },
-            30000));
+        const int port = startExporter(exporter, {QStringLiteral("--interval=0.2"), locked, free});
+        QVERIFY(port > 0);
         QCOMPARE(sqlite3_exec(db, "BEGIN EXCLUSIVE; UPDATE Queue SET status = status;", nullptr,
                               nullptr, nullptr),
                  SQLITE_OK);
