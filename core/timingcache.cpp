@@ -2,6 +2,7 @@
 #include "timingcache.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace lq::core {
 
@@ -13,7 +14,33 @@ template <class T> void appendAll(std::vector<T>& to, const std::vector<T>& from
 template <class Column> std::vector<std::int64_t> unpacked(const Column& c) {
     return std::vector<std::int64_t>(c.begin(), c.end());
 }
+
+/// What every TimingCache of the process keeps, in bytes.
+std::atomic<std::size_t> g_processBytes{0};
+
+/// Takes `bytes` of the process's budget; false, nothing taken, past it.
+bool reserve(std::size_t bytes) {
+    std::size_t now = g_processBytes.load();
+    do {
+        if (now + bytes > TimingCache::kMaxProcessBytes)
+            return false;
+    } while (!g_processBytes.compare_exchange_weak(now, now + bytes));
+    return true;
+}
 } // namespace
+
+TimingCache::~TimingCache() {
+    release(m_bytes);
+}
+
+void TimingCache::release(std::size_t bytes) {
+    m_bytes -= bytes;
+    g_processBytes -= bytes;
+}
+
+std::size_t TimingCache::processBytes() {
+    return g_processBytes.load();
+}
 
 void appendTiming(TimingColumns& to, const TimingColumns& from) {
     appendAll(to.state, from.state);
@@ -71,7 +98,7 @@ void TimingCache::dropOverlapping(bool withQueue, Range range) {
     for (auto it = m_kept.begin(); it != m_kept.end();) {
         const auto& [q, lo, hi] = it->first;
         if (q == withQueue && lo <= range.second && range.first <= hi) {
-            m_bytes -= it->second.bytes();
+            release(it->second.bytes());
             it = m_kept.erase(it);
         } else {
             ++it;
@@ -101,7 +128,7 @@ void TimingCache::keep(Range range, bool withQueue, std::uint64_t print, TimeNs 
     const std::size_t bytes = r.bytes();
     const std::lock_guard lock(m_mutex);
     dropOverlapping(withQueue, range);
-    if (m_bytes + bytes > kMaxBytes)
+    if (m_bytes + bytes > kMaxBytes || !reserve(bytes))
         return; // read every time: the memory is worth more than the read
     m_bytes += bytes;
     m_kept.emplace(Key{withQueue, range.first, range.second}, std::move(r));
@@ -110,7 +137,7 @@ void TimingCache::keep(Range range, bool withQueue, std::uint64_t print, TimeNs 
 void TimingCache::clear() {
     const std::lock_guard lock(m_mutex);
     m_kept.clear();
-    m_bytes = 0;
+    release(m_bytes);
 }
 
 std::size_t TimingCache::ranges() const {

@@ -29,9 +29,17 @@ void appendTiming(TimingColumns& to, const TimingColumns& from);
 class TimingCache {
 public:
     using Range = std::pair<std::int64_t, std::int64_t>; ///< keys, both ends in
-    /// At most this many bytes of rows are kept; past it a range is read
-    /// every time.
+    /// At most this many bytes of rows are kept per queue, and at most
+    /// kMaxProcessBytes by every queue of the process together (an exporter
+    /// watching a folder of big files); past either a range is read every
+    /// time.
     static constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
+    static constexpr std::size_t kMaxProcessBytes = std::size_t{256} << 20;
+
+    TimingCache() = default;
+    TimingCache(const TimingCache&) = delete;
+    TimingCache& operator=(const TimingCache&) = delete;
+    ~TimingCache();
 
     /// Appends the rows kept for `range` (read with the queue column or
     /// not) to `to` when they were read under `print` and are good at
@@ -50,6 +58,8 @@ public:
     std::size_t ranges() const;
     std::size_t rows() const;
     std::uint64_t hits() const;
+    /// The bytes every queue of the process keeps.
+    static std::size_t processBytes();
 
 private:
     /// A range's rows, unpacked and without slack.
@@ -65,6 +75,8 @@ private:
     using Key = std::tuple<bool, std::int64_t, std::int64_t>; ///< withQueue, lo, hi
 
     void dropOverlapping(bool withQueue, Range range);
+    /// Gives back `bytes` of this cache's share of the process's budget.
+    void release(std::size_t bytes);
 
     mutable std::mutex m_mutex;
     std::map<Key, Rows> m_kept;

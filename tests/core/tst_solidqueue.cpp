@@ -7,6 +7,7 @@
 // not (or not only) Solid Queue.
 #include "core/formats/solidqueue.h"
 #include "core/timefmt.h"
+#include "core/timingcache.h"
 #include "formatfacts.h"
 
 #include <QObject>
@@ -743,6 +744,7 @@ void TstSolidQueue::keptTimingHoldsUntilARowTurns() {
     OpenOptions o;
     o.clock = fixedClock(kFactsNow);
     o.scanChunkRows = 4;
+    const std::size_t processBefore = TimingCache::processBytes();
     auto q = Queue::open(path, o);
     const auto at = [](TimeNs t) {
         Filter f;
@@ -758,6 +760,7 @@ void TstSolidQueue::keptTimingHoldsUntilARowTurns() {
     QCOMPARE(scan(*q, kFactsNow), noon); // now kept, job 21 and 14 with the rest
     const std::size_t kept = q->timingReuse().ranges;
     QVERIFY(kept >= 3);
+    QVERIFY(TimingCache::processBytes() > processBefore); // on the process's budget
     // A minute on, nothing turned: every range from the cache.
     std::uint64_t hits = q->timingReuse().hits;
     QCOMPARE(scan(*q, kFactsNow + minute), noon);
@@ -783,6 +786,8 @@ void TstSolidQueue::keptTimingHoldsUntilARowTurns() {
     const std::vector<std::string> beat = scan(*q, kFactsNow + 31 * minute);
     QVERIFY(beat != later);
     QCOMPARE(beat, fresh(kFactsNow + 31 * minute));
+    q.reset(); // gives its share back
+    QCOMPARE(TimingCache::processBytes(), processBefore);
 }
 
 QTEST_GUILESS_MAIN(TstSolidQueue)
