@@ -30,6 +30,13 @@ CountsWithQueues QueueBackend::countsWithQueues(TimeNs stuckAfterNs) {
     return r;
 }
 
+CountsAndStats QueueBackend::countsAndStats(TimeNs stuckAfterNs) {
+    CountsAndStats r;
+    r.counts = countsWithQueues(stuckAfterNs);
+    r.stats = stats(Filter{});
+    return r;
+}
+
 std::vector<std::string> QueueBackend::jsonFieldNames() const {
     return core::jsonFieldNames(info());
 }
@@ -150,11 +157,11 @@ std::int64_t LocalQueueBackend::fileSize() {
 }
 
 CountsWithQueues LocalQueueBackend::countsWithQueues(TimeNs stuckAfterNs) {
-    Queue::CountsWithQueues cq = m_queue->countsWithQueues(stuckAfterNs);
-    CountsWithQueues r;
-    r.total = std::move(cq.total);
-    r.queues = std::move(cq.queues);
-    return r;
+    return m_queue->countsWithQueues(stuckAfterNs);
+}
+
+CountsAndStats LocalQueueBackend::countsAndStats(TimeNs stuckAfterNs) {
+    return m_queue->countsAndStats(stuckAfterNs);
 }
 
 std::vector<Message> LocalQueueBackend::firstPage(const Filter& f, const Sort& s, int limit) {

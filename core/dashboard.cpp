@@ -31,6 +31,8 @@ TimingColumns inRange(const TimingColumns& full, const DashboardQuery& q) {
             ranged.dueTime.push_back(full.dueTime[i]);
         if (!full.ownStuck.empty())
             ranged.ownStuck.push_back(full.ownStuck[i]);
+        if (!full.extra.empty())
+            ranged.extra.push_back(full.extra[i]);
     }
     return ranged;
 }
@@ -148,11 +150,13 @@ DashboardFigures dashboardFiguresOf(const FormatInfo& info, const TimingColumns&
     const QueueFormat& format = QueueFormat::of(info);
     const bool history = format.keepsHistory() || format.storesMetric(Filter::Metric::Wait, info);
     DashboardFigures d = computeDashboardFigures(full, now, history, q);
-    // The timing scan knows the canonical states only; a format with states
-    // of its own (Solid Queue's blocked, Oban's retryable) has its cards
+    // The cards count from the same scan where its rows carry every state
+    // the format counts (Solid Queue's blocked); else (Oban's retryable)
     // from the counts every other view shows (core/statemodel.h).
-    const auto states = partitionStates(format);
-    if (std::any_of(states.begin(), states.end(), [](const auto& p) { return !p.state; }))
+    if (auto c = countsOfScan(format, full, now, q.stuckNs > 0 ? q.stuckNs : kDefaultStuckAfterNs,
+                              false))
+        d.counts = std::move(c->total);
+    else
         d.counts = counts();
     return d;
 }

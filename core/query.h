@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lq::core {
@@ -40,6 +41,13 @@ struct Counts {
     std::int64_t active() const { return ready + locked; }
     /// Adds the counts of a disjoint set of rows (a chunk of a scan).
     Counts& operator+=(const Counts& o);
+};
+
+/// The counts of a whole queue and of each of its named queues, by name
+/// (none for a format without named queues).
+struct CountsWithQueues {
+    Counts total;
+    std::vector<std::pair<std::string, Counts>> queues;
 };
 
 /// Which messages a listing, a count or a batch action covers. Every field

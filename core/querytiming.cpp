@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The timing scan read by prints (Queue::Impl::timingByPrint): a live file's
 // ranges that did not change come from the queue's TimingCache.
+#include "formats/queueformat.h"
 #include "queue_p.h"
+#include "statemodel.h"
 
 #include <sqlite3.h>
 
@@ -39,6 +41,8 @@ void Queue::Impl::takeTimingRow(const Statement& st, TimeNs t, bool queueColumn,
             cols.attempts.reserve(cols.state.capacity());
         if (cols.ownStuck.size() == 1)
             cols.ownStuck.reserve(cols.state.capacity());
+        if (cols.extra.size() == 1)
+            cols.extra.reserve(cols.state.capacity());
     }
 }
 
@@ -82,6 +86,20 @@ Queue::Impl::timingByPrint(std::pair<std::int64_t, std::int64_t> keys, bool with
             return std::nullopt;
         at = range.second + 1;
     }
+}
+
+CountsAndStats Queue::countsAndStats(TimeNs stuckAfterNs) {
+    const QueueFormat& format = QueueFormat::of(info());
+    Filter all;
+    all.now = now();
+    const TimingColumns cols = timing(all, format.namedQueues());
+    CountsAndStats r;
+    if (auto c = countsOfScan(format, cols, *all.now, stuckAfterNs, true))
+        r.counts = std::move(*c);
+    else
+        r.counts = countsWithQueues(stuckAfterNs);
+    r.stats = computeStats(cols, *all.now);
+    return r;
 }
 
 Queue::TimingReuse Queue::timingReuse() const {

@@ -196,10 +196,7 @@ public:
     /// of the queues when a count(*) proves they cover every job, else it
     /// is counted on its own (a job outside every named queue, or a write
     /// between the reads).
-    struct CountsWithQueues {
-        Counts total;
-        std::vector<std::pair<std::string, Counts>> queues;
-    };
+    using CountsWithQueues = core::CountsWithQueues;
     CountsWithQueues countsWithQueues(TimeNs stuckAfterNs = kDefaultStuckAfterNs);
     std::int64_t count(const Filter& f);
     /// A page of messages in a stable order; O(offset) in SQLite, fine for
@@ -232,6 +229,12 @@ public:
     };
     TimingReuse timingReuse() const;
     QueueStats stats(const Filter& f = {});
+    /// countsWithQueues() and stats() of the whole queue from one timing
+    /// scan (with the queue column), where the format's timing rows carry
+    /// every state it counts (countsOfScan()); else the counts are read on
+    /// their own. On a live file whose ranges the TimingCache keeps, the
+    /// counts then cost no read of their own.
+    CountsAndStats countsAndStats(TimeNs stuckAfterNs = kDefaultStuckAfterNs);
     /// PRAGMA data_version on this thread's read connection: moves when
     /// another connection commits.
     std::int64_t dataVersion();

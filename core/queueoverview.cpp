@@ -4,6 +4,7 @@
 #include "formats/queueformat.h"
 #include "queue.h"
 #include "remote/codec.h"
+#include "statemodel.h"
 
 #include <algorithm>
 #include <map>
@@ -25,6 +26,8 @@ void pushRow(TimingColumns& to, const TimingColumns& from, std::size_t i) {
         to.dueTime.push_back(from.dueTime[i]);
     if (!from.ownStuck.empty())
         to.ownStuck.push_back(from.ownStuck[i]);
+    if (!from.extra.empty())
+        to.extra.push_back(from.extra[i]);
 }
 
 Json optTime(const std::optional<TimeNs>& t) {
@@ -124,9 +127,14 @@ QueueOverview queueOverview(Queue& queue, const DashboardQuery& q) {
     const TimeNs now = queue.now();
     const TimeNs stuck = q.stuckNs > 0 ? q.stuckNs : kDefaultStuckAfterNs;
     const QueueFormat& format = QueueFormat::of(queue.info());
-    // The counts every view shows (the format's own states included), in
-    // about one pass for every queue.
-    Queue::CountsWithQueues cq = queue.countsWithQueues(stuck);
+    Filter all;
+    all.now = now;
+    const TimingColumns full = queue.timing(all, format.namedQueues());
+    // The counts every view shows (the format's own states included): from
+    // the same scan where its rows carry them, else in about one pass for
+    // every queue.
+    std::optional<CountsWithQueues> scanned = countsOfScan(format, full, now, stuck, true);
+    CountsWithQueues cq = scanned ? std::move(*scanned) : queue.countsWithQueues(stuck);
     std::vector<std::pair<std::string, Counts>> counts;
     if (!format.namedQueues()) {
         counts.emplace_back(std::string(), std::move(cq.total));
@@ -140,9 +148,7 @@ QueueOverview queueOverview(Queue& queue, const DashboardQuery& q) {
         for (auto& [name, c] : byName)
             counts.emplace_back(name, std::move(c));
     }
-    Filter all;
-    all.now = now;
-    return queueOverviewOf(queue.info(), queue.timing(all, format.namedQueues()), now, q, counts,
+    return queueOverviewOf(queue.info(), full, now, q, counts,
                            format.namedQueues() ? queue.pausedQueues()
                                                 : std::vector<PausedQueue>{});
 }

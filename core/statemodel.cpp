@@ -2,6 +2,7 @@
 #include "statemodel.h"
 
 #include "formats/queueformat.h"
+#include "stats.h"
 
 #include <algorithm>
 #include <cctype>
@@ -135,6 +136,29 @@ std::vector<PartitionState> partitionStates(const QueueFormat& format) {
         out.push_back(std::move(p));
     }
     return out;
+}
+
+std::optional<CountsWithQueues> countsOfScan(const QueueFormat& format, const TimingColumns& cols,
+                                             TimeNs now, TimeNs stuckAfterNs, bool byQueue) {
+    const std::vector<QueueFormat::ExtraState> states = format.extraStates();
+    if (!states.empty() && cols.extra.size() != cols.size())
+        return std::nullopt;
+    const bool named = byQueue && format.namedQueues();
+    if (named && cols.queue.size() != cols.size())
+        return std::nullopt;
+    std::vector<ExtraTally> extras;
+    extras.reserve(states.size());
+    for (const QueueFormat::ExtraState& s : states)
+        extras.push_back({s.name, s.within.empty()});
+    CountsWithQueues r;
+    r.total = countsFrom(cols, now, stuckAfterNs, extras);
+    format.completeCounts(r.total);
+    if (named) {
+        r.queues = countsByQueueFrom(cols, now, stuckAfterNs, extras);
+        for (auto& [name, c] : r.queues)
+            format.completeCounts(c);
+    }
+    return r;
 }
 
 std::vector<SubState> subStates(const QueueFormat& format) {

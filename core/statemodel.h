@@ -26,6 +26,7 @@
 namespace lq::core {
 
 class QueueFormat;
+struct TimingColumns;
 
 /// One state of a format's partition.
 struct PartitionState {
@@ -90,6 +91,15 @@ std::string partitionName(const QueueFormat& format, State s);
 /// The State of the rows in partition state `name` of `format` (nullopt for
 /// the format's own exclusive states, which filters name as such).
 std::optional<State> stateOfName(const QueueFormat& format, std::string_view name);
+
+/// The counts of a timing scan's rows `cols` read at `now`, as the format's
+/// own counts read them: the whole, and with `byQueue` each named queue's
+/// (the scan read with the queue column). One pass for every count a view
+/// shows. nullopt where the scan does not carry every state the format
+/// counts: a format with states of its own whose timing rows leave
+/// TimingColumns::extra empty, or a scan without the queue column.
+std::optional<CountsWithQueues> countsOfScan(const QueueFormat& format, const TimingColumns& cols,
+                                             TimeNs now, TimeNs stuckAfterNs, bool byQueue);
 
 /// The model of counts `c` read from a file of `format`.
 StateModel stateModel(const QueueFormat& format, const Counts& c);

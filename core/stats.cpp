@@ -255,19 +255,44 @@ private:
 };
 } // namespace
 
-Counts countsFrom(const TimingColumns& c, TimeNs now, TimeNs stuckAfterNs) {
-    Counts n;
-    n.stored = static_cast<std::int64_t>(c.size());
-    const bool byRule = c.ownStuck.size() == c.size() && c.size() > 0;
-    for (std::size_t i = 0; i < c.size(); ++i) {
-        switch (static_cast<State>(c.state[i])) {
+namespace {
+
+/// Counts row `i` of `c` into `n` (countsFrom()).
+class RowTally {
+public:
+    RowTally(const TimingColumns& c, TimeNs now, TimeNs stuckAfterNs,
+             const std::vector<ExtraTally>& extras)
+        : m_c(c)
+        , m_now(now)
+        , m_stuckAfter(stuckAfterNs)
+        , m_extras(c.extra.size() == c.size() ? &extras : nullptr)
+        , m_byRule(c.ownStuck.size() == c.size() && c.size() > 0) {}
+
+    /// Every state the columns can tell, at 0.
+    void zero(Counts& n) const {
+        if (m_extras)
+            for (const ExtraTally& e : *m_extras)
+                n.extra[e.name] += 0;
+    }
+
+    void add(Counts& n, std::size_t i) const {
+        ++n.stored;
+        if (m_extras)
+            if (const std::int8_t e = m_c.extra[i];
+                e >= 0 && static_cast<std::size_t>(e) < m_extras->size()) {
+                const ExtraTally& x = (*m_extras)[static_cast<std::size_t>(e)];
+                ++n.extra[x.name];
+                if (x.exclusive)
+                    return;
+            }
+        switch (static_cast<State>(m_c.state[i])) {
         case State::Ready:
             ++n.ready;
             break;
         case State::Locked:
             ++n.locked;
-            if (byRule ? c.ownStuck[i] != 0
-                       : has(c.lockTime[i]) && c.lockTime[i] < now - stuckAfterNs)
+            if (m_byRule ? m_c.ownStuck[i] != 0
+                         : has(m_c.lockTime[i]) && m_c.lockTime[i] < m_now - m_stuckAfter)
                 ++n.stuck;
             break;
         case State::Done:
@@ -291,7 +316,44 @@ Counts countsFrom(const TimingColumns& c, TimeNs now, TimeNs stuckAfterNs) {
             break;
         }
     }
+
+private:
+    const TimingColumns& m_c;
+    TimeNs m_now;
+    TimeNs m_stuckAfter;
+    const std::vector<ExtraTally>* m_extras;
+    bool m_byRule;
+};
+
+} // namespace
+
+Counts countsFrom(const TimingColumns& c, TimeNs now, TimeNs stuckAfterNs,
+                  const std::vector<ExtraTally>& extras) {
+    const RowTally tally(c, now, stuckAfterNs, extras);
+    Counts n;
+    tally.zero(n);
+    for (std::size_t i = 0; i < c.size(); ++i)
+        tally.add(n, i);
     return n;
+}
+
+std::vector<std::pair<std::string, Counts>>
+countsByQueueFrom(const TimingColumns& c, TimeNs now, TimeNs stuckAfterNs,
+                  const std::vector<ExtraTally>& extras) {
+    const RowTally tally(c, now, stuckAfterNs, extras);
+    std::vector<Counts> byIndex(c.queueNames.size());
+    for (Counts& n : byIndex)
+        tally.zero(n);
+    for (std::size_t i = 0; i < c.queue.size() && i < c.size(); ++i)
+        if (c.queue[i] < byIndex.size())
+            tally.add(byIndex[c.queue[i]], i);
+    std::vector<std::pair<std::string, Counts>> out;
+    out.reserve(byIndex.size());
+    for (std::size_t q = 0; q < byIndex.size(); ++q)
+        out.emplace_back(c.queueNames[q], std::move(byIndex[q]));
+    std::sort(out.begin(), out.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    return out;
 }
 
 void appendQueueName(TimingColumns& cols, std::optional<std::string_view> name) {

@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace lq::core {
@@ -71,6 +72,11 @@ struct TimingColumns {
     /// library's rescue age): 1 where the row is past it. Empty: stuck is
     /// LOCKED longer than the operator's threshold (litequeue).
     std::vector<std::int8_t> ownStuck;
+    /// The format's own state of each row (QueueFormat::extraStates()), as
+    /// an index into that list, kNoExtra where none; filled where the
+    /// format's timing rows carry its own states (Solid Queue's blocked),
+    /// empty otherwise.
+    std::vector<std::int8_t> extra;
     /// The named queue of each row, as an index into queueNames (kNoQueue:
     /// a row in no named queue), where the scan was asked for it
     /// (Queue::timing(f, true)) and the format has named queues; empty
@@ -84,6 +90,7 @@ struct TimingColumns {
     /// are good until then (Queue's TimingCache).
     TimeNs changesAt = std::numeric_limits<TimeNs>::max();
     static constexpr std::uint32_t kNoQueue = 0xFFFFFFFFU;
+    static constexpr std::int8_t kNoExtra = -1;
     static constexpr TimeNs kNoTime = PackedColumn::kNull;
     std::size_t size() const { return inTime.size(); }
 };
@@ -107,10 +114,34 @@ struct QueueStats {
     std::optional<TimeNs> firstTime, lastTime; ///< span of every timestamp
 };
 
+/// What a refresh of the exporter or `stats --prometheus` shows of a queue:
+/// its counts, whole and by named queue, and its latency statistics.
+struct CountsAndStats {
+    CountsWithQueues counts;
+    QueueStats stats;
+};
+
+/// A format's own state as the counts tally TimingColumns::extra: its name
+/// in Counts::extra, and whether it is in no canonical state (its rows are
+/// counted there only).
+struct ExtraTally {
+    std::string name;
+    bool exclusive = false;
+};
+
 /// The counts of the rows in `cols` (the same numbers Queue::counts() reads,
 /// from columns already in memory). Stuck follows the format's own rule
-/// where the columns carry it (ownStuck), else `stuckAfterNs`.
-Counts countsFrom(const TimingColumns& cols, TimeNs now, TimeNs stuckAfterNs);
+/// where the columns carry it (ownStuck), else `stuckAfterNs`. Where the
+/// columns carry the format's own states (`extra`), `extras` names them by
+/// index, each counted (0 where no row is in it).
+Counts countsFrom(const TimingColumns& cols, TimeNs now, TimeNs stuckAfterNs,
+                  const std::vector<ExtraTally>& extras = {});
+/// The counts of each named queue of `cols` (read with the queue column),
+/// by name, in the same pass as countsFrom(): rows in no named queue count
+/// in none.
+std::vector<std::pair<std::string, Counts>>
+countsByQueueFrom(const TimingColumns& cols, TimeNs now, TimeNs stuckAfterNs,
+                  const std::vector<ExtraTally>& extras = {});
 
 /// Computes QueueStats from the columns at `now`.
 QueueStats computeStats(const TimingColumns& cols, TimeNs now);

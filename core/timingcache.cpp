@@ -50,6 +50,7 @@ void appendTiming(TimingColumns& to, const TimingColumns& from) {
     appendAll(to.attempts, from.attempts);
     to.dueTime.append(from.dueTime);
     appendAll(to.ownStuck, from.ownStuck);
+    appendAll(to.extra, from.extra);
     appendQueues(to, from);
     to.changesAt = std::min(to.changesAt, from.changesAt);
 }
@@ -58,7 +59,7 @@ std::size_t TimingCache::Rows::bytes() const {
     std::size_t names_ = 0;
     for (const std::string& n : names)
         names_ += n.size() + sizeof(std::string);
-    return state.size() + ownStuck.size() +
+    return state.size() + ownStuck.size() + extra.size() +
            (in.size() + lock.size() + done.size() + due.size() + attempts.size()) *
                sizeof(std::int64_t) +
            queue.size() * sizeof(std::uint32_t) + names_ + sizeof(Rows);
@@ -77,6 +78,7 @@ bool TimingCache::appendTo(TimingColumns& to, Range range, bool withQueue, std::
     to.changesAt = std::min(to.changesAt, r.changesAt);
     appendAll(to.state, r.state);
     appendAll(to.ownStuck, r.ownStuck);
+    appendAll(to.extra, r.extra);
     appendAll(to.attempts, r.attempts);
     for (const std::int64_t v : r.in)
         to.inTime.push_back(v);
@@ -114,6 +116,7 @@ void TimingCache::keep(Range range, bool withQueue, std::uint64_t print, TimeNs 
     r.changesAt = rows.changesAt;
     r.state = rows.state;
     r.ownStuck = rows.ownStuck;
+    r.extra = rows.extra;
     r.attempts = rows.attempts;
     r.in = unpacked(rows.inTime);
     r.lock = unpacked(rows.lockTime);
@@ -123,6 +126,7 @@ void TimingCache::keep(Range range, bool withQueue, std::uint64_t print, TimeNs 
     r.names = rows.queueNames;
     r.state.shrink_to_fit();
     r.ownStuck.shrink_to_fit();
+    r.extra.shrink_to_fit();
     r.attempts.shrink_to_fit();
     r.queue.shrink_to_fit();
     const std::size_t bytes = r.bytes();

@@ -66,7 +66,7 @@ private:
     struct Rows {
         std::uint64_t print = 0;
         TimeNs readAt = 0, changesAt = 0; ///< good for scans at [readAt, changesAt)
-        std::vector<std::int8_t> state, ownStuck;
+        std::vector<std::int8_t> state, ownStuck, extra;
         std::vector<std::int64_t> in, lock, done, due, attempts;
         std::vector<std::uint32_t> queue; ///< into names, TimingColumns::kNoQueue
         std::vector<std::string> names;

@@ -498,15 +498,14 @@ int cmdInfo(const Options& o) {
     return cmdInfoOn(o);
 }
 
-PromQueue promQueueOf(core::QueueBackend& q, core::CountsWithQueues counts,
-                      const core::QueueStats& stats) {
+PromQueue promQueueOf(core::QueueBackend& q, core::CountsAndStats read) {
     PromQueue pq;
     pq.path = absolutePath(q.path());
     pq.info = q.info();
     pq.format = q.formatName();
-    pq.counts = std::move(counts.total);
-    pq.namedQueues = std::move(counts.queues);
-    pq.stats = stats;
+    pq.counts = std::move(read.counts.total);
+    pq.namedQueues = std::move(read.counts.queues);
+    pq.stats = std::move(read.stats);
     pq.fileSize = q.fileSize();
     pq.isFile = q.isFile();
     if (pq.isFile)
@@ -517,25 +516,28 @@ PromQueue promQueueOf(core::QueueBackend& q, core::CountsWithQueues counts,
 int cmdStats(const Options& o) {
     auto q = openBackendFor(o, false);
     const auto& info = q->info();
-    // The whole file's counts and, for Prometheus, each named queue's: one
-    // pass (the whole is their sum), so --prometheus costs what --json does.
-    core::CountsWithQueues cq;
-    if (o.prometheus && o.queue.empty()) {
-        cq = q->countsWithQueues(o.stuckAfterNs());
+    // The whole file's counts and, for Prometheus, each named queue's, with
+    // the statistics: one timing scan where its rows carry every state
+    // (QueueBackend::countsAndStats()), so --prometheus costs what --json
+    // does.
+    core::CountsAndStats read;
+    if (o.queue.empty()) {
+        read = q->countsAndStats(o.stuckAfterNs());
     } else {
-        cq.total = q->counts(o.stuckAfterNs(), o.queue);
+        read.counts.total = q->counts(o.stuckAfterNs(), o.queue);
         if (o.prometheus && core::QueueFormat::of(info).namedQueues())
-            cq.queues.emplace_back(o.queue, cq.total);
+            read.counts.queues.emplace_back(o.queue, read.counts.total);
+        core::Filter inQueue;
+        inQueue.queue = o.queue;
+        read.stats = q->stats(inQueue);
     }
-    const core::Counts& c = cq.total;
-    core::Filter inQueue;
-    inQueue.queue = o.queue;
-    const auto st = q->stats(inQueue);
     if (o.prometheus) {
-        out(prometheusText({promQueueOf(*q, std::move(cq), st)}, o.stuckAfterSeconds, q->now(),
+        out(prometheusText({promQueueOf(*q, std::move(read))}, o.stuckAfterSeconds, q->now(),
                            false));
         return ExitOk;
     }
+    const core::Counts& c = read.counts.total;
+    const core::QueueStats& st = read.stats;
     if (o.json) {
         core::Json j = statsJson(info, c, st);
         j.set("format", q->formatName());
@@ -600,8 +602,7 @@ int cmdFleet(const Options& o) {
             one.table = e->table;
             try {
                 auto q = openBackendFor(one, false);
-                pq.push_back(promQueueOf(*q, q->countsWithQueues(o.stuckAfterNs()),
-                                         q->stats(core::Filter{})));
+                pq.push_back(promQueueOf(*q, q->countsAndStats(o.stuckAfterNs())));
             } catch (const core::Error& ex) {
                 // Changed between the scan and now: report it, keep the rest.
                 err("lqctl: " + terminalSafe(e->path) + ": " + terminalSafe(ex.detail()) + "\n");

@@ -77,11 +77,10 @@ template <class Q> void checkQueueOption(const Options& o, Q& q) {
 /// file does not hold is refused, for a read.
 std::shared_ptr<core::QueueBackend> openBackendFor(const Options& o, bool write);
 
-/// One queue of a Prometheus exposition as backend `q` reads it: `counts`
-/// (countsWithQueues), `stats`, its size; `stats --prometheus` and the
-/// exporter's databases alike.
-PromQueue promQueueOf(core::QueueBackend& q, core::CountsWithQueues counts,
-                      const core::QueueStats& stats);
+/// One queue of a Prometheus exposition as backend `q` reads it: `read`
+/// (QueueBackend::countsAndStats()) and its size; `stats --prometheus`, the
+/// exporter and `fleet --prometheus` alike.
+PromQueue promQueueOf(core::QueueBackend& q, core::CountsAndStats read);
 /// The filter of --status, --stuck, --search, --older-than and --queue on
 /// a file of `format` (a state with the library's own word included).
 core::Filter filterFrom(const Options& o, const core::QueueFormat& format);

@@ -463,8 +463,7 @@ private:
                     tq = openBackendFor(one, false);
                 }
                 core::QueueBackend& qq = tq ? *tq : q;
-                r.queues.push_back(promQueueOf(qq, qq.countsWithQueues(m_opts.stuckAfterNs()),
-                                               qq.stats(core::Filter{})));
+                r.queues.push_back(promQueueOf(qq, qq.countsAndStats(m_opts.stuckAfterNs())));
             }
             r.up = true;
         } catch (const core::Error& ex) {
@@ -481,8 +480,7 @@ private:
     /// --prometheus` does.
     Read readDatabase(core::QueueBackend& db) const {
         Read r;
-        r.queues.push_back(
-            promQueueOf(db, db.countsWithQueues(m_opts.stuckAfterNs()), db.stats(core::Filter{})));
+        r.queues.push_back(promQueueOf(db, db.countsAndStats(m_opts.stuckAfterNs())));
         r.up = true;
         return r;
     }

@@ -93,6 +93,10 @@ public:
         std::string description;
     };
     virtual std::vector<ExtraState> extraStates() const { return {}; }
+    /// Sets the counts' fields the format derives from others, as its own
+    /// counts do (Solid Queue: locked_expired, leased and expired from
+    /// stuck): applied to counts tallied from a timing scan (countsOfScan()).
+    virtual void completeCounts(Counts& c) const { (void)c; }
     /// The format's own exclusive states that are failures an operator must
     /// see, like FAILED (goqite's dead_letter): health and banners count them.
     virtual std::vector<std::string> failureStates() const { return {}; }

@@ -235,13 +235,18 @@ Counts countsOf(const Sizes& s) {
     c.failed = s.rows[2];
     c.extra["blocked"] = s.rows[4];
     c.stored = c.done + c.ready + c.scheduled + c.locked + c.failed + s.rows[4];
-    c.extra["locked_expired"] = c.stuck;
-    c.leased = c.locked - c.stuck;
-    c.expired = c.stuck;
+    completeCounts(c);
     return c;
 }
 
 } // namespace
+
+void completeCounts(Counts& c) {
+    c.extra["blocked"] += 0; // present in every count
+    c.extra["locked_expired"] = c.stuck;
+    c.leased = c.locked - c.stuck;
+    c.expired = c.stuck;
+}
 
 TableCounts::TableCounts(const std::vector<std::string>& executions)
     : m_schema(schemaSql(executions))

@@ -21,6 +21,11 @@
 
 namespace lq::core::solidqueue {
 
+/// The fields Solid Queue's counts derive: blocked present (0 where none),
+/// locked_expired, leased and expired from stuck. Every count of the format
+/// ends with it (SolidQueueFormat::completeCounts()).
+void completeCounts(Counts& c);
+
 class TableCounts {
 public:
     using Range = std::pair<std::int64_t, std::int64_t>; ///< job ids, both ends in

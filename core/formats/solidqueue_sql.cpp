@@ -433,12 +433,8 @@ public:
             c.extra["blocked"] = st->int64(8);
             c.unknown = st->int64(9);
         }
-        for (auto& [name, c] : out) {
-            c.extra["blocked"] += 0; // present in every group, as in counts()
-            c.extra["locked_expired"] = c.stuck;
-            c.leased = c.locked - c.stuck;
-            c.expired = c.stuck;
-        }
+        for (auto& [name, c] : out)
+            solidqueue::completeCounts(c);
         return out;
     }
 
@@ -503,6 +499,11 @@ public:
                                                  storedRailsTime(st, 4), leaseExpiry, now);
         cols.state.push_back(static_cast<std::int8_t>(state));
         cols.ownStuck.push_back(std::string_view(extra) == "locked_expired" ? 1 : 0);
+        // The format's own state, as its place in SolidQueueFormat::extraStates().
+        cols.extra.push_back(std::string_view(extra) == "blocked" ? std::int8_t{0}
+                             : std::string_view(extra) == "locked_expired"
+                                 ? std::int8_t{1}
+                                 : TimingColumns::kNoExtra);
         // When classifyKind() would say otherwise: a scheduled row falls due,
         // a live claim's lease runs out.
         std::optional<TimeNs> turns;

@@ -332,6 +332,15 @@ inline std::string describeCounts(const lq::core::Counts& c,
     return s;
 }
 
+/// Every field of `c`, each extra state it holds included.
+inline std::string describeEveryCount(const lq::core::Counts& c) {
+    std::string s = describeCounts(c, {}) + ", leased " + std::to_string(c.leased) + ", expired " +
+                    std::to_string(c.expired);
+    for (const auto& [name, n] : c.extra)
+        s += ", " + name + " " + std::to_string(n);
+    return s;
+}
+
 /// The same figures state by state through Queue::count(): each state's
 /// condition on the rows of the format's source, one row per job as a
 /// listing reads them, narrowed to `queue` when given. Whatever way a
@@ -433,6 +442,21 @@ inline void checkCountsByCondition(const std::string& path, const std::vector<st
             seen += perQueue.count(name);
         }
         QCOMPARE(seen, perQueue.size());
+        // The same figures, every field, from the one timing scan the
+        // exporter and `stats --prometheus` read where its rows carry every
+        // state the format counts (countsOfScan()).
+        const CountsAndStats cs = q.countsAndStats();
+        QCOMPARE(describeEveryCount(cs.counts.total), describeEveryCount(cq.total));
+        QCOMPARE(cs.counts.queues.size(), cq.queues.size());
+        for (std::size_t i = 0; i < cq.queues.size(); ++i) {
+            QCOMPARE(cs.counts.queues[i].first, cq.queues[i].first);
+            QCOMPARE(describeEveryCount(cs.counts.queues[i].second),
+                     describeEveryCount(cq.queues[i].second));
+        }
+        const QueueStats st = q.stats();
+        QCOMPARE(cs.stats.wait.count, st.wait.count);
+        QCOMPARE(cs.stats.total.p50, st.total.p50);
+        QCOMPARE(cs.stats.doneLastHour, st.doneLastHour);
     };
     checkGrouped(*openAtFactsNow(path));
     checkTimingOfEveryRow(*openAtFactsNow(path), extras);

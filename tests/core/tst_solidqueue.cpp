@@ -634,6 +634,13 @@ void TstSolidQueue::countsTableByTableEqualTheJobByJobFigures() {
             db.exec(toStd(s));
     }
     checkCountsByCondition(path, {"blocked"});
+    // Those figures came from the timing scan's rows too (blocked among
+    // them), not from the counts read on their own.
+    auto q = openAtFactsNow(path);
+    Filter all;
+    all.now = q->now();
+    QVERIFY(countsOfScan(QueueFormat::of(q->info()), q->timing(all, true), *all.now,
+                         kDefaultStuckAfterNs, true));
 }
 
 // The schema's part of the proof (every id a rowid) is read once per schema
