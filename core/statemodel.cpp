@@ -141,7 +141,12 @@ std::vector<PartitionState> partitionStates(const QueueFormat& format) {
 std::optional<CountsWithQueues> countsOfScan(const QueueFormat& format, const TimingColumns& cols,
                                              TimeNs now, TimeNs stuckAfterNs, bool byQueue) {
     const std::vector<QueueFormat::ExtraState> states = format.extraStates();
-    if (!states.empty() && cols.extra.size() != cols.size())
+    // An abandoned claim is stuck by the format's own rule (ownStuck): only
+    // its other states need the column.
+    const bool stuckState = std::any_of(states.begin(), states.end(), [](const auto& s) {
+        return s.name == QueueFormat::kStuckState;
+    });
+    if (states.size() > (stuckState ? 1U : 0U) && cols.extra.size() != cols.size())
         return std::nullopt;
     const bool named = byQueue && format.namedQueues();
     if (named && cols.queue.size() != cols.size())

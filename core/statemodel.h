@@ -96,8 +96,9 @@ std::optional<State> stateOfName(const QueueFormat& format, std::string_view nam
 /// own counts read them: the whole, and with `byQueue` each named queue's
 /// (the scan read with the queue column). One pass for every count a view
 /// shows. nullopt where the scan does not carry every state the format
-/// counts: a format with states of its own whose timing rows leave
-/// TimingColumns::extra empty, or a scan without the queue column.
+/// counts: a format with states of its own (other than locked_expired,
+/// which is stuck) whose timing rows leave TimingColumns::extra empty, or
+/// a scan without the queue column.
 std::optional<CountsWithQueues> countsOfScan(const QueueFormat& format, const TimingColumns& cols,
                                              TimeNs now, TimeNs stuckAfterNs, bool byQueue);
 

@@ -12,6 +12,8 @@ namespace lq::core {
 /// ever. The token is (id, received, timeout).
 class GoqiteFormat final : public QueueFormat {
 public:
+    /// Every claim is a lease that frees itself: leased is LOCKED.
+    void completeCounts(Counts& c) const override { c.leased = c.locked; }
     std::string stuckRule() const override {
         return "none: a lapsed lease makes the message receivable again";
     }

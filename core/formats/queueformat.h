@@ -94,9 +94,10 @@ public:
     };
     virtual std::vector<ExtraState> extraStates() const { return {}; }
     /// Sets the counts' fields the format derives from others, as its own
-    /// counts do (Solid Queue: locked_expired, leased and expired from
-    /// stuck): applied to counts tallied from a timing scan (countsOfScan()).
-    virtual void completeCounts(Counts& c) const { (void)c; }
+    /// counts do: applied to counts tallied from a timing scan
+    /// (countsOfScan()). By default, where the format has kStuckState, an
+    /// abandoned claim is the stuck part of LOCKED and a lease the rest.
+    virtual void completeCounts(Counts& c) const;
     /// The format's own exclusive states that are failures an operator must
     /// see, like FAILED (goqite's dead_letter): health and banners count them.
     virtual std::vector<std::string> failureStates() const { return {}; }

@@ -17,6 +17,7 @@
 #include "river.h"
 #include "solidqueue.h"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -103,6 +104,16 @@ std::vector<const QueueFormat*> QueueFormat::all() {
     for (const Registered& r : kTable)
         out.push_back(r.kind);
     return out;
+}
+
+void QueueFormat::completeCounts(Counts& c) const {
+    const auto states = extraStates();
+    if (std::none_of(states.begin(), states.end(),
+                     [](const ExtraState& s) { return s.name == kStuckState; }))
+        return;
+    c.extra[kStuckState] = c.stuck;
+    c.leased = c.locked - c.stuck;
+    c.expired = c.stuck;
 }
 
 std::string QueueFormat::whyNot(Action a, const FormatInfo& info) const {

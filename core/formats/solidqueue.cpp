@@ -9,7 +9,6 @@
 #include "../error.h"
 #include "driver.h"
 #include "schema.h"
-#include "solidqueue_counts.h"
 #include "solidqueue_ops.h"
 
 #include <algorithm>
@@ -95,10 +94,6 @@ std::vector<QueueFormat::ExtraState> SolidQueueFormat::extraStates() const {
              "claimed by a process whose row is gone or whose heartbeat is older than 5 minutes "
              "(the library's process_alive_threshold): an abandoned claim; counted in LOCKED "
              "and stuck too"}};
-}
-
-void SolidQueueFormat::completeCounts(Counts& c) const {
-    solidqueue::completeCounts(c);
 }
 
 std::string SolidQueueFormat::whyNoMetric(Filter::Metric m, const FormatInfo& info) const {

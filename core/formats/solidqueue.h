@@ -28,7 +28,6 @@ public:
         return "TEXT UTC with microseconds (Rails datetime(6))";
     }
     std::vector<ExtraState> extraStates() const override;
-    void completeCounts(Counts& c) const override;
     std::vector<Field> fields() const override {
         return {Field::Queue,       Field::Job,   Field::Priority,
                 Field::Attempts,    Field::Error, Field::ScheduledAt,

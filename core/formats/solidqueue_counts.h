@@ -22,8 +22,8 @@
 namespace lq::core::solidqueue {
 
 /// The fields Solid Queue's counts derive: blocked present (0 where none),
-/// locked_expired, leased and expired from stuck. Every count of the format
-/// ends with it (SolidQueueFormat::completeCounts()).
+/// locked_expired, leased and expired from stuck. Every count read from the
+/// tables ends with it (a count from the timing scan: countsOfScan()).
 void completeCounts(Counts& c);
 
 class TableCounts {

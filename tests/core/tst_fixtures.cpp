@@ -3,8 +3,10 @@
 // Python's sqlite3 and cross-checked with the sqlite3 shell), the bad files
 // with their exact errors, and "opening never modifies" (docs/FORMATS.md, §3.6).
 
+#include "formatfacts.h"
 #include "testutil.h"
 
+#include "core/statemodel.h"
 #include "core/timefmt.h"
 
 #include <QDirIterator>
@@ -902,6 +904,13 @@ void TstFixtures::formatsCountsFromColumns() {
         QCOMPARE(fromCols.locked, direct.locked);
         QCOMPARE(fromCols.ready, direct.ready);
         QCOMPARE(fromCols.stored, direct.stored);
+        // Every field, the format's own states included, where the scan
+        // carries them all (the exporter's and the dashboard's one pass).
+        const QueueFormat& format = QueueFormat::of(q->info());
+        if (const auto scanned = countsOfScan(format, cols, now, stuckAfter, false))
+            QCOMPARE(describeEveryCount(scanned->total), describeEveryCount(direct));
+        else
+            QVERIFY2(!format.extraStates().empty(), "a format without states of its own");
     }
 }
 
