@@ -30,9 +30,12 @@ CountsWithQueues QueueBackend::countsWithQueues(TimeNs stuckAfterNs) {
     return r;
 }
 
-CountsAndStats QueueBackend::countsAndStats(TimeNs stuckAfterNs) {
+CountsAndStats QueueBackend::countsAndStats(TimeNs stuckAfterNs, bool byQueue) {
     CountsAndStats r;
-    r.counts = countsWithQueues(stuckAfterNs);
+    if (byQueue)
+        r.counts = countsWithQueues(stuckAfterNs);
+    else
+        r.counts.total = counts(stuckAfterNs, {});
     r.stats = stats(Filter{});
     return r;
 }
@@ -160,8 +163,8 @@ CountsWithQueues LocalQueueBackend::countsWithQueues(TimeNs stuckAfterNs) {
     return m_queue->countsWithQueues(stuckAfterNs);
 }
 
-CountsAndStats LocalQueueBackend::countsAndStats(TimeNs stuckAfterNs) {
-    return m_queue->countsAndStats(stuckAfterNs);
+CountsAndStats LocalQueueBackend::countsAndStats(TimeNs stuckAfterNs, bool byQueue) {
+    return m_queue->countsAndStats(stuckAfterNs, byQueue);
 }
 
 std::vector<Message> LocalQueueBackend::firstPage(const Filter& f, const Sort& s, int limit) {

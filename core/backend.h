@@ -112,9 +112,10 @@ public:
     /// The counts of the whole queue and of each named queue (Prometheus'
     /// per-queue series): one pass on a local file, else one count each.
     virtual CountsWithQueues countsWithQueues(TimeNs stuckAfterNs);
-    /// countsWithQueues() and stats() of the whole queue, in one timing scan
-    /// where the scan carries every state (Queue::countsAndStats()).
-    virtual CountsAndStats countsAndStats(TimeNs stuckAfterNs);
+    /// countsWithQueues() (`byQueue`; else the whole queue's counts only)
+    /// and stats() of the whole queue, in one timing scan where the scan
+    /// carries every state (Queue::countsAndStats()).
+    virtual CountsAndStats countsAndStats(TimeNs stuckAfterNs, bool byQueue = true);
     /// The counts of named queue `queue` ("": the whole file).
     virtual Counts counts(TimeNs stuckAfterNs, const std::string& queue) = 0;
     /// The JSON fields of its jobs a Filter::where may name (core/jsonwhere.h),
@@ -285,7 +286,7 @@ public:
     QueueStats stats(const Filter& f) override;
     std::int64_t fileSize() override;
     CountsWithQueues countsWithQueues(TimeNs stuckAfterNs) override;
-    CountsAndStats countsAndStats(TimeNs stuckAfterNs) override;
+    CountsAndStats countsAndStats(TimeNs stuckAfterNs, bool byQueue = true) override;
     Counts counts(TimeNs stuckAfterNs, const std::string& queue) override;
     std::vector<std::string> queueNames() override;
     DashboardFigures dashboard(const DashboardQuery& q) override;

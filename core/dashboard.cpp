@@ -136,7 +136,11 @@ DashboardFigures dashboardFigures(Queue& queue, const DashboardQuery& q) {
     const TimeNs now = queue.now();
     Filter all;
     all.now = now;
-    return dashboardFiguresOf(queue.info(), queue.timing(all), now, q, [&] {
+    // With each row's named queue, as the per-queue overview and the
+    // exporter read it: the three share the rows the queue's TimingCache
+    // keeps, where two sets of a million-job file would not fit its budget.
+    const bool named = QueueFormat::of(queue.info()).namedQueues();
+    return dashboardFiguresOf(queue.info(), queue.timing(all, named), now, q, [&] {
         return queue.counts(q.stuckNs > 0 ? q.stuckNs : kDefaultStuckAfterNs);
     });
 }

@@ -88,16 +88,22 @@ Queue::Impl::timingByPrint(std::pair<std::int64_t, std::int64_t> keys, bool with
     }
 }
 
-CountsAndStats Queue::countsAndStats(TimeNs stuckAfterNs) {
-    const QueueFormat& format = QueueFormat::of(info());
+CountsWithQueues Queue::countsOf(const TimingColumns& cols, TimeNs now, TimeNs stuckAfterNs,
+                                 bool byQueue) {
+    if (auto c = countsOfScan(QueueFormat::of(info()), cols, now, stuckAfterNs, byQueue))
+        return std::move(*c);
+    if (byQueue)
+        return countsWithQueues(stuckAfterNs);
+    return {counts(stuckAfterNs), {}};
+}
+
+CountsAndStats Queue::countsAndStats(TimeNs stuckAfterNs, bool byQueue) {
+    const bool named = byQueue && QueueFormat::of(info()).namedQueues();
     Filter all;
     all.now = now();
-    const TimingColumns cols = timing(all, format.namedQueues());
+    const TimingColumns cols = timing(all, named);
     CountsAndStats r;
-    if (auto c = countsOfScan(format, cols, *all.now, stuckAfterNs, true))
-        r.counts = std::move(*c);
-    else
-        r.counts = countsWithQueues(stuckAfterNs);
+    r.counts = countsOf(cols, *all.now, stuckAfterNs, named);
     r.stats = computeStats(cols, *all.now);
     return r;
 }

@@ -229,12 +229,17 @@ public:
     };
     TimingReuse timingReuse() const;
     QueueStats stats(const Filter& f = {});
-    /// countsWithQueues() and stats() of the whole queue from one timing
-    /// scan (with the queue column), where the format's timing rows carry
-    /// every state it counts (countsOfScan()); else the counts are read on
-    /// their own. On a live file whose ranges the TimingCache keeps, the
-    /// counts then cost no read of their own.
-    CountsAndStats countsAndStats(TimeNs stuckAfterNs = kDefaultStuckAfterNs);
+    /// countsWithQueues() (`byQueue`; else the whole queue's counts only)
+    /// and stats() of the whole queue from one timing scan, where the
+    /// format's timing rows carry every state it counts (countsOfScan());
+    /// else the counts are read on their own. On a live file whose ranges
+    /// the TimingCache keeps, the counts then cost no read of their own.
+    CountsAndStats countsAndStats(TimeNs stuckAfterNs = kDefaultStuckAfterNs, bool byQueue = true);
+    /// The counts of a timing scan's rows `cols` (read at `now`; with the
+    /// queue column for `byQueue`) where they carry every state the format
+    /// counts, else read on their own (countsWithQueues(), or counts()).
+    CountsWithQueues countsOf(const TimingColumns& cols, TimeNs now, TimeNs stuckAfterNs,
+                              bool byQueue);
     /// PRAGMA data_version on this thread's read connection: moves when
     /// another connection commits.
     std::int64_t dataVersion();

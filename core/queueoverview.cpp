@@ -4,7 +4,6 @@
 #include "formats/queueformat.h"
 #include "queue.h"
 #include "remote/codec.h"
-#include "statemodel.h"
 
 #include <algorithm>
 #include <map>
@@ -133,8 +132,7 @@ QueueOverview queueOverview(Queue& queue, const DashboardQuery& q) {
     // The counts every view shows (the format's own states included): from
     // the same scan where its rows carry them, else in about one pass for
     // every queue.
-    std::optional<CountsWithQueues> scanned = countsOfScan(format, full, now, stuck, true);
-    CountsWithQueues cq = scanned ? std::move(*scanned) : queue.countsWithQueues(stuck);
+    CountsWithQueues cq = queue.countsOf(full, now, stuck, format.namedQueues());
     std::vector<std::pair<std::string, Counts>> counts;
     if (!format.namedQueues()) {
         counts.emplace_back(std::string(), std::move(cq.total));

@@ -518,11 +518,11 @@ int cmdStats(const Options& o) {
     const auto& info = q->info();
     // The whole file's counts and, for Prometheus, each named queue's, with
     // the statistics: one timing scan where its rows carry every state
-    // (QueueBackend::countsAndStats()), so --prometheus costs what --json
-    // does.
+    // (QueueBackend::countsAndStats()), so --prometheus costs about what
+    // --json does (a queue name per row more).
     core::CountsAndStats read;
     if (o.queue.empty()) {
-        read = q->countsAndStats(o.stuckAfterNs());
+        read = q->countsAndStats(o.stuckAfterNs(), o.prometheus);
     } else {
         read.counts.total = q->counts(o.stuckAfterNs(), o.queue);
         if (o.prometheus && core::QueueFormat::of(info).namedQueues())
