@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "chunks.h"
+#include "readwaits.h"
 
 #include "sqlite.h"
 
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -34,6 +36,25 @@ std::vector<std::pair<std::int64_t, std::int64_t>> splitKeys(std::int64_t lo, st
             return true;
         });
     return out;
+}
+
+namespace {
+std::atomic<std::int64_t> g_checkpointWaitNs{0};
+std::atomic<std::int64_t> g_gateWaitNs{0};
+std::atomic<std::uint64_t> g_walChunks{0};
+
+void addSince(std::atomic<std::int64_t>& to, ChunkPace::Clock::time_point since) {
+    to.fetch_add(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(ChunkPace::Clock::now() - since)
+            .count(),
+        std::memory_order_relaxed);
+}
+} // namespace
+
+ReadWaits readWaits() {
+    return {std::chrono::nanoseconds(g_checkpointWaitNs.load(std::memory_order_relaxed)),
+            std::chrono::nanoseconds(g_gateWaitNs.load(std::memory_order_relaxed)),
+            g_walChunks.load(std::memory_order_relaxed)};
 }
 
 struct ChunkPace::Gate {
@@ -101,6 +122,8 @@ struct ChunkPace::Gate {
             ++depth;
             return false;
         }
+        g_walChunks.fetch_add(1, std::memory_order_relaxed);
+        const Clock::time_point start = Clock::now();
         for (;;) {
             if (owner != std::thread::id{})
                 cv.wait(lk);
@@ -109,6 +132,7 @@ struct ChunkPace::Gate {
             else
                 break;
         }
+        addSince(g_gateWaitNs, start);
         owner = me;
         depth = 1;
         return true;
@@ -187,6 +211,10 @@ void ChunkPace::awayFromCheckpoint(Clock::duration lastChunk) {
     // workers preempts a read now and then, for milliseconds).
     const Clock::duration margin = std::max<Clock::duration>(2ms, 4 * lastChunk);
     const Clock::time_point start = Clock::now();
+    struct Tally {
+        Clock::time_point start;
+        ~Tally() { addSince(g_checkpointWaitNs, start); }
+    } const tally{start};
     for (;;) {
         const std::uint32_t frames = loadU32(m_index + 16); // mxFrame
         const Clock::time_point now = Clock::now();

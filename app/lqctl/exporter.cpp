@@ -18,6 +18,7 @@
 #include <core/filestamp.h>
 #include <core/fleet.h>
 #include <core/pacing.h>
+#include <core/readwaits.h>
 
 #include <CivetServer.h>
 #include <civetweb.h>
@@ -262,10 +263,32 @@ public:
         families.push_back(std::move(took));
         families.push_back(std::move(age));
         families.push_back(std::move(scrape));
+        families.push_back(readWaitFamily());
         return families;
     }
 
 private:
+    /// What this exporter's reads gave way to the workers, in WAL mode
+    /// (core/readwaits.h): a counter that grows while the workers write.
+    static MetricFamily readWaitFamily() {
+        MetricFamily f{"lq_read_wait_seconds_total",
+                       "Seconds the exporter's reads of WAL-mode files waited for the "
+                       "workers: for the WAL to move away from their next checkpoint "
+                       "(reason=\"checkpoint\"), or a pause after a writer committed during "
+                       "a read (reason=\"turn\").",
+                       MetricType::Counter,
+                       {}};
+        const core::ReadWaits w = core::readWaits();
+        for (const auto& [reason, ns] :
+             {std::pair{"checkpoint", w.checkpoint}, std::pair{"turn", w.turn}}) {
+            ClientMetric m;
+            m.label = {{"reason", reason}};
+            m.counter.value = std::chrono::duration<double>(ns).count();
+            f.metric.push_back(m);
+        }
+        return f;
+    }
+
     /// A file's queues kept open from one refresh to the next: a re-read
     /// then takes the key ranges that did not change from the queue's
     /// cache (core/timingcache.h). Opened again when the file was replaced

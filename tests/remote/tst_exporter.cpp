@@ -281,6 +281,53 @@ private slots:
         QVERIFY2(slowest < 500, qPrintable(QString::number(slowest)));
     }
 
+    /// lq_read_wait_seconds_total: on a WAL file a writer commits to all
+    /// the time, the exporter's reads give way to it (a pause after a chunk
+    /// it committed during), and the counter says for how long.
+    void readWaitsAreCounted() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("busy.db"));
+        {
+            auto q = Queue::create(path.toStdString());
+            for (int i = 0; i < 200; ++i)
+                q->put("m" + std::to_string(i));
+        }
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
+        sqlite3_busy_timeout(db, 5000);
+        QCOMPARE(sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr), SQLITE_OK);
+        std::atomic<bool> stop{false};
+        std::thread writer([&] {
+            while (!stop)
+                sqlite3_exec(db, "UPDATE Queue SET message = message || '' WHERE rowid = 1",
+                             nullptr, nullptr, nullptr);
+        });
+        QProcess exporter;
+        const int port = startExporter(exporter, {QStringLiteral("--interval=0.05"), path});
+        QVERIFY(port > 0);
+        const auto valueOf = [](const std::string& body, const std::string& reason) {
+            const std::string key = "lq_read_wait_seconds_total{reason=\"" + reason + "\"} ";
+            const auto at = body.find(key);
+            return at == std::string::npos ? -1.0 : std::stod(body.substr(at + key.size()));
+        };
+        double turn = 0, checkpoint = -1;
+        const bool waited = lq::test::waitFor(
+            [&] {
+                const auto [code, body] = httpGet(port, "/metrics");
+                turn = valueOf(body, "turn");
+                checkpoint = valueOf(body, "checkpoint");
+                return code == 200 && turn > 0;
+            },
+            10000);
+        stop = true;
+        writer.join();
+        sqlite3_close(db);
+        exporter.terminate();
+        QVERIFY(exporter.waitForFinished(5000));
+        QVERIFY2(waited, qPrintable(QString::number(turn)));
+        QVERIFY(checkpoint >= 0);
+    }
+
     void realPrometheusScrapesIt() {
         QVERIFY2(QFile::exists(QStringLiteral("/usr/bin/prometheus")),
                  "/usr/bin/prometheus is missing: install prometheus (scripts/test does)");
