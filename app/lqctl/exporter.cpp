@@ -274,8 +274,8 @@ private:
         MetricFamily f{"lq_read_wait_seconds_total",
                        "Seconds the exporter's reads of WAL-mode files waited for the "
                        "workers: for the WAL to move away from their next checkpoint "
-                       "(reason=\"checkpoint\"), or a pause after a writer committed during "
-                       "a read (reason=\"turn\").",
+                       "(reason=\"checkpoint\"), or for the file's turn: a pause after a writer "
+                       "committed during a read, or another of its reads (reason=\"turn\").",
                        MetricType::Counter,
                        {}};
         const core::ReadWaits w = core::readWaits();
